@@ -1,0 +1,36 @@
+//===- Passes.td - mlprog conversion passes ----------------*- tablegen -*-===//
+
+#ifndef MLPROG_CONVERSION_PASSES_TD
+#define MLPROG_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertMLProgramToMemRef
+    : Pass<"convert-ml-program-to-memref", "mlir::ModuleOp"> {
+  let summary = "Lowers ml_program callables to func and globals to memref";
+  let description = [{
+    Prepares an import-contract module for one-shot bufferization:
+
+    - `ml_program.func`/`subgraph` become `func.func` (a subgraph's graph
+      region must already be in topological order), `return`/`output` become
+      `func.return`;
+    - `ml_program.global` with a static tensor bounding type becomes a
+      `memref.global` (`constant` when immutable, `uninitialized` when it has
+      no initial value);
+    - loads become `memref.get_global` + `bufferization.to_tensor restrict`
+      (a copy is taken for mutable globals so that later stores do not change
+      an earlier load), stores become
+      `bufferization.materialize_in_destination`; the graph forms lose their
+      tokens.
+
+    Globals with dynamic bounding types or `#ml_program.extern` values are
+    reported as errors at the global.
+  }];
+  let dependentDialects = [
+    "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect",
+    "mlir::memref::MemRefDialect",
+  ];
+}
+
+#endif // MLPROG_CONVERSION_PASSES_TD

@@ -1,0 +1,44 @@
+//===- MLProgram.h - ml_program dialect -------------------------*- C++ -*-===//
+//
+// The ml_program dialect (C++ namespace `mlprog`): callables, globals, global
+// accessors and tokens. See MLProgramOps.td for each op's contract.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAM_H
+#define MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAM_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "mlprog/Dialect/MLProgram/IR/MLProgramDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "mlprog/Dialect/MLProgram/IR/MLProgramTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "mlprog/Dialect/MLProgram/IR/MLProgramAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "mlprog/Dialect/MLProgram/IR/MLProgramOps.h.inc"
+
+namespace mlprog {
+
+/// Returns true when a value of type `actual` may be held by a global whose
+/// bounding type is `bound`: equal types, or shaped types with the same
+/// element type and rank whose extents agree wherever `bound` is static
+/// (RFC v2, "bounding type").
+bool isCompatibleWithBoundingType(mlir::Type actual, mlir::Type bound);
+
+} // namespace mlprog
+
+#endif // MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAM_H

@@ -1,0 +1,40 @@
+//===- MLProgramBase.td - ml_program dialect definition ----*- tablegen -*-===//
+//
+// The `ml_program` dialect: top-level structure of an ML program (callables,
+// globals, global accessors and access tokens), following the RFC
+// "Introduce ml_program dialect and top-level ops (proposal v2)".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAMBASE_TD
+#define MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAMBASE_TD
+
+include "mlir/IR/OpBase.td"
+
+def MLProgram_Dialect : Dialect {
+  let name = "ml_program";
+  let cppNamespace = "::mlprog";
+  let summary = "Top-level structure of ML programs";
+  let description = [{
+    The `ml_program` dialect models the top level of a program produced by an
+    ML framework: callables (`func` with SSA control flow, `subgraph` with a
+    dataflow graph region), module-level variables (`global`, mutable or
+    immutable, with a bounding type and an inline, external or absent initial
+    value), the ops that read and write them, and the `!ml_program.token` type
+    that orders side effects inside graph regions.
+
+    Its spelling is a superset of upstream MLIR's `ml_program` dialect, so IR
+    written for upstream parses here; upstream's known defects (a crash on a
+    missing `ordering(...)` clause, `global_store_graph` declared as a read,
+    unchecked initial value types) are fixed.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let usePropertiesForAttributes = 1;
+}
+
+/// Base class of every op of the dialect.
+class MLProgram_Op<string mnemonic, list<Trait> traits = []>
+    : Op<MLProgram_Dialect, mnemonic, traits>;
+
+#endif // MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAMBASE_TD

@@ -1,0 +1,251 @@
+//===- MLProgramToMemRef.cpp - ml_program to func/memref ------------------===//
+//
+// Lowers the ml_program structure of an import-contract module to func.func
+// and memref.global so that upstream one-shot bufferization can take over.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlprog {
+#define GEN_PASS_DEF_CONVERTMLPROGRAMTOMEMREF
+#include "mlprog/Conversion/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+
+namespace {
+
+/// Lowers one `ml_program.global` to a `memref.global` of the same name.
+LogicalResult lowerGlobal(RewriterBase &rewriter, GlobalOp global) {
+  auto tensorType = dyn_cast<RankedTensorType>(global.getType());
+  if (!tensorType || !tensorType.hasStaticShape())
+    return global.emitOpError()
+           << "cannot be lowered yet: the bounding type " << global.getType()
+           << " is not a statically shaped tensor";
+  Attribute initialValue = global.getValueAttr();
+  if (isa_and_nonnull<ExternAttr>(initialValue))
+    return global.emitOpError("cannot be lowered yet: #ml_program.extern "
+                              "initial values need a weights bundle");
+  if (initialValue && !isa<ElementsAttr>(initialValue))
+    return global.emitOpError()
+           << "cannot be lowered: initial value " << initialValue
+           << " is not an elements attribute";
+  if (!initialValue)
+    initialValue = rewriter.getUnitAttr();
+  else if (cast<ElementsAttr>(initialValue).getType() != tensorType)
+    return global.emitOpError("cannot be lowered: initial value type differs "
+                              "from the static bounding type");
+
+  rewriter.setInsertionPoint(global);
+  auto memrefType =
+      MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+  StringAttr visibility = global.getSymVisibilityAttr();
+  if (!visibility)
+    visibility = rewriter.getStringAttr("public");
+  memref::GlobalOp::create(rewriter, global.getLoc(), global.getSymNameAttr(),
+                           visibility, TypeAttr::get(memrefType),
+                           initialValue,
+                           global.getIsMutable() ? UnitAttr()
+                                                 : rewriter.getUnitAttr(),
+                           /*alignment=*/rewriter.getI64IntegerAttr(64));
+  rewriter.eraseOp(global);
+  return success();
+}
+
+/// Emits the memref backing `global` and returns it with the global's
+/// mutability.
+FailureOr<std::pair<Value, bool>> getGlobalBuffer(RewriterBase &rewriter,
+                                                  Operation *user,
+                                                  SymbolRefAttr global,
+                                                  SymbolTable &symbols) {
+  auto memrefGlobal =
+      symbols.lookup<memref::GlobalOp>(global.getRootReference());
+  if (!memrefGlobal)
+    return user->emitOpError() << "references " << global
+                               << ", which was not lowered to memref.global";
+  Value buffer = memref::GetGlobalOp::create(rewriter, user->getLoc(),
+                                             memrefGlobal.getType(),
+                                             memrefGlobal.getSymName());
+  return std::make_pair(buffer, !memrefGlobal.getConstant());
+}
+
+/// Replaces a read of a global by a tensor view of its buffer; reads of
+/// mutable globals take a copy so that later stores leave them unchanged.
+LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
+                        SymbolRefAttr global, Value result,
+                        SymbolTable &symbols) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<std::pair<Value, bool>> buffer =
+      getGlobalBuffer(rewriter, op, global, symbols);
+  if (failed(buffer))
+    return failure();
+  auto [memref, isMutable] = *buffer;
+  auto staticType = RankedTensorType::get(
+      cast<MemRefType>(memref.getType()).getShape(),
+      cast<MemRefType>(memref.getType()).getElementType());
+  Value tensor = bufferization::ToTensorOp::create(
+      rewriter, op->getLoc(), staticType, memref, /*restrict=*/true,
+      /*writable=*/false);
+  if (isMutable)
+    tensor = bufferization::AllocTensorOp::create(rewriter, op->getLoc(),
+                                                  staticType, ValueRange(),
+                                                  /*copy=*/tensor);
+  if (tensor.getType() != result.getType())
+    tensor = tensor::CastOp::create(rewriter, op->getLoc(), result.getType(),
+                                    tensor);
+  rewriter.replaceAllUsesWith(result, tensor);
+  return success();
+}
+
+/// Replaces a store by materializing the value in the global's buffer.
+LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
+                         SymbolRefAttr global, Value value,
+                         SymbolTable &symbols) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<std::pair<Value, bool>> buffer =
+      getGlobalBuffer(rewriter, op, global, symbols);
+  if (failed(buffer))
+    return failure();
+  Value memref = buffer->first;
+  auto memrefType = cast<MemRefType>(memref.getType());
+  auto staticType = RankedTensorType::get(memrefType.getShape(),
+                                          memrefType.getElementType());
+  if (value.getType() != staticType)
+    value = tensor::CastOp::create(rewriter, op->getLoc(), staticType, value);
+  bufferization::MaterializeInDestinationOp::create(
+      rewriter, op->getLoc(), TypeRange(), value, memref, /*restrict=*/true,
+      /*writable=*/true);
+  return success();
+}
+
+/// Lowers every global accessor and token op nested in `root`. Tokens only
+/// order graph ops, which become plain ops in program order, so they vanish.
+LogicalResult lowerAccessors(RewriterBase &rewriter, Operation *root,
+                             SymbolTable &symbols) {
+  SmallVector<Operation *> toErase;
+  WalkResult result = root->walk([&](Operation *op) -> WalkResult {
+    LogicalResult lowered =
+        llvm::TypeSwitch<Operation *, LogicalResult>(op)
+            .Case<GlobalLoadOp, GlobalLoadConstOp, GlobalLoadGraphOp>(
+                [&](auto load) {
+                  return lowerRead(rewriter, load, load.getGlobalAttr(),
+                                   load.getResult(), symbols);
+                })
+            .Case<GlobalStoreOp, GlobalStoreGraphOp>([&](auto store) {
+              return lowerWrite(rewriter, store, store.getGlobalAttr(),
+                                store.getValue(), symbols);
+            })
+            .Default([&](Operation *) { return success(); });
+    if (failed(lowered))
+      return WalkResult::interrupt();
+    if (isa<GlobalLoadOp, GlobalLoadConstOp, GlobalLoadGraphOp, GlobalStoreOp,
+            GlobalStoreGraphOp, TokenOp>(op))
+      toErase.push_back(op);
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  // Token results are used only by other erased ops: drop them all first.
+  for (Operation *op : toErase)
+    op->dropAllUses();
+  for (Operation *op : llvm::reverse(toErase))
+    rewriter.eraseOp(op);
+  return success();
+}
+
+/// A subgraph can become a func only when every value is defined before its
+/// uses in block order (what importers emit).
+LogicalResult checkTopologicalOrder(SubgraphOp subgraph) {
+  if (subgraph.isExternal())
+    return success();
+  Block &block = subgraph.getBody().front();
+  for (Operation &op : block) {
+    WalkResult walk = op.walk([&](Operation *nested) -> WalkResult {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || def->getBlock() != &block)
+          continue;
+        if (def == &op || !def->isBeforeInBlock(&op)) {
+          nested->emitOpError()
+              << "uses a value defined later in subgraph @"
+              << subgraph.getSymName()
+              << "; its graph region must be topologically ordered to be "
+                 "lowered";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
+/// Replaces `func`/`subgraph` by a `func.func` with the same body.
+template <typename CallableOp>
+LogicalResult lowerCallable(RewriterBase &rewriter, CallableOp callable) {
+  auto hasToken = [](Type t) { return isa<TokenType>(t); };
+  FunctionType type = callable.getFunctionType();
+  if (llvm::any_of(type.getInputs(), hasToken) ||
+      llvm::any_of(type.getResults(), hasToken))
+    return callable.emitOpError(
+        "cannot be lowered: tokens may not cross callable boundaries");
+  rewriter.setInsertionPoint(callable);
+  auto func = func::FuncOp::create(
+      rewriter, callable.getLoc(), callable.getSymName(), type,
+      callable.getSymVisibilityAttr(), callable.getArgAttrsAttr(),
+      callable.getResAttrsAttr());
+  // Keep discardable attributes (e.g. llvm.emit_c_interface).
+  for (NamedAttribute attr : callable->getDiscardableAttrs())
+    func->setAttr(attr.getName(), attr.getValue());
+  rewriter.inlineRegionBefore(callable.getBody(), func.getBody(), func.end());
+  rewriter.eraseOp(callable);
+  for (Block &block : func.getBody()) {
+    Operation *terminator = block.getTerminator();
+    if (!isa<ReturnOp, OutputOp>(terminator))
+      continue;
+    rewriter.setInsertionPoint(terminator);
+    rewriter.replaceOpWithNewOp<func::ReturnOp>(terminator,
+                                                terminator->getOperands());
+  }
+  return success();
+}
+
+struct ConvertMLProgramToMemRefPass
+    : mlprog::impl::ConvertMLProgramToMemRefBase<
+          ConvertMLProgramToMemRefPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    IRRewriter rewriter(&getContext());
+    for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>()))
+      if (failed(lowerGlobal(rewriter, global)))
+        return signalPassFailure();
+    SymbolTable symbols(module);
+    for (auto subgraph : module.getOps<SubgraphOp>())
+      if (failed(checkTopologicalOrder(subgraph)))
+        return signalPassFailure();
+    if (failed(lowerAccessors(rewriter, module, symbols)))
+      return signalPassFailure();
+    for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
+      LogicalResult lowered =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](FuncOp f) { return lowerCallable(rewriter, f); })
+              .Case([&](SubgraphOp g) { return lowerCallable(rewriter, g); })
+              .Default([](Operation *) { return success(); });
+      if (failed(lowered))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

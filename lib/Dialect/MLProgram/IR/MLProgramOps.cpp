@@ -1,0 +1,348 @@
+//===- MLProgramOps.cpp - ml_program dialect and ops ----------------------===//
+//
+// Dialect registration, custom assembly directives and verifiers of the
+// ml_program ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlprog;
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Dialect/MLProgram/IR/MLProgramDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "mlprog/Dialect/MLProgram/IR/MLProgramTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "mlprog/Dialect/MLProgram/IR/MLProgramAttrs.cpp.inc"
+
+namespace {
+/// Prints `#ml_program.extern : T` as an alias-free attribute and
+/// `!ml_program.token` as is; nothing to alias yet beyond upstream's choices.
+struct MLProgramOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<ExternAttr>(attr)) {
+      os << "extern";
+      return AliasResult::OverridableAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
+void MLProgramDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "mlprog/Dialect/MLProgram/IR/MLProgramTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "mlprog/Dialect/MLProgram/IR/MLProgramAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "mlprog/Dialect/MLProgram/IR/MLProgramOps.cpp.inc"
+      >();
+  addInterfaces<MLProgramOpAsmInterface>();
+}
+
+bool mlprog::isCompatibleWithBoundingType(Type actual, Type bound) {
+  if (actual == bound)
+    return true;
+  auto actualShaped = dyn_cast<ShapedType>(actual);
+  auto boundShaped = dyn_cast<ShapedType>(bound);
+  if (!actualShaped || !boundShaped ||
+      actualShaped.getTypeID() != boundShaped.getTypeID() ||
+      actualShaped.getElementType() != boundShaped.getElementType())
+    return false;
+  if (!boundShaped.hasRank())
+    return true;
+  if (!actualShaped.hasRank() ||
+      actualShaped.getRank() != boundShaped.getRank())
+    return false;
+  for (auto [a, b] : llvm::zip(actualShaped.getShape(), boundShaped.getShape()))
+    if (!ShapedType::isDynamic(b) && a != b)
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `(`private` | `public` | `nested`)?`
+static ParseResult parseSymbolVisibility(OpAsmParser &parser,
+                                         StringAttr &symVisibilityAttr) {
+  StringRef symVisibility;
+  (void)parser.parseOptionalKeyword(&symVisibility,
+                                    {"public", "private", "nested"});
+  if (!symVisibility.empty())
+    symVisibilityAttr = parser.getBuilder().getStringAttr(symVisibility);
+  return success();
+}
+
+static void printSymbolVisibility(OpAsmPrinter &p, Operation *op,
+                                  StringAttr symVisibilityAttr) {
+  p << (symVisibilityAttr ? symVisibilityAttr.getValue() : "public");
+}
+
+/// `( `(` initial-value `)` )? `:` bounding-type`
+static ParseResult parseTypedInitialValue(OpAsmParser &parser,
+                                          TypeAttr &typeAttr, Attribute &attr) {
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseAttribute(attr) || parser.parseRParen())
+      return failure();
+  }
+  Type type;
+  if (parser.parseColonType(type))
+    return failure();
+  typeAttr = TypeAttr::get(type);
+  return success();
+}
+
+static void printTypedInitialValue(OpAsmPrinter &p, Operation *op,
+                                   TypeAttr type, Attribute attr) {
+  if (attr) {
+    p << "(";
+    p.printAttribute(attr);
+    p << ")";
+  }
+  p << " : ";
+  p.printAttribute(type);
+}
+
+/// `( ordering( `(` `)` | operand-list ) `->` type `)` )?`; an omitted
+/// clause means "no consumed tokens" and a `!ml_program.token` result.
+static ParseResult
+parseTokenOrdering(OpAsmParser &parser,
+                   SmallVectorImpl<OpAsmParser::UnresolvedOperand> &tokens,
+                   Type &tokenType) {
+  if (failed(parser.parseOptionalKeyword("ordering"))) {
+    tokenType = TokenType::get(parser.getContext());
+    return success();
+  }
+  if (parser.parseLParen())
+    return failure();
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseRParen())
+      return failure();
+  } else if (parser.parseOperandList(tokens, OpAsmParser::Delimiter::None)) {
+    return failure();
+  }
+  if (parser.parseArrow() || parser.parseType(tokenType) ||
+      parser.parseRParen())
+    return failure();
+  return success();
+}
+
+static void printTokenOrdering(OpAsmPrinter &p, Operation *op,
+                               OperandRange tokens, Type tokenType) {
+  p << " ordering(";
+  if (tokens.empty())
+    p << "()";
+  else
+    p << tokens;
+  p << " -> " << tokenType << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Callables
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static ParseResult parseCallable(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      OpTy::getFunctionTypeAttrName(result.name), buildFuncType,
+      OpTy::getArgAttrsAttrName(result.name),
+      OpTy::getResAttrsAttrName(result.name));
+}
+
+template <typename OpTy>
+static void printCallable(OpTy op, OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, op, /*isVariadic=*/false, op.getFunctionTypeAttrName(),
+      op.getArgAttrsAttrName(), op.getResAttrsAttrName());
+}
+
+/// A declaration (no body) must be private, as for `func.func`.
+template <typename OpTy>
+static LogicalResult verifyCallable(OpTy op) {
+  if (op.isExternal() && op.isPublic())
+    return op.emitOpError("declaration (no body) must not be public; make it "
+                          "private or give it a body");
+  return success();
+}
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseCallable<FuncOp>(parser, result);
+}
+void FuncOp::print(OpAsmPrinter &p) { printCallable(*this, p); }
+LogicalResult FuncOp::verify() { return verifyCallable(*this); }
+
+ParseResult SubgraphOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseCallable<SubgraphOp>(parser, result);
+}
+void SubgraphOp::print(OpAsmPrinter &p) { printCallable(*this, p); }
+LogicalResult SubgraphOp::verify() { return verifyCallable(*this); }
+
+/// Terminator operands must match the callable's result types.
+static LogicalResult verifyTerminator(Operation *op,
+                                      FunctionOpInterface callable) {
+  ArrayRef<Type> expected = callable.getResultTypes();
+  if (op->getNumOperands() != expected.size())
+    return op->emitOpError() << "has " << op->getNumOperands()
+                             << " operands, but enclosing '"
+                             << callable->getName() << "' @"
+                             << SymbolTable::getSymbolName(callable).getValue()
+                             << " returns " << expected.size();
+  for (auto [i, operand, type] : llvm::enumerate(op->getOperands(), expected))
+    if (operand.getType() != type)
+      return op->emitOpError() << "operand #" << i << " has type "
+                               << operand.getType()
+                               << ", but the enclosing callable returns "
+                               << type;
+  return success();
+}
+
+LogicalResult ReturnOp::verify() {
+  return verifyTerminator(*this, cast<FuncOp>((*this)->getParentOp()));
+}
+LogicalResult OutputOp::verify() {
+  return verifyTerminator(*this, cast<SubgraphOp>((*this)->getParentOp()));
+}
+
+//===----------------------------------------------------------------------===//
+// GlobalOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GlobalOp::verify() {
+  Attribute value = getValueAttr();
+  if (!value) {
+    if (!getIsMutable())
+      return emitOpError("immutable global must have an initial value (inline "
+                         "or #ml_program.extern)");
+    return success();
+  }
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed)
+    return emitOpError("initial value must be a typed attribute, got ")
+           << value;
+  if (!isCompatibleWithBoundingType(typed.getType(), getType()))
+    return emitOpError() << "initial value of type " << typed.getType()
+                         << " is not compatible with the bounding type "
+                         << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Global accessors
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static GlobalOp lookupGlobal(OpTy op, SymbolTableCollection &symbolTable) {
+  return symbolTable.lookupNearestSymbolFrom<GlobalOp>(op.getOperation(),
+                                                       op.getGlobalAttr());
+}
+
+/// Resolves the accessed global and checks the access kind and value type.
+/// `valueType` is the loaded or stored type.
+template <typename OpTy>
+static LogicalResult verifyGlobalAccess(OpTy op,
+                                        SymbolTableCollection &symbolTable,
+                                        Type valueType, bool isWrite,
+                                        bool requiresImmutable) {
+  GlobalOp global = lookupGlobal(op, symbolTable);
+  if (!global)
+    return op.emitOpError() << "symbol " << op.getGlobalAttr()
+                            << " does not reference an 'ml_program.global'";
+  if (isWrite && !global.getIsMutable())
+    return op.emitOpError() << "cannot store to immutable global "
+                            << op.getGlobalAttr();
+  if (requiresImmutable && global.getIsMutable())
+    return op.emitOpError() << "cannot load a mutable global "
+                            << op.getGlobalAttr()
+                            << " as a constant; use 'ml_program.global_load'";
+  if (isWrite) {
+    if (!isCompatibleWithBoundingType(valueType, global.getType()))
+      return op.emitOpError()
+             << "stored type " << valueType
+             << " is not compatible with the bounding type "
+             << global.getType() << " of " << op.getGlobalAttr();
+  } else if (valueType != global.getType()) {
+    return op.emitOpError() << "result type " << valueType
+                            << " does not match the bounding type "
+                            << global.getType() << " of "
+                            << op.getGlobalAttr();
+  }
+  return success();
+}
+
+#define MLPROG_DEFINE_GET_GLOBAL_OP(OpTy)                                      \
+  GlobalOp OpTy::getGlobalOp(SymbolTableCollection &symbolTable) {             \
+    return lookupGlobal(*this, symbolTable);                                   \
+  }
+MLPROG_DEFINE_GET_GLOBAL_OP(GlobalLoadOp)
+MLPROG_DEFINE_GET_GLOBAL_OP(GlobalLoadConstOp)
+MLPROG_DEFINE_GET_GLOBAL_OP(GlobalLoadGraphOp)
+MLPROG_DEFINE_GET_GLOBAL_OP(GlobalStoreOp)
+MLPROG_DEFINE_GET_GLOBAL_OP(GlobalStoreGraphOp)
+#undef MLPROG_DEFINE_GET_GLOBAL_OP
+
+LogicalResult
+GlobalLoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGlobalAccess(*this, symbolTable, getType(), /*isWrite=*/false,
+                            /*requiresImmutable=*/false);
+}
+LogicalResult
+GlobalLoadConstOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGlobalAccess(*this, symbolTable, getType(), /*isWrite=*/false,
+                            /*requiresImmutable=*/true);
+}
+LogicalResult
+GlobalLoadGraphOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGlobalAccess(*this, symbolTable, getResult().getType(),
+                            /*isWrite=*/false, /*requiresImmutable=*/false);
+}
+LogicalResult
+GlobalStoreOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGlobalAccess(*this, symbolTable, getValue().getType(),
+                            /*isWrite=*/true, /*requiresImmutable=*/false);
+}
+LogicalResult
+GlobalStoreGraphOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGlobalAccess(*this, symbolTable, getValue().getType(),
+                            /*isWrite=*/true, /*requiresImmutable=*/false);
+}
+
+void GlobalLoadOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getGlobal().getLeafReference());
+}
+void GlobalLoadConstOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getGlobal().getLeafReference());
+}
+void GlobalLoadGraphOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getGlobal().getLeafReference());
+}
+
+#define GET_OP_CLASSES
+#include "mlprog/Dialect/MLProgram/IR/MLProgramOps.cpp.inc"
