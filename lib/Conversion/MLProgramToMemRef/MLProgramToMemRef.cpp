@@ -8,7 +8,6 @@
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -97,9 +96,6 @@ LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
     tensor = bufferization::AllocTensorOp::create(rewriter, op->getLoc(),
                                                   staticType, ValueRange(),
                                                   /*copy=*/tensor);
-  if (tensor.getType() != result.getType())
-    tensor = tensor::CastOp::create(rewriter, op->getLoc(), result.getType(),
-                                    tensor);
   rewriter.replaceAllUsesWith(result, tensor);
   return success();
 }
@@ -113,12 +109,8 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
       getGlobalBuffer(rewriter, op, global, symbols);
   if (failed(buffer))
     return failure();
+  // The verifier guarantees that `value` has the global's static type.
   Value memref = buffer->first;
-  auto memrefType = cast<MemRefType>(memref.getType());
-  auto staticType = RankedTensorType::get(memrefType.getShape(),
-                                          memrefType.getElementType());
-  if (value.getType() != staticType)
-    value = tensor::CastOp::create(rewriter, op->getLoc(), staticType, value);
   bufferization::MaterializeInDestinationOp::create(
       rewriter, op->getLoc(), TypeRange(), value, memref, /*restrict=*/true,
       /*writable=*/true);

@@ -243,8 +243,10 @@ LogicalResult GlobalOp::verify() {
                          "or #ml_program.extern)");
     return success();
   }
+  // A TypedAttr of type `none` (e.g. a string, or an extern written without
+  // `: T`) says nothing about the value's shape: reject it.
   auto typed = dyn_cast<TypedAttr>(value);
-  if (!typed)
+  if (!typed || isa<NoneType>(typed.getType()))
     return emitOpError("initial value must be a typed attribute, got ")
            << value;
   if (!isCompatibleWithBoundingType(typed.getType(), getType()))
@@ -341,7 +343,9 @@ void GlobalLoadConstOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getGlobal().getLeafReference());
 }
 void GlobalLoadGraphOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNameFn(getResult(), getGlobal().getLeafReference());
+  StringRef name = getGlobal().getLeafReference();
+  setNameFn(getResult(), name);
+  setNameFn(getProduceToken(), (name + "_token").str());
 }
 
 #define GET_OP_CLASSES

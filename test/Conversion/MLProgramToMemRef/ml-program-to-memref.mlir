@@ -1,0 +1,48 @@
+// RUN: mlprog-opt %s --convert-ml-program-to-memref --split-input-file | FileCheck %s
+
+// CHECK: memref.global "private" constant @w : memref<4xf32> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> {alignment = 64 : i64}
+// CHECK: memref.global "public" @state : memref<4xf32> = dense<0.000000e+00>
+// CHECK: memref.global "private" @scratch : memref<2x2xi8> = uninitialized
+ml_program.global private @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
+ml_program.global public mutable @state(dense<0.0> : tensor<4xf32>) : tensor<4xf32>
+ml_program.global private mutable @scratch : tensor<2x2xi8>
+
+// CHECK-LABEL: func.func @accessors
+// CHECK-SAME: (%[[ARG:.*]]: tensor<4xf32>) -> tensor<4xf32> attributes {llvm.emit_c_interface}
+ml_program.func @accessors(%arg0: tensor<4xf32>) -> tensor<4xf32> attributes {llvm.emit_c_interface} {
+  // CHECK: %[[W:.*]] = memref.get_global @w : memref<4xf32>
+  // CHECK: %[[WT:.*]] = bufferization.to_tensor %[[W]] restrict : memref<4xf32> to tensor<4xf32>
+  %w = ml_program.global_load_const @w : tensor<4xf32>
+  // A load of a mutable global copies, so the store below cannot change it.
+  // CHECK: %[[S:.*]] = memref.get_global @state : memref<4xf32>
+  // CHECK: %[[ST:.*]] = bufferization.to_tensor %[[S]] restrict : memref<4xf32> to tensor<4xf32>
+  // CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[ST]]) : tensor<4xf32>
+  %s = ml_program.global_load @state : tensor<4xf32>
+  // CHECK: %[[S2:.*]] = memref.get_global @state : memref<4xf32>
+  // CHECK: bufferization.materialize_in_destination %[[WT]] in restrict writable %[[S2]]
+  ml_program.global_store @state = %w : tensor<4xf32>
+  // CHECK: return %[[COPY]] : tensor<4xf32>
+  ml_program.return %s : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func private @declaration(tensor<4xf32>)
+ml_program.func private @declaration(tensor<4xf32>)
+
+// -----
+
+ml_program.global private mutable @state : tensor<4xf32>
+
+// Graph forms lose their tokens; the subgraph becomes a func.
+// CHECK-LABEL: func.func @graph
+// CHECK-NOT: ml_program
+// CHECK: memref.get_global @state
+// CHECK: bufferization.alloc_tensor() copy
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable
+// CHECK: return
+ml_program.subgraph @graph(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %t0 = ml_program.token
+  %v, %t1 = ml_program.global_load_graph @state ordering(%t0 -> !ml_program.token) : tensor<4xf32>
+  %t2 = ml_program.global_store_graph @state = %arg0 ordering(%t1 -> !ml_program.token) : tensor<4xf32>
+  ml_program.output %v : tensor<4xf32>
+}
+

@@ -1,0 +1,140 @@
+// RUN: mlprog-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{immutable global must have an initial value}}
+ml_program.global private @no_value : tensor<4xi32>
+
+// -----
+
+// expected-error @+1 {{initial value of type 'tensor<3xi32>' is not compatible with the bounding type 'tensor<4xi32>'}}
+ml_program.global private @wrong_shape(dense<1> : tensor<3xi32>) : tensor<4xi32>
+
+// -----
+
+// expected-error @+1 {{initial value of type 'tensor<4xf32>' is not compatible with the bounding type 'tensor<?xi32>'}}
+ml_program.global private @wrong_element_type(dense<1.0> : tensor<4xf32>) : tensor<?xi32>
+
+// -----
+
+// expected-error @+1 {{initial value of type 'tensor<4xi32>' is not compatible with the bounding type 'tensor<?x?xi32>'}}
+ml_program.global private @wrong_rank(#ml_program.extern : tensor<4xi32>) : tensor<?x?xi32>
+
+// -----
+
+// expected-error @+1 {{initial value must be a typed attribute}}
+ml_program.global private mutable @untyped("hello") : tensor<4xi32>
+
+// -----
+
+ml_program.func @undefined_global() -> tensor<4xi32> {
+  // expected-error @+1 {{symbol @missing does not reference an 'ml_program.global'}}
+  %0 = ml_program.global_load_const @missing : tensor<4xi32>
+  ml_program.return %0 : tensor<4xi32>
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.func @const_load_of_mutable() -> tensor<4xi32> {
+  // expected-error @+1 {{cannot load a mutable global @m as a constant}}
+  %0 = ml_program.global_load_const @m : tensor<4xi32>
+  ml_program.return %0 : tensor<4xi32>
+}
+
+// -----
+
+ml_program.global private @c(dense<1> : tensor<4xi32>) : tensor<4xi32>
+ml_program.func @store_to_immutable(%arg0: tensor<4xi32>) {
+  // expected-error @+1 {{cannot store to immutable global @c}}
+  ml_program.global_store @c = %arg0 : tensor<4xi32>
+  ml_program.return
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<?xi32>
+ml_program.func @load_wrong_type() -> tensor<4xi32> {
+  // expected-error @+1 {{result type 'tensor<4xi32>' does not match the bounding type 'tensor<?xi32>' of @m}}
+  %0 = ml_program.global_load @m : tensor<4xi32>
+  ml_program.return %0 : tensor<4xi32>
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.func @store_incompatible(%arg0: tensor<5xi32>) {
+  // expected-error @+1 {{stored type 'tensor<5xi32>' is not compatible with the bounding type 'tensor<4xi32>' of @m}}
+  ml_program.global_store @m = %arg0 : tensor<5xi32>
+  ml_program.return
+}
+
+// -----
+
+ml_program.global private @c(dense<1> : tensor<4xi32>) : tensor<4xi32>
+ml_program.subgraph @graph_store_to_immutable(%arg0: tensor<4xi32>) {
+  // expected-error @+1 {{cannot store to immutable global @c}}
+  %t = ml_program.global_store_graph @c = %arg0 ordering(() -> !ml_program.token) : tensor<4xi32>
+  ml_program.output
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.subgraph @graph_load_wrong_type() {
+  // expected-error @+1 {{result type 'tensor<?xi32>' does not match the bounding type 'tensor<4xi32>' of @m}}
+  %0, %t = ml_program.global_load_graph @m ordering(() -> !ml_program.token) : tensor<?xi32>
+  ml_program.output
+}
+
+// -----
+
+// expected-error @+1 {{declaration (no body) must not be public}}
+ml_program.func @public_declaration(tensor<4xf32>) -> tensor<4xf32>
+
+// -----
+
+// expected-error @+1 {{declaration (no body) must not be public}}
+ml_program.subgraph @public_subgraph_declaration(tensor<4xf32>)
+
+// -----
+
+ml_program.func @return_count(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{has 0 operands, but enclosing 'ml_program.func' @return_count returns 1}}
+  ml_program.return
+}
+
+// -----
+
+ml_program.func @return_type(%arg0: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error @+1 {{operand #0 has type 'tensor<4xf32>', but the enclosing callable returns 'tensor<4xi32>'}}
+  ml_program.return %arg0 : tensor<4xf32>
+}
+
+// -----
+
+ml_program.subgraph @output_type(%arg0: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error @+1 {{operand #0 has type 'tensor<4xf32>', but the enclosing callable returns 'tensor<4xi32>'}}
+  ml_program.output %arg0 : tensor<4xf32>
+}
+
+// -----
+
+ml_program.func @output_in_func() {
+  // expected-error @+1 {{expects parent op 'ml_program.subgraph'}}
+  ml_program.output
+}
+
+// -----
+
+ml_program.subgraph @return_in_subgraph() {
+  // expected-error @+1 {{expects parent op 'ml_program.func'}}
+  ml_program.return
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.subgraph @non_token_ordering(%arg0: i32) {
+  // expected-error @+1 {{must be variadic of Token that orders side effects in a graph region}}
+  %0, %t = "ml_program.global_load_graph"(%arg0) {global = @m} : (i32) -> (tensor<4xi32>, !ml_program.token)
+  ml_program.output
+}
