@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+#===- test.sh - Install, build and run every mlprog test suite -----------===//
+#
+# 1. lit + FileCheck (dialect, conversions, pipelines, importers, execution)
+# 2. GoogleTest unit tests
+# 3. ONNX backend conformance (libonnx-testdata), with a final
+#    "N passed, M failed, K skipped" line
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/build.sh"
+ninja -C "$root/build" check-mlprog
+/usr/bin/python3 "$root/scripts/onnx_conformance.py" --build-dir "$root/build" \
+  -j "$(nproc)"
