@@ -138,3 +138,39 @@ ml_program.subgraph @non_token_ordering(%arg0: i32) {
   %0, %t = "ml_program.global_load_graph"(%arg0) {global = @m} : (i32) -> (tensor<4xi32>, !ml_program.token)
   ml_program.output
 }
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.subgraph @plain_load_in_subgraph() {
+  // expected-error @+1 {{'ml_program.global_load' op is not allowed in 'ml_program.subgraph', whose side effects are ordered by tokens; use 'ml_program.global_load_graph'}}
+  %0 = ml_program.global_load @m : tensor<4xi32>
+  ml_program.output
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.subgraph @plain_store_in_subgraph(%arg0: tensor<4xi32>) {
+  // expected-error @+1 {{'ml_program.global_store' op is not allowed in 'ml_program.subgraph', whose side effects are ordered by tokens; use 'ml_program.global_store_graph'}}
+  ml_program.global_store @m = %arg0 : tensor<4xi32>
+  ml_program.output
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.func @graph_load_in_func() {
+  // expected-error @+1 {{'ml_program.global_load_graph' op is not allowed in 'ml_program.func', whose side effects are ordered by program order; use 'ml_program.global_load'}}
+  %0, %t = ml_program.global_load_graph @m ordering(() -> !ml_program.token) : tensor<4xi32>
+  ml_program.return
+}
+
+// -----
+
+ml_program.global private mutable @m : tensor<4xi32>
+ml_program.func @graph_store_in_func(%arg0: tensor<4xi32>) {
+  // expected-error @+1 {{'ml_program.global_store_graph' op is not allowed in 'ml_program.func', whose side effects are ordered by program order; use 'ml_program.global_store'}}
+  %t = ml_program.global_store_graph @m = %arg0 ordering(() -> !ml_program.token) : tensor<4xi32>
+  ml_program.return
+}

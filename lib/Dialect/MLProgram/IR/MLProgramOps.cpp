@@ -336,6 +336,43 @@ GlobalStoreGraphOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                             /*isWrite=*/true, /*requiresImmutable=*/false);
 }
 
+/// RFC v2 token discipline: in a `subgraph` (graph region) only tokens order
+/// side effects, so the plain accessors are rejected there; in a `func`
+/// program order does it, so the token-ordered forms are rejected there.
+static LogicalResult verifyAccessRegion(Operation *op, bool isGraphForm,
+                                        StringRef alternative) {
+  Operation *callable =
+      op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (!isGraphForm && isa_and_nonnull<SubgraphOp>(callable))
+    return op->emitOpError()
+           << "is not allowed in 'ml_program.subgraph', whose side effects "
+              "are ordered by tokens; use '"
+           << alternative << "'";
+  if (isGraphForm && isa_and_nonnull<FuncOp>(callable))
+    return op->emitOpError()
+           << "is not allowed in 'ml_program.func', whose side effects are "
+              "ordered by program order; use '"
+           << alternative << "'";
+  return success();
+}
+
+LogicalResult GlobalLoadOp::verify() {
+  return verifyAccessRegion(*this, /*isGraphForm=*/false,
+                            GlobalLoadGraphOp::getOperationName());
+}
+LogicalResult GlobalStoreOp::verify() {
+  return verifyAccessRegion(*this, /*isGraphForm=*/false,
+                            GlobalStoreGraphOp::getOperationName());
+}
+LogicalResult GlobalLoadGraphOp::verify() {
+  return verifyAccessRegion(*this, /*isGraphForm=*/true,
+                            GlobalLoadOp::getOperationName());
+}
+LogicalResult GlobalStoreGraphOp::verify() {
+  return verifyAccessRegion(*this, /*isGraphForm=*/true,
+                            GlobalStoreOp::getOperationName());
+}
+
 void GlobalLoadOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getGlobal().getLeafReference());
 }

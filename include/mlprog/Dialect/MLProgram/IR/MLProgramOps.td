@@ -187,6 +187,7 @@ class MLProgram_GlobalReadOp<string mnemonic, list<Trait> traits = []>
         DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>])>;
 
 def MLProgram_GlobalLoadOp : MLProgram_GlobalReadOp<"global_load"> {
+  let hasVerifier = 1;
   let summary = "Reads the current value of a global";
   let description = [{
     Reads a global in an SSACFG region. The result type is the global's
@@ -218,6 +219,7 @@ def MLProgram_GlobalLoadConstOp : MLProgram_GlobalReadOp<"global_load_const", [
 }
 
 def MLProgram_GlobalLoadGraphOp : MLProgram_GlobalReadOp<"global_load_graph"> {
+  let hasVerifier = 1;
   let summary = "Token-ordered read of a global in a graph region";
   let description = [{
     Reads a global after every op that produced one of the consumed tokens;
@@ -239,6 +241,7 @@ def MLProgram_GlobalLoadGraphOp : MLProgram_GlobalReadOp<"global_load_graph"> {
 }
 
 def MLProgram_GlobalStoreOp : MLProgram_GlobalAccessOp<"global_store"> {
+  let hasVerifier = 1;
   let summary = "Writes a value to a mutable global";
   let description = [{
     Writes a mutable global in an SSACFG region. The value's type must be
@@ -255,6 +258,7 @@ def MLProgram_GlobalStoreOp : MLProgram_GlobalAccessOp<"global_store"> {
 
 def MLProgram_GlobalStoreGraphOp
     : MLProgram_GlobalAccessOp<"global_store_graph"> {
+  let hasVerifier = 1;
   let summary = "Token-ordered write of a mutable global in a graph region";
   let description = [{
     Writes a mutable global after every op that produced one of the consumed
