@@ -13,7 +13,7 @@ def ConvertMLProgramToMemRef
 
     - `ml_program.func`/`subgraph` become `func.func` (a subgraph's graph
       region must already be in topological order), `return`/`output` become
-      `func.return`;
+      `func.return`, `call` becomes `func.call`;
     - `ml_program.global` with a static tensor bounding type becomes a
       `memref.global` (`constant` when immutable, `uninitialized` when it has
       no initial value);

@@ -228,6 +228,12 @@ struct ConvertMLProgramToMemRefPass
         return signalPassFailure();
     if (failed(lowerAccessors(rewriter, module, symbols)))
       return signalPassFailure();
+    module.walk([&](CallOp call) {
+      rewriter.setInsertionPoint(call);
+      rewriter.replaceOpWithNewOp<func::CallOp>(
+          call, call.getCalleeAttr(), call.getResultTypes(),
+          call.getOperands());
+    });
     for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
       LogicalResult lowered =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)

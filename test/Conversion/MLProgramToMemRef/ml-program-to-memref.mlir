@@ -46,3 +46,17 @@ ml_program.subgraph @graph(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   ml_program.output %v : tensor<4xf32>
 }
 
+
+// -----
+
+// CHECK-LABEL: func.func private @callee
+ml_program.func private @callee(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  ml_program.return %arg0 : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @caller
+// CHECK: %[[R:.*]] = call @callee(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: return %[[R]]
+ml_program.func @caller(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = ml_program.call @callee(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  ml_program.return %0 : tensor<4xf32>
+}

@@ -174,3 +174,21 @@ ml_program.func @graph_store_in_func(%arg0: tensor<4xi32>) {
   %t = ml_program.global_store_graph @m = %arg0 ordering(() -> !ml_program.token) : tensor<4xi32>
   ml_program.return
 }
+
+// -----
+
+ml_program.global private @g(dense<1> : tensor<4xi32>) : tensor<4xi32>
+ml_program.func @call_non_callable() {
+  // expected-error @+1 {{@g does not reference an 'ml_program.func' or 'ml_program.subgraph'}}
+  ml_program.call @g() : () -> ()
+  ml_program.return
+}
+
+// -----
+
+ml_program.func private @callee(tensor<4xf32>) -> tensor<4xf32>
+ml_program.func @call_wrong_type(%arg0: tensor<4xi32>) {
+  // expected-error @+1 {{type '(tensor<4xi32>) -> tensor<4xf32>' does not match the callee's type '(tensor<4xf32>) -> tensor<4xf32>'}}
+  %0 = ml_program.call @callee(%arg0) : (tensor<4xi32>) -> tensor<4xf32>
+  ml_program.return
+}

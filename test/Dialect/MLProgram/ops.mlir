@@ -77,3 +77,12 @@ ml_program.func @multiple_blocks(%arg0: i1, %arg1: i32) -> i32 {
 ml_program.subgraph @empty_outputs() {
   ml_program.output
 }
+
+// CHECK-LABEL: ml_program.func @calls
+ml_program.func @calls(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[R:.*]] = ml_program.call @attributes(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = ml_program.call @attributes(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: ml_program.call @empty_outputs() : () -> ()
+  ml_program.call @empty_outputs() : () -> ()
+  ml_program.return %0 : tensor<4xf32>
+}

@@ -7,10 +7,12 @@
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -41,6 +43,42 @@ struct MLProgramOpAsmInterface : public OpAsmDialectInterface {
     return AliasResult::NoAlias;
   }
 };
+
+/// Inlining of `ml_program.call`: a func into a func (SSACFG into SSACFG) or
+/// a subgraph into a subgraph (graph into graph). Mixing the two would put
+/// token-ordered ops in a func or unordered ops in a func, so it is refused.
+struct MLProgramInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *call, Operation *callable,
+                       bool wouldBeCloned) const final {
+    Operation *caller =
+        call->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+    return (isa<FuncOp>(callable) && isa_and_nonnull<FuncOp>(caller)) ||
+           (isa<SubgraphOp>(callable) && isa_and_nonnull<SubgraphOp>(caller));
+  }
+  bool isLegalToInline(Region *dest, Region *src, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+
+  /// Single-block callee: forward the terminator's operands.
+  void handleTerminator(Operation *op, ValueRange valuesToRepl) const final {
+    for (auto [result, value] : llvm::zip(valuesToRepl, op->getOperands()))
+      result.replaceAllUsesWith(value);
+  }
+
+  /// Multi-block func callee: each return branches to the continuation.
+  void handleTerminator(Operation *op, Block *newDest) const final {
+    OpBuilder builder(op);
+    cf::BranchOp::create(builder, op->getLoc(), newDest, op->getOperands());
+    op->erase();
+  }
+};
 } // namespace
 
 void MLProgramDialect::initialize() {
@@ -56,7 +94,7 @@ void MLProgramDialect::initialize() {
 #define GET_OP_LIST
 #include "mlprog/Dialect/MLProgram/IR/MLProgramOps.cpp.inc"
       >();
-  addInterfaces<MLProgramOpAsmInterface>();
+  addInterfaces<MLProgramOpAsmInterface, MLProgramInlinerInterface>();
 }
 
 bool mlprog::isCompatibleWithBoundingType(Type actual, Type bound) {
@@ -229,6 +267,24 @@ LogicalResult ReturnOp::verify() {
 }
 LogicalResult OutputOp::verify() {
   return verifyTerminator(*this, cast<SubgraphOp>((*this)->getParentOp()));
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *callee =
+      symbolTable.lookupNearestSymbolFrom(*this, getCalleeAttr());
+  auto callable = dyn_cast_or_null<FunctionOpInterface>(callee);
+  if (!callable || !isa<FuncOp, SubgraphOp>(callee))
+    return emitOpError() << getCalleeAttr()
+                         << " does not reference an 'ml_program.func' or "
+                            "'ml_program.subgraph'";
+  auto type = cast<FunctionType>(callable.getFunctionType());
+  if (getOperandTypes() != type.getInputs() ||
+      getResultTypes() != type.getResults())
+    return emitOpError() << "type "
+                         << FunctionType::get(getContext(), getOperandTypes(),
+                                              getResultTypes())
+                         << " does not match the callee's type " << type;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -128,6 +128,41 @@ def MLProgram_OutputOp : MLProgram_Op<"output", [
   let hasVerifier = 1;
 }
 
+def MLProgram_CallOp : MLProgram_Op<"call", [
+    CallOpInterface, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Calls an `ml_program.func` or `ml_program.subgraph`";
+  let description = [{
+    A direct call to a callable in the same symbol table. Operand and result
+    types must match the callee's function type. Usable from both `func` and
+    `subgraph` bodies; calls are inlinable with `--inline`.
+
+    ```mlir
+    %0 = ml_program.call @relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<AnyType>:$operands,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let results = (outs Variadic<AnyType>);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, results)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::CallInterfaceCallable getCallableForCallee() {
+      return getCalleeAttr();
+    }
+    void setCalleeFromCallable(::mlir::CallInterfaceCallable callee) {
+      setCalleeAttr(::llvm::cast<::mlir::FlatSymbolRefAttr>(
+          ::llvm::cast<::mlir::SymbolRefAttr>(callee)));
+    }
+    ::mlir::Operation::operand_range getArgOperands() { return getOperands(); }
+    ::mlir::MutableOperandRange getArgOperandsMutable() {
+      return getOperandsMutable();
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Globals
 //===----------------------------------------------------------------------===//
