@@ -7,6 +7,7 @@
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -427,6 +428,24 @@ LogicalResult GlobalLoadGraphOp::verify() {
 LogicalResult GlobalStoreGraphOp::verify() {
   return verifyAccessRegion(*this, /*isGraphForm=*/true,
                             GlobalStoreOp::getOperationName());
+}
+
+/// Small or splat inline values are cheaper as constants than as memory: they
+/// fold into the code and enable further folding.
+LogicalResult GlobalLoadConstOp::canonicalize(GlobalLoadConstOp op,
+                                              PatternRewriter &rewriter) {
+  constexpr int64_t kMaxFoldedElements = 16;
+  auto global = SymbolTable::lookupNearestSymbolFrom<GlobalOp>(
+      op, op.getGlobalAttr());
+  if (!global)
+    return rewriter.notifyMatchFailure(op, "global does not resolve");
+  auto value = dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr());
+  if (!value || value.getType() != op.getType())
+    return rewriter.notifyMatchFailure(op, "no inline value of the load type");
+  if (!value.isSplat() && value.getNumElements() > kMaxFoldedElements)
+    return rewriter.notifyMatchFailure(op, "value too large to fold");
+  rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+  return success();
 }
 
 void GlobalLoadOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {

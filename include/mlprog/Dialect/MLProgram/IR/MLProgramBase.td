@@ -28,8 +28,10 @@ def MLProgram_Dialect : Dialect {
     missing `ordering(...)` clause, `global_store_graph` declared as a read,
     unchecked initial value types) are fixed.
   }];
-  // The inliner branches between the blocks of an inlined multi-block func.
-  let dependentDialects = ["mlir::cf::ControlFlowDialect"];
+  // Canonicalization folds small constants to arith.constant; the inliner
+  // branches between the blocks of an inlined multi-block func.
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect"];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let usePropertiesForAttributes = 1;

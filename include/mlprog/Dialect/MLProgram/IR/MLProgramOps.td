@@ -243,6 +243,8 @@ def MLProgram_GlobalLoadConstOp : MLProgram_GlobalReadOp<"global_load_const", [
   let description = [{
     Reads an immutable global. Having no side effect, it may appear in any
     region (SSACFG or graph) and may be hoisted, folded or duplicated.
+    Canonicalization replaces it by an `arith.constant` when the global's
+    inline value is a splat or has at most 16 elements.
 
     ```mlir
     %w = ml_program.global_load_const @w : tensor<4xf32>
@@ -251,6 +253,7 @@ def MLProgram_GlobalLoadConstOp : MLProgram_GlobalReadOp<"global_load_const", [
   let arguments = (ins SymbolRefAttr:$global);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$global `:` type($result) attr-dict";
+  let hasCanonicalizeMethod = 1;
 }
 
 def MLProgram_GlobalLoadGraphOp : MLProgram_GlobalReadOp<"global_load_graph"> {
