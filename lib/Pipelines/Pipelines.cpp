@@ -4,11 +4,13 @@
 #include "mlprog/Conversion/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,8 +30,34 @@ struct EmitCInterfacePass
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func.isPublic() && !func.isExternal())
-        func->setAttr("llvm.emit_c_interface",
-                      UnitAttr::get(&getContext()));
+        func->setAttr("llvm.emit_c_interface", UnitAttr::get(&getContext()));
+  }
+};
+
+/// Prepares public functions to be called from the host: records their
+/// tensor-level signature as `mlprog.signature` (it survives the conversion
+/// to llvm.func, so a runner can bind .npy arrays to an already-lowered
+/// module) and marks tensor arguments `bufferization.writable = false`, so
+/// that the caller's input buffers are never written in place.
+struct AnnotateEntryPointsPass
+    : public PassWrapper<AnnotateEntryPointsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AnnotateEntryPointsPass)
+  StringRef getArgument() const final { return "mlprog-annotate-entry-points"; }
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      if (!func->hasAttr(mlprog::kSignatureAttrName))
+        func->setAttr(mlprog::kSignatureAttrName,
+                      TypeAttr::get(func.getFunctionType()));
+      for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+        if (isa<TensorType>(type) &&
+            !func.getArgAttr(
+                index, bufferization::BufferizationDialect::kWritableAttrName))
+          func.setArgAttr(
+              index, bufferization::BufferizationDialect::kWritableAttrName,
+              BoolAttr::get(&getContext(), false));
+    }
   }
 };
 } // namespace
@@ -37,6 +65,7 @@ struct EmitCInterfacePass
 void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
                                      const LowerToCPUOptions &options) {
   pm.addPass(createConvertMLProgramToMemRef());
+  pm.addPass(std::make_unique<AnnotateEntryPointsPass>());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCSEPass());
@@ -49,6 +78,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // The deallocation pipeline clones buffers a public function returns
+  // without owning them (its arguments, constant globals); lower those
+  // clones and the remaining deallocs to memref.alloc/copy/dealloc.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addPass(createConvertLinalgToAffineLoopsPass());
   pm.addPass(createLowerAffinePass());

@@ -8,6 +8,12 @@
 
 namespace mlprog {
 
+/// Discardable attribute that --mlprog-lower-to-cpu puts on every public
+/// function: a TypeAttr holding the function's tensor-level FunctionType
+/// (before bufferization). It survives lowering to llvm.func, so runners can
+/// check and bind inputs of an already-lowered module.
+inline constexpr llvm::StringLiteral kSignatureAttrName = "mlprog.signature";
+
 /// Options of `--mlprog-lower-to-cpu`.
 struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
   PassOptions::Option<bool> emitCInterface{
@@ -24,7 +30,9 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
 /// deallocation, linalg → affine loops → scf/cf, math → libm/LLVM, and
 /// finally everything → LLVM. Public functions keep their tensor arguments
 /// and results as memref descriptors (see Runtime/JitRunner.h for the calling
-/// convention); returned buffers are owned by the caller and freed with free().
+/// convention); returned buffers are owned by the caller and freed with free()
+/// (the deallocation pipeline clones returned arguments and globals), and
+/// tensor arguments are read-only (`bufferization.writable = false`).
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 

@@ -1,0 +1,124 @@
+//===- JitRunner.h - JIT-compile and run an mlprog module -------*- C++ -*-===//
+//
+// Compiles an import-contract module (or one already lowered to the LLVM
+// dialect by --mlprog-lower-to-cpu) with mlir::ExecutionEngine and runs its
+// entry function on host tensors.
+//
+// Calling convention. The entry is called through the ExecutionEngine's
+// packed wrapper `_mlir_<entry>(void **)` (ExecutionEngine::lookupPacked),
+// which exists for every function, so no `llvm.emit_c_interface` is needed
+// and already-lowered modules work too. Following the LLVM lowering of
+// func.func (FuncToLLVM's "default" convention), each ranked memref argument
+// expands to allocated pointer, aligned pointer, offset, sizes[rank] and
+// strides[rank]; each scalar is one value. The packed array holds one pointer
+// per expanded value, then one pointer to the result: nothing for no result,
+// the value itself for one result, an LLVM struct of the results otherwise
+// (naturally aligned fields, as the C ABI lays them out).
+//
+// Ownership. --mlprog-lower-to-cpu marks tensor arguments of public functions
+// `bufferization.writable = false` (inputs are never written) and runs the
+// ownership-based deallocation pipeline, which clones every buffer a public
+// function returns without owning it (its arguments, constant globals), so
+// every returned buffer is a fresh malloc the caller frees with free(). The
+// runner frees each distinct allocated pointer once, and never one that is
+// null, one of its own input buffers, or memref.get_global's 0xdeadbeef
+// sentinel. Because an LLVM-dialect module carries no tensor types, the
+// runner only runs lowered modules whose entry has the `mlprog.signature`
+// attribute that --mlprog-lower-to-cpu adds, i.e. ones our pipeline made.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_RUNTIME_JITRUNNER_H
+#define MLPROG_RUNTIME_JITRUNNER_H
+
+#include "mlprog/Runtime/Npy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Types.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlprog {
+
+/// Whether a host array of `dtype` may be bound to an MLIR value whose
+/// element type is `elementType`. MLIR integers are signless, so a signless
+/// iN accepts both intN and uintN arrays; si/ui types accept only their own
+/// signedness; i1 accepts only bool; index accepts int64 and uint64; f16,
+/// bf16, f32 and f64 accept only the same float type.
+bool isCompatible(mlir::Type elementType, DType dtype);
+
+/// The dtype a result of element type `elementType` is returned as: signless
+/// and signed integers as intN (i1 as bool, index as int64), unsigned ones
+/// as uintN, floats as themselves. std::nullopt for anything else (f8, tf32,
+/// complex, vectors).
+std::optional<DType> getResultDType(mlir::Type elementType);
+
+/// Options of `JitRunner::create`.
+struct JitRunnerOptions {
+  /// Name of the function to run. Empty: `main` if the module has one, else
+  /// the module's only public function.
+  std::string entry;
+  /// LLVM optimization level (0-3) of the JIT.
+  unsigned optLevel = 2;
+};
+
+/// A JIT-compiled module with a chosen entry function. Inputs and results
+/// are ranked tensors (dynamic dimensions allowed) or int/float/index
+/// scalars, bound positionally to `HostTensor`s (scalars as 0-d tensors).
+/// The MLIRContext of the module must outlive the runner (it owns the
+/// signature types). Globals live in the engine and persist across `run`s.
+class JitRunner {
+public:
+  /// Picks the entry (see `JitRunnerOptions::entry`), records its tensor
+  /// signature, lowers `module` with `buildLowerToCPUPipeline` unless it is
+  /// already in the LLVM dialect, and JIT-compiles it. Errors: no such
+  /// entry, ambiguous entry, unsupported argument/result types, a lowered
+  /// module without `mlprog.signature`, lowering failures (the pass manager's
+  /// diagnostics go to the context's handlers first) and JIT failures.
+  static llvm::Expected<std::unique_ptr<JitRunner>>
+  create(mlir::OwningOpRef<mlir::ModuleOp> module,
+         const JitRunnerOptions &options = {});
+
+  ~JitRunner();
+
+  /// Name of the entry function.
+  llvm::StringRef getEntryName() const { return entryName; }
+  /// Argument types of the entry, before lowering (tensors or scalars).
+  llvm::ArrayRef<mlir::Type> getInputTypes() const { return inputTypes; }
+  /// Result types of the entry, before lowering.
+  llvm::ArrayRef<mlir::Type> getResultTypes() const { return resultTypes; }
+
+  /// Checks `inputs` against the signature: count, dtype (`isCompatible`),
+  /// rank and static dimensions. Errors read like
+  /// "input 0: expected tensor<1x3xf32>, got f64 array of shape (1,3)".
+  llvm::Error checkInputs(llvm::ArrayRef<HostTensor> inputs) const;
+
+  /// Runs the entry `repeat` times (at least once) on `inputs` and returns
+  /// the results of the last call, in C order with their runtime shapes.
+  /// Inputs are only read. Errors: `checkInputs` errors, and results whose
+  /// runtime shape contradicts their static type.
+  llvm::Expected<std::vector<HostTensor>> run(llvm::ArrayRef<HostTensor> inputs,
+                                              unsigned repeat = 1);
+
+private:
+  JitRunner() = default;
+
+  std::string entryName;
+  std::vector<mlir::Type> inputTypes;
+  std::vector<mlir::Type> resultTypes;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+};
+
+} // namespace mlprog
+
+#endif // MLPROG_RUNTIME_JITRUNNER_H

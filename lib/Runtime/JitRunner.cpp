@@ -1,0 +1,492 @@
+//===- JitRunner.cpp - JIT-compile and run an mlprog module ---------------===//
+//
+// See JitRunner.h for the calling convention and the ownership rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Runtime/JitRunner.h"
+#include "mlprog/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlprog;
+using llvm::Error;
+using llvm::Expected;
+
+/// The allocated pointer memref.get_global puts in descriptors of globals
+/// (MemRefToLLVM's GetGlobalMemrefOpLowering); it must never be freed.
+static constexpr uintptr_t kGlobalSentinel = 0xdeadbeef;
+
+static std::string typeToString(Type type) {
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  os << type;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+bool mlprog::isCompatible(Type elementType, DType dtype) {
+  if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    if (intType.getWidth() == 1)
+      return dtype == DType::Bool;
+    bool isSigned = llvm::is_contained(
+        {DType::I8, DType::I16, DType::I32, DType::I64}, dtype);
+    bool isUnsigned = llvm::is_contained(
+        {DType::U8, DType::U16, DType::U32, DType::U64}, dtype);
+    if (getDTypeSize(dtype) * 8 != intType.getWidth())
+      return false;
+    if (intType.isSigned())
+      return isSigned;
+    if (intType.isUnsigned())
+      return isUnsigned;
+    return isSigned || isUnsigned;
+  }
+  if (isa<IndexType>(elementType))
+    return dtype == DType::I64 || dtype == DType::U64;
+  std::optional<DType> floatType = getResultDType(elementType);
+  return isa<FloatType>(elementType) && floatType == dtype;
+}
+
+std::optional<DType> mlprog::getResultDType(Type elementType) {
+  if (isa<IndexType>(elementType))
+    return DType::I64;
+  if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 1:
+      return DType::Bool;
+    case 8:
+      return isUnsigned ? DType::U8 : DType::I8;
+    case 16:
+      return isUnsigned ? DType::U16 : DType::I16;
+    case 32:
+      return isUnsigned ? DType::U32 : DType::I32;
+    case 64:
+      return isUnsigned ? DType::U64 : DType::I64;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (elementType.isF16())
+    return DType::F16;
+  if (elementType.isBF16())
+    return DType::BF16;
+  if (elementType.isF32())
+    return DType::F32;
+  if (elementType.isF64())
+    return DType::F64;
+  return std::nullopt;
+}
+
+/// The element type of a tensor, or the scalar type itself.
+static Type getElementType(Type type) {
+  if (auto tensorType = dyn_cast<RankedTensorType>(type))
+    return tensorType.getElementType();
+  return type;
+}
+
+/// Rank of a tensor type; 0 for scalars.
+static int64_t getRank(Type type) {
+  if (auto tensorType = dyn_cast<RankedTensorType>(type))
+    return tensorType.getRank();
+  return 0;
+}
+
+/// Checks that the runner can pass or return values of `type`.
+static Error checkSupported(Type type, StringRef what, size_t index) {
+  bool isValue = isa<RankedTensorType, IntegerType, FloatType, IndexType>(type);
+  if (isValue && getResultDType(getElementType(type)))
+    return Error::success();
+  return llvm::createStringError(
+      what + " " + Twine(index) + " has type " + typeToString(type) +
+      ", which the runner does not support (ranked tensors or scalars of "
+      "i1/i8/i16/i32/i64/index/f16/bf16/f32/f64)");
+}
+
+//===----------------------------------------------------------------------===//
+// Entry selection and lowering
+//===----------------------------------------------------------------------===//
+
+/// Whether every op in `module` is already in the LLVM dialect.
+static bool isLLVMModule(ModuleOp module) {
+  WalkResult result = module.getBody()->walk([](Operation *op) {
+    return isa<LLVM::LLVMDialect>(op->getDialect()) ? WalkResult::advance()
+                                                    : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Finds the entry function (see JitRunnerOptions::entry).
+static Expected<FunctionOpInterface> findEntry(ModuleOp module,
+                                               StringRef requested) {
+  SmallVector<FunctionOpInterface> defined, publicOnes;
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    if (func.isExternal())
+      continue;
+    defined.push_back(func);
+    if (SymbolTable::getSymbolVisibility(func) ==
+        SymbolTable::Visibility::Public)
+      publicOnes.push_back(func);
+  }
+  auto names = [](ArrayRef<FunctionOpInterface> funcs) {
+    std::string result;
+    for (auto func : funcs)
+      result += (result.empty() ? "@" : ", @") + func.getName().str();
+    return result.empty() ? std::string("none") : result;
+  };
+  StringRef name = requested.empty() ? StringRef("main") : requested;
+  for (auto func : defined)
+    if (func.getName() == name)
+      return func;
+  if (!requested.empty())
+    return llvm::createStringError(
+        "no function @" + requested +
+        " with a body (functions: " + names(defined) + ")");
+  if (publicOnes.size() == 1)
+    return publicOnes.front();
+  return llvm::createStringError(
+      "cannot choose the entry function: no @main and " +
+      Twine(publicOnes.size()) + " public functions (" + names(publicOnes) +
+      "); pass --entry");
+}
+
+/// The tensor-level signature of `func`: its own type, or for an llvm.func
+/// the `mlprog.signature` that --mlprog-lower-to-cpu recorded.
+static Expected<FunctionType> getSignature(FunctionOpInterface func) {
+  if (!isa<LLVM::LLVMFuncOp>(func)) {
+    if (auto type = dyn_cast<FunctionType>(func.getFunctionType()))
+      return type;
+    return llvm::createStringError("@" + func.getName() +
+                                   " does not have a builtin function type");
+  }
+  auto attr = func->getAttrOfType<TypeAttr>(kSignatureAttrName);
+  if (attr && isa<FunctionType>(attr.getValue()))
+    return cast<FunctionType>(attr.getValue());
+  return llvm::createStringError(
+      "llvm.func @" + func.getName() + " has no '" + kSignatureAttrName +
+      "' attribute, so its tensor types are unknown; run the module before "
+      "lowering, or lower it with mlprog-opt --mlprog-lower-to-cpu");
+}
+
+/// Lowers `module` to the LLVM dialect with the CPU pipeline.
+static Error lowerToLLVM(ModuleOp module) {
+  PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+  if (failed(pm.run(module)))
+    return llvm::createStringError("lowering to the LLVM dialect failed");
+  if (!isLLVMModule(module))
+    return llvm::createStringError(
+        "lowering to the LLVM dialect left non-LLVM operations behind");
+  return Error::success();
+}
+
+/// JIT-compiles an LLVM-dialect module.
+static Expected<std::unique_ptr<ExecutionEngine>>
+createEngine(ModuleOp module, unsigned optLevel) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+
+  optLevel = std::min(optLevel, 3u);
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    return llvm::createStringError("JIT compilation failed: " +
+                                   toString(engine.takeError()));
+  // memref.copy of non-contiguous memrefs calls memrefCopy from
+  // libmlir_c_runner_utils; resolve it from our own link rather than a path.
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  return engine;
+}
+
+Expected<std::unique_ptr<JitRunner>>
+JitRunner::create(OwningOpRef<ModuleOp> module,
+                  const JitRunnerOptions &options) {
+  if (!module)
+    return llvm::createStringError("no module to run");
+  bool isLowered = isLLVMModule(*module);
+  Expected<FunctionOpInterface> func = findEntry(*module, options.entry);
+  if (!func)
+    return func.takeError();
+  Expected<FunctionType> signature = getSignature(*func);
+  if (!signature)
+    return signature.takeError();
+  for (auto [i, type] : llvm::enumerate(signature->getInputs()))
+    if (Error err = checkSupported(type, "argument", i))
+      return std::move(err);
+  for (auto [i, type] : llvm::enumerate(signature->getResults()))
+    if (Error err = checkSupported(type, "result", i))
+      return std::move(err);
+
+  std::unique_ptr<JitRunner> runner(new JitRunner());
+  runner->entryName = func->getName().str();
+  runner->inputTypes.assign(signature->getInputs().begin(),
+                            signature->getInputs().end());
+  runner->resultTypes.assign(signature->getResults().begin(),
+                             signature->getResults().end());
+  if (!isLowered) {
+    // A private entry would get internal linkage and vanish from the JIT.
+    SymbolTable::setSymbolVisibility(*func, SymbolTable::Visibility::Public);
+    if (Error err = lowerToLLVM(*module))
+      return std::move(err);
+  }
+
+  auto engine = createEngine(*module, options.optLevel);
+  if (!engine)
+    return engine.takeError();
+  runner->engine = std::move(*engine);
+  auto entry = runner->engine->lookupPacked(runner->entryName);
+  if (!entry)
+    return llvm::createStringError(
+        "cannot find @" + runner->entryName +
+        " in the JIT: " + toString(entry.takeError()));
+  runner->entry = *entry;
+  return runner;
+}
+
+JitRunner::~JitRunner() = default;
+
+//===----------------------------------------------------------------------===//
+// Binding inputs
+//===----------------------------------------------------------------------===//
+
+Error JitRunner::checkInputs(ArrayRef<HostTensor> inputs) const {
+  if (inputs.size() != inputTypes.size())
+    return llvm::createStringError("@" + entryName + " expects " +
+                                   Twine(inputTypes.size()) +
+                                   " input(s), got " + Twine(inputs.size()));
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(inputTypes, inputs))) {
+    auto [type, tensor] = pair;
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    ArrayRef<int64_t> expected =
+        tensorType ? tensorType.getShape() : ArrayRef<int64_t>();
+    bool matches = isCompatible(getElementType(type), tensor.getDType()) &&
+                   expected.size() == tensor.getShape().size();
+    for (auto [want, have] : llvm::zip(expected, tensor.getShape()))
+      matches &= ShapedType::isDynamic(want) || want == have;
+    if (!matches)
+      return llvm::createStringError(
+          "input " + Twine(i) + ": expected " + typeToString(type) + ", got " +
+          getDTypeName(tensor.getDType()) + " array of shape " +
+          formatShape(tensor.getShape()));
+  }
+  return Error::success();
+}
+
+/// Appends the expanded LLVM arguments of `tensor` passed as a value of
+/// `type` to `slots`: a memref descriptor (allocated, aligned, offset,
+/// sizes, strides; contiguous row-major) or one scalar in the low bytes of
+/// a slot (the packed wrapper loads it with its own type; little-endian).
+static void appendArgument(std::vector<uint64_t> &slots, Type type,
+                           const HostTensor &tensor) {
+  if (!isa<RankedTensorType>(type)) {
+    uint64_t slot = 0;
+    std::memcpy(&slot, tensor.getData(), getDTypeSize(tensor.getDType()));
+    slots.push_back(slot);
+    return;
+  }
+  auto data = reinterpret_cast<uintptr_t>(tensor.getData());
+  slots.push_back(data);
+  slots.push_back(data);
+  slots.push_back(0);
+  ArrayRef<int64_t> shape = tensor.getShape();
+  llvm::append_range(slots, shape);
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  llvm::append_range(slots, strides);
+}
+
+//===----------------------------------------------------------------------===//
+// Reading results
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where one result lives in the returned LLVM struct.
+struct ResultField {
+  Type type;
+  DType dtype;
+  size_t offset;
+};
+
+/// A memref descriptor as returned by the compiled code.
+struct Descriptor {
+  uintptr_t allocated;
+  const uint8_t *aligned;
+  int64_t offset;
+  ArrayRef<int64_t> sizes;
+  ArrayRef<int64_t> strides;
+};
+} // namespace
+
+/// Lays out the result struct with natural alignment: descriptors are
+/// 3 + 2 * rank 64-bit words, scalars their dtype size. Returns the fields
+/// and sets `size` to the struct's size in bytes.
+static SmallVector<ResultField> layoutResults(ArrayRef<Type> types,
+                                              size_t &size) {
+  SmallVector<ResultField> fields;
+  size = 0;
+  for (Type type : types) {
+    DType dtype = *getResultDType(getElementType(type));
+    bool isTensor = isa<RankedTensorType>(type);
+    size_t fieldSize =
+        isTensor ? 8 * (3 + 2 * getRank(type)) : getDTypeSize(dtype);
+    size_t align = isTensor ? 8 : getDTypeSize(dtype);
+    size = llvm::alignTo(size, align);
+    fields.push_back({type, dtype, size});
+    size += fieldSize;
+  }
+  return fields;
+}
+
+static Descriptor readDescriptor(const uint8_t *bytes, int64_t rank) {
+  const int64_t *words = reinterpret_cast<const int64_t *>(bytes);
+  return {static_cast<uintptr_t>(words[0]),
+          reinterpret_cast<const uint8_t *>(words[1]), words[2],
+          ArrayRef<int64_t>(words + 3, rank),
+          ArrayRef<int64_t>(words + 3 + rank, rank)};
+}
+
+/// Copies the elements `desc` describes, honouring offset and strides, into
+/// the C-ordered `tensor` of the same shape.
+static void copyStrided(const Descriptor &desc, HostTensor &tensor) {
+  size_t elementSize = getDTypeSize(tensor.getDType());
+  int64_t rank = tensor.getRank();
+  int64_t count = tensor.getNumElements();
+  SmallVector<int64_t> index(rank, 0);
+  uint8_t *out = tensor.getData();
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t position = desc.offset;
+    for (int64_t d = 0; d < rank; ++d)
+      position += index[d] * desc.strides[d];
+    std::memcpy(out + n * elementSize, desc.aligned + position * elementSize,
+                elementSize);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == desc.sizes[d]; --d)
+      index[d] = 0;
+  }
+}
+
+/// Converts the descriptor of result `index` to a host tensor, checking its
+/// runtime sizes against the static type.
+static Expected<HostTensor> readTensorResult(const Descriptor &desc,
+                                             const ResultField &field,
+                                             size_t index) {
+  auto type = cast<RankedTensorType>(field.type);
+  for (auto [want, have] : llvm::zip(type.getShape(), desc.sizes))
+    if (have < 0 || (!ShapedType::isDynamic(want) && want != have))
+      return llvm::createStringError(
+          "result " + Twine(index) + ": the compiled code returned shape " +
+          formatShape(desc.sizes) + " for " + typeToString(type));
+  Expected<HostTensor> tensor = HostTensor::create(field.dtype, desc.sizes);
+  if (!tensor)
+    return llvm::createStringError("result " + Twine(index) + ": " +
+                                   toString(tensor.takeError()));
+  copyStrided(desc, *tensor);
+  return tensor;
+}
+
+/// Frees the buffers returned by one call (see JitRunner.h: every distinct
+/// allocated pointer once, never an input's buffer or a global's sentinel).
+static void freeResults(ArrayRef<ResultField> fields, const uint8_t *results,
+                        ArrayRef<HostTensor> inputs) {
+  llvm::SmallPtrSet<void *, 8> skip, freed;
+  for (const HostTensor &input : inputs)
+    skip.insert(const_cast<uint8_t *>(input.getData()));
+  skip.insert(nullptr);
+  skip.insert(reinterpret_cast<void *>(kGlobalSentinel));
+  for (const ResultField &field : fields) {
+    if (!isa<RankedTensorType>(field.type))
+      continue;
+    auto *allocated = reinterpret_cast<void *>(
+        readDescriptor(results + field.offset, 0).allocated);
+    if (!skip.contains(allocated) && freed.insert(allocated).second)
+      std::free(allocated);
+  }
+}
+
+/// Copies every result of one call out of `results`.
+static Expected<std::vector<HostTensor>>
+readResults(ArrayRef<ResultField> fields, const uint8_t *results) {
+  std::vector<HostTensor> tensors;
+  for (auto [i, field] : llvm::enumerate(fields)) {
+    const uint8_t *bytes = results + field.offset;
+    if (!isa<RankedTensorType>(field.type)) {
+      HostTensor scalar(field.dtype, {});
+      std::memcpy(scalar.getData(), bytes, getDTypeSize(field.dtype));
+      tensors.push_back(std::move(scalar));
+      continue;
+    }
+    Descriptor desc = readDescriptor(bytes, getRank(field.type));
+    Expected<HostTensor> tensor = readTensorResult(desc, field, i);
+    if (!tensor)
+      return tensor.takeError();
+    tensors.push_back(std::move(*tensor));
+  }
+  return tensors;
+}
+
+Expected<std::vector<HostTensor>> JitRunner::run(ArrayRef<HostTensor> inputs,
+                                                 unsigned repeat) {
+  if (Error err = checkInputs(inputs))
+    return std::move(err);
+  std::vector<uint64_t> slots;
+  for (auto [type, tensor] : llvm::zip(inputTypes, inputs))
+    appendArgument(slots, type, tensor);
+
+  size_t resultSize;
+  SmallVector<ResultField> fields = layoutResults(resultTypes, resultSize);
+  std::vector<uint64_t> resultStorage(llvm::divideCeil(resultSize, 8) + 1);
+  auto *results = reinterpret_cast<uint8_t *>(resultStorage.data());
+
+  // The packed wrapper reads argument i from *packed[i] and stores the
+  // result (struct) to *packed.back().
+  std::vector<void *> packed;
+  for (uint64_t &slot : slots)
+    packed.push_back(&slot);
+  if (!fields.empty())
+    packed.push_back(results);
+
+  Expected<std::vector<HostTensor>> tensors = std::vector<HostTensor>();
+  for (unsigned i = 0, e = std::max(repeat, 1u); i < e; ++i) {
+    entry(packed.data());
+    if (i + 1 == e)
+      tensors = readResults(fields, results);
+    freeResults(fields, results, inputs);
+  }
+  return tensors;
+}

@@ -1,0 +1,287 @@
+//===- JitRunnerTest.cpp - Tests of the JIT runner ------------------------===//
+
+#include "mlprog/Runtime/JitRunner.h"
+#include "mlprog/InitAll.h"
+#include "mlprog/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "gtest/gtest.h"
+
+using namespace mlprog;
+
+namespace {
+
+/// Adds a constant global to the input; returns the input and the global
+/// directly as extra results (both need clones to be owned by the caller).
+constexpr llvm::StringLiteral kAddModule = R"mlir(
+ml_program.global private @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
+ml_program.func @main(%arg0: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<4xf32>) {
+  %w = ml_program.global_load_const @w : tensor<4xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %arg0, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%arg0, %w : tensor<?x4xf32>, tensor<4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4xf32>
+  ml_program.return %r, %arg0, %w : tensor<?x4xf32>, tensor<?x4xf32>, tensor<4xf32>
+}
+)mlir";
+
+/// A mutable counter incremented on every call.
+constexpr llvm::StringLiteral kCounterModule = R"mlir(
+ml_program.global private mutable @c(dense<0.0> : tensor<1xf32>) : tensor<1xf32>
+ml_program.func @main() -> tensor<1xf32> {
+  %c = ml_program.global_load @c : tensor<1xf32>
+  %one = arith.constant dense<1.0> : tensor<1xf32>
+  %e = tensor.empty() : tensor<1xf32>
+  %r = linalg.add ins(%c, %one : tensor<1xf32>, tensor<1xf32>) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  ml_program.global_store @c = %r : tensor<1xf32>
+  ml_program.return %r : tensor<1xf32>
+}
+)mlir";
+
+/// Scalars in and out, and a 0-d tensor.
+constexpr llvm::StringLiteral kScalarModule = R"mlir(
+func.func @scale(%x: tensor<f64>, %k: f64, %n: i32) -> (f64, i32, tensor<f64>) {
+  %v = tensor.extract %x[] : tensor<f64>
+  %m = arith.mulf %v, %k : f64
+  %t = tensor.from_elements %m : tensor<f64>
+  return %m, %n, %t : f64, i32, tensor<f64>
+}
+)mlir";
+
+class JitRunnerTest : public ::testing::Test {
+protected:
+  JitRunnerTest() {
+    mlir::DialectRegistry registry;
+    registerMLProgDialects(registry);
+    context.appendDialectRegistry(registry);
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef source) {
+    return mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  }
+
+  /// Parses and compiles `source`; fails the test on errors.
+  std::unique_ptr<JitRunner> compile(llvm::StringRef source,
+                                     JitRunnerOptions options = {}) {
+    auto runner = JitRunner::create(parse(source), options);
+    if (!runner) {
+      ADD_FAILURE() << llvm::toString(runner.takeError());
+      return nullptr;
+    }
+    return std::move(*runner);
+  }
+
+  /// The error `create` reports for `source`.
+  std::string createError(mlir::OwningOpRef<mlir::ModuleOp> module,
+                          JitRunnerOptions options = {}) {
+    auto runner = JitRunner::create(std::move(module), options);
+    if (runner)
+      return "";
+    return llvm::toString(runner.takeError());
+  }
+
+  mlir::MLIRContext context;
+};
+
+HostTensor makeF32(llvm::ArrayRef<int64_t> shape) {
+  HostTensor tensor(DType::F32, shape);
+  for (auto [i, value] : llvm::enumerate(tensor.getValues<float>()))
+    value = float(i);
+  return tensor;
+}
+
+TEST_F(JitRunnerTest, AddsGlobalAndReturnsInputAndGlobal) {
+  auto runner = compile(kAddModule);
+  ASSERT_TRUE(runner);
+  EXPECT_EQ(runner->getEntryName(), "main");
+  std::vector<HostTensor> inputs;
+  inputs.push_back(makeF32({3, 4}));
+  auto results = runner->run(inputs);
+  ASSERT_TRUE(static_cast<bool>(results))
+      << llvm::toString(results.takeError());
+  ASSERT_EQ(results->size(), 3u);
+  EXPECT_EQ((*results)[0].getShape(), llvm::ArrayRef<int64_t>({3, 4}));
+  for (int64_t i = 0; i < 12; ++i) {
+    EXPECT_EQ((*results)[0].getValues<float>()[i], float(i + 1 + i % 4));
+    EXPECT_EQ((*results)[1].getValues<float>()[i], float(i));
+  }
+  EXPECT_EQ((*results)[2].getValues<float>()[3], 4.0f);
+  // Inputs are read-only to the compiled code.
+  EXPECT_EQ(inputs[0].getValues<float>()[5], 5.0f);
+}
+
+TEST_F(JitRunnerTest, InPlaceUpdatesNeverWriteInputs) {
+  auto runner = compile(R"mlir(
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.add ins(%a, %a : tensor<4xf32>, tensor<4xf32>) outs(%a : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+)mlir");
+  ASSERT_TRUE(runner);
+  std::vector<HostTensor> inputs;
+  inputs.push_back(makeF32({4}));
+  auto results = runner->run(inputs, /*repeat=*/2);
+  ASSERT_TRUE(static_cast<bool>(results));
+  EXPECT_EQ((*results)[0].getValues<float>()[3], 6.0f);
+  EXPECT_EQ(inputs[0].getValues<float>()[3], 3.0f);
+}
+
+TEST_F(JitRunnerTest, RepeatKeepsGlobalsAcrossCalls) {
+  auto runner = compile(kCounterModule);
+  ASSERT_TRUE(runner);
+  auto first = runner->run({}, 3);
+  ASSERT_TRUE(static_cast<bool>(first));
+  EXPECT_EQ((*first)[0].getValues<float>()[0], 3.0f);
+  auto second = runner->run({});
+  ASSERT_TRUE(static_cast<bool>(second));
+  EXPECT_EQ((*second)[0].getValues<float>()[0], 4.0f);
+}
+
+TEST_F(JitRunnerTest, ScalarsAndZeroDimensionalTensors) {
+  auto runner = compile(kScalarModule);
+  ASSERT_TRUE(runner);
+  std::vector<HostTensor> inputs;
+  inputs.emplace_back(DType::F64, llvm::ArrayRef<int64_t>{});
+  inputs.back().getValues<double>()[0] = 1.5;
+  inputs.emplace_back(DType::F64, llvm::ArrayRef<int64_t>{});
+  inputs.back().getValues<double>()[0] = 4.0;
+  inputs.emplace_back(DType::I32, llvm::ArrayRef<int64_t>{});
+  inputs.back().getValues<int32_t>()[0] = -7;
+  auto results = runner->run(inputs);
+  ASSERT_TRUE(static_cast<bool>(results))
+      << llvm::toString(results.takeError());
+  EXPECT_EQ((*results)[0].getValues<double>()[0], 6.0);
+  EXPECT_EQ((*results)[1].getValues<int32_t>()[0], -7);
+  EXPECT_EQ((*results)[2].getRank(), 0);
+  EXPECT_EQ((*results)[2].getValues<double>()[0], 6.0);
+}
+
+TEST_F(JitRunnerTest, RunsModulesLoweredByThePipeline) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = parse(kAddModule);
+  mlir::PassManager pm = mlir::PassManager::on<mlir::ModuleOp>(&context);
+  buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+  ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+  auto runner = JitRunner::create(std::move(module));
+  ASSERT_TRUE(static_cast<bool>(runner)) << llvm::toString(runner.takeError());
+  std::vector<HostTensor> inputs;
+  inputs.push_back(makeF32({1, 4}));
+  auto results = (*runner)->run(inputs);
+  ASSERT_TRUE(static_cast<bool>(results));
+  EXPECT_EQ((*results)[0].getValues<float>()[3], 7.0f);
+}
+
+TEST_F(JitRunnerTest, LoweredModuleWithoutSignatureIsAnError) {
+  std::string error = createError(parse(R"mlir(
+llvm.func @main() {
+  llvm.return
+}
+)mlir"));
+  EXPECT_NE(error.find("has no 'mlprog.signature' attribute"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(JitRunnerTest, InputMismatchesAreErrors) {
+  auto runner = compile(kAddModule);
+  ASSERT_TRUE(runner);
+  auto errorFor = [&](HostTensor tensor) {
+    std::vector<HostTensor> inputs;
+    inputs.push_back(std::move(tensor));
+    auto results = runner->run(inputs);
+    return results ? std::string() : llvm::toString(results.takeError());
+  };
+  EXPECT_EQ(errorFor(HostTensor(DType::F64, {2, 4})),
+            "input 0: expected tensor<?x4xf32>, got f64 array of shape (2,4)");
+  EXPECT_EQ(errorFor(HostTensor(DType::F32, {2, 5})),
+            "input 0: expected tensor<?x4xf32>, got f32 array of shape (2,5)");
+  EXPECT_EQ(errorFor(HostTensor(DType::F32, {4})),
+            "input 0: expected tensor<?x4xf32>, got f32 array of shape (4,)");
+  auto results = runner->run({});
+  ASSERT_FALSE(static_cast<bool>(results));
+  EXPECT_EQ(llvm::toString(results.takeError()),
+            "@main expects 1 input(s), got 0");
+}
+
+TEST_F(JitRunnerTest, EntrySelection) {
+  constexpr llvm::StringLiteral twoFuncs = R"mlir(
+func.func @a(%x: tensor<2xi32>) -> tensor<2xi32> { return %x : tensor<2xi32> }
+func.func @b(%x: tensor<2xi32>) -> tensor<2xi32> { return %x : tensor<2xi32> }
+)mlir";
+  EXPECT_NE(createError(parse(twoFuncs)).find("cannot choose the entry"),
+            std::string::npos);
+  JitRunnerOptions options;
+  options.entry = "nope";
+  EXPECT_NE(createError(parse(twoFuncs), options).find("no function @nope"),
+            std::string::npos);
+  options.entry = "b";
+  auto runner = compile(twoFuncs, options);
+  ASSERT_TRUE(runner);
+  std::vector<HostTensor> inputs;
+  inputs.emplace_back(DType::U32, llvm::ArrayRef<int64_t>{2});
+  inputs.back().getValues<uint32_t>()[1] = 9;
+  auto results = runner->run(inputs);
+  ASSERT_TRUE(static_cast<bool>(results));
+  // Signless results come back signed.
+  EXPECT_EQ((*results)[0].getDType(), DType::I32);
+  EXPECT_EQ((*results)[0].getValues<int32_t>()[1], 9);
+}
+
+TEST_F(JitRunnerTest, LoweringFailureIsAnError) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler capture(&context, [&](mlir::Diagnostic &diag) {
+    diagnostics += diag.str();
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module = parse(R"mlir(
+ml_program.global private mutable @g : tensor<?xf32>
+ml_program.func @main() -> tensor<?xf32> {
+  %g = ml_program.global_load @g : tensor<?xf32>
+  ml_program.return %g : tensor<?xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  EXPECT_EQ(createError(std::move(module)),
+            "lowering to the LLVM dialect failed");
+  EXPECT_NE(diagnostics.find("cannot be lowered yet"), std::string::npos)
+      << diagnostics;
+}
+
+TEST_F(JitRunnerTest, NullModuleIsAnError) {
+  EXPECT_EQ(createError(nullptr), "no module to run");
+}
+
+TEST(ElementTypes, Compatibility) {
+  mlir::MLIRContext context;
+  mlir::Builder b(&context);
+  EXPECT_TRUE(isCompatible(b.getI8Type(), DType::I8));
+  EXPECT_TRUE(isCompatible(b.getI8Type(), DType::U8));
+  EXPECT_FALSE(isCompatible(b.getI8Type(), DType::I16));
+  EXPECT_FALSE(isCompatible(b.getI8Type(), DType::Bool));
+  EXPECT_TRUE(isCompatible(b.getI1Type(), DType::Bool));
+  EXPECT_FALSE(isCompatible(b.getI1Type(), DType::U8));
+  EXPECT_TRUE(
+      isCompatible(b.getIntegerType(16, /*isSigned=*/false), DType::U16));
+  EXPECT_FALSE(
+      isCompatible(b.getIntegerType(16, /*isSigned=*/false), DType::I16));
+  EXPECT_TRUE(isCompatible(b.getIndexType(), DType::I64));
+  EXPECT_TRUE(isCompatible(b.getBF16Type(), DType::BF16));
+  EXPECT_FALSE(isCompatible(b.getF16Type(), DType::BF16));
+  EXPECT_FALSE(isCompatible(b.getF32Type(), DType::F64));
+  EXPECT_EQ(getResultDType(b.getI8Type()), DType::I8);
+  EXPECT_EQ(getResultDType(b.getIntegerType(8, false)), DType::U8);
+  EXPECT_EQ(getResultDType(b.getI1Type()), DType::Bool);
+  EXPECT_EQ(getResultDType(b.getF16Type()), DType::F16);
+  EXPECT_EQ(getResultDType(b.getIntegerType(3)), std::nullopt);
+}
+
+} // namespace
