@@ -1,9 +1,9 @@
 //===- Contraction.cpp - Matmul and gemm builders -------------------------===//
 
 #include "mlprog/Import/Common/Contraction.h"
+#include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Shape.h"
-#include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -49,9 +49,9 @@ static Value batchMatmulSameBatch(OpBuilder &b, Location loc, Value a,
                                tensor::getMixedSize(b, loc, a3, 1),
                                tensor::getMixedSize(b, loc, b3, 2)},
                               at.getElementType());
-  Value r = linalg::BatchMatmulOp::create(b, loc, ValueRange{a3, b3},
-                                          ValueRange{acc})
-                .getResult(0);
+  Value r =
+      linalg::BatchMatmulOp::create(b, loc, ValueRange{a3, b3}, ValueRange{acc})
+          .getResult(0);
   if (rank == 3)
     return r;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, a);
@@ -147,8 +147,8 @@ FailureOr<Value> mlprog::buildMatMul(OpBuilder &b, Location loc, Value a,
 }
 
 FailureOr<Value> mlprog::buildGemm(OpBuilder &b, Location loc, Value a,
-                                   Value bm, Value c, double alpha,
-                                   double beta, bool transA, bool transB) {
+                                   Value bm, Value c, double alpha, double beta,
+                                   bool transA, bool transB) {
   auto at = dyn_cast<RankedTensorType>(a.getType());
   auto bt = dyn_cast<RankedTensorType>(bm.getType());
   if (!at || !bt || at.getRank() != 2 || bt.getRank() != 2)
@@ -187,14 +187,13 @@ FailureOr<Value> mlprog::buildGemm(OpBuilder &b, Location loc, Value a,
       b, loc, operands, et, [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value r = args[0];
         if (alpha != 1.0)
-          r = arith::MulFOp::create(nb, nl, r,
-                                    createScalar(nb, nl, et, alpha));
+          r = arith::MulFOp::create(nb, nl, r, createScalar(nb, nl, et, alpha));
         if (args.size() < 2)
           return r;
         Value cv = args[1];
         if (beta != 1.0)
-          cv = arith::MulFOp::create(nb, nl, cv,
-                                     createScalar(nb, nl, et, beta));
+          cv =
+              arith::MulFOp::create(nb, nl, cv, createScalar(nb, nl, et, beta));
         return isFloat ? arith::AddFOp::create(nb, nl, r, cv).getResult()
                        : arith::AddIOp::create(nb, nl, r, cv).getResult();
       });

@@ -154,8 +154,7 @@ FailureOr<Value> mlprog::buildElementwiseUnary(OpBuilder &b, Location loc,
     return emitError(loc) << "unary op does not support element type "
                           << elementType;
   return buildBroadcastedGeneric(
-      b, loc, x, elementType,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
+      b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange args) {
         return buildUnaryScalar(nb, nl, kind, args[0]);
       });
 }
@@ -190,17 +189,15 @@ FailureOr<Value> mlprog::buildBatchNormInference(OpBuilder &b, Location loc,
   Type et = xt.getElementType();
   auto generic = linalg::GenericOp::create(
       b, loc, xt, ValueRange{x, scale, bias, mean, var}, init, maps,
-      parallelIterators(rank),
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
+      parallelIterators(rank), [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value eps = createScalar(nb, nl, et, epsilon);
         Value centered = arith::SubFOp::create(nb, nl, a[0], a[3]);
         Value stddev = math::SqrtOp::create(
             nb, nl, arith::AddFOp::create(nb, nl, a[4], eps));
         Value normed = arith::DivFOp::create(nb, nl, centered, stddev);
         Value scaled = arith::MulFOp::create(nb, nl, normed, a[1]);
-        linalg::YieldOp::create(nb, nl,
-                                ValueRange{arith::AddFOp::create(
-                                    nb, nl, scaled, a[2])});
+        linalg::YieldOp::create(
+            nb, nl, ValueRange{arith::AddFOp::create(nb, nl, scaled, a[2])});
       });
   return generic.getResult(0);
 }

@@ -23,10 +23,10 @@ static AffineMap keptDimsMap(MLIRContext *ctx, ArrayRef<bool> reduced) {
 
 /// Reduces `x` over the `reduced` dims, starting from `init` and combining
 /// with `combine(element, accumulator)`.
-static Value reduce(OpBuilder &b, Location loc, Value x,
-                    ArrayRef<bool> reduced, TypedAttr init,
-                    function_ref<Value(OpBuilder &, Location, Value, Value)>
-                        combine) {
+static Value
+reduce(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduced,
+       TypedAttr init,
+       function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   SmallVector<OpFoldResult> sizes;
   for (auto [d, size] : llvm::enumerate(tensor::getMixedSizes(b, loc, x)))
     if (!reduced[d])
@@ -50,13 +50,13 @@ static Value reduce(OpBuilder &b, Location loc, Value x,
 }
 
 /// Elementwise `f(x, r)` where `r` is a reduction of `x` broadcast back.
-static Value combineWithReduced(
-    OpBuilder &b, Location loc, Value x, Value r, ArrayRef<bool> reduced,
-    function_ref<Value(OpBuilder &, Location, Value, Value)> f) {
+static Value
+combineWithReduced(OpBuilder &b, Location loc, Value x, Value r,
+                   ArrayRef<bool> reduced,
+                   function_ref<Value(OpBuilder &, Location, Value, Value)> f) {
   MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(reduced.size(), ctx);
-  SmallVector<AffineMap> maps = {identity, keptDimsMap(ctx, reduced),
-                                 identity};
+  SmallVector<AffineMap> maps = {identity, keptDimsMap(ctx, reduced), identity};
   auto type = cast<RankedTensorType>(x.getType());
   Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x),
                            type.getElementType());
@@ -79,27 +79,25 @@ FailureOr<Value> mlprog::buildSoftmax(OpBuilder &b, Location loc, Value x,
   SmallVector<bool> reduced(rank, false);
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank || reduced[(axis + rank) % rank])
-      return emitError(loc) << "softmax: invalid axis " << axis
-                            << " for rank " << rank;
+      return emitError(loc)
+             << "softmax: invalid axis " << axis << " for rank " << rank;
     reduced[(axis + rank) % rank] = true;
   }
   Type et = type.getElementType();
-  Value max = reduce(b, loc, x, reduced, getLowestAttr(et),
-                     [](OpBuilder &nb, Location nl, Value v, Value acc) {
-                       return arith::MaximumFOp::create(nb, nl, v, acc)
-                           .getResult();
-                     });
+  Value max =
+      reduce(b, loc, x, reduced, getLowestAttr(et),
+             [](OpBuilder &nb, Location nl, Value v, Value acc) {
+               return arith::MaximumFOp::create(nb, nl, v, acc).getResult();
+             });
   Value exps = combineWithReduced(
       b, loc, x, max, reduced,
       [](OpBuilder &nb, Location nl, Value v, Value m) {
-        return math::ExpOp::create(nb, nl,
-                                   arith::SubFOp::create(nb, nl, v, m))
+        return math::ExpOp::create(nb, nl, arith::SubFOp::create(nb, nl, v, m))
             .getResult();
       });
   Value sum = reduce(b, loc, exps, reduced, b.getZeroAttr(et),
                      [](OpBuilder &nb, Location nl, Value v, Value acc) {
-                       return arith::AddFOp::create(nb, nl, v, acc)
-                           .getResult();
+                       return arith::AddFOp::create(nb, nl, v, acc).getResult();
                      });
   return combineWithReduced(
       b, loc, exps, sum, reduced,

@@ -20,9 +20,9 @@ mlprog::resolveReshapeShape(Location loc, ArrayRef<int64_t> inputShape,
   for (auto [i, extent] : llvm::enumerate(requested)) {
     if (extent == 0 && !allowZero) {
       if (i >= inputShape.size())
-        return emitError(loc) << "reshape: 0 at index " << i
-                              << " is past the input rank "
-                              << inputShape.size();
+        return emitError(loc)
+               << "reshape: 0 at index " << i << " is past the input rank "
+               << inputShape.size();
       shape.push_back(inputShape[i]);
     } else if (extent == -1) {
       if (inferred)
@@ -47,8 +47,8 @@ mlprog::resolveReshapeShape(Location loc, ArrayRef<int64_t> inputShape,
     return shape;
   if (inferred) {
     if (known == 0 || total % known)
-      return emitError(loc) << "reshape: cannot infer -1 for " << total
-                            << " elements";
+      return emitError(loc)
+             << "reshape: cannot infer -1 for " << total << " elements";
     shape[*inferred] = total / known;
   } else if (known != total) {
     return emitError(loc) << "reshape: " << total << " elements cannot take "
@@ -99,8 +99,8 @@ static Value reshapeDynamic(OpBuilder &b, Location loc, Value x,
                             RankedTensorType to) {
   Value total = arith::ConstantIndexOp::create(b, loc, 1);
   for (OpFoldResult d : tensor::getMixedSizes(b, loc, x))
-    total = arith::MulIOp::create(
-        b, loc, total, getValueOrCreateConstantIndexOp(b, loc, d));
+    total = arith::MulIOp::create(b, loc, total,
+                                  getValueOrCreateConstantIndexOp(b, loc, d));
   int64_t known = 1;
   for (int64_t d : to.getShape())
     known *= ShapedType::isDynamic(d) ? 1 : d;
@@ -126,8 +126,8 @@ FailureOr<Value> mlprog::buildReshape(OpBuilder &b, Location loc, Value x,
   auto to = type->clone(shape);
   if (type->hasStaticShape() && to.hasStaticShape()) {
     if (type->getNumElements() != to.getNumElements())
-      return emitError(loc) << "reshape: cannot reshape " << *type << " to "
-                            << to;
+      return emitError(loc)
+             << "reshape: cannot reshape " << *type << " to " << to;
     return reshapeStatic(b, loc, x, to);
   }
   if (to.getRank() == 0)
@@ -142,8 +142,8 @@ FailureOr<Value> mlprog::buildFlatten(OpBuilder &b, Location loc, Value x,
     return failure();
   int64_t rank = type->getRank();
   if (axis < 0 || axis > rank)
-    return emitError(loc) << "flatten: axis " << axis << " out of [0, "
-                          << rank << "]";
+    return emitError(loc) << "flatten: axis " << axis << " out of [0, " << rank
+                          << "]";
   if (rank == 0)
     return buildReshape(b, loc, x, {1, 1});
   if (axis == 0 || axis == rank) {
@@ -151,11 +151,11 @@ FailureOr<Value> mlprog::buildFlatten(OpBuilder &b, Location loc, Value x,
     ReassociationIndices all;
     for (int64_t i = 0; i < rank; ++i)
       all.push_back(i);
-    Value flat = rank == 1 ? x
-                           : tensor::CollapseShapeOp::create(
-                                 b, loc, x,
-                                 SmallVector<ReassociationIndices>{all})
-                                 .getResult();
+    Value flat = rank == 1
+                     ? x
+                     : tensor::CollapseShapeOp::create(
+                           b, loc, x, SmallVector<ReassociationIndices>{all})
+                           .getResult();
     return insertUnitDim(b, loc, flat, axis == 0 ? 0 : 1);
   }
   SmallVector<ReassociationIndices> groups(2);
@@ -173,8 +173,8 @@ FailureOr<Value> mlprog::buildTranspose(OpBuilder &b, Location loc, Value x,
   SmallVector<bool> seen(rank, false);
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p] || int64_t(perm.size()) != rank)
-      return emitError(loc) << "transpose: invalid permutation for rank "
-                            << rank;
+      return emitError(loc)
+             << "transpose: invalid permutation for rank " << rank;
     seen[p] = true;
   }
   SmallVector<OpFoldResult> in = tensor::getMixedSizes(b, loc, x);
@@ -204,8 +204,8 @@ FailureOr<Value> mlprog::buildConcat(OpBuilder &b, Location loc,
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getRank() != rank ||
         t.getElementType() != first->getElementType())
-      return emitError(loc) << "concat operands differ: " << *first << " vs "
-                            << v.getType();
+      return emitError(loc)
+             << "concat operands differ: " << *first << " vs " << v.getType();
     for (int64_t d = 0; d < rank; ++d) {
       int64_t e = t.getDimSize(d);
       if (d == axis)
@@ -214,8 +214,8 @@ FailureOr<Value> mlprog::buildConcat(OpBuilder &b, Location loc,
                        : shape[d] + e;
       else if (!ShapedType::isDynamic(e) && !ShapedType::isDynamic(shape[d]) &&
                e != shape[d])
-        return emitError(loc) << "concat: extents " << shape[d] << " and "
-                              << e << " differ at dim " << d;
+        return emitError(loc) << "concat: extents " << shape[d] << " and " << e
+                              << " differ at dim " << d;
     }
   }
   // Sizes of the result: axis is the running sum, others from operand 0.
@@ -241,9 +241,8 @@ FailureOr<Value> mlprog::buildConcat(OpBuilder &b, Location loc,
     SmallVector<OpFoldResult> offs(rank, b.getIndexAttr(0));
     offs[axis] = off;
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    result = tensor::InsertSliceOp::create(b, loc, v, result, offs,
-                                           tensor::getMixedSizes(b, loc, v),
-                                           strides);
+    result = tensor::InsertSliceOp::create(
+        b, loc, v, result, offs, tensor::getMixedSizes(b, loc, v), strides);
   }
   return result;
 }

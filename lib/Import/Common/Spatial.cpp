@@ -1,8 +1,8 @@
 //===- Spatial.cpp - Convolution and pooling builders ---------------------===//
 
 #include "mlprog/Import/Common/Spatial.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,9 +23,9 @@ void mlprog::computeSamePadding(ArrayRef<int64_t> inputSpatial,
     int64_t stride = params.strides.empty() ? 1 : params.strides[i];
     int64_t dilation = params.dilations.empty() ? 1 : params.dilations[i];
     int64_t out = llvm::divideCeil(inputSpatial[i], stride);
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * stride + dilation * (kernel[i] - 1) + 1 -
-               inputSpatial[i]);
+    int64_t total =
+        std::max<int64_t>(0, (out - 1) * stride + dilation * (kernel[i] - 1) +
+                                 1 - inputSpatial[i]);
     int64_t small = total / 2;
     params.padsBegin[i] = extraAtBegin ? total - small : small;
     params.padsEnd[i] = total - params.padsBegin[i];
@@ -72,7 +72,8 @@ static FailureOr<Window> resolveWindow(Location loc, StringRef what,
     return failure();
   for (size_t i = 0; i < n; ++i) {
     if (ShapedType::isDynamic(inputSpatial[i]))
-      return emitError(loc) << what << ": dynamic spatial extents are not "
+      return emitError(loc) << what
+                            << ": dynamic spatial extents are not "
                                "supported";
     if (w.strides[i] < 1 || w.dilations[i] < 1 || w.padsBegin[i] < 0 ||
         w.padsEnd[i] < 0 || kernel[i] < 1)
@@ -85,8 +86,8 @@ static FailureOr<Window> resolveWindow(Location loc, StringRef what,
                             : span / w.strides[i]) +
                   1;
     // A ceil-mode window must start inside the input or its begin padding.
-    if (ceilMode && (out - 1) * w.strides[i] >=
-                        inputSpatial[i] + w.padsBegin[i])
+    if (ceilMode &&
+        (out - 1) * w.strides[i] >= inputSpatial[i] + w.padsBegin[i])
       --out;
     w.outputSpatial.push_back(out);
     int64_t needed =
@@ -180,8 +181,7 @@ static Value groupedConv2D(OpBuilder &b, Location loc, Value in, Value filter,
 
 FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
                                    Value filter, Value bias,
-                                   const WindowParams &params,
-                                   int64_t groups) {
+                                   const WindowParams &params, int64_t groups) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   auto ft = dyn_cast<RankedTensorType>(filter.getType());
   if (!it || !ft || it.getRank() < 3 || it.getRank() > 5 ||
@@ -215,9 +215,9 @@ FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
     return failure();
   Type et = it.getElementType();
   Value padded = padSpatial(b, loc, input, *w, b.getZeroAttr(et));
-  Value init = convInit(
-      b, loc, outputSizes(b, loc, input, b.getIndexAttr(features), *w), et,
-      bias);
+  Value init =
+      convInit(b, loc, outputSizes(b, loc, input, b.getIndexAttr(features), *w),
+               et, bias);
   Attribute strides = b.getI64TensorAttr(w->strides);
   Attribute dilations = b.getI64TensorAttr(w->dilations);
   SmallVector<Value> ins = {padded, filter};
@@ -250,16 +250,17 @@ buildPool(OpBuilder &b, Location loc, StringRef what, PoolKind kind,
           bool ceilMode, TypedAttr padValue, TypedAttr initValue) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   if (!it || (it.getRank() != 3 && it.getRank() != 4))
-    return emitError(loc) << what << " supports [N, C, W] and [N, C, H, W] "
-                                     "inputs, got "
+    return emitError(loc) << what
+                          << " supports [N, C, W] and [N, C, H, W] "
+                             "inputs, got "
                           << input.getType();
   FailureOr<Window> w = resolveWindow(loc, what, it.getShape().drop_front(2),
                                       kernel, params, ceilMode);
   if (failed(w))
     return failure();
   Value padded = padSpatial(b, loc, input, *w, padValue);
-  SmallVector<OpFoldResult> sizes = outputSizes(
-      b, loc, input, tensor::getMixedSize(b, loc, input, 1), *w);
+  SmallVector<OpFoldResult> sizes =
+      outputSizes(b, loc, input, tensor::getMixedSize(b, loc, input, 1), *w);
   Value init = createFilled(b, loc, sizes, initValue);
   Value window = tensor::EmptyOp::create(b, loc, kernel, it.getElementType());
   Attribute strides = b.getI64TensorAttr(w->strides);
@@ -301,8 +302,8 @@ static Value flipSignBit(OpBuilder &b, Location loc, Value x) {
 
 FailureOr<Value> mlprog::buildMaxPool(OpBuilder &b, Location loc, Value input,
                                       ArrayRef<int64_t> kernel,
-                                      const WindowParams &params,
-                                      bool ceilMode, bool isUnsigned) {
+                                      const WindowParams &params, bool ceilMode,
+                                      bool isUnsigned) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   if (!it || !it.getElementType().isIntOrFloat())
     return emitError(loc) << "max pool needs an int or float tensor, got "
@@ -311,9 +312,9 @@ FailureOr<Value> mlprog::buildMaxPool(OpBuilder &b, Location loc, Value input,
   if (flip)
     input = flipSignBit(b, loc, input);
   TypedAttr lowest = getLowestAttr(it.getElementType());
-  FailureOr<std::pair<Value, Window>> r = buildPool(
-      b, loc, "max pool", PoolKind::Max, input, kernel, params, ceilMode,
-      lowest, lowest);
+  FailureOr<std::pair<Value, Window>> r =
+      buildPool(b, loc, "max pool", PoolKind::Max, input, kernel, params,
+                ceilMode, lowest, lowest);
   if (failed(r))
     return failure();
   return flip ? flipSignBit(b, loc, r->first) : r->first;
@@ -331,11 +332,9 @@ static int64_t countTaps(int64_t o, int64_t stride, int64_t padBegin,
 }
 
 FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
-                                          Value input,
-                                          ArrayRef<int64_t> kernel,
+                                          Value input, ArrayRef<int64_t> kernel,
                                           const WindowParams &params,
-                                          bool ceilMode,
-                                          bool countIncludePad) {
+                                          bool ceilMode, bool countIncludePad) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   if (!it || !isa<FloatType>(it.getElementType()))
     return emitError(loc) << "average pool needs a float tensor, got "
@@ -381,9 +380,8 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
   for (unsigned d = 2; d < rank; ++d)
     spatial.push_back(getAffineDimExpr(d, ctx));
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<AffineMap> maps = {identity,
-                                 AffineMap::get(rank, 0, spatial, ctx),
-                                 identity};
+  SmallVector<AffineMap> maps = {
+      identity, AffineMap::get(rank, 0, spatial, ctx), identity};
   Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, sum), et);
   return linalg::GenericOp::create(
              b, loc, init.getType(), ValueRange{sum, div}, init, maps,

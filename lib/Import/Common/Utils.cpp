@@ -42,9 +42,9 @@ FailureOr<BroadcastPlan> planBroadcast(Location loc,
       if (extent == 1)
         continue;
       if (plan.shape[d] != 1 && plan.shape[d] != extent)
-        return emitError(loc) << "cannot broadcast extents " << plan.shape[d]
-                              << " and " << extent << " (result dim " << d
-                              << ")";
+        return emitError(loc)
+               << "cannot broadcast extents " << plan.shape[d] << " and "
+               << extent << " (result dim " << d << ")";
       plan.shape[d] = extent;
     }
     // A static extent > 1 decides the result; a dynamic one is assumed to
@@ -57,8 +57,7 @@ FailureOr<BroadcastPlan> planBroadcast(Location loc,
   for (ArrayRef<int64_t> s : shapes) {
     SmallVector<bool> stretched;
     for (auto [od, extent] : llvm::enumerate(s))
-      stretched.push_back(extent == 1 &&
-                          plan.shape[od + rank - s.size()] != 1);
+      stretched.push_back(extent == 1 && plan.shape[od + rank - s.size()] != 1);
     plan.stretched.push_back(std::move(stretched));
   }
   return plan;
@@ -162,10 +161,9 @@ Value padStatic(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
       llvm::all_of(high, [](int64_t p) { return p == 0; }))
     return x;
   Value padValue = arith::ConstantOp::create(b, loc, value);
-  return tensor::PadOp::create(b, loc, Type(), x,
-                               getAsIndexOpFoldResult(b.getContext(), low),
-                               getAsIndexOpFoldResult(b.getContext(), high),
-                               padValue);
+  return tensor::PadOp::create(
+      b, loc, Type(), x, getAsIndexOpFoldResult(b.getContext(), low),
+      getAsIndexOpFoldResult(b.getContext(), high), padValue);
 }
 
 } // namespace mlprog::detail

@@ -16,9 +16,8 @@ namespace mlprog::detail {
 
 /// Returns the ranked tensor type of `v`, or emits "<what>: expected a ranked
 /// tensor" and fails.
-mlir::FailureOr<mlir::RankedTensorType> getRankedType(mlir::Location loc,
-                                                      mlir::Value v,
-                                                      llvm::StringRef what);
+mlir::FailureOr<mlir::RankedTensorType>
+getRankedType(mlir::Location loc, mlir::Value v, llvm::StringRef what);
 
 /// The result of numpy-broadcasting a list of shapes.
 struct BroadcastPlan {
@@ -32,7 +31,8 @@ struct BroadcastPlan {
 
 /// Broadcasts `shapes` numpy-style (aligned at the trailing dim).
 mlir::FailureOr<BroadcastPlan>
-planBroadcast(mlir::Location loc, llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+planBroadcast(mlir::Location loc,
+              llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
 
 /// Indexing map of an operand of rank `operandRank` in a loop nest of
 /// `numLoops` whose dims [firstDim, firstDim + resultRank) are the broadcast
@@ -43,9 +43,10 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, unsigned numLoops,
                              llvm::ArrayRef<mlir::AffineExpr> trailing = {});
 
 /// Sizes of a broadcast result, reading dynamic extents with tensor.dim.
-llvm::SmallVector<mlir::OpFoldResult>
-broadcastSizes(mlir::OpBuilder &b, mlir::Location loc,
-               const BroadcastPlan &plan, mlir::ValueRange operands);
+llvm::SmallVector<mlir::OpFoldResult> broadcastSizes(mlir::OpBuilder &b,
+                                                     mlir::Location loc,
+                                                     const BroadcastPlan &plan,
+                                                     mlir::ValueRange operands);
 
 /// tensor.empty of `sizes`.
 mlir::Value createEmpty(mlir::OpBuilder &b, mlir::Location loc,
@@ -68,8 +69,8 @@ mlir::Value createScalar(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<mlir::utils::IteratorType> parallelIterators(unsigned n);
 
 /// Inserts a static unit dim at `pos` (tensor.expand_shape).
-mlir::Value insertUnitDim(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::Value x, unsigned pos);
+mlir::Value insertUnitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          unsigned pos);
 
 /// Drops the static unit dim `pos` (tensor.collapse_shape).
 mlir::Value dropUnitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,

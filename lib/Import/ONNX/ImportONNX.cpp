@@ -42,6 +42,13 @@ LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
                             int(buffer.getBufferSize())))
     return emitError(fileLoc) << "failed to parse ONNX model: not a valid "
                                  "ModelProto";
+  // The checker would look for external files relative to the working
+  // directory; report what we do not support before it does.
+  for (const onnx::TensorProto &init : model.graph().initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      return emitError(fileLoc) << "tensor '" << init.name()
+                                << "' uses external data, which is not "
+                                   "supported yet";
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
@@ -50,8 +57,8 @@ LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
   try {
     onnx::ShapeInferenceOptions options(/*check_type_val=*/true,
                                         /*strict_mode_val=*/1);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       options);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception &e) {
     return emitError(fileLoc) << "ONNX shape inference failed: " << e.what();
   }
@@ -61,11 +68,9 @@ LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
 /// Builds the module for one checked model.
 class ModelImporter {
 public:
-  ModelImporter(MLIRContext *ctx, StringRef file,
-                const onnx::ModelProto &model)
-      : ctx(ctx), file(file), model(model), graph(model.graph()),
-        builder(ctx), state(builder),
-        fileLoc(FileLineColLoc::get(ctx, file, 0, 0)) {}
+  ModelImporter(MLIRContext *ctx, StringRef file, const onnx::ModelProto &model)
+      : ctx(ctx), file(file), model(model), graph(model.graph()), builder(ctx),
+        state(builder), fileLoc(FileLineColLoc::get(ctx, file, 0, 0)) {}
 
   OwningOpRef<ModuleOp> run();
 
@@ -205,9 +210,9 @@ LogicalResult ModelImporter::importOutputs(FunctionType type) {
     // with a cast where the shapes are compatible.
     if (value.getType() != expected) {
       if (!tensor::CastOp::areCastCompatible(value.getType(), expected))
-        return emitError(loc) << "graph output '" << info.name()
-                              << "' is declared " << expected
-                              << " but computed as " << value.getType();
+        return emitError(loc)
+               << "graph output '" << info.name() << "' is declared "
+               << expected << " but computed as " << value.getType();
       value = tensor::CastOp::create(builder, loc, expected, value);
     }
     results.push_back(value);
@@ -224,12 +229,11 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   if (failed(type))
     return nullptr;
   builder.setInsertionPointToEnd(module->getBody());
-  auto func = FuncOp::create(builder, locFor(graph.name().empty()
-                                                 ? "main"
-                                                 : graph.name()),
-                             "main", *type, /*arg_attrs=*/nullptr,
-                             /*res_attrs=*/nullptr,
-                             /*sym_visibility=*/nullptr);
+  auto func = FuncOp::create(
+      builder, locFor(graph.name().empty() ? "main" : graph.name()), "main",
+      *type, /*arg_attrs=*/nullptr,
+      /*res_attrs=*/nullptr,
+      /*sym_visibility=*/nullptr);
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   unsigned argIndex = 0;
@@ -246,9 +250,8 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
 
 OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
                                          MLIRContext *ctx) {
-  ctx->loadDialect<MLProgramDialect, arith::ArithDialect,
-                   linalg::LinalgDialect, math::MathDialect,
-                   tensor::TensorDialect>();
+  ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
+                   math::MathDialect, tensor::TensorDialect>();
   StringRef file = buffer.getBufferIdentifier();
   onnx::ModelProto model;
   if (failed(loadModel(buffer, FileLineColLoc::get(ctx, file, 0, 0), model)))
@@ -270,8 +273,8 @@ OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx) {
 void mlprog::registerImportONNXTranslation() {
   static TranslateToMLIRRegistration registration(
       "import-onnx", "Import an ONNX model (ModelProto) into ml_program",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx)
-          -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         return OwningOpRef<Operation *>(importONNX(*buffer, ctx).release());

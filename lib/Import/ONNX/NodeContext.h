@@ -32,9 +32,7 @@ public:
   mlir::DenseElementsAttr lookupConstant(llvm::StringRef name) const {
     return constants.lookup(name);
   }
-  void define(llvm::StringRef name, mlir::Value value) {
-    values[name] = value;
-  }
+  void define(llvm::StringRef name, mlir::Value value) { values[name] = value; }
   void defineConstant(llvm::StringRef name, mlir::DenseElementsAttr value) {
     constants[name] = value;
   }
@@ -104,7 +102,8 @@ public:
     return int(i) < node.output_size() && !node.output(i).empty();
   }
   /// The static shape ONNX shape inference (or the model) gives output `i`.
-  std::optional<llvm::SmallVector<int64_t>> staticOutputShape(unsigned i) const {
+  std::optional<llvm::SmallVector<int64_t>>
+  staticOutputShape(unsigned i) const {
     if (!hasOutput(i))
       return std::nullopt;
     return graph.staticShape(node.output(i));

@@ -29,18 +29,19 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
                                  bool inclusiveEnd = false) {
   int64_t hi = inclusiveEnd ? rank : rank - 1;
   if (axis < -rank || axis > hi)
-    return emitError(ctx.loc) << "axis " << axis << " out of range for rank "
-                              << rank;
+    return emitError(ctx.loc)
+           << "axis " << axis << " out of range for rank " << rank;
   return axis < 0 ? axis + rank : axis;
 }
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 
 //===--- Elementwise ------------------------------------------------------===//
 
 /// Add, Sub, Mul, Div, Pow (ONNX opset 7+: multidirectional broadcasting).
-template <BinaryOpKind Kind>
-LogicalResult importBinary(NodeContext &ctx) {
+template <BinaryOpKind Kind> LogicalResult importBinary(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
@@ -49,8 +50,7 @@ LogicalResult importBinary(NodeContext &ctx) {
 }
 
 /// Max, Min: variadic (opset 8+ broadcasting), folded left to right.
-template <BinaryOpKind Kind>
-LogicalResult importVariadic(NodeContext &ctx) {
+template <BinaryOpKind Kind> LogicalResult importVariadic(NodeContext &ctx) {
   FailureOr<Value> acc = ctx.input(0);
   for (int i = 1; succeeded(acc) && i < ctx.node.input_size(); ++i) {
     FailureOr<Value> next = ctx.input(i);
@@ -63,8 +63,7 @@ LogicalResult importVariadic(NodeContext &ctx) {
 }
 
 /// Relu, Sigmoid, Tanh, Exp, Log, Neg, Abs, Sqrt, Erf.
-template <UnaryOpKind Kind>
-LogicalResult importUnary(NodeContext &ctx) {
+template <UnaryOpKind Kind> LogicalResult importUnary(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
@@ -133,8 +132,8 @@ LogicalResult importSoftmax(NodeContext &ctx) {
   if (failed(x))
     return failure();
   int64_t rank = rankOf(*x);
-  FailureOr<int64_t> axis = normalizeAxis(
-      ctx, ctx.getInt("axis", ctx.opset < 13 ? 1 : -1), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, ctx.getInt("axis", ctx.opset < 13 ? 1 : -1), rank);
   if (failed(axis))
     return failure();
   SmallVector<int64_t> axes = {*axis};
@@ -183,8 +182,8 @@ FailureOr<WindowParams> getWindowParams(NodeContext &ctx, Value input,
     if (pads.empty())
       return params;
     if (pads.size() != 2 * n)
-      return emitError(ctx.loc) << "expected " << 2 * n << " pads, got "
-                                << pads.size();
+      return emitError(ctx.loc)
+             << "expected " << 2 * n << " pads, got " << pads.size();
     params.padsBegin.assign(pads.begin(), pads.begin() + n);
     params.padsEnd.assign(pads.begin() + n, pads.end());
     return params;
@@ -196,8 +195,8 @@ FailureOr<WindowParams> getWindowParams(NodeContext &ctx, Value input,
   auto shape = cast<RankedTensorType>(input.getType()).getShape();
   if (shape.size() != n + 2 ||
       llvm::any_of(shape.drop_front(2), ShapedType::isDynamic))
-    return emitError(ctx.loc) << "auto_pad " << autoPad
-                              << " needs static spatial extents";
+    return emitError(ctx.loc)
+           << "auto_pad " << autoPad << " needs static spatial extents";
   if ((!params.strides.empty() && params.strides.size() != n) ||
       (!params.dilations.empty() && params.dilations.size() != n))
     return emitError(ctx.loc) << "strides/dilations do not match the kernel";
@@ -219,9 +218,9 @@ LogicalResult importConv(NodeContext &ctx) {
       getWindowParams(ctx, *x, wt.getShape().drop_front(2));
   if (failed(params))
     return failure();
-  return ctx.setResult(0, buildConv(ctx.b, ctx.loc, *x, *w,
-                                    ctx.optionalInput(2), *params,
-                                    ctx.getInt("group", 1)));
+  return ctx.setResult(0,
+                       buildConv(ctx.b, ctx.loc, *x, *w, ctx.optionalInput(2),
+                                 *params, ctx.getInt("group", 1)));
 }
 
 /// MaxPool: ceil_mode and dilations since opset 10; the Indices output is
@@ -250,10 +249,9 @@ LogicalResult importAveragePool(NodeContext &ctx) {
   FailureOr<WindowParams> params = getWindowParams(ctx, *x, kernel);
   if (failed(params))
     return failure();
-  return ctx.setResult(
-      0, buildAveragePool(ctx.b, ctx.loc, *x, kernel, *params,
-                          ctx.getInt("ceil_mode", 0),
-                          ctx.getInt("count_include_pad", 0)));
+  return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, *x, kernel, *params,
+                                           ctx.getInt("ceil_mode", 0),
+                                           ctx.getInt("count_include_pad", 0)));
 }
 
 /// GlobalAveragePool.

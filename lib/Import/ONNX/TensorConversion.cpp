@@ -68,9 +68,8 @@ FailureOr<RankedTensorType> convertTensorType(Location loc,
   for (const auto &dim : tensor.shape().dim())
     shape.push_back(dim.has_dim_value() ? dim.dim_value()
                                         : ShapedType::kDynamic);
-  if (llvm::any_of(shape, [](int64_t d) {
-        return d < 0 && !ShapedType::isDynamic(d);
-      }))
+  if (llvm::any_of(
+          shape, [](int64_t d) { return d < 0 && !ShapedType::isDynamic(d); }))
     return emitError(loc) << "negative tensor extent";
   return RankedTensorType::get(shape, *elementType);
 }
@@ -85,9 +84,8 @@ static void appendBytes(std::vector<char> &out, uint64_t value,
 
 /// Packs the typed repeated field that holds `tensor`'s data into bytes of
 /// `width` each; fails if the tensor has no typed data of its type.
-static FailureOr<std::vector<char>> packTypedData(Location loc,
-                                                  const onnx::TensorProto &t,
-                                                  unsigned width) {
+static FailureOr<std::vector<char>>
+packTypedData(Location loc, const onnx::TensorProto &t, unsigned width) {
   std::vector<char> out;
   switch (t.data_type()) {
   case onnx::TensorProto::FLOAT:

@@ -24,9 +24,8 @@ namespace mlprog {
 ///
 /// Errors: rank-0 operands, mismatched element types or static K.
 /// Spec: ONNX MatMul (numpy.matmul semantics).
-mlir::FailureOr<mlir::Value> buildMatMul(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value a,
-                                         mlir::Value bm);
+mlir::FailureOr<mlir::Value> buildMatMul(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value a, mlir::Value bm);
 
 /// General matrix multiply `Y = alpha * op(A) * op(B) + beta * C`, with
 /// op(X) = X^T when the trans flag is set. A and B are 2-D; `c` may be null
@@ -35,8 +34,8 @@ mlir::FailureOr<mlir::Value> buildMatMul(mlir::OpBuilder &b,
 /// Spec: ONNX Gemm (opset 11+: C optional).
 mlir::FailureOr<mlir::Value> buildGemm(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value a, mlir::Value bm,
-                                       mlir::Value c, double alpha,
-                                       double beta, bool transA, bool transB);
+                                       mlir::Value c, double alpha, double beta,
+                                       bool transA, bool transB);
 
 } // namespace mlprog
 

@@ -32,8 +32,8 @@ using ScalarBodyFn = llvm::function_ref<mlir::Value(
 /// Spec: numpy broadcasting, ONNX "Broadcasting in ONNX" (multidirectional).
 mlir::FailureOr<mlir::Value>
 buildBroadcastedGeneric(mlir::OpBuilder &b, mlir::Location loc,
-                        mlir::ValueRange operands,
-                        mlir::Type resultElementType, ScalarBodyFn body);
+                        mlir::ValueRange operands, mlir::Type resultElementType,
+                        ScalarBodyFn body);
 
 /// Elementwise binary arithmetic.
 enum class BinaryOpKind { Add, Sub, Mul, Div, Max, Min, Pow };
@@ -44,12 +44,10 @@ enum class BinaryOpKind { Add, Sub, Mul, Div, Max, Min, Pow };
 /// division/max/min. Integer division truncates toward zero (C semantics, as
 /// onnxruntime). `Pow` is float only.
 /// Spec: ONNX Add/Sub/Mul/Div/Max/Min/Pow (opset 7+ broadcasting).
-mlir::FailureOr<mlir::Value> buildElementwiseBinary(mlir::OpBuilder &b,
-                                                    mlir::Location loc,
-                                                    BinaryOpKind kind,
-                                                    mlir::Value lhs,
-                                                    mlir::Value rhs,
-                                                    bool isUnsigned = false);
+mlir::FailureOr<mlir::Value>
+buildElementwiseBinary(mlir::OpBuilder &b, mlir::Location loc,
+                       BinaryOpKind kind, mlir::Value lhs, mlir::Value rhs,
+                       bool isUnsigned = false);
 
 /// Elementwise unary functions.
 enum class UnaryOpKind { Relu, Sigmoid, Tanh, Exp, Log, Neg, Abs, Sqrt, Erf };

@@ -54,10 +54,8 @@ mlir::FailureOr<mlir::Value> buildTranspose(mlir::OpBuilder &b,
 /// Concatenates `inputs` (same rank >= 1 and element type, equal extents
 /// except along `axis`) along `axis` in [-rank, rank).
 /// Spec: ONNX Concat; aten::cat.
-mlir::FailureOr<mlir::Value> buildConcat(mlir::OpBuilder &b,
-                                         mlir::Location loc,
-                                         mlir::ValueRange inputs,
-                                         int64_t axis);
+mlir::FailureOr<mlir::Value> buildConcat(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::ValueRange inputs, int64_t axis);
 
 } // namespace mlprog
 
