@@ -1,0 +1,87 @@
+//===- Spatial.h - Convolution and pooling builders -------------*- C++ -*-===//
+//
+// Format-independent builders for sliding-window ops on channels-first
+// tensors ([N, C, D1, ..., Dn]), emitted as upstream named linalg ops
+// (linalg.conv_2d_nchw_fchw, linalg.pooling_nchw_max, ...) on an explicitly
+// padded input (tensor.pad).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_SPATIAL_H
+#define MLPROG_IMPORT_COMMON_SPATIAL_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlprog {
+
+/// Window geometry per spatial dimension (all vectors have one entry per
+/// spatial dimension, in order D1..Dn). Empty vectors mean the defaults:
+/// stride 1, dilation 1, no padding. Pads are in elements and may differ at
+/// the beginning and end of a dimension.
+struct WindowParams {
+  llvm::SmallVector<int64_t> strides;
+  llvm::SmallVector<int64_t> dilations;
+  llvm::SmallVector<int64_t> padsBegin;
+  llvm::SmallVector<int64_t> padsEnd;
+};
+
+/// Computes "same" padding so that output extent = ceil(input / stride):
+/// the total padding max(0, (out - 1) * stride + dilation * (kernel - 1) + 1
+/// - input) is split evenly, the odd element going to the end
+/// (`extraAtBegin == false`, ONNX SAME_UPPER, TF/PyTorch "same") or to the
+/// beginning (`extraAtBegin == true`, ONNX SAME_LOWER). Fills
+/// `params.padsBegin/padsEnd`; strides and dilations must already be set.
+/// Spec: ONNX Conv/MaxPool/AveragePool attribute `auto_pad`.
+void computeSamePadding(llvm::ArrayRef<int64_t> inputSpatial,
+                        llvm::ArrayRef<int64_t> kernel, bool extraAtBegin,
+                        WindowParams &params);
+
+/// N-D convolution (cross-correlation) of `input` [N, C, D1..Dn] with
+/// `filter` [F, C / groups, K1..Kn] plus optional `bias` [F] (may be null),
+/// giving [N, F, O1..On] with Oi = floor((Di + padsBegin + padsEnd -
+/// dilation * (Ki - 1) - 1) / stride) + 1. n = 1, 2, 3 with groups == 1;
+/// n = 2 with any groups dividing C and F (depthwise included). Spatial and
+/// channel extents must be static; N may be dynamic. Zero padding.
+/// Spec: ONNX Conv; aten::convolution (NCHW/OIHW layouts).
+mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value input, mlir::Value filter,
+                                       mlir::Value bias,
+                                       const WindowParams &params,
+                                       int64_t groups);
+
+/// Max pooling of `input` [N, C, D1..Dn] (n = 1 or 2) with window `kernel`,
+/// padding with the lowest value of the element type. With `ceilMode` the
+/// output extent rounds up, except that a window starting in the end padding
+/// is dropped (PyTorch/onnxruntime rule). Spatial extents must be static.
+/// `isUnsigned` orders integer elements as unsigned (ONNX uint8 MaxPool).
+/// Spec: ONNX MaxPool (single output; storage_order irrelevant).
+mlir::FailureOr<mlir::Value>
+buildMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+             llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
+             bool ceilMode, bool isUnsigned = false);
+
+/// Average pooling of float `input` [N, C, D1..Dn] (n = 1 or 2), same
+/// geometry as buildMaxPool (dilations must be 1). The divisor of a window is
+/// the number of its elements inside the input, or inside the explicitly
+/// padded input when `countIncludePad` (elements added by `ceilMode` never
+/// count), matching PyTorch and onnxruntime.
+/// Spec: ONNX AveragePool.
+mlir::FailureOr<mlir::Value>
+buildAveragePool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                 llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
+                 bool ceilMode, bool countIncludePad);
+
+/// Mean over all spatial dimensions of float `input` [N, C, D1..Dn]
+/// (n >= 1, static spatial extents), giving [N, C, 1, ..., 1].
+/// Spec: ONNX GlobalAveragePool.
+mlir::FailureOr<mlir::Value> buildGlobalAveragePool(mlir::OpBuilder &b,
+                                                    mlir::Location loc,
+                                                    mlir::Value input);
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_SPATIAL_H

@@ -1,0 +1,169 @@
+//===- Utils.cpp - Helpers shared by the tensor op builders ---------------===//
+
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+
+namespace mlprog::detail {
+
+FailureOr<RankedTensorType> getRankedType(Location loc, Value v,
+                                          StringRef what) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return emitError(loc) << what << ": expected a ranked tensor, got "
+                          << v.getType();
+  return type;
+}
+
+FailureOr<BroadcastPlan> planBroadcast(Location loc,
+                                       ArrayRef<ArrayRef<int64_t>> shapes) {
+  BroadcastPlan plan;
+  size_t rank = 0;
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
+  plan.shape.assign(rank, 1);
+  plan.dynamicSource.assign(rank, {0, 0});
+  for (size_t d = 0; d < rank; ++d) {
+    std::optional<std::pair<unsigned, unsigned>> dynamicFrom;
+    for (auto [i, s] : llvm::enumerate(shapes)) {
+      if (d + s.size() < rank)
+        continue;
+      unsigned od = d + s.size() - rank;
+      int64_t extent = s[od];
+      if (ShapedType::isDynamic(extent)) {
+        if (!dynamicFrom)
+          dynamicFrom = {unsigned(i), od};
+        continue;
+      }
+      if (extent == 1)
+        continue;
+      if (plan.shape[d] != 1 && plan.shape[d] != extent)
+        return emitError(loc)
+               << "cannot broadcast extents " << plan.shape[d] << " and "
+               << extent << " (result dim " << d << ")";
+      plan.shape[d] = extent;
+    }
+    // A static extent > 1 decides the result; a dynamic one is assumed to
+    // match it at run time.
+    if (plan.shape[d] == 1 && dynamicFrom) {
+      plan.shape[d] = ShapedType::kDynamic;
+      plan.dynamicSource[d] = *dynamicFrom;
+    }
+  }
+  for (ArrayRef<int64_t> s : shapes) {
+    SmallVector<bool> stretched;
+    for (auto [od, extent] : llvm::enumerate(s))
+      stretched.push_back(extent == 1 && plan.shape[od + rank - s.size()] != 1);
+    plan.stretched.push_back(std::move(stretched));
+  }
+  return plan;
+}
+
+AffineMap broadcastMap(MLIRContext *ctx, unsigned numLoops, unsigned firstDim,
+                       unsigned resultRank, ArrayRef<bool> stretched,
+                       ArrayRef<AffineExpr> trailing) {
+  SmallVector<AffineExpr> exprs;
+  unsigned offset = firstDim + resultRank - stretched.size();
+  for (auto [i, s] : llvm::enumerate(stretched))
+    exprs.push_back(s ? getAffineConstantExpr(0, ctx)
+                      : getAffineDimExpr(offset + i, ctx));
+  llvm::append_range(exprs, trailing);
+  return AffineMap::get(numLoops, 0, exprs, ctx);
+}
+
+SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
+                                         const BroadcastPlan &plan,
+                                         ValueRange operands) {
+  SmallVector<OpFoldResult> sizes;
+  for (auto [d, extent] : llvm::enumerate(plan.shape)) {
+    if (!ShapedType::isDynamic(extent)) {
+      sizes.push_back(b.getIndexAttr(extent));
+      continue;
+    }
+    auto [operand, dim] = plan.dynamicSource[d];
+    sizes.push_back(
+        tensor::DimOp::create(b, loc, operands[operand], dim).getResult());
+  }
+  return sizes;
+}
+
+Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type elementType) {
+  return tensor::EmptyOp::create(b, loc, sizes, elementType);
+}
+
+Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                   TypedAttr value) {
+  Value empty = createEmpty(b, loc, sizes, value.getType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
+      .getResult(0);
+}
+
+TypedAttr getLowestAttr(Type elementType) {
+  if (auto ft = dyn_cast<FloatType>(elementType))
+    return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics(),
+                                              /*Negative=*/true));
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  return IntegerAttr::get(elementType, APInt::getSignedMinValue(width));
+}
+
+Value createScalar(OpBuilder &b, Location loc, Type type, double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, int64_t(value)));
+}
+
+SmallVector<utils::IteratorType> parallelIterators(unsigned n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+Value insertUnitDim(OpBuilder &b, Location loc, Value x, unsigned pos) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + pos, 1);
+  if (type.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), x,
+                                         ArrayRef<ReassociationIndices>{});
+  // The unit dim joins the group of its right neighbour (left one at the end).
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+    groups.push_back({i + (i >= int64_t(pos))});
+  if (pos < groups.size())
+    groups[pos].insert(groups[pos].begin(), pos);
+  else
+    groups.back().push_back(pos);
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), x, groups);
+}
+
+Value dropUnitDim(OpBuilder &b, Location loc, Value x, unsigned pos) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + pos);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0, e = shape.size(); i < e; ++i)
+    groups.push_back({i + (i >= int64_t(pos))});
+  if (!groups.empty() && pos < groups.size())
+    groups[pos].insert(groups[pos].begin(), pos);
+  else if (!groups.empty())
+    groups.back().push_back(pos);
+  return tensor::CollapseShapeOp::create(b, loc, type.clone(shape), x, groups);
+}
+
+Value padStatic(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high, TypedAttr value) {
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
+    return x;
+  Value padValue = arith::ConstantOp::create(b, loc, value);
+  return tensor::PadOp::create(
+      b, loc, Type(), x, getAsIndexOpFoldResult(b.getContext(), low),
+      getAsIndexOpFoldResult(b.getContext(), high), padValue);
+}
+
+} // namespace mlprog::detail

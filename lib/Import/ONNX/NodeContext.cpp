@@ -1,0 +1,119 @@
+//===- NodeContext.cpp - What an ONNX op handler sees ---------------------===//
+
+#include "NodeContext.h"
+#include "TensorConversion.h"
+
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+
+namespace mlprog::onnx_import {
+
+Value GraphState::lookup(StringRef name, Location loc) {
+  if (Value v = values.lookup(name))
+    return v;
+  auto symbol = initializerSymbols.find(name);
+  if (symbol == initializerSymbols.end())
+    return Value();
+  DenseElementsAttr value = constants.lookup(name);
+  Value loaded = GlobalLoadConstOp::create(
+      builder, loc, value.getType(),
+      FlatSymbolRefAttr::get(builder.getContext(), symbol->second));
+  values[name] = loaded;
+  return loaded;
+}
+
+void GraphState::recordValueInfo(const onnx::ValueInfoProto &info) {
+  if (!info.type().has_tensor_type())
+    return;
+  dataTypes[info.name()] = info.type().tensor_type().elem_type();
+  declaredTypes[info.name()] = &info.type();
+}
+
+std::optional<SmallVector<int64_t>>
+GraphState::staticShape(StringRef name) const {
+  const onnx::TypeProto *type = declaredTypes.lookup(name);
+  if (!type || !type->tensor_type().has_shape())
+    return std::nullopt;
+  SmallVector<int64_t> shape;
+  for (const auto &dim : type->tensor_type().shape().dim()) {
+    if (!dim.has_dim_value())
+      return std::nullopt;
+    shape.push_back(dim.dim_value());
+  }
+  return shape;
+}
+
+FailureOr<Value> NodeContext::input(unsigned i) {
+  if (!hasInput(i))
+    return emitError(loc) << "missing input " << i;
+  if (Value v = graph.lookup(node.input(i), loc))
+    return v;
+  return emitError(loc) << "input '" << node.input(i) << "' is undefined";
+}
+
+Value NodeContext::optionalInput(unsigned i) {
+  return hasInput(i) ? graph.lookup(node.input(i), loc) : Value();
+}
+
+FailureOr<DenseElementsAttr> NodeContext::constantInput(unsigned i) {
+  if (!hasInput(i))
+    return emitError(loc) << "missing input " << i;
+  if (DenseElementsAttr c = graph.lookupConstant(node.input(i)))
+    return c;
+  return emitError(loc) << "input '" << node.input(i)
+                        << "' must be a constant or initializer";
+}
+
+bool NodeContext::isUnsignedInput(unsigned i) const {
+  return hasInput(i) && isUnsignedDataType(graph.dataType(node.input(i)));
+}
+
+const onnx::AttributeProto *NodeContext::attribute(StringRef name) const {
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+int64_t NodeContext::getInt(StringRef name, int64_t dflt) const {
+  const onnx::AttributeProto *attr = attribute(name);
+  return attr && attr->has_i() ? attr->i() : dflt;
+}
+
+double NodeContext::getFloat(StringRef name, double dflt) const {
+  const onnx::AttributeProto *attr = attribute(name);
+  return attr && attr->has_f() ? attr->f() : dflt;
+}
+
+std::string NodeContext::getString(StringRef name, StringRef dflt) const {
+  const onnx::AttributeProto *attr = attribute(name);
+  return attr && attr->has_s() ? attr->s() : dflt.str();
+}
+
+SmallVector<int64_t> NodeContext::getInts(StringRef name) const {
+  const onnx::AttributeProto *attr = attribute(name);
+  if (!attr)
+    return {};
+  return SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
+}
+
+LogicalResult NodeContext::setResult(unsigned i, FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  if (hasOutput(i))
+    graph.define(node.output(i), *value);
+  return success();
+}
+
+void NodeContext::setConstantResult(unsigned i, Value value,
+                                    DenseElementsAttr constant) {
+  if (!hasOutput(i))
+    return;
+  graph.define(node.output(i), value);
+  graph.defineConstant(node.output(i), constant);
+}
+
+} // namespace mlprog::onnx_import

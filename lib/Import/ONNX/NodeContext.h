@@ -1,0 +1,138 @@
+//===- NodeContext.h - What an ONNX op handler sees -------------*- C++ -*-===//
+//
+// Private to MLProgImportONNX. The graph importer owns a GraphState (named
+// values, constants, initializer globals); each node's handler gets a
+// NodeContext with its operands, attributes (with spec defaults supplied by
+// the handler) and a place to put its results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_IMPORT_ONNX_NODECONTEXT_H
+#define MLPROG_LIB_IMPORT_ONNX_NODECONTEXT_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+namespace mlprog::onnx_import {
+
+/// The named values of a graph under import.
+class GraphState {
+public:
+  explicit GraphState(mlir::OpBuilder &builder) : builder(builder) {}
+
+  /// Returns the value of `name`, reading an initializer's global (once, at
+  /// the current insertion point) on first use; null if `name` is unknown.
+  mlir::Value lookup(llvm::StringRef name, mlir::Location loc);
+  /// Returns the compile-time value of `name` (initializer or Constant
+  /// output), or null.
+  mlir::DenseElementsAttr lookupConstant(llvm::StringRef name) const {
+    return constants.lookup(name);
+  }
+  void define(llvm::StringRef name, mlir::Value value) { values[name] = value; }
+  void defineConstant(llvm::StringRef name, mlir::DenseElementsAttr value) {
+    constants[name] = value;
+  }
+  /// Records an initializer held by global `symbol`.
+  void addInitializer(llvm::StringRef name, mlir::DenseElementsAttr value,
+                      llvm::StringRef symbol) {
+    constants[name] = value;
+    initializerSymbols[name] = symbol.str();
+  }
+  bool isInitializer(llvm::StringRef name) const {
+    return initializerSymbols.count(name);
+  }
+  /// ONNX data type of `name` from the graph's value infos, 0 if unknown.
+  int32_t dataType(llvm::StringRef name) const {
+    return dataTypes.lookup(name);
+  }
+  void recordDataType(llvm::StringRef name, int32_t type) {
+    dataTypes[name] = type;
+  }
+  /// Records the declared (or inferred) type of a graph value.
+  void recordValueInfo(const onnx::ValueInfoProto &info);
+  /// The static shape declared for `name`, if every extent is known.
+  std::optional<llvm::SmallVector<int64_t>>
+  staticShape(llvm::StringRef name) const;
+
+private:
+  mlir::OpBuilder &builder;
+  llvm::StringMap<mlir::Value> values;
+  llvm::StringMap<mlir::DenseElementsAttr> constants;
+  llvm::StringMap<std::string> initializerSymbols;
+  llvm::StringMap<int32_t> dataTypes;
+  llvm::StringMap<const onnx::TypeProto *> declaredTypes;
+};
+
+/// One node under import.
+class NodeContext {
+public:
+  NodeContext(GraphState &graph, const onnx::NodeProto &node,
+              mlir::OpBuilder &builder, mlir::Location loc, int64_t opset)
+      : b(builder), loc(loc), opset(opset), node(node), graph(graph) {}
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  /// Version of the default ("ai.onnx") domain imported by the model.
+  int64_t opset;
+  const onnx::NodeProto &node;
+
+  /// Whether input `i` is present (ONNX omits optional inputs with "").
+  bool hasInput(unsigned i) const {
+    return int(i) < node.input_size() && !node.input(i).empty();
+  }
+  /// Input `i`; an error if it is absent or undefined.
+  mlir::FailureOr<mlir::Value> input(unsigned i);
+  /// Input `i`, or null if absent.
+  mlir::Value optionalInput(unsigned i);
+  /// Compile-time value of input `i`; an error if it is not a constant.
+  mlir::FailureOr<mlir::DenseElementsAttr> constantInput(unsigned i);
+  /// Compile-time value of input `i`, or null if absent or not constant.
+  mlir::DenseElementsAttr optionalConstantInput(unsigned i) const {
+    return hasInput(i) ? graph.lookupConstant(node.input(i))
+                       : mlir::DenseElementsAttr();
+  }
+  /// Whether input `i` has an unsigned ONNX element type.
+  bool isUnsignedInput(unsigned i) const;
+
+  bool hasOutput(unsigned i) const {
+    return int(i) < node.output_size() && !node.output(i).empty();
+  }
+  /// The static shape ONNX shape inference (or the model) gives output `i`.
+  std::optional<llvm::SmallVector<int64_t>>
+  staticOutputShape(unsigned i) const {
+    if (!hasOutput(i))
+      return std::nullopt;
+    return graph.staticShape(node.output(i));
+  }
+
+  /// Attribute `name`, or null.
+  const onnx::AttributeProto *attribute(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t dflt) const;
+  double getFloat(llvm::StringRef name, double dflt) const;
+  std::string getString(llvm::StringRef name, llvm::StringRef dflt) const;
+  /// INTS attribute `name`; empty if absent.
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const;
+
+  /// Binds output `i` to `value` (ignored if the output is unnamed).
+  mlir::LogicalResult setResult(unsigned i, mlir::FailureOr<mlir::Value> value);
+  /// Binds output `i` to `value` and records its compile-time value.
+  void setConstantResult(unsigned i, mlir::Value value,
+                         mlir::DenseElementsAttr constant);
+
+private:
+  GraphState &graph;
+};
+
+/// Imports one node; emits diagnostics at `ctx.loc` and fails on error.
+using OpHandler = mlir::LogicalResult (*)(NodeContext &ctx);
+
+/// The ONNX op type -> handler table (default domain).
+const llvm::StringMap<OpHandler> &getOpHandlers();
+
+} // namespace mlprog::onnx_import
+
+#endif // MLPROG_LIB_IMPORT_ONNX_NODECONTEXT_H

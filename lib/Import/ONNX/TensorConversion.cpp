@@ -1,0 +1,164 @@
+//===- TensorConversion.cpp - ONNX types and tensors to MLIR --------------===//
+
+#include "TensorConversion.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace mlprog::onnx_import {
+
+FailureOr<Type> convertElementType(Location loc, int32_t dataType) {
+  MLIRContext *ctx = loc.getContext();
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return Type(Float32Type::get(ctx));
+  case onnx::TensorProto::DOUBLE:
+    return Type(Float64Type::get(ctx));
+  case onnx::TensorProto::FLOAT16:
+    return Type(Float16Type::get(ctx));
+  case onnx::TensorProto::BFLOAT16:
+    return Type(BFloat16Type::get(ctx));
+  case onnx::TensorProto::BOOL:
+    return Type(IntegerType::get(ctx, 1));
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return Type(IntegerType::get(ctx, 8));
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return Type(IntegerType::get(ctx, 16));
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return Type(IntegerType::get(ctx, 32));
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return Type(IntegerType::get(ctx, 64));
+  default:
+    break;
+  }
+  const char *name = onnx::TensorProto::DataType_IsValid(dataType)
+                         ? onnx::TensorProto::DataType_Name(
+                               onnx::TensorProto::DataType(dataType))
+                               .c_str()
+                         : "invalid";
+  return emitError(loc) << "unsupported ONNX element type " << name << " ("
+                        << dataType << ")";
+}
+
+bool isUnsignedDataType(int32_t dataType) {
+  return dataType == onnx::TensorProto::UINT8 ||
+         dataType == onnx::TensorProto::UINT16 ||
+         dataType == onnx::TensorProto::UINT32 ||
+         dataType == onnx::TensorProto::UINT64;
+}
+
+FailureOr<RankedTensorType> convertTensorType(Location loc,
+                                              const onnx::TypeProto &type) {
+  if (!type.has_tensor_type())
+    return emitError(loc) << "only tensor values are supported";
+  const onnx::TypeProto::Tensor &tensor = type.tensor_type();
+  FailureOr<Type> elementType = convertElementType(loc, tensor.elem_type());
+  if (failed(elementType))
+    return failure();
+  if (!tensor.has_shape())
+    return emitError(loc) << "tensors of unknown rank are not supported";
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tensor.shape().dim())
+    shape.push_back(dim.has_dim_value() ? dim.dim_value()
+                                        : ShapedType::kDynamic);
+  if (llvm::any_of(
+          shape, [](int64_t d) { return d < 0 && !ShapedType::isDynamic(d); }))
+    return emitError(loc) << "negative tensor extent";
+  return RankedTensorType::get(shape, *elementType);
+}
+
+/// Appends the low `width` bytes of `value` (little endian host).
+static void appendBytes(std::vector<char> &out, uint64_t value,
+                        unsigned width) {
+  char bytes[8];
+  std::memcpy(bytes, &value, sizeof(bytes));
+  out.insert(out.end(), bytes, bytes + width);
+}
+
+/// Packs the typed repeated field that holds `tensor`'s data into bytes of
+/// `width` each; fails if the tensor has no typed data of its type.
+static FailureOr<std::vector<char>>
+packTypedData(Location loc, const onnx::TensorProto &t, unsigned width) {
+  std::vector<char> out;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    for (float v : t.float_data()) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      appendBytes(out, bits, 4);
+    }
+    return out;
+  case onnx::TensorProto::DOUBLE:
+    for (double v : t.double_data()) {
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      appendBytes(out, bits, 8);
+    }
+    return out;
+  case onnx::TensorProto::INT64:
+    for (int64_t v : t.int64_data())
+      appendBytes(out, uint64_t(v), 8);
+    return out;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    for (uint64_t v : t.uint64_data())
+      appendBytes(out, v, width);
+    return out;
+  default:
+    // int8/16/32, uint8/16, bool and the 16-bit floats (as bit patterns).
+    for (int32_t v : t.int32_data())
+      appendBytes(out, uint64_t(int64_t(v)), width);
+    return out;
+  }
+}
+
+FailureOr<DenseElementsAttr> convertTensor(Location loc,
+                                           const onnx::TensorProto &tensor) {
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "' uses external data, which is not supported "
+                             "yet";
+  FailureOr<Type> elementType = convertElementType(loc, tensor.data_type());
+  if (failed(elementType))
+    return failure();
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "' has a negative extent";
+  auto type = RankedTensorType::get(shape, *elementType);
+  int64_t count = type.getNumElements();
+  if (count == 0)
+    return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
+  bool isBool = elementType->isInteger(1);
+  unsigned width = isBool ? 1 : elementType->getIntOrFloatBitWidth() / 8;
+  std::vector<char> bytes;
+  if (tensor.has_raw_data()) {
+    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
+  } else {
+    FailureOr<std::vector<char>> packed = packTypedData(loc, tensor, width);
+    if (failed(packed))
+      return failure();
+    bytes = std::move(*packed);
+  }
+  if (int64_t(bytes.size()) != count * int64_t(width))
+    return emitError(loc) << "tensor '" << tensor.name() << "' holds "
+                          << bytes.size() << " bytes of data, expected "
+                          << count * int64_t(width);
+  if (isBool) {
+    // MLIR packs i1 raw buffers as bits; go through bools instead.
+    SmallVector<bool> values;
+    for (char c : bytes)
+      values.push_back(c != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+} // namespace mlprog::onnx_import

@@ -1,0 +1,38 @@
+//===- TensorConversion.h - ONNX types and tensors to MLIR ------*- C++ -*-===//
+//
+// Private to MLProgImportONNX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_IMPORT_ONNX_TENSORCONVERSION_H
+#define MLPROG_LIB_IMPORT_ONNX_TENSORCONVERSION_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+
+#include "onnx/onnx_pb.h"
+
+namespace mlprog::onnx_import {
+
+/// Maps an ONNX TensorProto::DataType to an MLIR element type (integers
+/// signless); emits an error at `loc` for unsupported ones (string, complex).
+mlir::FailureOr<mlir::Type> convertElementType(mlir::Location loc,
+                                               int32_t dataType);
+
+/// True for ONNX unsigned integer data types.
+bool isUnsignedDataType(int32_t dataType);
+
+/// Maps a tensor TypeProto to a ranked tensor type; unknown or symbolic
+/// extents become dynamic. Unranked, non-tensor types are errors.
+mlir::FailureOr<mlir::RankedTensorType>
+convertTensorType(mlir::Location loc, const onnx::TypeProto &type);
+
+/// Converts a TensorProto (raw_data or typed repeated fields) to a dense
+/// elements attribute. External data and size mismatches are errors.
+mlir::FailureOr<mlir::DenseElementsAttr>
+convertTensor(mlir::Location loc, const onnx::TensorProto &tensor);
+
+} // namespace mlprog::onnx_import
+
+#endif // MLPROG_LIB_IMPORT_ONNX_TENSORCONVERSION_H

@@ -1,0 +1,118 @@
+"""Writes a small ONNX model for the importer tests.
+
+usage: make_model.py NAME OUT.onnx   (NAME: see MODELS below)
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def add_bcast_dynamic():
+    # [N, 3, 4] + [4] with a symbolic batch dim.
+    return model([helper.make_node("Add", ["x", "b"], ["y"], name="add0")],
+                 [helper.make_tensor_value_info("x", F, ["N", 3, 4]),
+                  helper.make_tensor_value_info("b", F, [4])],
+                 [helper.make_tensor_value_info("y", F, ["N", 3, 4])])
+
+
+def matmul_dynamic():
+    # [N, 2, 3] x [3, 5]: broadcast of a 2-D operand over a dynamic batch.
+    w = numpy_helper.from_array(np.ones((3, 5), np.float32), "w")
+    return model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+                 [helper.make_tensor_value_info("x", F, ["N", 2, 3])],
+                 [helper.make_tensor_value_info("y", F, ["N", 2, 5])], [w])
+
+
+def initializers():
+    # Names that are not MLIR identifiers; typed (non-raw) data; int64 and
+    # float16 raw data; an initializer read by Reshape as its shape.
+    w = helper.make_tensor("fc/weight:0", F, [2, 3], [1, 2, 3, 4, 5, 6])
+    b = numpy_helper.from_array(np.array([0.5, -0.5], np.float32), "0bias")
+    shape = numpy_helper.from_array(np.array([0, -1], np.int64), "shape")
+    h = numpy_helper.from_array(np.array([1.5, 2.0], np.float16), "half")
+    nodes = [helper.make_node("Gemm", ["x", "fc/weight:0", "0bias"], ["g"],
+                              name="fc", transB=1),
+             helper.make_node("Reshape", ["g", "shape"], ["y"], name="flat"),
+             helper.make_node("Identity", ["half"], ["h"], name="id")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [4, 3])],
+                 [helper.make_tensor_value_info("y", F, [4, 2]),
+                  helper.make_tensor_value_info("h", TensorProto.FLOAT16, [2])],
+                 [w, b, shape, h])
+
+
+def unsupported_op():
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="n1"),
+             helper.make_node("Cos", ["a"], ["y"], name="n3")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+                 [helper.make_tensor_value_info("y", F, [2])])
+
+
+def unnamed_node_error():
+    # Conv with a non-constant, dynamic spatial input: a builder error whose
+    # location falls back to "<op_type>#<index>".
+    nodes = [helper.make_node("Relu", ["x"], ["a"]),
+             helper.make_node("Conv", ["a", "w"], ["y"])]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [1, 1, "H", 4]),
+                         helper.make_tensor_value_info("w", F, [1, 1, 3, 3])],
+                 [helper.make_tensor_value_info("y", F, [1, 1, "H2", 2])])
+
+
+def external_data():
+    w = TensorProto(name="w", data_type=F, dims=[2])
+    w.data_location = TensorProto.EXTERNAL
+    w.external_data.add(key="location", value="weights.bin")
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [helper.make_tensor_value_info("x", F, [2])],
+                 [helper.make_tensor_value_info("y", F, [2])], [w])
+
+
+def softmax(opset):
+    return lambda: model(
+        [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)],
+        [helper.make_tensor_value_info("x", F, [2, 3, 4])],
+        [helper.make_tensor_value_info("y", F, [2, 3, 4])], opset=opset)
+
+
+def maxpool_ceil():
+    node = helper.make_node("MaxPool", ["x"], ["y"], name="pool",
+                            kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    return model([node], [helper.make_tensor_value_info("x", F, [1, 2, 6, 6])],
+                 [helper.make_tensor_value_info("y", F, [1, 2, 3, 3])])
+
+
+def constant_dropout():
+    c = helper.make_node("Constant", [], ["c"], name="c",
+                         value=helper.make_tensor("v", F, [2], [1.0, 2.0]))
+    nodes = [c, helper.make_node("Mul", ["x", "c"], ["m"], name="mul"),
+             helper.make_node("Dropout", ["m"], ["y"], name="drop")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [3, 2])],
+                 [helper.make_tensor_value_info("y", F, [3, 2])])
+
+
+MODELS = {
+    "add_bcast_dynamic": add_bcast_dynamic,
+    "matmul_dynamic": matmul_dynamic,
+    "initializers": initializers,
+    "unsupported_op": unsupported_op,
+    "unnamed_node_error": unnamed_node_error,
+    "external_data": external_data,
+    "softmax_opset11": softmax(11),
+    "softmax_opset13": softmax(13),
+    "maxpool_ceil": maxpool_ceil,
+    "constant_dropout": constant_dropout,
+}
+
+if __name__ == "__main__":
+    m = MODELS[sys.argv[1]]()
+    with open(sys.argv[2], "wb") as f:
+        f.write(m.SerializeToString())
+
