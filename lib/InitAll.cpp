@@ -51,13 +51,13 @@
 using namespace mlir;
 
 void mlprog::registerMLProgDialects(DialectRegistry &registry) {
-  registry.insert<mlprog::MLProgramDialect, affine::AffineDialect,
-                  arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect,
-                  index::IndexDialect, linalg::LinalgDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<mlprog::MLProgramDialect, affine::AffineDialect,
+              arith::ArithDialect, bufferization::BufferizationDialect,
+              cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect,
+              linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
+              memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect,
+              ub::UBDialect, vector::VectorDialect>();
 
   // Bufferization of the contract dialects.
   arith::registerBufferizableOpInterfaceExternalModels(registry);

@@ -14,6 +14,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlprog::registerMLProgDialects(registry);
   mlprog::registerMLProgPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "mlprog optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "mlprog optimizer driver\n", registry));
 }

@@ -49,8 +49,7 @@ LogicalResult lowerGlobal(RewriterBase &rewriter, GlobalOp global) {
   if (!visibility)
     visibility = rewriter.getStringAttr("public");
   memref::GlobalOp::create(rewriter, global.getLoc(), global.getSymNameAttr(),
-                           visibility, TypeAttr::get(memrefType),
-                           initialValue,
+                           visibility, TypeAttr::get(memrefType), initialValue,
                            global.getIsMutable() ? UnitAttr()
                                                  : rewriter.getUnitAttr(),
                            /*alignment=*/rewriter.getI64IntegerAttr(64));
@@ -85,17 +84,15 @@ LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
       getGlobalBuffer(rewriter, op, global, symbols);
   if (failed(buffer))
     return failure();
+  // The verifier guarantees that `result` has the global's (static) type.
   auto [memref, isMutable] = *buffer;
-  auto staticType = RankedTensorType::get(
-      cast<MemRefType>(memref.getType()).getShape(),
-      cast<MemRefType>(memref.getType()).getElementType());
-  Value tensor = bufferization::ToTensorOp::create(
-      rewriter, op->getLoc(), staticType, memref, /*restrict=*/true,
-      /*writable=*/false);
+  auto type = cast<RankedTensorType>(result.getType());
+  Value tensor = bufferization::ToTensorOp::create(rewriter, op->getLoc(), type,
+                                                   memref, /*restrict=*/true,
+                                                   /*writable=*/false);
   if (isMutable)
-    tensor = bufferization::AllocTensorOp::create(rewriter, op->getLoc(),
-                                                  staticType, ValueRange(),
-                                                  /*copy=*/tensor);
+    tensor = bufferization::AllocTensorOp::create(
+        rewriter, op->getLoc(), type, ValueRange(), /*copy=*/tensor);
   rewriter.replaceAllUsesWith(result, tensor);
   return success();
 }
@@ -212,8 +209,7 @@ LogicalResult lowerCallable(RewriterBase &rewriter, CallableOp callable) {
 }
 
 struct ConvertMLProgramToMemRefPass
-    : mlprog::impl::ConvertMLProgramToMemRefBase<
-          ConvertMLProgramToMemRefPass> {
+    : mlprog::impl::ConvertMLProgramToMemRefBase<ConvertMLProgramToMemRefPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -230,9 +226,9 @@ struct ConvertMLProgramToMemRefPass
       return signalPassFailure();
     module.walk([&](CallOp call) {
       rewriter.setInsertionPoint(call);
-      rewriter.replaceOpWithNewOp<func::CallOp>(
-          call, call.getCalleeAttr(), call.getResultTypes(),
-          call.getOperands());
+      rewriter.replaceOpWithNewOp<func::CallOp>(call, call.getCalleeAttr(),
+                                                call.getResultTypes(),
+                                                call.getOperands());
     });
     for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
       LogicalResult lowered =

@@ -203,12 +203,10 @@ static void printTokenOrdering(OpAsmPrinter &p, Operation *op,
 
 template <typename OpTy>
 static ParseResult parseCallable(OpAsmParser &parser, OperationState &result) {
-  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
-                          ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag,
-                          std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
+  auto buildFuncType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
   return function_interface_impl::parseFunctionOp(
       parser, result, /*allowVariadic=*/false,
       OpTy::getFunctionTypeAttrName(result.name), buildFuncType,
@@ -216,16 +214,14 @@ static ParseResult parseCallable(OpAsmParser &parser, OperationState &result) {
       OpTy::getResAttrsAttrName(result.name));
 }
 
-template <typename OpTy>
-static void printCallable(OpTy op, OpAsmPrinter &p) {
+template <typename OpTy> static void printCallable(OpTy op, OpAsmPrinter &p) {
   function_interface_impl::printFunctionOp(
       p, op, /*isVariadic=*/false, op.getFunctionTypeAttrName(),
       op.getArgAttrsAttrName(), op.getResAttrsAttrName());
 }
 
 /// A declaration (no body) must be private, as for `func.func`.
-template <typename OpTy>
-static LogicalResult verifyCallable(OpTy op) {
+template <typename OpTy> static LogicalResult verifyCallable(OpTy op) {
   if (op.isExternal() && op.isPublic())
     return op.emitOpError("declaration (no body) must not be public; make it "
                           "private or give it a body");
@@ -249,17 +245,16 @@ static LogicalResult verifyTerminator(Operation *op,
                                       FunctionOpInterface callable) {
   ArrayRef<Type> expected = callable.getResultTypes();
   if (op->getNumOperands() != expected.size())
-    return op->emitOpError() << "has " << op->getNumOperands()
-                             << " operands, but enclosing '"
-                             << callable->getName() << "' @"
-                             << SymbolTable::getSymbolName(callable).getValue()
-                             << " returns " << expected.size();
+    return op->emitOpError()
+           << "has " << op->getNumOperands() << " operands, but enclosing '"
+           << callable->getName() << "' @"
+           << SymbolTable::getSymbolName(callable).getValue() << " returns "
+           << expected.size();
   for (auto [i, operand, type] : llvm::enumerate(op->getOperands(), expected))
     if (operand.getType() != type)
-      return op->emitOpError() << "operand #" << i << " has type "
-                               << operand.getType()
-                               << ", but the enclosing callable returns "
-                               << type;
+      return op->emitOpError()
+             << "operand #" << i << " has type " << operand.getType()
+             << ", but the enclosing callable returns " << type;
   return success();
 }
 
@@ -326,32 +321,30 @@ static GlobalOp lookupGlobal(OpTy op, SymbolTableCollection &symbolTable) {
 /// Resolves the accessed global and checks the access kind and value type.
 /// `valueType` is the loaded or stored type.
 template <typename OpTy>
-static LogicalResult verifyGlobalAccess(OpTy op,
-                                        SymbolTableCollection &symbolTable,
-                                        Type valueType, bool isWrite,
-                                        bool requiresImmutable) {
+static LogicalResult
+verifyGlobalAccess(OpTy op, SymbolTableCollection &symbolTable, Type valueType,
+                   bool isWrite, bool requiresImmutable) {
   GlobalOp global = lookupGlobal(op, symbolTable);
   if (!global)
     return op.emitOpError() << "symbol " << op.getGlobalAttr()
                             << " does not reference an 'ml_program.global'";
   if (isWrite && !global.getIsMutable())
-    return op.emitOpError() << "cannot store to immutable global "
-                            << op.getGlobalAttr();
+    return op.emitOpError()
+           << "cannot store to immutable global " << op.getGlobalAttr();
   if (requiresImmutable && global.getIsMutable())
-    return op.emitOpError() << "cannot load a mutable global "
-                            << op.getGlobalAttr()
-                            << " as a constant; use 'ml_program.global_load'";
+    return op.emitOpError()
+           << "cannot load a mutable global " << op.getGlobalAttr()
+           << " as a constant; use 'ml_program.global_load'";
   if (isWrite) {
     if (!isCompatibleWithBoundingType(valueType, global.getType()))
       return op.emitOpError()
              << "stored type " << valueType
-             << " is not compatible with the bounding type "
-             << global.getType() << " of " << op.getGlobalAttr();
+             << " is not compatible with the bounding type " << global.getType()
+             << " of " << op.getGlobalAttr();
   } else if (valueType != global.getType()) {
     return op.emitOpError() << "result type " << valueType
                             << " does not match the bounding type "
-                            << global.getType() << " of "
-                            << op.getGlobalAttr();
+                            << global.getType() << " of " << op.getGlobalAttr();
   }
   return success();
 }
@@ -398,8 +391,7 @@ GlobalStoreGraphOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 /// program order does it, so the token-ordered forms are rejected there.
 static LogicalResult verifyAccessRegion(Operation *op, bool isGraphForm,
                                         StringRef alternative) {
-  Operation *callable =
-      op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  Operation *callable = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   if (!isGraphForm && isa_and_nonnull<SubgraphOp>(callable))
     return op->emitOpError()
            << "is not allowed in 'ml_program.subgraph', whose side effects "
@@ -435,8 +427,8 @@ LogicalResult GlobalStoreGraphOp::verify() {
 LogicalResult GlobalLoadConstOp::canonicalize(GlobalLoadConstOp op,
                                               PatternRewriter &rewriter) {
   constexpr int64_t kMaxFoldedElements = 16;
-  auto global = SymbolTable::lookupNearestSymbolFrom<GlobalOp>(
-      op, op.getGlobalAttr());
+  auto global =
+      SymbolTable::lookupNearestSymbolFrom<GlobalOp>(op, op.getGlobalAttr());
   if (!global)
     return rewriter.notifyMatchFailure(op, "global does not resolve");
   auto value = dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr());

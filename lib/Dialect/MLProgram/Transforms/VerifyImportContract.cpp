@@ -24,9 +24,9 @@ struct VerifyImportContractPass
   using Base::Base;
 
   void runOnOperation() override {
-    static const llvm::StringSet<> allowed = {
-        "builtin", "ml_program", "func",  "linalg", "tensor",
-        "arith",   "math",       "scf",   "cf"};
+    static const llvm::StringSet<> allowed = {"builtin", "ml_program", "func",
+                                              "linalg",  "tensor",     "arith",
+                                              "math",    "scf",        "cf"};
     bool failed = false;
     getOperation()->walk([&](Operation *op) {
       StringRef dialect = op->getName().getDialectNamespace();
