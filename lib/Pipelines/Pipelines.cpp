@@ -2,6 +2,7 @@
 
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Conversion/Passes.h"
+#include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -64,9 +65,12 @@ struct AnnotateEntryPointsPass
 
 void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
                                      const LowerToCPUOptions &options) {
+  pm.addPass(createTopologicalSort());
   pm.addPass(createConvertMLProgramToMemRef());
   pm.addPass(std::make_unique<AnnotateEntryPointsPass>());
   pm.addPass(createCanonicalizerPass());
+  // The contract allows arith/math on tensors; bufferization needs linalg.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCSEPass());
 

@@ -24,3 +24,11 @@ ml_program.func @main(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   } -> tensor<2x4xf32>
   ml_program.return %r : tensor<2x4xf32>
 }
+
+// Subgraphs are ordered and lowered too.
+// CHECK-LABEL: llvm.func @graph
+ml_program.subgraph @graph(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %z = arith.mulf %y, %y : tensor<2x4xf32>
+  %y = arith.addf %x, %x : tensor<2x4xf32>
+  ml_program.output %z : tensor<2x4xf32>
+}

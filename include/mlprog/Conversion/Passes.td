@@ -11,17 +11,16 @@ def ConvertMLProgramToMemRef
   let description = [{
     Prepares an import-contract module for one-shot bufferization:
 
-    - `ml_program.func`/`subgraph` become `func.func` (a subgraph's graph
-      region must already be in topological order), `return`/`output` become
-      `func.return`, `call` becomes `func.call`;
+    - `ml_program.func` becomes `func.func`, `return` becomes
+      `func.return`, `call` becomes `func.call`; a `subgraph` is an error
+      (order it into a func with `--mlprog-topological-sort` first);
     - `ml_program.global` with a static tensor bounding type becomes a
       `memref.global` (`constant` when immutable, `uninitialized` when it has
       no initial value);
     - loads become `memref.get_global` + `bufferization.to_tensor restrict`
       (a copy is taken for mutable globals so that later stores do not change
       an earlier load), stores become
-      `bufferization.materialize_in_destination`; the graph forms lose their
-      tokens.
+      `bufferization.materialize_in_destination`.
 
     Globals with dynamic bounding types or `#ml_program.extern` values are
     reported as errors at the global.

@@ -25,7 +25,7 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
 
 /// Lowers an import-contract module (ml_program callables and globals,
 /// linalg/tensor/arith/math/scf/cf on tensors) to the LLVM dialect for the
-/// host CPU: ml_program → func/memref.global, elementwise fusion, one-shot
+/// host CPU: subgraphs ordered into funcs, ml_program → func/memref.global, elementwise fusion, one-shot
 /// bufferization with identity-layout function boundaries, ownership-based
 /// deallocation, linalg → affine loops → scf/cf, math → libm/LLVM, and
 /// finally everything → LLVM. Public functions keep their tensor arguments

@@ -114,96 +114,54 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
   return success();
 }
 
-/// Lowers every global accessor and token op nested in `root`. Tokens only
-/// order graph ops, which become plain ops in program order, so they vanish.
+/// Lowers every global accessor nested in `root`.
 LogicalResult lowerAccessors(RewriterBase &rewriter, Operation *root,
                              SymbolTable &symbols) {
-  SmallVector<Operation *> toErase;
+  SmallVector<Operation *> lowered;
   WalkResult result = root->walk([&](Operation *op) -> WalkResult {
-    LogicalResult lowered =
+    LogicalResult status =
         llvm::TypeSwitch<Operation *, LogicalResult>(op)
-            .Case<GlobalLoadOp, GlobalLoadConstOp, GlobalLoadGraphOp>(
-                [&](auto load) {
-                  return lowerRead(rewriter, load, load.getGlobalAttr(),
-                                   load.getResult(), symbols);
-                })
-            .Case<GlobalStoreOp, GlobalStoreGraphOp>([&](auto store) {
+            .Case<GlobalLoadOp, GlobalLoadConstOp>([&](auto load) {
+              return lowerRead(rewriter, load, load.getGlobalAttr(),
+                               load.getResult(), symbols);
+            })
+            .Case([&](GlobalStoreOp store) {
               return lowerWrite(rewriter, store, store.getGlobalAttr(),
                                 store.getValue(), symbols);
             })
             .Default([&](Operation *) { return success(); });
-    if (failed(lowered))
+    if (failed(status))
       return WalkResult::interrupt();
-    if (isa<GlobalLoadOp, GlobalLoadConstOp, GlobalLoadGraphOp, GlobalStoreOp,
-            GlobalStoreGraphOp, TokenOp>(op))
-      toErase.push_back(op);
+    if (isa<GlobalLoadOp, GlobalLoadConstOp, GlobalStoreOp>(op))
+      lowered.push_back(op);
     return WalkResult::advance();
   });
   if (result.wasInterrupted())
     return failure();
-  // Token results are used only by other erased ops: drop them all first.
-  for (Operation *op : toErase)
-    op->dropAllUses();
-  for (Operation *op : llvm::reverse(toErase))
+  for (Operation *op : lowered)
     rewriter.eraseOp(op);
   return success();
 }
 
-/// A subgraph can become a func only when every value is defined before its
-/// uses in block order (what importers emit).
-LogicalResult checkTopologicalOrder(SubgraphOp subgraph) {
-  if (subgraph.isExternal())
-    return success();
-  Block &block = subgraph.getBody().front();
-  for (Operation &op : block) {
-    WalkResult walk = op.walk([&](Operation *nested) -> WalkResult {
-      for (Value operand : nested->getOperands()) {
-        Operation *def = operand.getDefiningOp();
-        if (!def || def->getBlock() != &block)
-          continue;
-        if (def == &op || !def->isBeforeInBlock(&op)) {
-          nested->emitOpError()
-              << "uses a value defined later in subgraph @"
-              << subgraph.getSymName()
-              << "; its graph region must be topologically ordered to be "
-                 "lowered";
-          return WalkResult::interrupt();
-        }
-      }
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-  }
-  return success();
-}
-
-/// Replaces `func`/`subgraph` by a `func.func` with the same body.
-template <typename CallableOp>
-LogicalResult lowerCallable(RewriterBase &rewriter, CallableOp callable) {
-  auto hasToken = [](Type t) { return isa<TokenType>(t); };
-  FunctionType type = callable.getFunctionType();
-  if (llvm::any_of(type.getInputs(), hasToken) ||
-      llvm::any_of(type.getResults(), hasToken))
-    return callable.emitOpError(
-        "cannot be lowered: tokens may not cross callable boundaries");
+/// Replaces an `ml_program.func` by a `func.func` with the same body.
+LogicalResult lowerFunc(RewriterBase &rewriter, FuncOp callable) {
   rewriter.setInsertionPoint(callable);
   auto func = func::FuncOp::create(
-      rewriter, callable.getLoc(), callable.getSymName(), type,
-      callable.getSymVisibilityAttr(), callable.getArgAttrsAttr(),
-      callable.getResAttrsAttr());
+      rewriter, callable.getLoc(), callable.getSymName(),
+      callable.getFunctionType(), callable.getSymVisibilityAttr(),
+      callable.getArgAttrsAttr(), callable.getResAttrsAttr());
   // Keep discardable attributes (e.g. llvm.emit_c_interface).
   for (NamedAttribute attr : callable->getDiscardableAttrs())
     func->setAttr(attr.getName(), attr.getValue());
   rewriter.inlineRegionBefore(callable.getBody(), func.getBody(), func.end());
   rewriter.eraseOp(callable);
   for (Block &block : func.getBody()) {
-    Operation *terminator = block.getTerminator();
-    if (!isa<ReturnOp, OutputOp>(terminator))
+    auto terminator = dyn_cast<ReturnOp>(block.getTerminator());
+    if (!terminator)
       continue;
     rewriter.setInsertionPoint(terminator);
     rewriter.replaceOpWithNewOp<func::ReturnOp>(terminator,
-                                                terminator->getOperands());
+                                                terminator.getOperands());
   }
   return success();
 }
@@ -215,13 +173,17 @@ struct ConvertMLProgramToMemRefPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     IRRewriter rewriter(&getContext());
+    // Graph regions have no program order to lower; ordering them is the job
+    // of --mlprog-topological-sort, which the CPU pipeline runs first.
+    for (auto subgraph : module.getOps<SubgraphOp>()) {
+      subgraph.emitOpError("must be ordered into an 'ml_program.func' "
+                           "first (run --mlprog-topological-sort)");
+      return signalPassFailure();
+    }
     for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>()))
       if (failed(lowerGlobal(rewriter, global)))
         return signalPassFailure();
     SymbolTable symbols(module);
-    for (auto subgraph : module.getOps<SubgraphOp>())
-      if (failed(checkTopologicalOrder(subgraph)))
-        return signalPassFailure();
     if (failed(lowerAccessors(rewriter, module, symbols)))
       return signalPassFailure();
     module.walk([&](CallOp call) {
@@ -230,15 +192,8 @@ struct ConvertMLProgramToMemRefPass
                                                 call.getResultTypes(),
                                                 call.getOperands());
     });
-    for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
-      LogicalResult lowered =
-          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-              .Case([&](FuncOp f) { return lowerCallable(rewriter, f); })
-              .Case([&](SubgraphOp g) { return lowerCallable(rewriter, g); })
-              .Default([](Operation *) { return success(); });
-      if (failed(lowered))
-        return signalPassFailure();
-    }
+    for (auto func : llvm::make_early_inc_range(module.getOps<FuncOp>()))
+      (void)lowerFunc(rewriter, func);
   }
 };
 

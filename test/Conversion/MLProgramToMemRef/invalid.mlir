@@ -10,9 +10,7 @@ ml_program.global private @external(#ml_program.extern : tensor<4xf32>) : tensor
 
 // -----
 
-ml_program.subgraph @unordered(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{uses a value defined later in subgraph @unordered}}
-  %0 = arith.addf %1, %1 : tensor<4xf32>
-  %1 = arith.addf %arg0, %arg0 : tensor<4xf32>
-  ml_program.output %0 : tensor<4xf32>
+// expected-error @+1 {{must be ordered into an 'ml_program.func' first (run --mlprog-topological-sort)}}
+ml_program.subgraph @graph(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  ml_program.output %arg0 : tensor<4xf32>
 }

@@ -30,25 +30,6 @@ ml_program.func private @declaration(tensor<4xf32>)
 
 // -----
 
-ml_program.global private mutable @state : tensor<4xf32>
-
-// Graph forms lose their tokens; the subgraph becomes a func.
-// CHECK-LABEL: func.func @graph
-// CHECK-NOT: ml_program
-// CHECK: memref.get_global @state
-// CHECK: bufferization.alloc_tensor() copy
-// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable
-// CHECK: return
-ml_program.subgraph @graph(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  %t0 = ml_program.token
-  %v, %t1 = ml_program.global_load_graph @state ordering(%t0 -> !ml_program.token) : tensor<4xf32>
-  %t2 = ml_program.global_store_graph @state = %arg0 ordering(%t1 -> !ml_program.token) : tensor<4xf32>
-  ml_program.output %v : tensor<4xf32>
-}
-
-
-// -----
-
 // CHECK-LABEL: func.func private @callee
 ml_program.func private @callee(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   ml_program.return %arg0 : tensor<4xf32>
