@@ -11,6 +11,14 @@
 
 int main(int argc, char **argv) {
   mlprog::registerImportONNXTranslation();
-  return mlir::failed(
-      mlir::mlirTranslateMain(argc, argv, "mlprog translation driver\n"));
+  return mlir::failed(mlir::mlirTranslateMain(
+      argc, argv,
+      "mlprog translation driver\n\n"
+      "Imports a model into the ml_program dialect (an import-contract "
+      "module:\n"
+      "ml_program.func @main, initializers as ml_program.global, ops as\n"
+      "linalg/tensor/arith/math on tensors). Errors name the file and node\n"
+      "and exit with status 1 without writing the output.\n\n"
+      "Example:\n"
+      "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"));
 }
