@@ -8,10 +8,13 @@ and compares every output with the expected one (numpy.allclose with
 --rtol/--atol; NaNs must match). A case is
 
   passed   every data set matches;
-  skipped  the importer reports an op it does not support yet
-           ("unsupported ONNX op"), or the case is listed in the
+  skipped  the importer rejects the model with an error starting
+           "error: unsupported " -- the importer's wording for any feature
+           it does not implement (an op, an attribute value, an element or
+           value type, a rank, a domain) -- or the case is listed in the
            expected-failure file with a reason;
-  failed   anything else: an import error, a compile or run error, a
+  failed   anything else: any other import error (the importer calls a
+           valid test model malformed), a compile or run error, a
            mismatch, a crash or a timeout.
 
 Prints one line per failure, per-suite counts, and a final
@@ -31,7 +34,8 @@ import onnx
 from onnx import numpy_helper
 
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
-UNSUPPORTED_RE = re.compile(r"unsupported ONNX op '([^']+)'")
+# The first error the importer reports says what is not implemented.
+UNSUPPORTED_RE = re.compile(r"error: (unsupported .*)")
 
 
 def load_xfails(path):
@@ -80,10 +84,11 @@ def run_case(case_dir, tools, rtol, atol, timeout):
         except subprocess.TimeoutExpired:
             return "failed", "import timed out"
         if proc.returncode != 0:
-            m = UNSUPPORTED_RE.search(proc.stderr)
-            if m:
-                return "skipped", f"unsupported op {m.group(1)}"
-            return "failed", "import: " + first_error(proc.stderr)
+            error = first_error(proc.stderr)
+            m = UNSUPPORTED_RE.search(error)
+            if m and proc.returncode == 1:
+                return "skipped", m.group(1)[:200]
+            return "failed", "import: " + error
         for data_set in sorted(glob.glob(os.path.join(case_dir,
                                                       "test_data_set_*"))):
             status, detail = run_data_set(run, mlir, data_set, tmp, rtol,
@@ -125,9 +130,12 @@ def index_of(path):
 
 
 def first_error(stderr):
-    for line in stderr.splitlines():
-        if "error" in line:
-            return line.strip()[:200]
+    # Prefer a diagnostic ("...: error: ...") over warnings that merely
+    # mention an error.
+    for marker in (" error: ", "error"):
+        for line in stderr.splitlines():
+            if marker in line:
+                return line.strip()[:400]
     lines = stderr.strip().splitlines()
     return lines[-1][:200] if lines else "no message"
 

@@ -20,6 +20,7 @@ lit_config.maxIndividualTestTime = 300
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlprog_src_root", config.mlprog_src_root))
+config.substitutions.append(("%mlprog_obj_root", config.mlprog_obj_root))
 config.substitutions.append(("%onnx_testdata", config.onnx_testdata_dir))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])

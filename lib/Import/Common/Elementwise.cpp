@@ -90,8 +90,8 @@ FailureOr<Value> mlprog::buildElementwiseBinary(OpBuilder &b, Location loc,
   Type elementType = lt.getElementType();
   if (!elementType.isIntOrFloat() ||
       (kind == BinaryOpKind::Pow && !isa<FloatType>(elementType)))
-    return emitError(loc) << "binary op does not support element type "
-                          << elementType;
+    return emitError(loc) << "unsupported element type " << elementType
+                          << " for binary op";
   return buildBroadcastedGeneric(
       b, loc, {lhs, rhs}, elementType,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -151,8 +151,8 @@ FailureOr<Value> mlprog::buildElementwiseUnary(OpBuilder &b, Location loc,
                kind == UnaryOpKind::Abs;
   if (!isa<FloatType>(elementType) &&
       !(intOk && elementType.isSignlessInteger()))
-    return emitError(loc) << "unary op does not support element type "
-                          << elementType;
+    return emitError(loc) << "unsupported element type " << elementType
+                          << " for unary op";
   return buildBroadcastedGeneric(
       b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange args) {
         return buildUnaryScalar(nb, nl, kind, args[0]);

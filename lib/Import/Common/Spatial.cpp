@@ -72,9 +72,8 @@ static FailureOr<Window> resolveWindow(Location loc, StringRef what,
     return failure();
   for (size_t i = 0; i < n; ++i) {
     if (ShapedType::isDynamic(inputSpatial[i]))
-      return emitError(loc) << what
-                            << ": dynamic spatial extents are not "
-                               "supported";
+      return emitError(loc)
+             << "unsupported " << what << " with dynamic spatial extents";
     if (w.strides[i] < 1 || w.dilations[i] < 1 || w.padsBegin[i] < 0 ||
         w.padsEnd[i] < 0 || kernel[i] < 1)
       return emitError(loc) << what << ": invalid window geometry";
@@ -139,6 +138,41 @@ static Value convInit(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
       .getResult(0);
 }
 
+/// Affine exprs of the input position O_i * stride_i + K_i * dilation_i for
+/// every spatial dim, with output dims starting at loop `outDim` and kernel
+/// dims at loop `kernelDim`.
+static SmallVector<AffineExpr> windowExprs(MLIRContext *ctx, const Window &w,
+                                           unsigned outDim,
+                                           unsigned kernelDim) {
+  SmallVector<AffineExpr> exprs;
+  for (size_t i = 0; i < w.strides.size(); ++i)
+    exprs.push_back(getAffineDimExpr(outDim + i, ctx) * w.strides[i] +
+                    getAffineDimExpr(kernelDim + i, ctx) * w.dilations[i]);
+  return exprs;
+}
+
+/// Splits dim `dim` of `v` into [groups, extent / groups] (static extent).
+static Value splitGroups(OpBuilder &b, Location loc, Value v, unsigned dim,
+                         int64_t groups) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  shape[dim] /= groups;
+  shape.insert(shape.begin() + dim, groups);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes[dim] = b.getIndexAttr(shape[dim + 1]);
+  sizes.insert(sizes.begin() + dim, b.getIndexAttr(groups));
+  SmallVector<ReassociationIndices> reassoc;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (d == dim)
+      reassoc.push_back({d, d + 1});
+    else
+      reassoc.push_back({d < dim ? d : d + 1});
+  }
+  return tensor::ExpandShapeOp::create(b, loc, t.clone(shape), v, reassoc,
+                                       sizes)
+      .getResult();
+}
+
 /// Grouped 2-D conv: split channels into [G, C/G] and use
 /// linalg.conv_2d_ngchw_gfchw, or linalg.depthwise_conv_2d_nchw_chw when each
 /// group has one input and one output channel.
@@ -154,24 +188,10 @@ static Value groupedConv2D(OpBuilder &b, Location loc, Value in, Value filter,
                b, loc, initType, ValueRange{in, f3}, init, strides, dilations)
         .getResult(0);
   }
-  auto split = [&](Value v, ArrayRef<ReassociationIndices> groupsOf,
-                   unsigned dim) {
-    auto t = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(t.getShape());
-    shape[dim] /= groups;
-    shape.insert(shape.begin() + dim, groups);
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-    sizes[dim] = b.getIndexAttr(shape[dim + 1]);
-    sizes.insert(sizes.begin() + dim, b.getIndexAttr(groups));
-    return tensor::ExpandShapeOp::create(b, loc, t.clone(shape), v, groupsOf,
-                                         sizes)
-        .getResult();
-  };
   SmallVector<ReassociationIndices> dim1 = {{0}, {1, 2}, {3}, {4}};
-  SmallVector<ReassociationIndices> dim0 = {{0, 1}, {2}, {3}, {4}};
-  Value in5 = split(in, dim1, 1);
-  Value f5 = split(filter, dim0, 0);
-  Value init5 = split(init, dim1, 1);
+  Value in5 = splitGroups(b, loc, in, 1, groups);
+  Value f5 = splitGroups(b, loc, filter, 0, groups);
+  Value init5 = splitGroups(b, loc, init, 1, groups);
   Value r = linalg::Conv2DNgchwGfchwOp::create(b, loc, init5.getType(),
                                                ValueRange{in5, f5}, init5,
                                                strides, dilations)
@@ -179,13 +199,66 @@ static Value groupedConv2D(OpBuilder &b, Location loc, Value in, Value filter,
   return tensor::CollapseShapeOp::create(b, loc, initType, r, dim1);
 }
 
+/// Grouped conv of any spatial rank n as one linalg.generic (upstream has
+/// grouped named ops in 2-D only): input [N, G, C/G, P...], filter
+/// [G, F/G, C/G, K...], accumulator [N, G, F/G, O...]; loops
+/// (N, G, F/G, O1..On | C/G, K1..Kn).
+static Value groupedConvGeneric(OpBuilder &b, Location loc, Value in,
+                                Value filter, Value init, int64_t groups,
+                                const Window &w) {
+  unsigned n = w.strides.size();
+  unsigned loops = 4 + 2 * n;
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  Value inG = splitGroups(b, loc, in, 1, groups);
+  Value filterG = splitGroups(b, loc, filter, 0, groups);
+  Value initG = splitGroups(b, loc, init, 1, groups);
+  SmallVector<AffineExpr> inExprs = {d(0), d(1), d(3 + n)};
+  llvm::append_range(inExprs, windowExprs(ctx, w, 3, 4 + n));
+  SmallVector<AffineExpr> filterExprs = {d(1), d(2), d(3 + n)};
+  SmallVector<AffineExpr> outExprs = {d(0), d(1), d(2)};
+  for (unsigned i = 0; i < n; ++i) {
+    filterExprs.push_back(d(4 + n + i));
+    outExprs.push_back(d(3 + i));
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                 AffineMap::get(loops, 0, filterExprs, ctx),
+                                 AffineMap::get(loops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
+  for (unsigned i = 0; i < 3 + n; ++i)
+    iterators[i] = utils::IteratorType::parallel;
+  Value r = linalg::GenericOp::create(
+                b, loc, initG.getType(), ValueRange{inG, filterG}, initG, maps,
+                iterators,
+                [](OpBuilder &nb, Location nl, ValueRange args) {
+                  Value sum;
+                  if (isa<FloatType>(args[0].getType()))
+                    sum = arith::AddFOp::create(
+                        nb, nl, args[2],
+                        arith::MulFOp::create(nb, nl, args[0], args[1]));
+                  else
+                    sum = arith::AddIOp::create(
+                        nb, nl, args[2],
+                        arith::MulIOp::create(nb, nl, args[0], args[1]));
+                  linalg::YieldOp::create(nb, nl, sum);
+                })
+                .getResult(0);
+  SmallVector<ReassociationIndices> reassoc = {{0}, {1, 2}};
+  for (unsigned i = 0; i < n; ++i)
+    reassoc.push_back({3 + i});
+  return tensor::CollapseShapeOp::create(b, loc, init.getType(), r, reassoc);
+}
+
 FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
                                    Value filter, Value bias,
                                    const WindowParams &params, int64_t groups) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   auto ft = dyn_cast<RankedTensorType>(filter.getType());
-  if (!it || !ft || it.getRank() < 3 || it.getRank() > 5 ||
-      ft.getRank() != it.getRank() ||
+  if (it && it.getRank() > 5)
+    return emitError(loc) << "unsupported conv with " << it.getRank() - 2
+                          << " spatial dims (1-3 are implemented)";
+  if (!it || !ft || it.getRank() < 3 || ft.getRank() != it.getRank() ||
       it.getElementType() != ft.getElementType())
     return emitError(loc) << "conv needs [N, C, D...] input and [F, C/g, "
                              "K...] filter of one element type (1-3 spatial "
@@ -194,15 +267,14 @@ FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
   int64_t n = it.getRank() - 2;
   int64_t channels = it.getDimSize(1), features = ft.getDimSize(0);
   if (ShapedType::isDynamic(channels) || ft.hasStaticShape() == false)
-    return emitError(loc) << "conv needs static channel and filter extents";
+    return emitError(loc) << "unsupported conv with dynamic channel or "
+                             "filter extents";
   if (groups < 1 || channels % groups || features % groups ||
       ft.getDimSize(1) * groups != channels)
     return emitError(loc) << "conv: " << channels << " input channels, "
                           << features << " filters and filter depth "
                           << ft.getDimSize(1) << " do not fit " << groups
                           << " groups";
-  if (groups != 1 && n != 2)
-    return emitError(loc) << "grouped conv is only supported in 2-D";
   if (bias) {
     auto bt = dyn_cast<RankedTensorType>(bias.getType());
     if (!bt || bt.getRank() != 1 || bt.getElementType() != it.getElementType())
@@ -222,6 +294,8 @@ FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
   Attribute dilations = b.getI64TensorAttr(w->dilations);
   SmallVector<Value> ins = {padded, filter};
   Type rt = init.getType();
+  if (groups != 1 && n != 2)
+    return groupedConvGeneric(b, loc, padded, filter, init, groups, *w);
   if (groups != 1)
     return groupedConv2D(b, loc, padded, filter, init, groups, strides,
                          dilations);
@@ -242,33 +316,117 @@ namespace {
 enum class PoolKind { Max, Sum };
 } // namespace
 
-/// Shared part of max and sum pooling: checks, pads with `padValue`, and
-/// emits linalg.pooling_{ncw,nchw}_{max,sum} into a `padValue`-filled init.
-static FailureOr<std::pair<Value, Window>>
-buildPool(OpBuilder &b, Location loc, StringRef what, PoolKind kind,
-          Value input, ArrayRef<int64_t> kernel, const WindowParams &params,
-          bool ceilMode, TypedAttr padValue, TypedAttr initValue) {
+/// Loops (N, C, O1..On | K1..Kn) of a pooling generic and its maps: the
+/// padded input read at O_i * stride_i + K_i * dilation_i, the `window`
+/// operand (which only gives the K loops their extents) at K, and every
+/// output at (N, C, O...).
+static std::pair<SmallVector<AffineMap>, SmallVector<utils::IteratorType>>
+poolingMaps(MLIRContext *ctx, const Window &w, unsigned numOutputs) {
+  unsigned n = w.strides.size(), loops = 2 + 2 * n;
+  SmallVector<AffineExpr> inExprs = {getAffineDimExpr(0, ctx),
+                                     getAffineDimExpr(1, ctx)};
+  llvm::append_range(inExprs, windowExprs(ctx, w, 2, 2 + n));
+  SmallVector<AffineExpr> windowDims, outExprs;
+  for (unsigned i = 0; i < n; ++i)
+    windowDims.push_back(getAffineDimExpr(2 + n + i, ctx));
+  for (unsigned i = 0; i < 2 + n; ++i)
+    outExprs.push_back(getAffineDimExpr(i, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                 AffineMap::get(loops, 0, windowDims, ctx)};
+  maps.append(numOutputs, AffineMap::get(loops, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
+  for (unsigned i = 0; i < 2 + n; ++i)
+    iterators[i] = utils::IteratorType::parallel;
+  return {maps, iterators};
+}
+
+/// Pooling for spatial ranks without a channels-first named op (upstream's
+/// 3-D pooling ops are channels-last only): one linalg.generic per
+/// poolingMaps, combining like linalg.pooling_nchw_{max,sum}.
+static Value poolGeneric(OpBuilder &b, Location loc, PoolKind kind,
+                         Value padded, Value window, Value init,
+                         const Window &w) {
+  auto [maps, iterators] = poolingMaps(b.getContext(), w, 1);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{padded, window}, init, maps,
+             iterators,
+             [kind](OpBuilder &nb, Location nl, ValueRange args) {
+               Value x = args[0], acc = args[2], r;
+               bool isFloat = isa<FloatType>(x.getType());
+               if (kind == PoolKind::Max)
+                 r = isFloat
+                         ? arith::MaximumFOp::create(nb, nl, acc, x).getResult()
+                         : arith::MaxSIOp::create(nb, nl, acc, x).getResult();
+               else
+                 r = isFloat
+                         ? arith::AddFOp::create(nb, nl, acc, x).getResult()
+                         : arith::AddIOp::create(nb, nl, acc, x).getResult();
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+namespace {
+/// Operands of a pooling op after checks and padding.
+struct PoolOperands {
+  Window w;
+  /// Input padded with the pad value, [N, C, P1..Pn].
+  Value padded;
+  /// Empty [K1..Kn] tensor giving the window extents.
+  Value window;
+  /// Output sizes [N, C, O1..On].
+  SmallVector<OpFoldResult> sizes;
+};
+} // namespace
+
+/// Checks a pooling input [N, C, D1..Dn] (n >= 1), resolves the window and
+/// pads the input with `padValue`.
+static FailureOr<PoolOperands> preparePool(OpBuilder &b, Location loc,
+                                           StringRef what, Value input,
+                                           ArrayRef<int64_t> kernel,
+                                           const WindowParams &params,
+                                           bool ceilMode, TypedAttr padValue) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
-  if (!it || (it.getRank() != 3 && it.getRank() != 4))
+  if (!it || it.getRank() < 3)
     return emitError(loc) << what
-                          << " supports [N, C, W] and [N, C, H, W] "
-                             "inputs, got "
+                          << " needs an [N, C, D1, ..., Dn] input, "
+                             "got "
                           << input.getType();
   FailureOr<Window> w = resolveWindow(loc, what, it.getShape().drop_front(2),
                                       kernel, params, ceilMode);
   if (failed(w))
     return failure();
-  Value padded = padSpatial(b, loc, input, *w, padValue);
-  SmallVector<OpFoldResult> sizes =
+  PoolOperands ops;
+  ops.w = *w;
+  ops.padded = padSpatial(b, loc, input, *w, padValue);
+  ops.window = tensor::EmptyOp::create(b, loc, kernel, it.getElementType());
+  ops.sizes =
       outputSizes(b, loc, input, tensor::getMixedSize(b, loc, input, 1), *w);
-  Value init = createFilled(b, loc, sizes, initValue);
-  Value window = tensor::EmptyOp::create(b, loc, kernel, it.getElementType());
-  Attribute strides = b.getI64TensorAttr(w->strides);
-  Attribute dilations = b.getI64TensorAttr(w->dilations);
-  SmallVector<Value> ins = {padded, window};
+  return ops;
+}
+
+/// Shared part of max and sum pooling: checks, pads with `padValue`, and
+/// emits linalg.pooling_{ncw,nchw}_{max,sum} (1-D, 2-D) or a generic window
+/// reduction (other ranks) into an `initValue`-filled init.
+static FailureOr<std::pair<Value, Window>>
+buildPool(OpBuilder &b, Location loc, StringRef what, PoolKind kind,
+          Value input, ArrayRef<int64_t> kernel, const WindowParams &params,
+          bool ceilMode, TypedAttr padValue, TypedAttr initValue) {
+  FailureOr<PoolOperands> ops =
+      preparePool(b, loc, what, input, kernel, params, ceilMode, padValue);
+  if (failed(ops))
+    return failure();
+  Value init = createFilled(b, loc, ops->sizes, initValue);
+  Attribute strides = b.getI64TensorAttr(ops->w.strides);
+  Attribute dilations = b.getI64TensorAttr(ops->w.dilations);
+  SmallVector<Value> ins = {ops->padded, ops->window};
   Type rt = init.getType();
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
   Value r;
-  if (kind == PoolKind::Max && it.getRank() == 4)
+  if (rank > 4)
+    r = poolGeneric(b, loc, kind, ops->padded, ops->window, init, ops->w);
+  else if (kind == PoolKind::Max && rank == 4)
     r = linalg::PoolingNchwMaxOp::create(b, loc, rt, ins, init, strides,
                                          dilations)
             .getResult(0);
@@ -276,7 +434,7 @@ buildPool(OpBuilder &b, Location loc, StringRef what, PoolKind kind,
     r = linalg::PoolingNcwMaxOp::create(b, loc, rt, ins, init, strides,
                                         dilations)
             .getResult(0);
-  else if (it.getRank() == 4)
+  else if (rank == 4)
     r = linalg::PoolingNchwSumOp::create(b, loc, rt, ins, init, strides,
                                          dilations)
             .getResult(0);
@@ -284,7 +442,7 @@ buildPool(OpBuilder &b, Location loc, StringRef what, PoolKind kind,
     r = linalg::PoolingNcwSumOp::create(b, loc, rt, ins, init, strides,
                                         dilations)
             .getResult(0);
-  return std::make_pair(r, *w);
+  return std::make_pair(r, ops->w);
 }
 
 /// Flips the sign bit of integer `x`, mapping unsigned order onto signed
@@ -320,6 +478,84 @@ FailureOr<Value> mlprog::buildMaxPool(OpBuilder &b, Location loc, Value input,
   return flip ? flipSignBit(b, loc, r->first) : r->first;
 }
 
+FailureOr<std::pair<Value, Value>>
+mlprog::buildMaxPoolWithIndices(OpBuilder &b, Location loc, Value input,
+                                ArrayRef<int64_t> kernel,
+                                const WindowParams &params, bool ceilMode,
+                                bool spatialColumnMajor, bool isUnsigned) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || !it.getElementType().isIntOrFloat())
+    return emitError(loc) << "max pool needs an int or float tensor, got "
+                          << input.getType();
+  if (llvm::any_of(it.getShape().drop_front(1), ShapedType::isDynamic))
+    return emitError(loc) << "unsupported max pool indices with dynamic "
+                             "channel or spatial extents";
+  Type et = it.getElementType();
+  bool flip = isUnsigned && et.isSignlessInteger();
+  if (flip)
+    input = flipSignBit(b, loc, input);
+  TypedAttr lowest = getLowestAttr(et);
+  FailureOr<PoolOperands> ops =
+      preparePool(b, loc, "max pool", input, kernel, params, ceilMode, lowest);
+  if (failed(ops))
+    return failure();
+  Type i64 = b.getI64Type();
+  Value values = createFilled(b, loc, ops->sizes, lowest);
+  Value indices = createFilled(b, loc, ops->sizes, b.getZeroAttr(i64));
+  auto [maps, iterators] = poolingMaps(b.getContext(), ops->w, 2);
+  const Window &w = ops->w;
+  ArrayRef<int64_t> shape = it.getShape();
+  unsigned n = kernel.size();
+  auto body = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    Value x = args[0], best = args[2], bestIndex = args[3];
+    auto index = [&](unsigned dim) -> Value {
+      return linalg::IndexOp::create(nb, nl, dim);
+    };
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(nb, nl, v);
+    };
+    // Offset in the unpadded input: ((n * C + c) * D1 + p1) * D2 + p2 ...
+    // with p_i = o_i * stride_i + k_i * dilation_i - padBegin_i, the spatial
+    // dims taken last to first when column-major.
+    Value flat = arith::AddIOp::create(
+        nb, nl, arith::MulIOp::create(nb, nl, index(0), constant(shape[1])),
+        index(1));
+    for (unsigned j = 0; j < n; ++j) {
+      unsigned i = spatialColumnMajor ? n - 1 - j : j;
+      Value pos = arith::AddIOp::create(
+          nb, nl,
+          arith::MulIOp::create(nb, nl, index(2 + i), constant(w.strides[i])),
+          arith::MulIOp::create(nb, nl, index(2 + n + i),
+                                constant(w.dilations[i])));
+      pos = arith::SubIOp::create(nb, nl, pos, constant(w.padsBegin[i]));
+      flat = arith::AddIOp::create(
+          nb, nl, arith::MulIOp::create(nb, nl, flat, constant(shape[2 + i])),
+          pos);
+    }
+    // Strictly greater: the first maximum in window order wins, as in
+    // onnxruntime; padding holds the lowest value and never wins.
+    Value greater =
+        isa<FloatType>(et)
+            ? arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x, best)
+                  .getResult()
+            : arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sgt, x, best)
+                  .getResult();
+    Value flat64 = arith::IndexCastOp::create(nb, nl, i64, flat);
+    linalg::YieldOp::create(
+        nb, nl,
+        ValueRange{
+            arith::SelectOp::create(nb, nl, greater, x, best),
+            arith::SelectOp::create(nb, nl, greater, flat64, bestIndex)});
+  };
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{values.getType(), indices.getType()},
+      ValueRange{ops->padded, ops->window}, ValueRange{values, indices}, maps,
+      iterators, body);
+  Value result = generic.getResult(0);
+  return std::make_pair(flip ? flipSignBit(b, loc, result) : result,
+                        generic.getResult(1));
+}
+
 /// Number of window taps of output `o` that land in [lo, hi) (one dim).
 static int64_t countTaps(int64_t o, int64_t stride, int64_t padBegin,
                          int64_t kernel, int64_t lo, int64_t hi) {
@@ -340,7 +576,7 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
     return emitError(loc) << "average pool needs a float tensor, got "
                           << input.getType();
   if (llvm::any_of(params.dilations, [](int64_t d) { return d != 1; }))
-    return emitError(loc) << "average pool with dilation is not supported";
+    return emitError(loc) << "unsupported average pool with dilation";
   Type et = it.getElementType();
   TypedAttr zero = b.getZeroAttr(et);
   FailureOr<std::pair<Value, Window>> r =
@@ -361,15 +597,19 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
           countTaps(o, w.strides[i], w.padsBegin[i], kernel[i], lo, hi));
     perDim.push_back(std::move(counts));
   }
+  // The divisor of an output position is the product of its per-dim counts;
+  // enumerate positions in row-major order.
+  int64_t numOutputs = 1;
+  for (int64_t o : w.outputSpatial)
+    numOutputs *= o;
   SmallVector<Attribute> divisors;
-  if (perDim.size() == 1) {
-    for (int64_t c : perDim[0])
-      divisors.push_back(b.getFloatAttr(et, double(std::max<int64_t>(c, 1))));
-  } else {
-    for (int64_t ch : perDim[0])
-      for (int64_t cw : perDim[1])
-        divisors.push_back(
-            b.getFloatAttr(et, double(std::max<int64_t>(ch * cw, 1))));
+  for (int64_t flat = 0; flat < numOutputs; ++flat) {
+    int64_t count = 1, rest = flat;
+    for (size_t i = perDim.size(); i-- > 0;) {
+      count *= perDim[i][rest % w.outputSpatial[i]];
+      rest /= w.outputSpatial[i];
+    }
+    divisors.push_back(b.getFloatAttr(et, double(std::max<int64_t>(count, 1))));
   }
   auto divType = RankedTensorType::get(w.outputSpatial, et);
   Value div = arith::ConstantOp::create(

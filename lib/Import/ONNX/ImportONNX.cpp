@@ -33,6 +33,20 @@ using namespace mlprog::onnx_import;
 
 namespace {
 
+/// Best-effort shape inference that skips the nodes ONNX cannot infer;
+/// leaves `model` untouched if even that throws.
+void inferLeniently(onnx::ModelProto &model) {
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
+                                        /*strict_mode_val=*/0);
+    onnx::ModelProto inferred = model;
+    onnx::shape_inference::InferShapes(
+        inferred, onnx::OpSchemaRegistry::Instance(), options);
+    model = std::move(inferred);
+  } catch (const std::exception &) {
+  }
+}
+
 /// Parses, checks and shape-infers the model; ONNX reports problems by
 /// throwing, which we turn into diagnostics at `fileLoc`.
 LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
@@ -46,21 +60,29 @@ LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
   // directory; report what we do not support before it does.
   for (const onnx::TensorProto &init : model.graph().initializer())
     if (init.data_location() == onnx::TensorProto::EXTERNAL)
-      return emitError(fileLoc) << "tensor '" << init.name()
-                                << "' uses external data, which is not "
-                                   "supported yet";
+      return emitError(fileLoc)
+             << "unsupported external data in tensor '" << init.name() << "'";
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     return emitError(fileLoc) << "ONNX model check failed: " << e.what();
   }
+  // Inference only refines the types the builders compute anyway, so a
+  // model it rejects (e.g. ONNX 1.12 refusing int64 `Constant`s in old
+  // opsets) is still importable: warn and keep whatever a lenient pass
+  // infers. Truly malformed models were rejected by the checker above.
   try {
     onnx::ShapeInferenceOptions options(/*check_type_val=*/true,
                                         /*strict_mode_val=*/1);
+    onnx::ModelProto inferred = model;
     onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), options);
+        inferred, onnx::OpSchemaRegistry::Instance(), options);
+    model = std::move(inferred);
   } catch (const std::exception &e) {
-    return emitError(fileLoc) << "ONNX shape inference failed: " << e.what();
+    emitWarning(fileLoc) << "ONNX shape inference failed (" << e.what()
+                         << "); importing with the shapes the builders "
+                            "compute";
+    inferLeniently(model);
   }
   return success();
 }
@@ -103,10 +125,16 @@ LogicalResult ModelImporter::readOpset() {
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = id.version();
-  if (opset == 0)
-    return emitError(fileLoc) << "model imports no opset of the default "
-                                 "ONNX domain";
-  return success();
+  if (opset != 0)
+    return success();
+  // A model of another domain only (e.g. the training operators of
+  // ai.onnx.preview.training) is valid ONNX we do not implement.
+  if (!model.opset_import().empty())
+    return emitError(fileLoc)
+           << "unsupported ONNX domain '" << model.opset_import(0).domain()
+           << "': the model imports no opset of the default ONNX domain";
+  return emitError(fileLoc) << "model imports no opset of the default "
+                               "ONNX domain";
 }
 
 /// Symbol names keep [A-Za-z0-9_$.] (MLIR bare identifiers), other
@@ -153,7 +181,7 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
       continue;
     record(info);
     FailureOr<RankedTensorType> type =
-        convertTensorType(locFor(info.name()), info.type());
+        convertTensorType(locFor(info.name()), info.name(), info.type());
     if (failed(type))
       return failure();
     inputs.push_back(*type);
@@ -161,7 +189,7 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
   for (const onnx::ValueInfoProto &info : graph.output()) {
     record(info);
     FailureOr<RankedTensorType> type =
-        convertTensorType(locFor(info.name()), info.type());
+        convertTensorType(locFor(info.name()), info.name(), info.type());
     if (failed(type))
       return failure();
     results.push_back(*type);
@@ -193,8 +221,8 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     return failure();
   for (int i = 0; i < node.output_size(); ++i)
     if (nodeCtx.hasOutput(i) && !state.lookup(node.output(i), loc))
-      return emitError(loc) << "output " << i << " of ONNX op '"
-                            << node.op_type() << "' is not supported";
+      return emitError(loc) << "unsupported output " << i << " of ONNX op '"
+                            << node.op_type() << "'";
   return success();
 }
 

@@ -17,6 +17,7 @@
 #include "mlprog/Import/Common/Spatial.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -47,6 +48,22 @@ template <BinaryOpKind Kind> LogicalResult importBinary(NodeContext &ctx) {
     return failure();
   return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc, Kind, *lhs,
                                                  *rhs, ctx.isUnsignedInput(0)));
+}
+
+/// Pow: ONNX allows an exponent type T1 different from the base type T
+/// (opset 12+); only float base and exponent of one type are implemented.
+LogicalResult importPow(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  Type base = getElementTypeOrSelf(lhs->getType());
+  Type exponent = getElementTypeOrSelf(rhs->getType());
+  if (base != exponent)
+    return emitError(ctx.loc)
+           << "unsupported Pow with base element type " << base
+           << " and exponent element type " << exponent;
+  return ctx.setResult(
+      0, buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Pow, *lhs, *rhs));
 }
 
 /// Max, Min: variadic (opset 8+ broadcasting), folded left to right.
@@ -82,11 +99,15 @@ LogicalResult importDropout(NodeContext &ctx) {
   if (failed(x))
     return failure();
   if (ctx.opset >= 12 && ctx.hasInput(2)) {
+    // A training_mode computed at run time would need a random mask.
+    if (!ctx.optionalConstantInput(2))
+      return emitError(ctx.loc) << "unsupported Dropout with a non-constant "
+                                   "training_mode input";
     FailureOr<DenseElementsAttr> mode = ctx.constantInput(2);
     if (failed(mode))
       return failure();
     if (llvm::any_of(mode->getValues<bool>(), [](bool v) { return v; }))
-      return emitError(ctx.loc) << "Dropout in training mode is not supported";
+      return emitError(ctx.loc) << "unsupported Dropout training_mode=1";
   }
   if (ctx.hasOutput(1)) {
     FailureOr<Value> mask = buildBroadcastedGeneric(
@@ -103,16 +124,18 @@ LogicalResult importDropout(NodeContext &ctx) {
 /// BatchNormalization, inference only (opset 14+: training_mode = 0; before
 /// opset 9: spatial = 1). Training outputs (running mean/var) are rejected.
 LogicalResult importBatchNorm(NodeContext &ctx) {
-  if (ctx.getInt("training_mode", 0) != 0)
-    return emitError(ctx.loc) << "BatchNormalization training_mode is not "
-                                 "supported";
+  if (int64_t mode = ctx.getInt("training_mode", 0))
+    return emitError(ctx.loc)
+           << "unsupported BatchNormalization attribute training_mode=" << mode;
   if (ctx.opset < 9 && ctx.getInt("spatial", 1) != 1)
-    return emitError(ctx.loc) << "BatchNormalization spatial = 0 is not "
-                                 "supported";
+    return emitError(ctx.loc)
+           << "unsupported BatchNormalization attribute spatial="
+           << ctx.getInt("spatial", 1);
   for (int i = 1; i < ctx.node.output_size(); ++i)
     if (ctx.hasOutput(i))
-      return emitError(ctx.loc) << "BatchNormalization training outputs are "
-                                   "not supported";
+      return emitError(ctx.loc) << "unsupported BatchNormalization training "
+                                   "output "
+                                << i;
   SmallVector<Value> in;
   for (unsigned i = 0; i < 5; ++i) {
     FailureOr<Value> v = ctx.input(i);
@@ -223,11 +246,9 @@ LogicalResult importConv(NodeContext &ctx) {
                                  *params, ctx.getInt("group", 1)));
 }
 
-/// MaxPool: ceil_mode and dilations since opset 10; the Indices output is
-/// not supported.
+/// MaxPool: ceil_mode and dilations since opset 10; the optional Indices
+/// output (opset 8+), row-major (storage_order = 0) or column-major (1).
 LogicalResult importMaxPool(NodeContext &ctx) {
-  if (ctx.hasOutput(1))
-    return emitError(ctx.loc) << "MaxPool Indices output is not supported";
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
@@ -235,9 +256,21 @@ LogicalResult importMaxPool(NodeContext &ctx) {
   FailureOr<WindowParams> params = getWindowParams(ctx, *x, kernel);
   if (failed(params))
     return failure();
-  return ctx.setResult(0, buildMaxPool(ctx.b, ctx.loc, *x, kernel, *params,
-                                       ctx.getInt("ceil_mode", 0),
-                                       ctx.isUnsignedInput(0)));
+  bool ceilMode = ctx.getInt("ceil_mode", 0);
+  if (!ctx.hasOutput(1))
+    return ctx.setResult(0, buildMaxPool(ctx.b, ctx.loc, *x, kernel, *params,
+                                         ceilMode, ctx.isUnsignedInput(0)));
+  int64_t order = ctx.getInt("storage_order", 0);
+  if (order != 0 && order != 1)
+    return emitError(ctx.loc) << "invalid MaxPool storage_order " << order;
+  FailureOr<std::pair<Value, Value>> r =
+      buildMaxPoolWithIndices(ctx.b, ctx.loc, *x, kernel, *params, ceilMode,
+                              order == 1, ctx.isUnsignedInput(0));
+  if (failed(r))
+    return failure();
+  if (failed(ctx.setResult(0, r->first)))
+    return failure();
+  return ctx.setResult(1, r->second);
 }
 
 /// AveragePool: count_include_pad = 0, ceil_mode = 0 by default.
@@ -360,9 +393,9 @@ FailureOr<DenseElementsAttr> getConstantValue(NodeContext &ctx) {
         RankedTensorType::get({int64_t(v.size())}, b.getI64Type()),
         ArrayRef<int64_t>(v));
   }
-  return emitError(ctx.loc) << "Constant without a supported value "
-                               "attribute (sparse and string constants are "
-                               "not supported)";
+  return emitError(ctx.loc) << "unsupported Constant value attribute (only "
+                               "value, value_float(s) and value_int(s) are "
+                               "implemented)";
 }
 
 /// Constant: an arith.constant whose value later nodes (Reshape) may read.
@@ -400,7 +433,7 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
       {"Min", importVariadic<BinaryOpKind::Min>},
       {"Mul", importBinary<BinaryOpKind::Mul>},
       {"Neg", importUnary<UnaryOpKind::Neg>},
-      {"Pow", importBinary<BinaryOpKind::Pow>},
+      {"Pow", importPow},
       {"Relu", importUnary<UnaryOpKind::Relu>},
       {"Reshape", importReshape},
       {"Sigmoid", importUnary<UnaryOpKind::Sigmoid>},

@@ -54,16 +54,34 @@ bool isUnsignedDataType(int32_t dataType) {
          dataType == onnx::TensorProto::UINT64;
 }
 
-FailureOr<RankedTensorType> convertTensorType(Location loc,
+/// Spelling of a non-tensor TypeProto's kind for diagnostics.
+static StringRef valueKind(const onnx::TypeProto &type) {
+  switch (type.value_case()) {
+  case onnx::TypeProto::kSequenceType:
+    return "sequence";
+  case onnx::TypeProto::kOptionalType:
+    return "optional";
+  case onnx::TypeProto::kMapType:
+    return "map";
+  case onnx::TypeProto::kSparseTensorType:
+    return "sparse tensor";
+  default:
+    return "unknown";
+  }
+}
+
+FailureOr<RankedTensorType> convertTensorType(Location loc, StringRef name,
                                               const onnx::TypeProto &type) {
   if (!type.has_tensor_type())
-    return emitError(loc) << "only tensor values are supported";
+    return emitError(loc) << "unsupported ONNX value type (" << valueKind(type)
+                          << ") for '" << name << "'";
   const onnx::TypeProto::Tensor &tensor = type.tensor_type();
   FailureOr<Type> elementType = convertElementType(loc, tensor.elem_type());
   if (failed(elementType))
     return failure();
   if (!tensor.has_shape())
-    return emitError(loc) << "tensors of unknown rank are not supported";
+    return emitError(loc) << "unsupported tensor of unknown rank for '" << name
+                          << "'";
   SmallVector<int64_t> shape;
   for (const auto &dim : tensor.shape().dim())
     shape.push_back(dim.has_dim_value() ? dim.dim_value()
@@ -122,9 +140,8 @@ packTypedData(Location loc, const onnx::TensorProto &t, unsigned width) {
 FailureOr<DenseElementsAttr> convertTensor(Location loc,
                                            const onnx::TensorProto &tensor) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
-    return emitError(loc) << "tensor '" << tensor.name()
-                          << "' uses external data, which is not supported "
-                             "yet";
+    return emitError(loc) << "unsupported external data in tensor '"
+                          << tensor.name() << "'";
   FailureOr<Type> elementType = convertElementType(loc, tensor.data_type());
   if (failed(elementType))
     return failure();

@@ -23,10 +23,12 @@ mlir::FailureOr<mlir::Type> convertElementType(mlir::Location loc,
 /// True for ONNX unsigned integer data types.
 bool isUnsignedDataType(int32_t dataType);
 
-/// Maps a tensor TypeProto to a ranked tensor type; unknown or symbolic
-/// extents become dynamic. Unranked, non-tensor types are errors.
+/// Maps the tensor TypeProto of value `name` to a ranked tensor type;
+/// unknown or symbolic extents become dynamic. Unranked tensors and
+/// sequence/optional/map/sparse values are "unsupported ..." errors.
 mlir::FailureOr<mlir::RankedTensorType>
-convertTensorType(mlir::Location loc, const onnx::TypeProto &type);
+convertTensorType(mlir::Location loc, llvm::StringRef name,
+                  const onnx::TypeProto &type);
 
 /// Converts a TensorProto (raw_data or typed repeated fields) to a dense
 /// elements attribute. External data and size mismatches are errors.

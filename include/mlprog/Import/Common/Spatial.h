@@ -3,7 +3,9 @@
 // Format-independent builders for sliding-window ops on channels-first
 // tensors ([N, C, D1, ..., Dn]), emitted as upstream named linalg ops
 // (linalg.conv_2d_nchw_fchw, linalg.pooling_nchw_max, ...) on an explicitly
-// padded input (tensor.pad).
+// padded input (tensor.pad), or as a linalg.generic window reduction where
+// upstream has no channels-first named op (3-D pooling, 1-D/3-D grouped
+// conv, max pooling with indices).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+
+#include <utility>
 
 namespace mlprog {
 
@@ -43,9 +47,9 @@ void computeSamePadding(llvm::ArrayRef<int64_t> inputSpatial,
 /// N-D convolution (cross-correlation) of `input` [N, C, D1..Dn] with
 /// `filter` [F, C / groups, K1..Kn] plus optional `bias` [F] (may be null),
 /// giving [N, F, O1..On] with Oi = floor((Di + padsBegin + padsEnd -
-/// dilation * (Ki - 1) - 1) / stride) + 1. n = 1, 2, 3 with groups == 1;
-/// n = 2 with any groups dividing C and F (depthwise included). Spatial and
-/// channel extents must be static; N may be dynamic. Zero padding.
+/// dilation * (Ki - 1) - 1) / stride) + 1. n = 1, 2, 3, with any groups
+/// dividing C and F (depthwise included); n > 3 is an "unsupported" error.
+/// Spatial and channel extents must be static; N may be dynamic. Zero padding.
 /// Spec: ONNX Conv; aten::convolution (NCHW/OIHW layouts).
 mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value input, mlir::Value filter,
@@ -53,7 +57,7 @@ mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
                                        const WindowParams &params,
                                        int64_t groups);
 
-/// Max pooling of `input` [N, C, D1..Dn] (n = 1 or 2) with window `kernel`,
+/// Max pooling of `input` [N, C, D1..Dn] (any n >= 1) with window `kernel`,
 /// padding with the lowest value of the element type. With `ceilMode` the
 /// output extent rounds up, except that a window starting in the end padding
 /// is dropped (PyTorch/onnxruntime rule). Spatial extents must be static.
@@ -64,7 +68,20 @@ buildMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
              llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
              bool ceilMode, bool isUnsigned = false);
 
-/// Average pooling of float `input` [N, C, D1..Dn] (n = 1 or 2), same
+/// Max pooling as buildMaxPool, also returning the int64 indices of the
+/// maxima: offsets into the unpadded input [N, C, D1..Dn], batch and channel
+/// included, (N, C) row-major and the spatial dims row-major, or
+/// column-major (Dn slowest, D1 fastest) with `spatialColumnMajor`. The
+/// first maximum in window order wins ties. Channel and spatial extents must
+/// be static.
+/// Spec: ONNX MaxPool output Indices (storage_order 0 / 1).
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildMaxPoolWithIndices(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value input, llvm::ArrayRef<int64_t> kernel,
+                        const WindowParams &params, bool ceilMode,
+                        bool spatialColumnMajor, bool isUnsigned = false);
+
+/// Average pooling of float `input` [N, C, D1..Dn] (any n >= 1), same
 /// geometry as buildMaxPool (dilations must be 1). The divisor of a window is
 /// the number of its elements inside the input, or inside the explicitly
 /// padded input when `countIncludePad` (elements added by `ceilMode` never
