@@ -25,14 +25,15 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
 
 /// Lowers an import-contract module (ml_program callables and globals,
 /// linalg/tensor/arith/math/scf/cf on tensors) to the LLVM dialect for the
-/// host CPU: subgraphs ordered into funcs, ml_program → func/memref.global, elementwise fusion, one-shot
-/// bufferization with identity-layout function boundaries, ownership-based
-/// deallocation, linalg → affine loops → scf/cf, math → libm/LLVM, and
-/// finally everything → LLVM. Public functions keep their tensor arguments
-/// and results as memref descriptors (see Runtime/JitRunner.h for the calling
-/// convention); returned buffers are owned by the caller and freed with free()
-/// (the deallocation pipeline clones returned arguments and globals), and
-/// tensor arguments are read-only (`bufferization.writable = false`).
+/// host CPU: subgraphs ordered into funcs, ml_program → func/memref.global,
+/// elementwise fusion, one-shot bufferization with identity-layout function
+/// boundaries, ownership-based deallocation, linalg → affine loops → scf/cf,
+/// math → libm/LLVM, and finally everything → LLVM. Public functions keep their
+/// tensor arguments and results as memref descriptors (see Runtime/JitRunner.h
+/// for the calling convention); returned buffers are owned by the caller and
+/// freed with free() (the deallocation pipeline clones returned arguments and
+/// globals), and tensor arguments are read-only (`bufferization.writable =
+/// false`).
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 

@@ -144,7 +144,7 @@ LogicalResult lowerAccessors(RewriterBase &rewriter, Operation *root,
 }
 
 /// Replaces an `ml_program.func` by a `func.func` with the same body.
-LogicalResult lowerFunc(RewriterBase &rewriter, FuncOp callable) {
+void lowerFunc(RewriterBase &rewriter, FuncOp callable) {
   rewriter.setInsertionPoint(callable);
   auto func = func::FuncOp::create(
       rewriter, callable.getLoc(), callable.getSymName(),
@@ -163,7 +163,6 @@ LogicalResult lowerFunc(RewriterBase &rewriter, FuncOp callable) {
     rewriter.replaceOpWithNewOp<func::ReturnOp>(terminator,
                                                 terminator.getOperands());
   }
-  return success();
 }
 
 struct ConvertMLProgramToMemRefPass
@@ -193,7 +192,7 @@ struct ConvertMLProgramToMemRefPass
                                                 call.getOperands());
     });
     for (auto func : llvm::make_early_inc_range(module.getOps<FuncOp>()))
-      (void)lowerFunc(rewriter, func);
+      lowerFunc(rewriter, func);
   }
 };
 
