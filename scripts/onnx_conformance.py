@@ -11,8 +11,7 @@ and compares every output with the expected one (numpy.allclose with
   skipped  the importer rejects the model with an error starting
            "error: unsupported " -- the importer's wording for any feature
            it does not implement (an op, an attribute value, an element or
-           value type, a rank, a domain) -- or the case is listed in the
-           expected-failure file with a reason;
+           value type, a rank, a domain);
   failed   anything else: any other import error (the importer calls a
            valid test model malformed), a compile or run error, a
            mismatch, a crash or a timeout.
@@ -36,18 +35,6 @@ from onnx import numpy_helper
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 # The first error the importer reports says what is not implemented.
 UNSUPPORTED_RE = re.compile(r"error: (unsupported .*)")
-
-
-def load_xfails(path):
-    """Reads 'suite/case  # reason' lines."""
-    xfails = {}
-    if path and os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                name, _, reason = line.partition("#")
-                if name.strip():
-                    xfails[name.strip()] = reason.strip()
-    return xfails
 
 
 def read_tensor(path):
@@ -150,8 +137,6 @@ def main():
                         help="suite to run (repeatable; default: all)")
     parser.add_argument("--filter", default="",
                         help="only cases whose name contains this regex")
-    parser.add_argument("--xfail", default=os.path.join(
-        here, "onnx_conformance_xfail.txt"))
     parser.add_argument("--rtol", type=float, default=1e-3)
     parser.add_argument("--atol", type=float, default=1e-5)
     parser.add_argument("--timeout", type=float, default=120)
@@ -166,7 +151,6 @@ def main():
     for tool in tools:
         if not os.access(tool, os.X_OK):
             sys.exit(f"onnx_conformance: {tool} not found; build first")
-    xfails = load_xfails(args.xfail)
     cases = []
     for suite in args.suite or SUITES:
         for case_dir in sorted(glob.glob(os.path.join(args.data_dir, suite,
@@ -186,11 +170,6 @@ def main():
         for future in concurrent.futures.as_completed(futures):
             suite, name = futures[future]
             status, detail = future.result()
-            if name in xfails and status == "failed":
-                status, detail = "skipped", "expected failure: " + xfails[name]
-            elif name in xfails and status == "passed":
-                detail = "unexpectedly passed; remove it from the xfail list"
-                status = "failed"
             results.append((suite, name, status, detail))
     for suite, name, status, detail in sorted(results):
         if status == "failed" or args.verbose:
