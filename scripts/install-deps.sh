@@ -9,7 +9,7 @@ set -euo pipefail
 
 PACKAGES=(
   # Build tools.
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache
   # MLIR/LLVM 22 (libMLIR.so, libLLVM.so, mlir-tblgen, FileCheck, lit, not).
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # ONNX (C++ library, backend test data, Python package for test models).

@@ -192,3 +192,38 @@ ml_program.func @call_wrong_type(%arg0: tensor<4xi32>) {
   %0 = ml_program.call @callee(%arg0) : (tensor<4xi32>) -> tensor<4xf32>
   ml_program.return
 }
+
+// -----
+
+// expected-error @+1 {{external storage needs exactly one of 'key' and 'offset'}}
+ml_program.global private @both(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "w.bin", key = "w", offset = 0>}
+
+// -----
+
+// expected-error @+1 {{external storage needs exactly one of 'key' and 'offset'}}
+ml_program.global private @neither(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "w.bin">}
+
+// -----
+
+// expected-error @+1 {{external storage needs a non-empty 'file'}}
+ml_program.global private @no_file(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "", key = "w">}
+
+// -----
+
+// expected-error @+1 {{external storage 'length' needs an 'offset'}}
+ml_program.global private @length_without_offset(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "w.bin", key = "w", length = 16>}
+
+// -----
+
+// expected-error @+1 {{'ml_program.external_storage' is only valid on an ml_program.global initialized with #ml_program.extern}}
+ml_program.global private @inline_value(dense<1.0> : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "w.bin", offset = 0>}
+
+// -----
+
+// expected-error @+1 {{'ml_program.external_storage' must be an #ml_program.external_storage}}
+ml_program.global private @wrong_kind(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = "w.bin"}
+
+// -----
+
+// expected-error @+1 {{unknown ml_program attribute 'ml_program.unknown'}}
+ml_program.global private @unknown_attr(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.unknown = 1}

@@ -86,3 +86,11 @@ ml_program.func @calls(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   ml_program.call @empty_outputs() : () -> ()
   ml_program.return %0 : tensor<4xf32>
 }
+
+// CHECK-LABEL: ml_program.global private @stored_in_bundle
+// CHECK-SAME: ml_program.external_storage = #ml_program.external_storage<file = "model.safetensors", key = "w">
+ml_program.global private @stored_in_bundle(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "model.safetensors", key = "w">}
+
+// CHECK-LABEL: ml_program.global private mutable @stored_in_blob
+// CHECK-SAME: #ml_program.external_storage<file = "weight.bin", offset = 128, length = 8>
+ml_program.global private mutable @stored_in_blob(#ml_program.extern : tensor<4xf16>) : tensor<?xf16> {ml_program.external_storage = #ml_program.external_storage<file = "weight.bin", offset = 128, length = 8>}

@@ -98,6 +98,38 @@ void MLProgramDialect::initialize() {
   addInterfaces<MLProgramOpAsmInterface, MLProgramInlinerInterface>();
 }
 
+LogicalResult
+ExternalStorageAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            StringAttr file, StringAttr key,
+                            std::optional<uint64_t> offset,
+                            std::optional<uint64_t> length) {
+  if (!file || file.getValue().empty())
+    return emitError() << "external storage needs a non-empty 'file'";
+  if (static_cast<bool>(key) == offset.has_value())
+    return emitError()
+           << "external storage needs exactly one of 'key' and 'offset'";
+  if (length && !offset)
+    return emitError() << "external storage 'length' needs an 'offset'";
+  return success();
+}
+
+LogicalResult MLProgramDialect::verifyOperationAttribute(Operation *op,
+                                                         NamedAttribute attr) {
+  if (attr.getName() != ExternalStorageAttr::getAttrName())
+    return op->emitError() << "unknown ml_program attribute '"
+                           << attr.getName().getValue() << "'";
+  auto storage = dyn_cast<ExternalStorageAttr>(attr.getValue());
+  if (!storage)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' must be an #ml_program.external_storage";
+  auto global = dyn_cast<GlobalOp>(op);
+  if (!global || !isa_and_nonnull<ExternAttr>(global.getValueAttr()))
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' is only valid on an ml_program.global "
+                              "initialized with #ml_program.extern";
+  return success();
+}
+
 bool mlprog::isCompatibleWithBoundingType(Type actual, Type bound) {
   if (actual == bound)
     return true;

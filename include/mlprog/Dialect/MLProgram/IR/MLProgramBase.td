@@ -35,6 +35,8 @@ def MLProgram_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let usePropertiesForAttributes = 1;
+  // Verifies `ml_program.external_storage` where it is attached.
+  let hasOperationAttrVerify = 1;
 }
 
 /// Base class of every op of the dialect.
