@@ -5,14 +5,30 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Import/MIL/ImportMIL.h"
 #include "mlprog/Import/ONNX/ImportONNX.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <string>
+#include <vector>
 
 int main(int argc, char **argv) {
   mlprog::registerImportONNXTranslation();
+  mlprog::registerImportMILTranslation();
+  // An .mlpackage is a directory; the translation reads its Manifest.json.
+  std::vector<std::string> storage(argv, argv + argc);
+  std::vector<char *> args;
+  for (std::string &arg : storage) {
+    if (!arg.empty() && arg[0] != '-' && llvm::sys::fs::is_directory(arg) &&
+        llvm::sys::fs::exists(arg + "/Manifest.json"))
+      arg += "/Manifest.json";
+    args.push_back(arg.data());
+  }
   return mlir::failed(mlir::mlirTranslateMain(
-      argc, argv,
+      int(args.size()), args.data(),
       "mlprog translation driver\n\n"
       "Imports a model into the ml_program dialect (an import-contract "
       "module:\n"
@@ -20,5 +36,6 @@ int main(int argc, char **argv) {
       "linalg/tensor/arith/math on tensors). Errors name the file and node\n"
       "and exit with status 1 without writing the output.\n\n"
       "Example:\n"
-      "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"));
+      "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"
+      "  mlprog-translate --import-mil model.mlpackage -o model.mlir\n"));
 }

@@ -105,3 +105,98 @@ FailureOr<Value> mlprog::buildSoftmax(OpBuilder &b, Location loc, Value x,
         return arith::DivFOp::create(nb, nl, v, s).getResult();
       });
 }
+
+FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
+                                     ReduceKind kind, Value x,
+                                     ArrayRef<int64_t> axes, bool keepDims) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !type.getElementType().isIntOrFloat())
+    return emitError(loc) << "reduction needs a ranked numeric tensor, got "
+                          << x.getType();
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  if (kind == ReduceKind::Mean && !isFloat)
+    return emitError(loc) << "mean reduction needs a float tensor, got "
+                          << x.getType();
+  int64_t rank = type.getRank();
+  SmallVector<bool> reduced(rank, axes.empty());
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank || reduced[(axis + rank) % rank])
+      return emitError(loc)
+             << "reduction: invalid axis " << axis << " for rank " << rank;
+    reduced[(axis + rank) % rank] = true;
+  }
+  TypedAttr init;
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+    init = b.getZeroAttr(et);
+    break;
+  case ReduceKind::Prod:
+    init = isFloat ? TypedAttr(b.getFloatAttr(et, 1.0))
+                   : TypedAttr(b.getIntegerAttr(et, 1));
+    break;
+  case ReduceKind::Max:
+    init = getLowestAttr(et);
+    break;
+  case ReduceKind::Min:
+    init = isFloat ? TypedAttr(FloatAttr::get(
+                         et, APFloat::getInf(
+                                 cast<FloatType>(et).getFloatSemantics())))
+                   : TypedAttr(IntegerAttr::get(
+                         et, APInt::getSignedMaxValue(
+                                 et.getIntOrFloatBitWidth())));
+    break;
+  }
+  Value r = reduce(
+      b, loc, x, reduced, init,
+      [&](OpBuilder &nb, Location nl, Value v, Value acc) -> Value {
+        switch (kind) {
+        case ReduceKind::Sum:
+        case ReduceKind::Mean:
+          return isFloat ? arith::AddFOp::create(nb, nl, v, acc).getResult()
+                         : arith::AddIOp::create(nb, nl, v, acc).getResult();
+        case ReduceKind::Prod:
+          return isFloat ? arith::MulFOp::create(nb, nl, v, acc).getResult()
+                         : arith::MulIOp::create(nb, nl, v, acc).getResult();
+        case ReduceKind::Max:
+          return isFloat ? arith::MaximumFOp::create(nb, nl, v, acc).getResult()
+                         : arith::MaxSIOp::create(nb, nl, v, acc).getResult();
+        case ReduceKind::Min:
+          return isFloat ? arith::MinimumFOp::create(nb, nl, v, acc).getResult()
+                         : arith::MinSIOp::create(nb, nl, v, acc).getResult();
+        }
+        return Value();
+      });
+  if (kind == ReduceKind::Mean) {
+    // Divide by the number of reduced elements (read at run time when
+    // dynamic).
+    Value count = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d])
+        count = arith::MulIOp::create(
+            b, loc, count, tensor::DimOp::create(b, loc, x, d));
+    Value countInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+    Value countF = arith::SIToFPOp::create(b, loc, et, countInt);
+    auto rt = cast<RankedTensorType>(r.getType());
+    Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, r), et);
+    unsigned rr = rt.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rr, b.getContext());
+    r = linalg::GenericOp::create(
+            b, loc, rt, r, init, SmallVector<AffineMap>{id, id},
+            parallelIterators(rr),
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::DivFOp::create(nb, nl, args[0], countF).getResult());
+            })
+            .getResult(0);
+  }
+  if (!keepDims)
+    return r;
+  // Reinsert the reduced dims as unit extents.
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced[d])
+      r = insertUnitDim(b, loc, r, d);
+  return r;
+}

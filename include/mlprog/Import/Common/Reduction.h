@@ -25,6 +25,21 @@ mlir::FailureOr<mlir::Value> buildSoftmax(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           llvm::ArrayRef<int64_t> axes);
 
+/// Reductions over a set of axes.
+enum class ReduceKind { Sum, Mean, Max, Min, Prod };
+
+/// Reduces `x` (float or signless integer; Mean float only) over `axes`
+/// (each in [-rank, rank), duplicates rejected; empty means every axis).
+/// With `keepDims` the reduced dims stay as extent 1, otherwise they are
+/// dropped (a full reduction gives a rank-0 tensor). Max/Min of floats
+/// propagate NaN; accumulation is in the element type.
+/// Spec: MIL reduce_sum/mean/max/min/prod; ONNX ReduceSum/Mean/Max/Min/Prod
+/// (axes given); aten::sum/mean/amax/amin/prod.
+mlir::FailureOr<mlir::Value> buildReduce(mlir::OpBuilder &b, mlir::Location loc,
+                                         ReduceKind kind, mlir::Value x,
+                                         llvm::ArrayRef<int64_t> axes,
+                                         bool keepDims);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_REDUCTION_H

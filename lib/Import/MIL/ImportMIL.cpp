@@ -1,0 +1,625 @@
+//===- ImportMIL.cpp - Core ML ML Program (MIL) importer ------------------===//
+//
+// Finds the Program (bare, inside a Core ML Model, or inside an .mlpackage),
+// then maps each function to an ml_program.func: function inputs become
+// arguments, the chosen block specialization's operations are imported in
+// order through the handler table of OpHandlers.cpp, and its outputs are
+// returned. Blocks nest lexical scopes (cond/while_loop bodies see the
+// enclosing names).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/InitAll.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::mil_import;
+
+//===----------------------------------------------------------------------===//
+// ProgramImporter
+//===----------------------------------------------------------------------===//
+
+ProgramImporter::ProgramImporter(MLIRContext *ctx, StringRef file,
+                                 StringRef modelDir,
+                                 const MILImportOptions &options)
+    : ctx(ctx), builder(ctx), file(file), modelDir(modelDir.str()),
+      options(options), fileLoc(FileLineColLoc::get(ctx, file, 0, 0)),
+      globalBuilder(ctx) {}
+
+Location ProgramImporter::locFor(StringRef name) {
+  return NameLoc::get(StringAttr::get(ctx, name), fileLoc);
+}
+
+const NamedValue *ProgramImporter::lookup(StringRef name) const {
+  for (const llvm::StringMap<NamedValue> &scope : llvm::reverse(scopes)) {
+    auto it = scope.find(name);
+    if (it != scope.end())
+      return &it->second;
+  }
+  return nullptr;
+}
+
+LogicalResult ProgramImporter::define(Location loc, StringRef name,
+                                      NamedValue value) {
+  if (!scopes.back().try_emplace(name, value).second)
+    return emitError(loc) << "name '" << name
+                          << "' is defined more than once in one block";
+  return success();
+}
+
+/// Symbol names keep [A-Za-z0-9_$.], other characters become '_', clashes
+/// get a numeric suffix.
+std::string ProgramImporter::uniqueSymbol(StringRef name) {
+  std::string base;
+  for (char c : name)
+    base += llvm::isAlnum(c) || c == '_' || c == '$' || c == '.' ? c : '_';
+  if (base.empty() || llvm::isDigit(base[0]) || base[0] == '$' ||
+      base[0] == '.')
+    base = "_" + base;
+  std::string symbol = base;
+  for (unsigned i = 1; !symbols.insert(symbol).second; ++i)
+    symbol = base + "_" + std::to_string(i);
+  return symbol;
+}
+
+Value ProgramImporter::loadGlobal(Location loc, StringRef name,
+                                  RankedTensorType type, Attribute value,
+                                  NamedAttribute *storage) {
+  std::string symbol = uniqueSymbol(name);
+  auto global = GlobalOp::create(globalBuilder, loc, symbol, type,
+                                 /*is_mutable=*/false, value,
+                                 globalBuilder.getStringAttr("private"));
+  if (storage)
+    global->setAttr(storage->getName(), storage->getValue());
+  return GlobalLoadConstOp::create(builder, loc, type,
+                                   FlatSymbolRefAttr::get(ctx, symbol));
+}
+
+FailureOr<Value> ProgramImporter::materialize(const mil::Value &value,
+                                              Location loc, StringRef name) {
+  FailureOr<RankedTensorType> type =
+      convertValueType(loc, ctx, value.type(), "value '" + name.str() + "'");
+  if (failed(type))
+    return failure();
+  if (value.has_blobfilevalue())
+    return materializeBlob(value, *type, loc, name);
+  if (!value.has_immediatevalue())
+    return emitError(loc) << "value '" << name << "' has no contents";
+  if (!value.immediatevalue().has_tensor())
+    return emitError(loc) << "unsupported non-tensor immediate value '" << name
+                          << "' (tuple, list or dictionary)";
+  FailureOr<DenseElementsAttr> attr =
+      convertTensorValue(loc, value.immediatevalue().tensor(), *type,
+                         value.type().tensortype().datatype());
+  if (failed(attr))
+    return failure();
+  if (attr->getNumElements() > options.maxConstantElements)
+    return loadGlobal(loc, name, *type, *attr, nullptr);
+  return arith::ConstantOp::create(builder, loc, *attr).getResult();
+}
+
+FailureOr<const mil::BlobFile *>
+ProgramImporter::openBlobFile(Location loc, StringRef name) {
+  SmallString<256> path;
+  StringRef rest = name;
+  if (rest.consume_front("@model_path")) {
+    path = modelDir;
+    llvm::sys::path::append(path, rest);
+  } else if (llvm::sys::path::is_absolute(name)) {
+    path = name;
+  } else {
+    path = modelDir;
+    llvm::sys::path::append(path, name);
+  }
+  llvm::sys::fs::make_absolute(path);
+  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  auto it = blobFiles.find(std::string(path));
+  if (it != blobFiles.end())
+    return it->second.get();
+  llvm::Expected<mil::BlobFile> blobs = mil::BlobFile::open(path);
+  if (!blobs)
+    return emitError(loc) << llvm::toString(blobs.takeError());
+  auto owned = std::make_unique<mil::BlobFile>(std::move(*blobs));
+  const mil::BlobFile *result = owned.get();
+  blobFiles.emplace(std::string(path), std::move(owned));
+  return result;
+}
+
+FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
+                                                  RankedTensorType type,
+                                                  Location loc,
+                                                  StringRef name) {
+  const mil::Value::BlobFileValue &blob = value.blobfilevalue();
+  mil::DataType dataType = value.type().tensortype().datatype();
+  std::optional<mil::BlobDataType> blobType = getBlobDataType(dataType);
+  if (!blobType)
+    return emitError(loc) << "unsupported element type " << type.getElementType()
+                          << " for a blob value";
+  if (!type.hasStaticShape())
+    return emitError(loc) << "blob value '" << name << "' has dynamic type "
+                          << type;
+  FailureOr<const mil::BlobFile *> blobs = openBlobFile(loc, blob.filename());
+  if (failed(blobs))
+    return failure();
+  llvm::Expected<mil::BlobRecord> record = (*blobs)->getRecord(blob.offset());
+  if (!record)
+    return emitError(loc) << "invalid blob for value '" << name << "' in '"
+                          << (*blobs)->getIdentifier()
+                          << "': " << llvm::toString(record.takeError());
+  if (llvm::Error err = mil::BlobFile::checkTensor(*record, *blobType,
+                                                   type.getNumElements()))
+    return emitError(loc) << "invalid blob for value '" << name << "' of type "
+                          << type << " in '" << (*blobs)->getIdentifier()
+                          << "': " << llvm::toString(std::move(err));
+  auto storage = ExternalStorageAttr::get(
+      ctx, StringAttr::get(ctx, (*blobs)->getIdentifier()), StringAttr(),
+      record->dataOffset, record->sizeInBytes);
+  NamedAttribute attr(StringAttr::get(ctx, ExternalStorageAttr::getAttrName()),
+                      storage);
+  return loadGlobal(loc, name, type, ExternAttr::get(ctx, type), &attr);
+}
+
+FailureOr<SmallVector<Value>>
+ProgramImporter::importBlock(const mil::Block &block, ValueRange inputs,
+                             Location loc) {
+  if (block.inputs_size() != int(inputs.size()))
+    return emitError(loc) << "block declares " << block.inputs_size()
+                          << " inputs but receives " << inputs.size();
+  scopes.emplace_back();
+  auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
+  for (auto [input, value] : llvm::zip(block.inputs(), inputs))
+    if (failed(define(locFor(input.name()), input.name(), {value})))
+      return failure();
+  for (auto [index, op] : llvm::enumerate(block.operations()))
+    if (failed(importOperation(op, index)))
+      return failure();
+  SmallVector<Value> outputs;
+  for (const std::string &name : block.outputs()) {
+    const NamedValue *value = lookup(name);
+    if (!value)
+      return emitError(locFor(name))
+             << "block output '" << name << "' is not defined";
+    outputs.push_back(value->value);
+  }
+  return outputs;
+}
+
+LogicalResult ProgramImporter::importOperation(const mil::Operation &op,
+                                               unsigned index) {
+  std::string name = op.outputs_size() ? op.outputs(0).name()
+                                       : op.type() + "#" + std::to_string(index);
+  Location loc = locFor(name);
+  // Every error raised while importing this operation names it.
+  ScopedDiagnosticHandler nameOp(ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      diag << " (in MIL op '" << op.type() << "' producing '" << name << "')";
+    return failure();
+  });
+  const llvm::StringMap<OpHandler> &handlers = getOpHandlers();
+  auto handler = handlers.find(op.type());
+  if (handler == handlers.end())
+    return emitError(loc) << "unsupported MIL op '" << op.type() << "'";
+  OpContext opCtx(*this, op, loc);
+  if (failed(handler->second(opCtx)))
+    return failure();
+  for (const mil::NamedValueType &output : op.outputs())
+    if (!scopes.back().count(output.name()))
+      return emitError(loc) << "unsupported output '" << output.name()
+                            << "' of MIL op '" << op.type() << "'";
+  return success();
+}
+
+LogicalResult ProgramImporter::importFunction(StringRef name,
+                                              const mil::Function &function) {
+  Location loc = locFor(name);
+  std::string opset = options.opset.empty() ? function.opset() : options.opset;
+  auto block = function.block_specializations().find(opset);
+  if (block == function.block_specializations().end()) {
+    InFlightDiagnostic diag = emitError(loc)
+                              << "function '" << name
+                              << "' has no block specialization for opset '"
+                              << opset << "'; it has:";
+    for (const auto &entry : function.block_specializations())
+      diag << " '" << entry.first << "'";
+    return diag;
+  }
+  SmallVector<Type> argTypes;
+  for (const mil::NamedValueType &input : function.inputs()) {
+    FailureOr<RankedTensorType> type =
+        convertValueType(locFor(input.name()), ctx, input.type(),
+                         "function input '" + input.name() + "'");
+    if (failed(type))
+      return failure();
+    argTypes.push_back(*type);
+  }
+  builder.setInsertionPointToEnd(module.getBody());
+  auto func = FuncOp::create(builder, loc, name,
+                             builder.getFunctionType(argTypes, {}),
+                             /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
+                             /*sym_visibility=*/nullptr);
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  // Function inputs are the outermost scope of the block.
+  scopes.emplace_back();
+  auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
+  for (auto [input, arg] : llvm::zip(function.inputs(), entry->getArguments()))
+    if (failed(define(locFor(input.name()), input.name(), {arg})))
+      return failure();
+  FailureOr<SmallVector<Value>> outputs =
+      importBlock(block->second, {}, loc);
+  if (failed(outputs))
+    return failure();
+  ReturnOp::create(builder, loc, *outputs);
+  func.setFunctionTypeAttr(TypeAttr::get(
+      builder.getFunctionType(argTypes, ValueRange(*outputs).getTypes())));
+  return success();
+}
+
+OwningOpRef<ModuleOp> ProgramImporter::run(const mil::Program &program) {
+  OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
+  module = *owned;
+  globalBuilder.setInsertionPointToStart(module.getBody());
+  if (program.functions().empty()) {
+    emitError(fileLoc) << "MIL program has no functions";
+    return nullptr;
+  }
+  // Functions in name order, so the output does not depend on map order.
+  std::map<std::string, const mil::Function *> functions;
+  for (const auto &entry : program.functions())
+    functions[entry.first] = &entry.second;
+  for (const auto &[name, function] : functions) {
+    symbols.insert(name);
+  }
+  for (const auto &[name, function] : functions)
+    if (failed(importFunction(name, *function)))
+      return nullptr;
+  // Drop constants only used as compile-time parameters.
+  SmallVector<Operation *> dead;
+  module.walk([&](Operation *op) {
+    if (isa<arith::ConstantOp>(op) && op->use_empty())
+      dead.push_back(op);
+  });
+  for (Operation *op : dead)
+    op->erase();
+  if (failed(verify(module)))
+    return nullptr;
+  return owned;
+}
+
+//===----------------------------------------------------------------------===//
+// OpContext
+//===----------------------------------------------------------------------===//
+
+const mil::Argument::Binding *OpContext::single(StringRef name) {
+  auto it = op.inputs().find(std::string(name));
+  if (it == op.inputs().end()) {
+    emitError(loc) << "missing required parameter '" << name << "'";
+    return nullptr;
+  }
+  if (it->second.arguments_size() != 1) {
+    emitError(loc) << "parameter '" << name << "' takes one value, got "
+                   << it->second.arguments_size();
+    return nullptr;
+  }
+  return &it->second.arguments(0);
+}
+
+FailureOr<Value> OpContext::resolve(const mil::Argument::Binding &binding,
+                                    StringRef param) {
+  if (binding.has_value())
+    return importer.materialize(binding.value(), loc, param);
+  if (!binding.has_name())
+    return emitError(loc) << "parameter '" << param << "' has an empty binding";
+  const NamedValue *value = importer.lookup(binding.name());
+  if (!value)
+    return emitError(loc) << "parameter '" << param << "' refers to undefined "
+                          << "name '" << binding.name() << "'";
+  if (!value->value)
+    return emitError(loc) << "parameter '" << param << "' refers to '"
+                          << binding.name() << "', which is not a tensor";
+  return value->value;
+}
+
+FailureOr<Value> OpContext::input(StringRef name) {
+  const mil::Argument::Binding *binding = single(name);
+  if (!binding)
+    return failure();
+  return resolve(*binding, name);
+}
+
+FailureOr<Value> OpContext::optionalInput(StringRef name) {
+  if (!has(name))
+    return Value();
+  return input(name);
+}
+
+FailureOr<SmallVector<Value>> OpContext::inputs(StringRef name) {
+  auto it = op.inputs().find(std::string(name));
+  if (it == op.inputs().end())
+    return emitError(loc) << "missing required parameter '" << name << "'";
+  SmallVector<Value> values;
+  for (const mil::Argument::Binding &binding : it->second.arguments()) {
+    FailureOr<Value> v = resolve(binding, name);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  return values;
+}
+
+const mil::Value *OpContext::getConstant(StringRef name) {
+  const mil::Argument::Binding *binding = single(name);
+  if (!binding)
+    return nullptr;
+  if (binding->has_value())
+    return &binding->value();
+  const NamedValue *value = importer.lookup(binding->name());
+  if (!value) {
+    emitError(loc) << "parameter '" << name << "' refers to undefined name '"
+                   << binding->name() << "'";
+    return nullptr;
+  }
+  if (!value->constant)
+    emitError(loc) << "parameter '" << name
+                   << "' must be a compile-time constant, but '"
+                   << binding->name() << "' is computed at run time";
+  return value->constant;
+}
+
+FailureOr<SmallVector<int64_t>>
+OpContext::getInts(StringRef name, std::optional<SmallVector<int64_t>> dflt) {
+  if (!has(name) && dflt)
+    return *dflt;
+  const mil::Value *value = getConstant(name);
+  if (!value)
+    return failure();
+  return readInts(loc, *value, name);
+}
+
+FailureOr<int64_t> OpContext::getInt(StringRef name,
+                                     std::optional<int64_t> dflt) {
+  if (!has(name) && dflt)
+    return *dflt;
+  FailureOr<SmallVector<int64_t>> values = getInts(name);
+  if (failed(values))
+    return failure();
+  if (values->size() != 1)
+    return emitError(loc) << "parameter '" << name << "' must be a scalar";
+  return values->front();
+}
+
+FailureOr<double> OpContext::getFloat(StringRef name,
+                                      std::optional<double> dflt) {
+  if (!has(name) && dflt)
+    return *dflt;
+  const mil::Value *value = getConstant(name);
+  if (!value)
+    return failure();
+  FailureOr<SmallVector<double>> values = readFloats(loc, *value, name);
+  if (failed(values))
+    return failure();
+  if (values->size() != 1)
+    return emitError(loc) << "parameter '" << name << "' must be a scalar";
+  return values->front();
+}
+
+FailureOr<bool> OpContext::getBool(StringRef name, std::optional<bool> dflt) {
+  if (!has(name) && dflt)
+    return *dflt;
+  FailureOr<int64_t> value = getInt(name);
+  if (failed(value))
+    return failure();
+  return *value != 0;
+}
+
+FailureOr<std::string> OpContext::getString(StringRef name,
+                                            std::optional<std::string> dflt) {
+  if (!has(name) && dflt)
+    return *dflt;
+  const mil::Value *value = getConstant(name);
+  if (!value)
+    return failure();
+  return readString(loc, *value, name);
+}
+
+LogicalResult OpContext::setResult(unsigned i, FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  if (int(i) >= op.outputs_size())
+    return emitError(loc) << "MIL op '" << op.type() << "' declares "
+                          << op.outputs_size() << " outputs, needs "
+                          << i + 1;
+  const mil::NamedValueType &output = op.outputs(i);
+  Location outLoc = importer.locFor(output.name());
+  Value v = *value;
+  // Reconcile with the declared type where the shapes are compatible.
+  if (output.has_type()) {
+    FailureOr<RankedTensorType> declared =
+        convertValueType(outLoc, importer.ctx, output.type(),
+                         "output '" + output.name() + "'");
+    if (failed(declared))
+      return failure();
+    if (v.getType() != *declared) {
+      if (!tensor::CastOp::areCastCompatible(v.getType(), *declared))
+        return emitError(outLoc)
+               << "output '" << output.name() << "' is declared " << *declared
+               << " but computed as " << v.getType();
+      v = tensor::CastOp::create(b, outLoc, *declared, v);
+    }
+  }
+  return importer.define(outLoc, output.name(), {v});
+}
+
+LogicalResult OpContext::setConstantResult(unsigned i, Value value,
+                                           const mil::Value *constant) {
+  if (failed(setResult(i, value)))
+    return failure();
+  // setResult bound the name in the innermost scope; attach the constant.
+  const NamedValue *bound = importer.lookup(op.outputs(i).name());
+  const_cast<NamedValue *>(bound)->constant = constant;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Loading files
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What a file holds.
+struct LoadedProgram {
+  mil::Program program;
+  /// Directory of the model file: the base of blob paths.
+  std::string modelDir;
+  /// File used in locations.
+  std::string file;
+};
+} // namespace
+
+static std::string parentDir(StringRef path) {
+  SmallString<256> dir(path);
+  llvm::sys::fs::make_absolute(dir);
+  llvm::sys::path::remove_filename(dir);
+  return std::string(dir);
+}
+
+/// Parses `bytes` as a Model holding a Program (field 502) or, failing that
+/// and unless the file must be a model, as a bare Program.
+static LogicalResult parseProgram(StringRef bytes, StringRef path,
+                                  Location loc, LoadedProgram &out) {
+  if (bytes.size() > size_t(INT_MAX))
+    return emitError(loc) << "file too large for protobuf";
+  mil::Model model;
+  bool isModel = model.ParseFromArray(bytes.data(), int(bytes.size())) &&
+                 model.has_mlprogram();
+  if (isModel) {
+    out.program = std::move(*model.mutable_mlprogram());
+    return success();
+  }
+  if (path.ends_with(".mlmodel"))
+    return emitError(loc) << "failed to parse Core ML model: not a valid Model "
+                             "message holding an ML Program (field 502)";
+  if (!out.program.ParseFromArray(bytes.data(), int(bytes.size())))
+    return emitError(loc) << "failed to parse MIL program: not a valid "
+                             "Program or Core ML Model message";
+  if (out.program.functions().empty())
+    return emitError(loc) << "failed to parse MIL program: no functions "
+                             "(not a Program or Core ML Model message?)";
+  return success();
+}
+
+/// Reads an .mlpackage manifest and the root model it names.
+static LogicalResult loadPackage(StringRef manifestText, StringRef manifestPath,
+                                 Location loc, LoadedProgram &out) {
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(manifestText);
+  if (!json)
+    return emitError(loc) << "invalid .mlpackage Manifest.json: "
+                          << llvm::toString(json.takeError());
+  const llvm::json::Object *root = json->getAsObject();
+  std::optional<StringRef> rootId =
+      root ? root->getString("rootModelIdentifier") : std::nullopt;
+  const llvm::json::Object *entries =
+      root ? root->getObject("itemInfoEntries") : nullptr;
+  if (!rootId || !entries)
+    return emitError(loc) << "invalid .mlpackage Manifest.json: needs "
+                             "'rootModelIdentifier' and 'itemInfoEntries'";
+  const llvm::json::Object *entry = entries->getObject(*rootId);
+  std::optional<StringRef> relPath =
+      entry ? entry->getString("path") : std::nullopt;
+  if (!relPath)
+    return emitError(loc) << "invalid .mlpackage Manifest.json: no item '"
+                          << *rootId << "' with a 'path'";
+  SmallString<256> modelPath(parentDir(manifestPath));
+  llvm::sys::path::append(modelPath, "Data", *relPath);
+  llvm::sys::path::remove_dots(modelPath, /*remove_dot_dot=*/true);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(modelPath, /*IsText=*/false);
+  if (!buffer)
+    return emitError(loc) << "cannot read the package's root model '"
+                          << modelPath << "': " << buffer.getError().message();
+  Location modelLoc = FileLineColLoc::get(loc.getContext(), modelPath, 0, 0);
+  out.modelDir = parentDir(modelPath);
+  out.file = std::string(modelPath);
+  return parseProgram((*buffer)->getBuffer(), modelPath, modelLoc, out);
+}
+
+static void loadDialects(MLIRContext *ctx) {
+  ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
+                   math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
+}
+
+OwningOpRef<ModuleOp> mlprog::importMIL(const llvm::MemoryBuffer &buffer,
+                                        MLIRContext *ctx,
+                                        const MILImportOptions &options) {
+  loadDialects(ctx);
+  StringRef path = buffer.getBufferIdentifier();
+  Location loc = FileLineColLoc::get(ctx, path, 0, 0);
+  StringRef bytes = buffer.getBuffer();
+  LoadedProgram loaded;
+  loaded.modelDir = parentDir(path);
+  loaded.file = std::string(path);
+  if (bytes.ltrim().starts_with("{")) {
+    if (failed(loadPackage(bytes, path, loc, loaded)))
+      return nullptr;
+  } else if (failed(parseProgram(bytes, path, loc, loaded))) {
+    return nullptr;
+  }
+  return ProgramImporter(ctx, loaded.file, loaded.modelDir, options)
+      .run(loaded.program);
+}
+
+OwningOpRef<ModuleOp> mlprog::importMIL(StringRef path, MLIRContext *ctx,
+                                        const MILImportOptions &options) {
+  SmallString<256> file(path);
+  if (llvm::sys::fs::is_directory(path))
+    llvm::sys::path::append(file, "Manifest.json");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileOrSTDIN(file, /*IsText=*/false);
+  if (!buffer) {
+    emitError(FileLineColLoc::get(ctx, file, 0, 0))
+        << "cannot read MIL program: " << buffer.getError().message();
+    return nullptr;
+  }
+  return importMIL(**buffer, ctx, options);
+}
+
+void mlprog::registerImportMILTranslation() {
+  static llvm::cl::opt<std::string> opset(
+      "mil-opset",
+      llvm::cl::desc("--import-mil: the block specialization (opset) to "
+                     "import for every function (default: each function's "
+                     "own opset)"),
+      llvm::cl::init(""));
+  static TranslateToMLIRRegistration registration(
+      "import-mil",
+      "Import a Core ML ML Program (MIL Program, .mlmodel or .mlpackage) "
+      "into ml_program",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *ctx) -> OwningOpRef<Operation *> {
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        MILImportOptions options;
+        options.opset = opset;
+        return OwningOpRef<Operation *>(
+            importMIL(*buffer, ctx, options).release());
+      },
+      [](DialectRegistry &registry) { registerMLProgDialects(registry); });
+}
