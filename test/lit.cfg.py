@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "MLPROG"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test", ".py"]
+config.suffixes = [".mlir", ".test", ".py", ".pbtxt"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mlprog_obj_root, "test")
@@ -22,6 +22,12 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%mlprog_src_root", config.mlprog_src_root))
 config.substitutions.append(("%mlprog_obj_root", config.mlprog_obj_root))
 config.substitutions.append(("%onnx_testdata", config.onnx_testdata_dir))
+# protoc --encode=mlprog.mil.<Message> against our MIL protobuf schema
+# (MIL tests are protobuf text with RUN lines in '#' comments).
+config.substitutions.append(
+    ("%mil_encode",
+     "protoc -I%s mil.proto --encode" %
+     os.path.join(config.mlprog_src_root, "include", "mlprog", "Import", "MIL")))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
