@@ -260,6 +260,13 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
   runner->resultTypes.assign(signature->getResults().begin(),
                              signature->getResults().end());
   if (!isLowered) {
+    // Extern globals are bound by symbol to their mapped data once the
+    // lowering has turned them into external declarations.
+    auto storage =
+        ExternalStorage::resolve(*module, options.externalStorage);
+    if (!storage)
+      return storage.takeError();
+    runner->externalStorage = std::move(*storage);
     // A private entry would get internal linkage and vanish from the JIT.
     SymbolTable::setSymbolVisibility(*func, SymbolTable::Visibility::Public);
     if (Error err = lowerToLLVM(*module))
@@ -270,6 +277,17 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
   if (!engine)
     return engine.takeError();
   runner->engine = std::move(*engine);
+  if (runner->externalStorage) {
+    runner->engine->registerSymbols(
+        [&](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (const auto &item : runner->externalStorage->getAddresses())
+            symbols[interner(item.getKey())] = {
+                llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
+                llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+  }
   auto entry = runner->engine->lookupPacked(runner->entryName);
   if (!entry)
     return llvm::createStringError(

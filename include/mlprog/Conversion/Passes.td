@@ -29,6 +29,7 @@ def ConvertMLProgramToMemRef
     "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect",
     "mlir::memref::MemRefDialect",
+    "mlir::tensor::TensorDialect",
   ];
 }
 

@@ -31,6 +31,7 @@
 #ifndef MLPROG_RUNTIME_JITRUNNER_H
 #define MLPROG_RUNTIME_JITRUNNER_H
 
+#include "mlprog/Runtime/ExternalStorage.h"
 #include "mlprog/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -69,6 +70,9 @@ struct JitRunnerOptions {
   std::string entry;
   /// LLVM optimization level (0-3) of the JIT.
   unsigned optLevel = 2;
+  /// Where the data of `#ml_program.extern` globals is found (see
+  /// ExternalStorage.h); it is memory-mapped, not copied.
+  ExternalStorageOptions externalStorage;
 };
 
 /// A JIT-compiled module with a chosen entry function. Inputs and results
@@ -82,7 +86,8 @@ public:
   /// signature, lowers `module` with `buildLowerToCPUPipeline` unless it is
   /// already in the LLVM dialect, and JIT-compiles it. Errors: no such
   /// entry, ambiguous entry, unsupported argument/result types, a lowered
-  /// module without `mlprog.signature`, lowering failures (the pass manager's
+  /// module without `mlprog.signature`, extern globals whose storage cannot
+  /// be mapped (`ExternalStorage::resolve`), lowering failures (the pass manager's
   /// diagnostics go to the context's handlers first) and JIT failures.
   static llvm::Expected<std::unique_ptr<JitRunner>>
   create(mlir::OwningOpRef<mlir::ModuleOp> module,
@@ -115,6 +120,7 @@ private:
   std::string entryName;
   std::vector<mlir::Type> inputTypes;
   std::vector<mlir::Type> resultTypes;
+  std::unique_ptr<ExternalStorage> externalStorage;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
 };

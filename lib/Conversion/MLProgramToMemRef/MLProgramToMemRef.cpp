@@ -21,38 +21,80 @@ using namespace mlprog;
 
 namespace {
 
-/// Lowers one `ml_program.global` to a `memref.global` of the same name.
+/// The memref type that stores the value of `global`: the bounding type's
+/// shape, or the initial value's where the bounding type has dynamic
+/// extents (legal only for immutable globals, whose value never changes);
+/// scalars are stored in a rank-0 memref. Null when it cannot be stored.
+static MemRefType getStorageType(GlobalOp global) {
+  Type bound = global.getType();
+  if (bound.isIntOrIndexOrFloat())
+    return MemRefType::get({}, bound);
+  auto tensorType = dyn_cast<RankedTensorType>(bound);
+  if (!tensorType)
+    return {};
+  if (!tensorType.hasStaticShape()) {
+    auto value = dyn_cast_if_present<TypedAttr>(global.getValueAttr());
+    if (global.getIsMutable() || !value)
+      return {};
+    tensorType = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensorType || !tensorType.hasStaticShape())
+      return {};
+  }
+  return MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+}
+
+/// Lowers one `ml_program.global` to a `memref.global` of the same name:
+/// an inline value becomes the initializer, no value an uninitialized
+/// buffer, and `#ml_program.extern` an external declaration whose symbol the
+/// runner binds to the memory-mapped storage (see ExternalStorage.h).
 LogicalResult lowerGlobal(RewriterBase &rewriter, GlobalOp global) {
-  auto tensorType = dyn_cast<RankedTensorType>(global.getType());
-  if (!tensorType || !tensorType.hasStaticShape())
+  MemRefType memrefType = getStorageType(global);
+  if (!memrefType)
     return global.emitOpError()
            << "cannot be lowered yet: the bounding type " << global.getType()
-           << " is not a statically shaped tensor";
+           << (global.getIsMutable()
+                   ? " of a mutable global must be a statically shaped "
+                     "tensor or a scalar"
+                   : " needs a statically shaped initial value");
   Attribute initialValue = global.getValueAttr();
-  if (isa_and_nonnull<ExternAttr>(initialValue))
-    return global.emitOpError("cannot be lowered yet: #ml_program.extern "
-                              "initial values need a weights bundle");
-  if (initialValue && !isa<ElementsAttr>(initialValue))
+  bool isExtern = isa_and_nonnull<ExternAttr>(initialValue);
+  auto valueType = RankedTensorType::get(memrefType.getShape(),
+                                         memrefType.getElementType());
+  if (isExtern) {
+    if (cast<ExternAttr>(initialValue).getType() != valueType &&
+        cast<ExternAttr>(initialValue).getType() != global.getType())
+      return global.emitOpError("cannot be lowered: the #ml_program.extern "
+                                "type differs from the storage type ")
+             << valueType;
+    initialValue = {};
+  } else if (!initialValue) {
+    initialValue = rewriter.getUnitAttr();
+  } else if (auto elements = dyn_cast<ElementsAttr>(initialValue)) {
+    if (elements.getType() != valueType)
+      return global.emitOpError("cannot be lowered: initial value type "
+                                "differs from the storage type ")
+             << valueType;
+  } else if (auto scalar = dyn_cast<TypedAttr>(initialValue);
+             scalar && memrefType.getRank() == 0 &&
+             scalar.getType() == memrefType.getElementType()) {
+    initialValue = DenseElementsAttr::get(valueType, scalar);
+  } else {
     return global.emitOpError()
            << "cannot be lowered: initial value " << initialValue
-           << " is not an elements attribute";
-  if (!initialValue)
-    initialValue = rewriter.getUnitAttr();
-  else if (cast<ElementsAttr>(initialValue).getType() != tensorType)
-    return global.emitOpError("cannot be lowered: initial value type differs "
-                              "from the static bounding type");
+           << " is not an elements or scalar attribute";
+  }
 
   rewriter.setInsertionPoint(global);
-  auto memrefType =
-      MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+  // An external declaration must be public to be bound; its data comes from
+  // a file, so it promises no alignment beyond the element's.
   StringAttr visibility = global.getSymVisibilityAttr();
-  if (!visibility)
+  if (!visibility || isExtern)
     visibility = rewriter.getStringAttr("public");
-  memref::GlobalOp::create(rewriter, global.getLoc(), global.getSymNameAttr(),
-                           visibility, TypeAttr::get(memrefType), initialValue,
-                           global.getIsMutable() ? UnitAttr()
-                                                 : rewriter.getUnitAttr(),
-                           /*alignment=*/rewriter.getI64IntegerAttr(64));
+  memref::GlobalOp::create(
+      rewriter, global.getLoc(), global.getSymNameAttr(), visibility,
+      TypeAttr::get(memrefType), initialValue,
+      global.getIsMutable() ? UnitAttr() : rewriter.getUnitAttr(),
+      isExtern ? IntegerAttr() : rewriter.getI64IntegerAttr(64));
   rewriter.eraseOp(global);
   return success();
 }
@@ -84,16 +126,27 @@ LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
       getGlobalBuffer(rewriter, op, global, symbols);
   if (failed(buffer))
     return failure();
-  // The verifier guarantees that `result` has the global's (static) type.
   auto [memref, isMutable] = *buffer;
-  auto type = cast<RankedTensorType>(result.getType());
-  Value tensor = bufferization::ToTensorOp::create(rewriter, op->getLoc(), type,
-                                                   memref, /*restrict=*/true,
-                                                   /*writable=*/false);
-  if (isMutable)
-    tensor = bufferization::AllocTensorOp::create(
-        rewriter, op->getLoc(), type, ValueRange(), /*copy=*/tensor);
-  rewriter.replaceAllUsesWith(result, tensor);
+  auto memrefType = cast<MemRefType>(memref.getType());
+  Value value;
+  if (memrefType.getRank() == 0 && !isa<TensorType>(result.getType())) {
+    value = memref::LoadOp::create(rewriter, op->getLoc(), memref);
+  } else {
+    auto type = RankedTensorType::get(memrefType.getShape(),
+                                      memrefType.getElementType());
+    value = bufferization::ToTensorOp::create(rewriter, op->getLoc(), type,
+                                              memref, /*restrict=*/true,
+                                              /*writable=*/false);
+    if (isMutable)
+      value = bufferization::AllocTensorOp::create(
+          rewriter, op->getLoc(), type, ValueRange(), /*copy=*/value);
+    // An immutable global with a dynamic bounding type is stored with its
+    // initial value's static shape.
+    if (type != result.getType())
+      value = tensor::CastOp::create(rewriter, op->getLoc(), result.getType(),
+                                     value);
+  }
+  rewriter.replaceAllUsesWith(result, value);
   return success();
 }
 
@@ -106,8 +159,18 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
       getGlobalBuffer(rewriter, op, global, symbols);
   if (failed(buffer))
     return failure();
-  // The verifier guarantees that `value` has the global's static type.
+  // Mutable globals are stored with their (static or scalar) bounding type;
+  // the verifier guarantees `value` is compatible with it.
   Value memref = buffer->first;
+  if (!isa<TensorType>(value.getType())) {
+    memref::StoreOp::create(rewriter, op->getLoc(), value, memref);
+    return success();
+  }
+  auto memrefType = cast<MemRefType>(memref.getType());
+  auto type = RankedTensorType::get(memrefType.getShape(),
+                                    memrefType.getElementType());
+  if (value.getType() != type)
+    value = tensor::CastOp::create(rewriter, op->getLoc(), type, value);
   bufferization::MaterializeInDestinationOp::create(
       rewriter, op->getLoc(), TypeRange(), value, memref, /*restrict=*/true,
       /*writable=*/true);

@@ -1,12 +1,12 @@
 // RUN: mlprog-opt %s --convert-ml-program-to-memref --split-input-file -verify-diagnostics
 
-// expected-error @+1 {{cannot be lowered yet: the bounding type 'tensor<?xf32>' is not a statically shaped tensor}}
+// expected-error @+1 {{cannot be lowered yet: the bounding type 'tensor<?xf32>' of a mutable global must be a statically shaped tensor or a scalar}}
 ml_program.global private mutable @dynamic : tensor<?xf32>
 
 // -----
 
-// expected-error @+1 {{cannot be lowered yet: #ml_program.extern initial values need a weights bundle}}
-ml_program.global private @external(#ml_program.extern : tensor<4xf32>) : tensor<4xf32>
+// expected-error @+1 {{cannot be lowered yet: the bounding type 'tensor<?xf32>' needs a statically shaped initial value}}
+ml_program.global private @dynamic_extern(#ml_program.extern : tensor<?xf32>) : tensor<?xf32>
 
 // -----
 

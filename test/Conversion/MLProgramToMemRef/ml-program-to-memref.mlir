@@ -41,3 +41,35 @@ ml_program.func @caller(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   %0 = ml_program.call @callee(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   ml_program.return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Extern globals become public external declarations (the runner binds them
+// to memory-mapped data), without an alignment promise.
+// CHECK: memref.global "public" constant @ext : memref<2x3xf32>{{$}}
+ml_program.global private @ext(#ml_program.extern : tensor<2x3xf32>) : tensor<2x3xf32>
+// Scalars live in rank-0 memrefs.
+// CHECK: memref.global "private" @counter : memref<i64> = dense<7> {alignment = 64 : i64}
+ml_program.global private mutable @counter(7 : i64) : i64
+// An immutable global with a dynamic bounding type is stored with its
+// initial value's shape.
+// CHECK: memref.global "private" constant @dyn : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>
+ml_program.global private @dyn(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<?xf32>
+
+// CHECK-LABEL: func.func @forms
+ml_program.func @forms() -> (tensor<2x3xf32>, i64, tensor<?xf32>) {
+  // CHECK: %[[E:.*]] = memref.get_global @ext : memref<2x3xf32>
+  // CHECK: bufferization.to_tensor %[[E]] restrict
+  %e = ml_program.global_load_const @ext : tensor<2x3xf32>
+  // CHECK: %[[C:.*]] = memref.get_global @counter : memref<i64>
+  // CHECK: %[[V:.*]] = memref.load %[[C]][] : memref<i64>
+  %c = ml_program.global_load @counter : i64
+  // CHECK: %[[C2:.*]] = memref.get_global @counter : memref<i64>
+  // CHECK: memref.store %[[V]], %[[C2]][] : memref<i64>
+  ml_program.global_store @counter = %c : i64
+  // CHECK: %[[D:.*]] = memref.get_global @dyn : memref<2xf32>
+  // CHECK: %[[DT:.*]] = bufferization.to_tensor %[[D]] restrict : memref<2xf32> to tensor<2xf32>
+  // CHECK: tensor.cast %[[DT]] : tensor<2xf32> to tensor<?xf32>
+  %d = ml_program.global_load_const @dyn : tensor<?xf32>
+  ml_program.return %e, %c, %d : tensor<2x3xf32>, i64, tensor<?xf32>
+}

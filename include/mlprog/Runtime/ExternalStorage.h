@@ -1,0 +1,74 @@
+//===- ExternalStorage.h - Memory-mapped extern globals ---------*- C++ -*-===//
+//
+// Resolves the `ml_program.global`s of a module whose initial value is
+// `#ml_program.extern : T` to memory-mapped bytes, so a runner can bind each
+// lowered global's symbol to data in place (no copy). Where the data lives
+// comes from the global's `ml_program.external_storage` attribute (a
+// safetensors key or a raw blob offset in a file); a global without one is
+// looked up by its symbol name in a default safetensors bundle.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_RUNTIME_EXTERNALSTORAGE_H
+#define MLPROG_RUNTIME_EXTERNALSTORAGE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlprog {
+
+class SafeTensorsFile;
+
+/// Where relative storage paths and storage-less globals are looked up.
+struct ExternalStorageOptions {
+  /// Directory against which relative `file` paths resolve (usually the
+  /// directory of the IR file). Empty: the current directory.
+  std::string baseDirectory;
+  /// safetensors bundle searched by symbol name for extern globals that have
+  /// no `ml_program.external_storage` (a relative path is taken as is).
+  /// Empty: such globals are an error.
+  std::string defaultBundle;
+};
+
+/// The data of a module's extern globals, memory-mapped copy-on-write: reads
+/// use the file's pages, and stores to a mutable extern global stay private
+/// to this process. Keep it alive as long as code uses the addresses.
+class ExternalStorage {
+public:
+  /// Maps the storage of every extern `ml_program.global` in `module`.
+  /// Checks, per global: the file opens; a safetensors key exists with the
+  /// global's element type and shape (the extern attribute's type, which
+  /// must be statically shaped); a raw blob's offset plus the type's byte
+  /// size (and `length`, when given) lie inside the file. Data that is not
+  /// aligned to its element size is copied into an aligned buffer. Errors
+  /// name the global and the file.
+  static llvm::Expected<std::unique_ptr<ExternalStorage>>
+  resolve(mlir::ModuleOp module, const ExternalStorageOptions &options);
+
+  ~ExternalStorage();
+
+  /// Address of each extern global's data, by symbol name.
+  const llvm::StringMap<void *> &getAddresses() const { return addresses; }
+
+private:
+  ExternalStorage() = default;
+  llvm::Expected<void *> resolveGlobal(mlir::Operation *global,
+                                       const ExternalStorageOptions &options);
+  llvm::Expected<const SafeTensorsFile *> openBundle(llvm::StringRef path);
+  llvm::Expected<llvm::StringRef> openBlobFile(llvm::StringRef path);
+
+  llvm::StringMap<std::unique_ptr<SafeTensorsFile>> bundles;
+  struct BlobFile;
+  llvm::StringMap<std::unique_ptr<BlobFile>> blobFiles;
+  std::vector<std::unique_ptr<char[]>> alignedCopies;
+  llvm::StringMap<void *> addresses;
+};
+
+} // namespace mlprog
+
+#endif // MLPROG_RUNTIME_EXTERNALSTORAGE_H

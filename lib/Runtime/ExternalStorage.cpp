@@ -1,0 +1,175 @@
+//===- ExternalStorage.cpp - Memory-mapped extern globals -----------------===//
+
+#include "mlprog/Runtime/ExternalStorage.h"
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Runtime/SafeTensors.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlprog;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+struct ExternalStorage::BlobFile {
+  std::unique_ptr<llvm::sys::fs::mapped_file_region> mapping;
+  StringRef bytes;
+};
+
+ExternalStorage::~ExternalStorage() = default;
+
+/// Bytes per element as the LLVM lowering stores them (i1 in a byte).
+static uint64_t getElementByteSize(mlir::Type type) {
+  if (type.isIndex())
+    return 8;
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
+Expected<const SafeTensorsFile *>
+ExternalStorage::openBundle(StringRef path) {
+  auto it = bundles.find(path);
+  if (it != bundles.end())
+    return it->second.get();
+  auto file = SafeTensorsFile::open(path, /*copyOnWrite=*/true);
+  if (!file)
+    return file.takeError();
+  const SafeTensorsFile *result = file->get();
+  bundles[path] = std::move(*file);
+  return result;
+}
+
+Expected<StringRef> ExternalStorage::openBlobFile(StringRef path) {
+  auto it = blobFiles.find(path);
+  if (it != blobFiles.end())
+    return it->second->bytes;
+  Expected<llvm::sys::fs::file_t> fd =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!fd)
+    return llvm::createStringError(path + ": cannot open: " +
+                                   toString(fd.takeError()));
+  auto closeFile =
+      llvm::make_scope_exit([&] { llvm::sys::fs::closeFile(*fd); });
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(*fd, status))
+    return llvm::createStringError(path + ": cannot stat: " + ec.message());
+  auto blob = std::make_unique<BlobFile>();
+  if (status.getSize() > 0) {
+    std::error_code ec;
+    blob->mapping = std::make_unique<llvm::sys::fs::mapped_file_region>(
+        *fd, llvm::sys::fs::mapped_file_region::priv, status.getSize(), 0, ec);
+    if (ec)
+      return llvm::createStringError(path + ": cannot memory-map: " +
+                                     ec.message());
+    blob->bytes = StringRef(blob->mapping->data(), status.getSize());
+  }
+  StringRef bytes = blob->bytes;
+  blobFiles[path] = std::move(blob);
+  return bytes;
+}
+
+Expected<void *>
+ExternalStorage::resolveGlobal(mlir::Operation *op,
+                               const ExternalStorageOptions &options) {
+  auto global = cast<GlobalOp>(op);
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError("global @" + global.getSymName() + ": " +
+                                   message);
+  };
+  auto type = dyn_cast<mlir::RankedTensorType>(
+      cast<ExternAttr>(global.getValueAttr()).getType());
+  mlir::Type elementType = type ? type.getElementType()
+                                : cast<ExternAttr>(global.getValueAttr())
+                                      .getType();
+  if (type && !type.hasStaticShape())
+    return fail("extern value type " + llvm::Twine("must be statically "
+                                                   "shaped to be loaded"));
+  if (!elementType.isIntOrIndexOrFloat())
+    return fail("extern values of this element type cannot be loaded");
+  uint64_t byteSize = getElementByteSize(elementType);
+  if (type)
+    for (int64_t extent : type.getShape())
+      if (__builtin_mul_overflow(byteSize, uint64_t(extent), &byteSize))
+        return fail("byte size overflows 64 bits");
+
+  auto storage = global->getAttrOfType<ExternalStorageAttr>(
+      ExternalStorageAttr::getAttrName());
+  std::string path = storage ? storage.getFile().str() : options.defaultBundle;
+  if (path.empty())
+    return fail("is #ml_program.extern but has no ml_program.external_storage "
+                "and no default bundle was given (mlprog-run --bundle)");
+  // The default bundle comes from the command line: relative to the
+  // current directory, not to the IR file.
+  if (storage && llvm::sys::path::is_relative(path) &&
+      !options.baseDirectory.empty()) {
+    llvm::SmallString<256> full(options.baseDirectory);
+    llvm::sys::path::append(full, path);
+    path = std::string(full);
+  }
+
+  char *data;
+  if (!storage || storage.getKey()) {
+    StringRef key = storage ? storage.getKey().getValue() : global.getSymName();
+    Expected<const SafeTensorsFile *> bundle = openBundle(path);
+    if (!bundle)
+      return fail(toString(bundle.takeError()));
+    const SafeTensorsEntry *entry = (*bundle)->lookup(key);
+    if (!entry)
+      return fail("no tensor '" + key + "' in " + path);
+    mlir::Type entryType =
+        getMLIRElementType(entry->dtype, global->getContext());
+    llvm::ArrayRef<int64_t> shape =
+        type ? type.getShape() : llvm::ArrayRef<int64_t>();
+    if (entryType != elementType || llvm::ArrayRef(entry->shape) != shape)
+      return fail("tensor '" + key + "' in " + path + " is " +
+                  getSafeTensorsDTypeName(entry->dtype) +
+                  " with a different element type or shape than the global");
+    data = (*bundle)->getMutableData(*entry);
+  } else {
+    uint64_t offset = *storage.getOffset();
+    if (storage.getLength() && *storage.getLength() != byteSize)
+      return fail("length " + llvm::Twine(*storage.getLength()) +
+                  " differs from the " + llvm::Twine(byteSize) +
+                  " bytes of its type");
+    Expected<StringRef> bytes = openBlobFile(path);
+    if (!bytes)
+      return fail(toString(bytes.takeError()));
+    uint64_t end;
+    if (__builtin_add_overflow(offset, byteSize, &end) || end > bytes->size())
+      return fail("bytes [" + llvm::Twine(offset) + ", " +
+                  llvm::Twine(offset) + " + " + llvm::Twine(byteSize) +
+                  ") lie past the end of " + path + " (" +
+                  llvm::Twine(bytes->size()) + " bytes)");
+    data = const_cast<char *>(bytes->data()) + offset;
+  }
+  uint64_t alignment = getElementByteSize(elementType);
+  if (reinterpret_cast<uintptr_t>(data) % alignment == 0)
+    return data;
+  // Misaligned data (a packed bundle): copy it once into aligned memory.
+  auto copy = std::make_unique<char[]>(byteSize + 64);
+  char *aligned = reinterpret_cast<char *>(
+      llvm::alignTo(reinterpret_cast<uintptr_t>(copy.get()), 64));
+  std::memcpy(aligned, data, byteSize);
+  alignedCopies.push_back(std::move(copy));
+  return aligned;
+}
+
+Expected<std::unique_ptr<ExternalStorage>>
+ExternalStorage::resolve(mlir::ModuleOp module,
+                         const ExternalStorageOptions &options) {
+  std::unique_ptr<ExternalStorage> storage(new ExternalStorage());
+  for (auto global : module.getOps<GlobalOp>()) {
+    if (!isa_and_nonnull<ExternAttr>(global.getValueAttr()))
+      continue;
+    Expected<void *> address = storage->resolveGlobal(global, options);
+    if (!address)
+      return address.takeError();
+    storage->addresses[global.getSymName()] = *address;
+  }
+  return storage;
+}
