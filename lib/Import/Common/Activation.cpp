@@ -98,7 +98,11 @@ FailureOr<Value> mlprog::buildActivation(OpBuilder &b, Location loc,
           return arith::AddFOp::create(nb, nl, relu, l).getResult();
         }
         case ActivationKind::Rsqrt:
-          return math::RsqrtOp::create(nb, nl, v).getResult();
+          // 1 / sqrt(x): math.rsqrt would lower to a libm rsqrtf that does
+          // not exist.
+          return arith::DivFOp::create(nb, nl, createScalar(nb, nl, t, 1.0),
+                                       math::SqrtOp::create(nb, nl, v))
+              .getResult();
         case ActivationKind::Floor:
           return math::FloorOp::create(nb, nl, v).getResult();
         case ActivationKind::Ceil:

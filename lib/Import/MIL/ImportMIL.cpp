@@ -185,7 +185,7 @@ ProgramImporter::importBlock(const mil::Block &block, ValueRange inputs,
     return emitError(loc) << "block declares " << block.inputs_size()
                           << " inputs but receives " << inputs.size();
   scopes.emplace_back();
-  auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
+  llvm::scope_exit popScope([&] { scopes.pop_back(); });
   for (auto [input, value] : llvm::zip(block.inputs(), inputs))
     if (failed(define(locFor(input.name()), input.name(), {value})))
       return failure();
@@ -260,7 +260,7 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   builder.setInsertionPointToStart(entry);
   // Function inputs are the outermost scope of the block.
   scopes.emplace_back();
-  auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
+  llvm::scope_exit popScope([&] { scopes.pop_back(); });
   for (auto [input, arg] : llvm::zip(function.inputs(), entry->getArguments()))
     if (failed(define(locFor(input.name()), input.name(), {arg})))
       return failure();

@@ -1,0 +1,192 @@
+"""Writes the MIL execution-test models with their inputs and numpy
+references:
+
+  make_models.py cnn OUT [--weights blob|inline]
+  make_models.py transformer OUT [--weights blob|inline]
+  make_models.py fp16-package OUT
+
+OUT gets program.pbtxt (a Program; encode with `protoc --encode`),
+weights/weight.bin (blob mode), input_0.npy and reference_0.npy; the
+fp16-package model is laid out as OUT/model.mlpackage (the Model text is
+Data/com.apple.CoreML/model.pbtxt, encode it to model.mlmodel next to it).
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "Import", "MIL", "Inputs"))
+from mil_writer import Program, S, write_package  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+def rand(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def windows(x, k, stride):
+    v = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(2, 3))
+    return v[:, :, ::stride, ::stride]
+
+
+def conv2d(x, w, b, stride=1, pad=0):
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    out = np.einsum("nchwij,fcij->nfhw", windows(xp, w.shape[2], stride), w)
+    return (out + b[None, :, None, None]).astype(np.float32)
+
+
+def erf(x):
+    return np.vectorize(math.erf)(x.astype(np.float64))
+
+
+def gelu(x):
+    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(np.float32)
+
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
+
+
+def layer_norm(x, g, b, eps=1e-5):
+    m = x.mean(axis=-1, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=-1, keepdims=True)
+    return ((x - m) / np.sqrt(v + eps) * g + b).astype(np.float32)
+
+
+def cnn(p):
+    """conv(same) -> batch_norm -> relu -> max_pool -> conv(valid) -> relu
+    -> avg_pool -> reshape -> linear -> softmax."""
+    x = p.input("x", rand(2, 3, 8, 8))
+    w1, b1 = p.const(rand(8, 3, 3, 3, scale=0.4), "w1"), p.const(rand(8), "b1")
+    strides = p.const(np.array([1, 1], np.int32), "strides")
+    pad_type = p.const(S("same"), "pad_type")
+    y = p.op("conv", conv2d(x.value, w1.value, b1.value, pad=1), x=x,
+             weight=w1, bias=b1, strides=strides, pad_type=pad_type,
+             dilations=np.array([1, 1], np.int32), groups=np.int32(1))
+    mean, var = rand(8, scale=0.1), np.abs(rand(8)) + 0.5
+    gamma, beta = rand(8), rand(8)
+    bn = (y.value - mean[None, :, None, None]) / np.sqrt(
+        var[None, :, None, None] + 1e-5) * gamma[None, :, None, None] + \
+        beta[None, :, None, None]
+    y = p.op("batch_norm", bn.astype(np.float32), x=y, mean=p.const(mean),
+             variance=p.const(var), gamma=p.const(gamma), beta=p.const(beta),
+             epsilon=np.float32(1e-5))
+    y = p.op("relu", np.maximum(y.value, 0), x=y)
+    y = p.op("max_pool", windows(y.value, 2, 2).max(axis=(-1, -2)), x=y,
+             kernel_sizes=np.array([2, 2], np.int32),
+             strides=np.array([2, 2], np.int32), pad_type=S("valid"))
+    w2, b2 = rand(16, 8, 3, 3, scale=0.2), rand(16)
+    y = p.op("conv", conv2d(y.value, w2, b2), x=y, weight=p.const(w2),
+             bias=p.const(b2), pad_type=S("valid"))
+    y = p.op("relu", np.maximum(y.value, 0), x=y)
+    y = p.op("avg_pool", windows(y.value, 2, 2).mean(axis=(-1, -2)).astype(
+        np.float32), x=y, kernel_sizes=np.array([2, 2], np.int32),
+             strides=np.array([2, 2], np.int32), pad_type=S("valid"),
+             exclude_padding_from_average=False)
+    flat = y.value.reshape(2, -1)
+    y = p.op("reshape", flat, x=y, shape=np.array([2, -1], np.int32))
+    w3, b3 = rand(10, flat.shape[1], scale=0.2), rand(10)
+    y = p.op("linear", (flat @ w3.T + b3).astype(np.float32), x=y,
+             weight=p.const(w3), bias=p.const(b3))
+    return x, p.op("softmax", softmax(y.value, 1), x=y, axis=np.int32(1))
+
+
+def transformer(p, seq=8, dim=16, heads=2):
+    """Pre-norm self-attention and GELU MLP block with residuals."""
+    hd = dim // heads
+    x = p.input("x", rand(1, seq, dim))
+
+    def linear(v, dout, name):
+        w, b = rand(dout, v.value.shape[-1], scale=0.3), rand(dout, scale=0.1)
+        return p.op("linear", (v.value @ w.T + b).astype(np.float32), x=v,
+                    weight=p.const(w, name + "_w"), bias=p.const(b, name + "_b"),
+                    name=name)
+
+    def norm(v, name):
+        g, b = 1 + rand(dim, scale=0.1), rand(dim, scale=0.1)
+        return p.op("layer_norm", layer_norm(v.value, g, b), x=v,
+                    axes=np.array([-1], np.int32), gamma=p.const(g),
+                    beta=p.const(b), epsilon=np.float32(1e-5), name=name)
+
+    def split_heads(v):
+        r = v.value.reshape(1, seq, heads, hd)
+        r = p.op("reshape", r, x=v,
+                 shape=np.array([1, seq, heads, hd], np.int32))
+        return p.op("transpose", r.value.transpose(0, 2, 1, 3), x=r,
+                    perm=np.array([0, 2, 1, 3], np.int32))
+
+    h = norm(x, "ln1")
+    q = split_heads(linear(h, dim, "q"))
+    k = split_heads(linear(h, dim, "k"))
+    v = split_heads(linear(h, dim, "v"))
+    scores = q.value @ k.value.transpose(0, 1, 3, 2)
+    s = p.op("matmul", scores.astype(np.float32), x=q, y=k,
+             transpose_x=False, transpose_y=True)
+    scale = np.float32(1.0 / math.sqrt(hd))
+    s = p.op("mul", (s.value * scale).astype(np.float32), x=s,
+             y=p.const(scale, "scale"))
+    a = p.op("softmax", softmax(s.value, -1), x=s, axis=np.int32(-1))
+    o = p.op("matmul", (a.value @ v.value).astype(np.float32), x=a, y=v)
+    o = p.op("transpose", o.value.transpose(0, 2, 1, 3), x=o,
+             perm=np.array([0, 2, 1, 3], np.int32))
+    o = p.op("reshape", o.value.reshape(1, seq, dim), x=o,
+             shape=np.array([1, seq, dim], np.int32))
+    o = linear(o, dim, "proj")
+    r1 = p.op("add", x.value + o.value, x=x, y=o, name="residual1")
+    h2 = norm(r1, "ln2")
+    f = linear(h2, 4 * dim, "fc1")
+    f = p.op("gelu", gelu(f.value), x=f, mode=S("EXACT"))
+    f = linear(f, dim, "fc2")
+    return x, p.op("add", r1.value + f.value, x=r1, y=f, name="out")
+
+
+def fp16_mlp(p):
+    """fp16 weights in the blob, cast to fp32 for compute."""
+    x = p.input("x", rand(4, 32))
+    w1 = rand(64, 32, scale=0.2).astype(np.float16)
+    b1 = rand(64, scale=0.1).astype(np.float16)
+    w2 = rand(8, 64, scale=0.2).astype(np.float16)
+    cast = lambda v: p.op("cast", v.value.astype(np.float32), x=v,
+                          dtype=S("fp32"))
+    w1c, b1c, w2c = cast(p.const(w1, "w1")), cast(p.const(b1, "b1")), \
+        cast(p.const(w2, "w2"))
+    h = p.op("linear", (x.value @ w1c.value.T + b1c.value).astype(np.float32),
+             x=x, weight=w1c, bias=b1c)
+    h = p.op("silu", (h.value / (1 + np.exp(-h.value))).astype(np.float32),
+             x=h)
+    return x, p.op("linear", (h.value @ w2c.value.T).astype(np.float32), x=h,
+                   weight=w2c)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model", choices=["cnn", "transformer", "fp16-package"])
+    parser.add_argument("out")
+    parser.add_argument("--weights", choices=["blob", "inline"], default="blob")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    blob = args.weights == "blob" or args.model == "fp16-package"
+    p = Program(blob_min_elements=8 if blob else None)
+    build = {"cnn": cnn, "transformer": transformer,
+             "fp16-package": fp16_mlp}[args.model]
+    x, y = build(p)
+    np.save(os.path.join(args.out, "input_0.npy"), x.value)
+    np.save(os.path.join(args.out, "reference_0.npy"), y.value)
+    if args.model == "fp16-package":
+        write_package(os.path.join(args.out, "model.mlpackage"),
+                      p.model_text([y]), p.blobs.bytes())
+        return
+    with open(os.path.join(args.out, "program.pbtxt"), "w") as f:
+        f.write(p.program_text([y]))
+    if blob:
+        p.write_weights(os.path.join(args.out, "weights", "weight.bin"))
+
+
+if __name__ == "__main__":
+    main()
