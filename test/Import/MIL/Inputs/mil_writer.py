@@ -158,12 +158,12 @@ class Program:
             (var.name, tensor_type(arr.dtype, arr.shape), val))
         return var
 
-    def op(self, op_type, value, name=None, **args):
+    def op(self, op_type, result, name=None, **args):
         """Appends `op_type` with named arguments; returns its output, whose
-        value (and declared type) is `value`. Argument values: a Var (bound
+        value (and declared type) is `result`. Argument values: a Var (bound
         by name), a list of Vars (variadic), an S string or a numpy/python
         value (bound as an immediate Value)."""
-        var = Var(name or self._name(op_type), value)
+        var = Var(name or self._name(op_type), result)
         bindings = []
         for key, arg in args.items():
             if isinstance(arg, Var):

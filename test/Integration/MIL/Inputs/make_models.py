@@ -20,7 +20,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "Import", "MIL", "Inputs"))
-from mil_writer import Program, S, write_package  # noqa: E402
+from mil_writer import (Program, S, Var, immediate, tensor_type,  # noqa: E402
+                        write_package)
 
 RNG = np.random.default_rng(7)
 
@@ -164,9 +165,144 @@ def fp16_mlp(p):
                    weight=w2c)
 
 
+def ops(p):
+    """One op (or a short chain) per output, each with its numpy value."""
+    x = p.input("x", rand(2, 3, 4, 5))
+    y = p.const(rand(4, 5) + 0.5, "y")
+    pos = p.op("abs", np.abs(x.value) + 0, x=x)
+    pos = p.op("add", pos.value + np.float32(0.25), x=pos, y=np.float32(0.25))
+    ints = p.const(RNG.integers(-9, 9, (3, 4)).astype(np.int32), "ints")
+    outs = []
+
+    def out(op_type, value, **kw):
+        outs.append(p.op(op_type, np.asarray(value), **kw))
+        return outs[-1]
+
+    f32 = np.float32
+    out("sub", x.value - y.value, x=x, y=y)
+    out("real_div", x.value / y.value, x=x, y=y)
+    out("floor_div", np.floor(x.value / y.value), x=x, y=y)
+    out("floor_div", ints.value // np.int32(4), x=ints, y=np.int32(4))
+    out("pow", pos.value ** f32(1.5), x=pos, y=f32(1.5))
+    out("maximum", np.maximum(x.value, y.value), x=x, y=y)
+    out("minimum", np.minimum(x.value, y.value), x=x, y=y)
+    out("leaky_relu", np.where(x.value >= 0, x.value, f32(0.2) * x.value),
+        x=x, alpha=f32(0.2))
+    out("relu6", np.clip(x.value * 4, 0, 6),
+        x=p.op("mul", x.value * 4, x=x, y=f32(4)))
+    out("clip", np.clip(x.value, -0.5, 0.7), x=x, alpha=f32(-0.5),
+        beta=f32(0.7))
+    out("sigmoid", 1 / (1 + np.exp(-x.value)), x=x)
+    out("tanh", np.tanh(x.value), x=x)
+    out("silu", x.value / (1 + np.exp(-x.value)), x=x)
+    out("softplus", np.log1p(np.exp(x.value)), x=x)
+    out("erf", erf(x.value).astype(f32), x=x)
+    out("exp", np.exp(x.value), x=x)
+    out("log", np.log(pos.value), x=pos)
+    out("sqrt", np.sqrt(pos.value), x=pos)
+    out("rsqrt", 1 / np.sqrt(pos.value + 1e-12), x=pos)
+    g = x.value
+    out("gelu", 0.5 * g * (1 + np.tanh(math.sqrt(2 / math.pi) *
+                                      (g + 0.044715 * g ** 3))),
+        x=x, mode=S("TANH_APPROXIMATION"))
+    gt = p.op("greater", x.value > y.value, x=x, y=y)
+    out("select", np.where(gt.value, x.value, y.value), cond=gt, a=x, b=y)
+    le = p.op("less_equal", x.value <= 0, x=x, y=f32(0))
+    out("logical_and", gt.value & le.value, x=gt, y=le)
+    out("logical_or", gt.value | le.value, x=gt, y=le)
+    out("logical_xor", gt.value ^ le.value, x=gt, y=le)
+    out("logical_not", ~gt.value, x=gt)
+    out("equal", ints.value == 3, x=ints, y=np.int32(3))
+    out("not_equal", ints.value != 3, x=ints, y=np.int32(3))
+    out("less", ints.value < 0, x=ints, y=np.int32(0))
+    out("greater_equal", ints.value >= 0, x=ints, y=np.int32(0))
+    out("cast", x.value.astype(np.int32), x=x, dtype=S("int32"))
+    out("cast", ints.value.astype(f32), x=ints, dtype=S("fp32"))
+    out("cast", (ints.value != 0), x=ints, dtype=S("bool"))
+    out("slice_by_index", x.value[:, 1:, ::-2, 3], x=x,
+        begin=np.array([0, 1, -1, 3], np.int32),
+        end=np.array([0, 3, 0, 4], np.int32),
+        stride=np.array([1, 1, -2, 1], np.int32),
+        begin_mask=np.array([True, False, False, False]),
+        end_mask=np.array([True, True, True, False]),
+        squeeze_mask=np.array([False, False, False, True]))
+    out("slice_by_size", x.value[1:2, 0:2, 1:4, :], x=x,
+        begin=np.array([1, 0, 1, 0], np.int32),
+        size=np.array([1, 2, 3, -1], np.int32))
+    idx = np.array([[2, 0], [-1, 1]], np.int32)
+    out("gather", np.take(x.value, idx, axis=2), x=x, indices=idx,
+        axis=np.int32(2))
+    along = RNG.integers(0, 3, (2, 3, 2, 5)).astype(np.int32)
+    out("gather_along_axis", np.take_along_axis(x.value, along, axis=2),
+        x=x, indices=along, axis=np.int32(2))
+    e = out("expand_dims", x.value[:, None, ..., None], x=x,
+            axes=np.array([1, -1], np.int32))
+    out("squeeze", x.value, x=e, axes=np.array([1, 5], np.int32))
+    out("tile", np.tile(y.value, (2, 3)), x=y, reps=np.array([2, 3], np.int32))
+    out("pad", np.pad(y.value, ((1, 0), (2, 1)), constant_values=1.5), x=y,
+        pad=np.array([1, 0, 2, 1], np.int32), mode=S("constant"),
+        constant_val=f32(1.5))
+    out("pad", np.pad(y.value, ((2, 1), (1, 3)), mode="reflect"), x=y,
+        pad=np.array([2, 1, 1, 3], np.int32), mode=S("reflect"))
+    out("pad", np.pad(y.value, ((0, 0), (2, 2)), mode="edge"), x=y,
+        pad=np.array([2, 2], np.int32), mode=S("replicate"))
+    out("reduce_sum", x.value.sum(axis=(1, 3)), x=x,
+        axes=np.array([1, -1], np.int32))
+    out("reduce_mean", x.value.mean(axis=2, keepdims=True), x=x,
+        axes=np.array([2], np.int32), keep_dims=True)
+    out("reduce_max", x.value.max(), x=x)
+    out("reduce_min", x.value.min(axis=0), x=x, axes=np.array([0], np.int32))
+    out("reduce_prod", pos.value.prod(axis=3), x=pos,
+        axes=np.array([3], np.int32))
+    out("concat", np.concatenate([y.value, y.value * 0 + 1], axis=0),
+        values=[y, p.op("fill", np.ones((4, 5), f32),
+                        shape=np.array([4, 5], np.int32), value=f32(1))],
+        axis=np.int32(0))
+    # split has several outputs; the writer's op() declares one.
+    sp = np.split(x.value, [1, 4], axis=3)
+    split_outs = [p._name("split") for _ in sp]
+    p.ops.append(
+        'operations { type: "split" inputs { key: "x" value { arguments { '
+        'name: "x" } } } inputs { key: "split_sizes" value { arguments { '
+        'value { %s } } } } inputs { key: "axis" value { arguments { value { '
+        '%s } } } } %s }' % (
+            immediate(np.array([1, 3, 1], np.int32)), immediate(np.int32(3)),
+            " ".join('outputs { name: "%s" type { %s } }' %
+                     (n, tensor_type(v.dtype, v.shape))
+                     for n, v in zip(split_outs, sp))))
+    outs += [Var(n, v) for n, v in zip(split_outs, sp)]
+    sq = p.const(rand(4, 4), "square")
+    out("band_part", np.triu(np.tril(sq.value, 1), -2) * 1, x=sq,
+        lower=np.int32(2), upper=np.int32(1))
+    out("upsample_nearest_neighbor", x.value.repeat(2, axis=2).repeat(3, axis=3),
+        x=x, scale_factor_height=f32(2), scale_factor_width=f32(3))
+    out("range_1d", np.arange(2, 11, 3, dtype=np.int32), end=np.int32(11),
+        start=np.int32(2), step=np.int32(3))
+    m = x.value.mean(axis=(2, 3), keepdims=True)
+    v = ((x.value - m) ** 2).mean(axis=(2, 3), keepdims=True)
+    gam, bet = rand(3), rand(3)
+    out("instance_norm", (x.value - m) / np.sqrt(v + 1e-5) *
+        gam[None, :, None, None] + bet[None, :, None, None], x=x,
+        gamma=p.const(gam), beta=p.const(bet), epsilon=f32(1e-5))
+    m = x.value.mean(axis=(1, 2), keepdims=True)
+    v = ((x.value - m) ** 2).mean(axis=(1, 2), keepdims=True)
+    gam = rand(3, 4)
+    out("layer_norm", (x.value - m) / np.sqrt(v + 1e-5) * gam[None, :, :, None],
+        x=x, axes=np.array([1, 2], np.int32), gamma=p.const(gam))
+    out("identity", x.value, x=x)
+    # Grouped (depthwise-multiplier 2) conv with custom padding.
+    w = rand(6, 1, 3, 3, scale=0.3)
+    ref = np.concatenate([conv2d(x.value[:, c:c + 1], w[2 * c:2 * c + 2],
+                                 np.zeros(2, f32), pad=1) for c in range(3)], 1)
+    out("conv", ref, x=x, weight=p.const(w), groups=np.int32(3),
+        pad_type=S("custom"), pad=np.array([1, 1, 1, 1], np.int32))
+    return x, outs
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("model", choices=["cnn", "transformer", "fp16-package"])
+    parser.add_argument("model",
+                        choices=["cnn", "transformer", "fp16-package", "ops"])
     parser.add_argument("out")
     parser.add_argument("--weights", choices=["blob", "inline"], default="blob")
     args = parser.parse_args()
@@ -174,16 +310,19 @@ def main():
     blob = args.weights == "blob" or args.model == "fp16-package"
     p = Program(blob_min_elements=8 if blob else None)
     build = {"cnn": cnn, "transformer": transformer,
-             "fp16-package": fp16_mlp}[args.model]
+             "fp16-package": fp16_mlp, "ops": ops}[args.model]
     x, y = build(p)
     np.save(os.path.join(args.out, "input_0.npy"), x.value)
-    np.save(os.path.join(args.out, "reference_0.npy"), y.value)
+    outputs = y if isinstance(y, list) else [y]
+    for i, v in enumerate(outputs):
+        np.save(os.path.join(args.out, "reference_%d.npy" % i), v.value)
+    y = outputs[0] if len(outputs) == 1 else outputs
     if args.model == "fp16-package":
         write_package(os.path.join(args.out, "model.mlpackage"),
                       p.model_text([y]), p.blobs.bytes())
         return
     with open(os.path.join(args.out, "program.pbtxt"), "w") as f:
-        f.write(p.program_text([y]))
+        f.write(p.program_text(outputs))
     if blob:
         p.write_weights(os.path.join(args.out, "weights", "weight.bin"))
 
