@@ -256,6 +256,9 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
                              builder.getFunctionType(argTypes, {}),
                              /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
                              /*sym_visibility=*/nullptr);
+  // Globals go before the first function, in the order they are created.
+  if (globalBuilder.getInsertionPoint() == module.getBody()->end())
+    globalBuilder.setInsertionPoint(func);
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   // Function inputs are the outermost scope of the block.
@@ -277,7 +280,7 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
 OwningOpRef<ModuleOp> ProgramImporter::run(const mil::Program &program) {
   OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
   module = *owned;
-  globalBuilder.setInsertionPointToStart(module.getBody());
+  globalBuilder.setInsertionPointToEnd(module.getBody());
   if (program.functions().empty()) {
     emitError(fileLoc) << "MIL program has no functions";
     return nullptr;
