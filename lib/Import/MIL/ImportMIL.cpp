@@ -30,6 +30,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::mil_import;
@@ -238,8 +240,11 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
                               << "function '" << name
                               << "' has no block specialization for opset '"
                               << opset << "'; it has:";
+    std::set<std::string> names;
     for (const auto &entry : function.block_specializations())
-      diag << " '" << entry.first << "'";
+      names.insert(entry.first);
+    for (const std::string &available : names)
+      diag << " '" << available << "'";
     return diag;
   }
   SmallVector<Type> argTypes;
