@@ -99,6 +99,21 @@ mlir::FailureOr<mlir::Value> buildGlobalAveragePool(mlir::OpBuilder &b,
                                                     mlir::Location loc,
                                                     mlir::Value input);
 
+/// N-D transposed convolution (the gradient of buildConv with respect to its
+/// input) of `input` [N, C, D1..Dn] with `filter` [C, F / groups, K1..Kn]
+/// plus optional `bias` [F] (may be null), giving [N, F, O1..On] with
+/// Oi = (Di - 1) * stride - padsBegin - padsEnd + dilation * (Ki - 1) + 1 +
+/// outputPadding[i]. Built as a stride-1 buildConv over the input with
+/// stride - 1 zeros inserted between elements, padded by dilation * (K - 1)
+/// - pad (cropped where negative), with the filter flipped and its channel
+/// dims swapped per group. Static shapes; n = 1..3.
+/// Spec: MIL conv_transpose; ONNX ConvTranspose; aten::conv_transpose2d.
+mlir::FailureOr<mlir::Value>
+buildConvTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                   mlir::Value filter, mlir::Value bias,
+                   const WindowParams &params, int64_t groups,
+                   llvm::ArrayRef<int64_t> outputPadding = {});
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_SPATIAL_H

@@ -41,6 +41,27 @@ def conv2d(x, w, b, stride=1, pad=0):
     return (out + b[None, :, None, None]).astype(np.float32)
 
 
+def conv_transpose2d(x, w, b, stride, pads, dilation, groups, out_pad=(0, 0)):
+    """Direct scatter definition; pads = (top, bottom, left, right)."""
+    n, c, h, wd = x.shape
+    cg, fg, kh, kw = w.shape[0] // groups, w.shape[1], w.shape[2], w.shape[3]
+    full_h = (h - 1) * stride[0] + dilation[0] * (kh - 1) + 1 + out_pad[0]
+    full_w = (wd - 1) * stride[1] + dilation[1] * (kw - 1) + 1 + out_pad[1]
+    out = np.zeros((n, groups * fg, full_h, full_w), np.float64)
+    for g in range(groups):
+        for ci in range(cg):
+            for fo in range(fg):
+                for i in range(kh):
+                    for j in range(kw):
+                        r0, c0 = i * dilation[0], j * dilation[1]
+                        out[:, g * fg + fo,
+                            r0:r0 + (h - 1) * stride[0] + 1:stride[0],
+                            c0:c0 + (wd - 1) * stride[1] + 1:stride[1]] += \
+                            x[:, g * cg + ci] * w[g * cg + ci, fo, i, j]
+    out = out[:, :, pads[0]:full_h - pads[1], pads[2]:full_w - pads[3]]
+    return (out + b[None, :, None, None]).astype(np.float32)
+
+
 def erf(x):
     return np.vectorize(math.erf)(x.astype(np.float64))
 
@@ -296,6 +317,22 @@ def ops(p):
                                  np.zeros(2, f32), pad=1) for c in range(3)], 1)
     out("conv", ref, x=x, weight=p.const(w), groups=np.int32(3),
         pad_type=S("custom"), pad=np.array([1, 1, 1, 1], np.int32))
+    # Transposed convs: strided with custom padding; grouped and dilated
+    # with output_shape adding output padding.
+    w = rand(3, 2, 3, 3, scale=0.3)
+    bias = rand(2)
+    out("conv_transpose",
+        conv_transpose2d(x.value, w, bias, (2, 2), (1, 1, 0, 1), (1, 1), 1),
+        x=x, weight=p.const(w), bias=p.const(bias),
+        strides=np.array([2, 2], np.int32), pad_type=S("custom"),
+        pad=np.array([1, 1, 0, 1], np.int32))
+    w = rand(3, 1, 2, 2, scale=0.3)
+    ref = conv_transpose2d(x.value, w, np.zeros(3, f32), (2, 1), (0, 0, 0, 0),
+                           (1, 2), 3, out_pad=(1, 0))
+    out("conv_transpose", ref, x=x, weight=p.const(w),
+        strides=np.array([2, 1], np.int32),
+        dilations=np.array([1, 2], np.int32), groups=np.int32(3),
+        output_shape=np.array(ref.shape, np.int32))
     return x, outs
 
 
