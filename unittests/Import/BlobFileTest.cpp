@@ -145,8 +145,9 @@ TEST(BlobFileTest, RejectsUnknownDtype) {
   uint64_t a = w.add(99, floats({1.0f}));
   llvm::Expected<BlobFile> file = load(w.finish());
   ASSERT_TRUE(bool(file));
-  EXPECT_NE(message(file->getRecord(a).takeError()).find("unknown blob dtype 99"),
-            std::string::npos);
+  EXPECT_NE(
+      message(file->getRecord(a).takeError()).find("unknown blob dtype 99"),
+      std::string::npos);
   EXPECT_EQ(getBlobDataTypeBitWidth(0), 0u);
   EXPECT_EQ(getBlobDataTypeBitWidth(18), 0u);
   EXPECT_EQ(getBlobDataTypeBitWidth(8), 4u);
@@ -206,10 +207,10 @@ TEST(BlobFileTest, ChecksPaddingAndTensorSize) {
   EXPECT_NE(message(BlobFile::checkTensor(*rb, BlobDataType::UInt4, 3))
                 .find("holds Int4 data, expected UInt4"),
             std::string::npos);
-  EXPECT_NE(message(BlobFile::checkTensor(*rb, BlobDataType::Int4,
-                                          UINT64_MAX / 2))
-                .find("more than 2^64"),
-            std::string::npos);
+  EXPECT_NE(
+      message(BlobFile::checkTensor(*rb, BlobDataType::Int4, UINT64_MAX / 2))
+          .find("more than 2^64"),
+      std::string::npos);
 }
 
 TEST(BlobFileTest, OpenReportsMissingFile) {

@@ -1,8 +1,8 @@
 //===- Activation.cpp - Activation and extra elementwise builders ---------===//
 
 #include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,11 +23,9 @@ static LogicalResult checkFloat(Location loc, Value x, StringRef what) {
 }
 
 /// Builds `f(x)` elementwise on float `x`.
-static FailureOr<Value> mapFloat(OpBuilder &b, Location loc, Value x,
-                                 StringRef what,
-                                 function_ref<Value(OpBuilder &, Location,
-                                                    Value)>
-                                     f) {
+static FailureOr<Value>
+mapFloat(OpBuilder &b, Location loc, Value x, StringRef what,
+         function_ref<Value(OpBuilder &, Location, Value)> f) {
   if (failed(checkFloat(loc, x, what)))
     return failure();
   Type et = cast<RankedTensorType>(x.getType()).getElementType();
@@ -58,8 +56,8 @@ FailureOr<Value> mlprog::buildGelu(OpBuilder &b, Location loc, Value x,
       return arith::MulFOp::create(nb, nl, half, onePlus).getResult();
     }
     case GeluApproximation::Tanh: {
-      Value cube = arith::MulFOp::create(
-          nb, nl, v, arith::MulFOp::create(nb, nl, v, v));
+      Value cube =
+          arith::MulFOp::create(nb, nl, v, arith::MulFOp::create(nb, nl, v, v));
       Value inner = arith::AddFOp::create(
           nb, nl, v, arith::MulFOp::create(nb, nl, cube, c(0.044715)));
       Value t2 = math::TanhOp::create(
@@ -91,10 +89,10 @@ FailureOr<Value> mlprog::buildActivation(OpBuilder &b, Location loc,
         case ActivationKind::Softplus: {
           Value zero = createScalar(nb, nl, t, 0.0);
           Value relu = arith::MaximumFOp::create(nb, nl, v, zero);
-          Value negAbs = arith::NegFOp::create(
-              nb, nl, math::AbsFOp::create(nb, nl, v));
-          Value l = math::Log1pOp::create(
-              nb, nl, math::ExpOp::create(nb, nl, negAbs));
+          Value negAbs =
+              arith::NegFOp::create(nb, nl, math::AbsFOp::create(nb, nl, v));
+          Value l = math::Log1pOp::create(nb, nl,
+                                          math::ExpOp::create(nb, nl, negAbs));
           return arith::AddFOp::create(nb, nl, relu, l).getResult();
         }
         case ActivationKind::Rsqrt:
@@ -113,10 +111,10 @@ FailureOr<Value> mlprog::buildActivation(OpBuilder &b, Location loc,
           Value zero = createScalar(nb, nl, t, 0.0);
           Value one = createScalar(nb, nl, t, 1.0);
           Value minusOne = createScalar(nb, nl, t, -1.0);
-          Value pos = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,
-                                            v, zero);
-          Value neg = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT,
-                                            v, zero);
+          Value pos =
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, v, zero);
+          Value neg =
+              arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, v, zero);
           Value r = arith::SelectOp::create(nb, nl, neg, minusOne, zero);
           return arith::SelectOp::create(nb, nl, pos, one, r).getResult();
         }
@@ -131,17 +129,16 @@ FailureOr<Value> mlprog::buildActivation(OpBuilder &b, Location loc,
 
 FailureOr<Value> mlprog::buildLeakyRelu(OpBuilder &b, Location loc, Value x,
                                         double alpha) {
-  return mapFloat(b, loc, x, "leaky_relu",
-                  [&](OpBuilder &nb, Location nl, Value v) {
-                    Type t = v.getType();
-                    Value zero = createScalar(nb, nl, t, 0.0);
-                    Value scaled = arith::MulFOp::create(
-                        nb, nl, v, createScalar(nb, nl, t, alpha));
-                    Value pos = arith::CmpFOp::create(
-                        nb, nl, arith::CmpFPredicate::OGE, v, zero);
-                    return arith::SelectOp::create(nb, nl, pos, v, scaled)
-                        .getResult();
-                  });
+  return mapFloat(
+      b, loc, x, "leaky_relu", [&](OpBuilder &nb, Location nl, Value v) {
+        Type t = v.getType();
+        Value zero = createScalar(nb, nl, t, 0.0);
+        Value scaled =
+            arith::MulFOp::create(nb, nl, v, createScalar(nb, nl, t, alpha));
+        Value pos =
+            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE, v, zero);
+        return arith::SelectOp::create(nb, nl, pos, v, scaled).getResult();
+      });
 }
 
 FailureOr<Value> mlprog::buildClip(OpBuilder &b, Location loc, Value x,
@@ -174,7 +171,8 @@ FailureOr<Value> mlprog::buildClip(OpBuilder &b, Location loc, Value x,
 FailureOr<Value> mlprog::buildAddScalar(OpBuilder &b, Location loc, Value x,
                                         double c) {
   return mapFloat(b, loc, x, "add", [&](OpBuilder &nb, Location nl, Value v) {
-    return arith::AddFOp::create(nb, nl, v, createScalar(nb, nl, v.getType(), c))
+    return arith::AddFOp::create(nb, nl, v,
+                                 createScalar(nb, nl, v.getType(), c))
         .getResult();
   });
 }

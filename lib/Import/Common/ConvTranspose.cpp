@@ -1,7 +1,7 @@
 //===- ConvTranspose.cpp - Transposed convolution builder -----------------===//
 
-#include "mlprog/Import/Common/Spatial.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Spatial.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,12 +39,10 @@ static Value transformFilter(OpBuilder &b, Location loc, Value filter,
       .getResult(0);
 }
 
-FailureOr<Value> mlprog::buildConvTranspose(OpBuilder &b, Location loc,
-                                            Value input, Value filter,
-                                            Value bias,
-                                            const WindowParams &params,
-                                            int64_t groups,
-                                            ArrayRef<int64_t> outputPadding) {
+FailureOr<Value>
+mlprog::buildConvTranspose(OpBuilder &b, Location loc, Value input,
+                           Value filter, Value bias, const WindowParams &params,
+                           int64_t groups, ArrayRef<int64_t> outputPadding) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   auto ft = dyn_cast<RankedTensorType>(filter.getType());
   if (!it || !ft || it.getRank() < 3 || ft.getRank() != it.getRank() ||
@@ -104,8 +102,8 @@ FailureOr<Value> mlprog::buildConvTranspose(OpBuilder &b, Location loc,
     int64_t d = get(params.dilations, i, 1);
     int64_t k = ft.getDimSize(2 + i);
     int64_t lo = d * (k - 1) - get(params.padsBegin, i, 0);
-    int64_t hi = d * (k - 1) - get(params.padsEnd, i, 0) +
-                 get(outputPadding, i, 0);
+    int64_t hi =
+        d * (k - 1) - get(params.padsEnd, i, 0) + get(outputPadding, i, 0);
     (lo >= 0 ? low : cropLow)[2 + i] = std::abs(lo);
     (hi >= 0 ? high : cropHigh)[2 + i] = std::abs(hi);
   }
@@ -119,10 +117,10 @@ FailureOr<Value> mlprog::buildConvTranspose(OpBuilder &b, Location loc,
       if (d >= 2 && size < 1)
         return emitError(loc) << "conv_transpose: padding leaves no output";
       offsets.push_back(b.getIndexAttr(cropLow[d]));
-      sizes.push_back(ShapedType::isDynamic(xt.getDimSize(d))
-                          ? OpFoldResult(
-                                tensor::DimOp::create(b, loc, x, d).getResult())
-                          : OpFoldResult(b.getIndexAttr(size)));
+      sizes.push_back(
+          ShapedType::isDynamic(xt.getDimSize(d))
+              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
+              : OpFoldResult(b.getIndexAttr(size)));
       unit.push_back(b.getIndexAttr(1));
     }
     x = tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, unit);

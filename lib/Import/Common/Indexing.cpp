@@ -79,8 +79,7 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
       continue;
     }
     if (ShapedType::isDynamic(n))
-      return emitError(loc) << "slice: dim " << d
-                            << " has a dynamic extent";
+      return emitError(loc) << "slice: dim " << d << " has a dynamic extent";
     resolved.push_back(resolve(s, n));
     anyNegative |= s.step < 0;
   }
@@ -90,10 +89,10 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
     for (auto [d, r] : llvm::enumerate(resolved)) {
       offsets.push_back(b.getIndexAttr(r.start));
       strides.push_back(b.getIndexAttr(r.step));
-      sizes.push_back(ShapedType::isDynamic(r.size)
-                          ? OpFoldResult(tensor::DimOp::create(b, loc, x, d)
-                                             .getResult())
-                          : OpFoldResult(b.getIndexAttr(r.size)));
+      sizes.push_back(
+          ShapedType::isDynamic(r.size)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
+              : OpFoldResult(b.getIndexAttr(r.size)));
     }
     result = tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
   } else {
@@ -103,10 +102,10 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
     SmallVector<OpFoldResult> sizes;
     for (auto [d, r] : llvm::enumerate(resolved)) {
       exprs.push_back(getAffineDimExpr(d, ctx) * r.step + r.start);
-      sizes.push_back(ShapedType::isDynamic(r.size)
-                          ? OpFoldResult(tensor::DimOp::create(b, loc, x, d)
-                                             .getResult())
-                          : OpFoldResult(b.getIndexAttr(r.size)));
+      sizes.push_back(
+          ShapedType::isDynamic(r.size)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
+              : OpFoldResult(b.getIndexAttr(r.size)));
     }
     Value init = createEmpty(b, loc, sizes, type->getElementType());
     SmallVector<AffineMap> maps = {
@@ -213,10 +212,10 @@ FailureOr<Value> mlprog::buildGather(OpBuilder &b, Location loc, Value x,
       sd = d - ri + 1;
     }
     auto st = cast<RankedTensorType>(src.getType());
-    sizes.push_back(st.isDynamicDim(sd)
-                        ? OpFoldResult(
-                              tensor::DimOp::create(b, loc, src, sd).getResult())
-                        : OpFoldResult(b.getIndexAttr(st.getDimSize(sd))));
+    sizes.push_back(
+        st.isDynamicDim(sd)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, src, sd).getResult())
+            : OpFoldResult(b.getIndexAttr(st.getDimSize(sd))));
   }
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> idxExprs;
@@ -260,14 +259,14 @@ FailureOr<Value> mlprog::buildGatherAlongAxis(OpBuilder &b, Location loc,
   auto it = cast<RankedTensorType>(indices.getType());
   int64_t rank = xt->getRank();
   if (it.getRank() != rank || rank == 0 || axis < -rank || axis >= rank)
-    return emitError(loc) << "gather_along_axis: indices " << it
-                          << " and axis " << axis << " do not fit " << *xt;
+    return emitError(loc) << "gather_along_axis: indices " << it << " and axis "
+                          << axis << " do not fit " << *xt;
   axis = (axis + rank) % rank;
   for (int64_t d = 0; d < rank; ++d)
     if (d != axis && !it.isDynamicDim(d) && !xt->isDynamicDim(d) &&
         it.getDimSize(d) > xt->getDimSize(d))
-      return emitError(loc) << "gather_along_axis: indices " << it
-                            << " exceed " << *xt << " in dim " << d;
+      return emitError(loc) << "gather_along_axis: indices " << it << " exceed "
+                            << *xt << " in dim " << d;
   Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, indices),
                            xt->getElementType());
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
@@ -278,10 +277,10 @@ FailureOr<Value> mlprog::buildGatherAlongAxis(OpBuilder &b, Location loc,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                SmallVector<Value> at;
                for (int64_t d = 0; d < rank; ++d)
-                 at.push_back(d == axis
-                                  ? normalizeIndex(nb, nl, args[0], n)
-                                  : linalg::IndexOp::create(nb, nl, d)
-                                        .getResult());
+                 at.push_back(
+                     d == axis
+                         ? normalizeIndex(nb, nl, args[0], n)
+                         : linalg::IndexOp::create(nb, nl, d).getResult());
                linalg::YieldOp::create(
                    nb, nl,
                    tensor::ExtractOp::create(nb, nl, x, at).getResult());
@@ -307,10 +306,10 @@ FailureOr<Value> mlprog::buildTile(OpBuilder &b, Location loc, Value x,
       return emitError(loc) << "tile: reps must be >= 1, got " << r;
     if (r == 1) {
       exprs.push_back(getAffineDimExpr(d, ctx));
-      sizes.push_back(ShapedType::isDynamic(n)
-                          ? OpFoldResult(tensor::DimOp::create(b, loc, x, d)
-                                             .getResult())
-                          : OpFoldResult(b.getIndexAttr(n)));
+      sizes.push_back(
+          ShapedType::isDynamic(n)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
+              : OpFoldResult(b.getIndexAttr(n)));
       continue;
     }
     if (ShapedType::isDynamic(n))
@@ -409,8 +408,7 @@ FailureOr<Value> mlprog::buildBandPart(OpBuilder &b, Location loc, Value x,
     return emitError(loc) << "band_part needs a numeric tensor of rank >= 2, "
                              "got "
                           << *type;
-  Value init =
-      createEmpty(b, loc, tensor::getMixedSizes(b, loc, x), et);
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x), et);
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
   return linalg::GenericOp::create(
              b, loc, init.getType(), x, init, SmallVector<AffineMap>{id, id},
@@ -418,8 +416,8 @@ FailureOr<Value> mlprog::buildBandPart(OpBuilder &b, Location loc, Value x,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value i = linalg::IndexOp::create(nb, nl, rank - 2);
                Value j = linalg::IndexOp::create(nb, nl, rank - 1);
-               Value keep = arith::ConstantOp::create(nb, nl,
-                                                      nb.getBoolAttr(true));
+               Value keep =
+                   arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
                auto within = [&](Value a, Value c, int64_t k) {
                  Value diff = arith::SubIOp::create(nb, nl, a, c);
                  Value cmp = arith::CmpIOp::create(

@@ -1,8 +1,8 @@
 //===- Logical.cpp - Comparison, logical, select and cast builders --------===//
 
 #include "mlprog/Import/Common/Logical.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 

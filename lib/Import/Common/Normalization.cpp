@@ -22,8 +22,8 @@ static FailureOr<Value> normalize(OpBuilder &b, Location loc, Value x,
       buildElementwiseBinary(b, loc, BinaryOpKind::Sub, x, *mean);
   if (failed(centered))
     return failure();
-  FailureOr<Value> squared = buildElementwiseBinary(
-      b, loc, BinaryOpKind::Mul, *centered, *centered);
+  FailureOr<Value> squared =
+      buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *centered, *centered);
   if (failed(squared))
     return failure();
   FailureOr<Value> var =
@@ -43,8 +43,8 @@ static FailureOr<Value> normalize(OpBuilder &b, Location loc, Value x,
 /// Reshapes a per-`axes` parameter to rank `rank` with unit extents
 /// elsewhere, so it broadcasts against x; checks its shape.
 static FailureOr<Value> spreadParam(OpBuilder &b, Location loc, Value p,
-                                    RankedTensorType xt,
-                                    ArrayRef<int64_t> axes, StringRef what) {
+                                    RankedTensorType xt, ArrayRef<int64_t> axes,
+                                    StringRef what) {
   auto pt = dyn_cast<RankedTensorType>(p.getType());
   SmallVector<int64_t> expected, spread(xt.getRank(), 1);
   for (int64_t a : axes) {
@@ -54,8 +54,7 @@ static FailureOr<Value> spreadParam(OpBuilder &b, Location loc, Value p,
   if (!pt || pt.getElementType() != xt.getElementType() ||
       pt.getShape() != ArrayRef<int64_t>(expected))
     return emitError(loc) << what << " of type " << p.getType()
-                          << " does not match the normalized dims of "
-                          << xt;
+                          << " does not match the normalized dims of " << xt;
   if (llvm::count_if(spread, ShapedType::isDynamic) > 1)
     return emitError(loc) << what << ": more than one dynamic normalized dim";
   return buildReshape(b, loc, p, spread);
@@ -68,7 +67,8 @@ static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
     FailureOr<Value> g = spreadParam(b, loc, gamma, xt, axes, "gamma");
     if (failed(g))
       return failure();
-    FailureOr<Value> r = buildElementwiseBinary(b, loc, BinaryOpKind::Mul, y, *g);
+    FailureOr<Value> r =
+        buildElementwiseBinary(b, loc, BinaryOpKind::Mul, y, *g);
     if (failed(r))
       return failure();
     y = *r;

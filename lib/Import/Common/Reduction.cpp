@@ -140,12 +140,12 @@ FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
     init = getLowestAttr(et);
     break;
   case ReduceKind::Min:
-    init = isFloat ? TypedAttr(FloatAttr::get(
-                         et, APFloat::getInf(
-                                 cast<FloatType>(et).getFloatSemantics())))
-                   : TypedAttr(IntegerAttr::get(
-                         et, APInt::getSignedMaxValue(
-                                 et.getIntOrFloatBitWidth())));
+    init =
+        isFloat
+            ? TypedAttr(FloatAttr::get(
+                  et, APFloat::getInf(cast<FloatType>(et).getFloatSemantics())))
+            : TypedAttr(IntegerAttr::get(
+                  et, APInt::getSignedMaxValue(et.getIntOrFloatBitWidth())));
     break;
   }
   Value r = reduce(
@@ -174,8 +174,8 @@ FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
     Value count = arith::ConstantIndexOp::create(b, loc, 1);
     for (int64_t d = 0; d < rank; ++d)
       if (reduced[d])
-        count = arith::MulIOp::create(
-            b, loc, count, tensor::DimOp::create(b, loc, x, d));
+        count = arith::MulIOp::create(b, loc, count,
+                                      tensor::DimOp::create(b, loc, x, d));
     Value countInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
     Value countF = arith::SIToFPOp::create(b, loc, et, countInt);
     auto rt = cast<RankedTensorType>(r.getType());

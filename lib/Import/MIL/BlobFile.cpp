@@ -17,10 +17,10 @@ struct DataTypeInfo {
 
 static DataTypeInfo getInfo(uint32_t dtype) {
   static const DataTypeInfo infos[] = {
-      {"unknown", 0},   {"Float16", 16}, {"Float32", 32},     {"UInt8", 8},
-      {"Int8", 8},      {"BFloat16", 16}, {"Int16", 16},      {"UInt16", 16},
-      {"Int4", 4},      {"UInt1", 1},    {"UInt2", 2},        {"UInt4", 4},
-      {"UInt3", 3},     {"UInt6", 6},    {"Int32", 32},       {"UInt32", 32},
+      {"unknown", 0},      {"Float16", 16},  {"Float32", 32}, {"UInt8", 8},
+      {"Int8", 8},         {"BFloat16", 16}, {"Int16", 16},   {"UInt16", 16},
+      {"Int4", 4},         {"UInt1", 1},     {"UInt2", 2},    {"UInt4", 4},
+      {"UInt3", 3},        {"UInt6", 6},     {"Int32", 32},   {"UInt32", 32},
       {"Float8E4M3FN", 8}, {"Float8E5M2", 8}};
   if (dtype >= std::size(infos))
     return infos[0];
@@ -49,8 +49,7 @@ Expected<BlobFile> BlobFile::open(StringRef path) {
   return fromBuffer(std::move(*buffer));
 }
 
-Expected<BlobFile>
-BlobFile::fromBuffer(std::unique_ptr<MemoryBuffer> buffer) {
+Expected<BlobFile> BlobFile::fromBuffer(std::unique_ptr<MemoryBuffer> buffer) {
   uint64_t size = buffer->getBufferSize();
   if (size < kHeaderSize)
     return makeError(formatv("weight blob file is {0} bytes, shorter than "
@@ -99,8 +98,8 @@ Expected<BlobRecord> BlobFile::getRecord(uint64_t metadataOffset) const {
   result.paddingSizeInBits = support::endian::read64le(record + 24);
   unsigned bits = getBlobDataTypeBitWidth(dtype);
   if (bits == 0)
-    return makeError(formatv("unknown blob dtype {0} at offset {1}", dtype,
-                             metadataOffset));
+    return makeError(
+        formatv("unknown blob dtype {0} at offset {1}", dtype, metadataOffset));
   result.dataType = BlobDataType(dtype);
   if (result.dataOffset % kAlignment != 0)
     return makeError(formatv("blob data offset {0} is not {1}-byte aligned",

@@ -119,8 +119,8 @@ FailureOr<Value> ProgramImporter::materialize(const mil::Value &value,
   return arith::ConstantOp::create(builder, loc, *attr).getResult();
 }
 
-FailureOr<const mil::BlobFile *>
-ProgramImporter::openBlobFile(Location loc, StringRef name) {
+FailureOr<const mil::BlobFile *> ProgramImporter::openBlobFile(Location loc,
+                                                               StringRef name) {
   SmallString<256> path;
   StringRef rest = name;
   if (rest.consume_front("@model_path")) {
@@ -154,8 +154,8 @@ FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
   mil::DataType dataType = value.type().tensortype().datatype();
   std::optional<mil::BlobDataType> blobType = getBlobDataType(dataType);
   if (!blobType)
-    return emitError(loc) << "unsupported element type " << type.getElementType()
-                          << " for a blob value";
+    return emitError(loc) << "unsupported element type "
+                          << type.getElementType() << " for a blob value";
   if (!type.hasStaticShape())
     return emitError(loc) << "blob value '" << name << "' has dynamic type "
                           << type;
@@ -167,8 +167,8 @@ FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
     return emitError(loc) << "invalid blob for value '" << name << "' in '"
                           << (*blobs)->getIdentifier()
                           << "': " << llvm::toString(record.takeError());
-  if (llvm::Error err = mil::BlobFile::checkTensor(*record, *blobType,
-                                                   type.getNumElements()))
+  if (llvm::Error err =
+          mil::BlobFile::checkTensor(*record, *blobType, type.getNumElements()))
     return emitError(loc) << "invalid blob for value '" << name << "' of type "
                           << type << " in '" << (*blobs)->getIdentifier()
                           << "': " << llvm::toString(std::move(err));
@@ -207,8 +207,9 @@ ProgramImporter::importBlock(const mil::Block &block, ValueRange inputs,
 
 LogicalResult ProgramImporter::importOperation(const mil::Operation &op,
                                                unsigned index) {
-  std::string name = op.outputs_size() ? op.outputs(0).name()
-                                       : op.type() + "#" + std::to_string(index);
+  std::string name = op.outputs_size()
+                         ? op.outputs(0).name()
+                         : op.type() + "#" + std::to_string(index);
   Location loc = locFor(name);
   // Every error raised while importing this operation names it.
   ScopedDiagnosticHandler nameOp(ctx, [&](Diagnostic &diag) {
@@ -257,10 +258,10 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
     argTypes.push_back(*type);
   }
   builder.setInsertionPointToEnd(module.getBody());
-  auto func = FuncOp::create(builder, loc, name,
-                             builder.getFunctionType(argTypes, {}),
-                             /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
-                             /*sym_visibility=*/nullptr);
+  auto func =
+      FuncOp::create(builder, loc, name, builder.getFunctionType(argTypes, {}),
+                     /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
+                     /*sym_visibility=*/nullptr);
   // Globals go before the first function, in the order they are created.
   if (globalBuilder.getInsertionPoint() == module.getBody()->end())
     globalBuilder.setInsertionPoint(func);
@@ -272,8 +273,7 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   for (auto [input, arg] : llvm::zip(function.inputs(), entry->getArguments()))
     if (failed(define(locFor(input.name()), input.name(), {arg})))
       return failure();
-  FailureOr<SmallVector<Value>> outputs =
-      importBlock(block->second, {}, loc);
+  FailureOr<SmallVector<Value>> outputs = importBlock(block->second, {}, loc);
   if (failed(outputs))
     return failure();
   ReturnOp::create(builder, loc, *outputs);
@@ -454,16 +454,14 @@ LogicalResult OpContext::setResult(unsigned i, FailureOr<Value> value) {
     return failure();
   if (int(i) >= op.outputs_size())
     return emitError(loc) << "MIL op '" << op.type() << "' declares "
-                          << op.outputs_size() << " outputs, needs "
-                          << i + 1;
+                          << op.outputs_size() << " outputs, needs " << i + 1;
   const mil::NamedValueType &output = op.outputs(i);
   Location outLoc = importer.locFor(output.name());
   Value v = *value;
   // Reconcile with the declared type where the shapes are compatible.
   if (output.has_type()) {
-    FailureOr<RankedTensorType> declared =
-        convertValueType(outLoc, importer.ctx, output.type(),
-                         "output '" + output.name() + "'");
+    FailureOr<RankedTensorType> declared = convertValueType(
+        outLoc, importer.ctx, output.type(), "output '" + output.name() + "'");
     if (failed(declared))
       return failure();
     if (v.getType() != *declared) {
@@ -511,8 +509,8 @@ static std::string parentDir(StringRef path) {
 
 /// Parses `bytes` as a Model holding a Program (field 502) or, failing that
 /// and unless the file must be a model, as a bare Program.
-static LogicalResult parseProgram(StringRef bytes, StringRef path,
-                                  Location loc, LoadedProgram &out) {
+static LogicalResult parseProgram(StringRef bytes, StringRef path, Location loc,
+                                  LoadedProgram &out) {
   if (bytes.size() > size_t(INT_MAX))
     return emitError(loc) << "file too large for protobuf";
   mil::Model model;

@@ -31,9 +31,8 @@ namespace mlprog::mil_import {
 
 /// The MLIR element type of a MIL data type (unsigned types become
 /// signless integers); an error for STRING and UNUSED_TYPE.
-mlir::FailureOr<mlir::Type> convertDataType(mlir::Location loc,
-                                            mlir::MLIRContext *ctx,
-                                            mil::DataType type);
+mlir::FailureOr<mlir::Type>
+convertDataType(mlir::Location loc, mlir::MLIRContext *ctx, mil::DataType type);
 
 /// Whether `type` is one of the MIL unsigned integer types.
 bool isUnsignedDataType(mil::DataType type);
@@ -59,9 +58,8 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 readInts(mlir::Location loc, const mil::Value &value, llvm::StringRef what);
 mlir::FailureOr<llvm::SmallVector<double>>
 readFloats(mlir::Location loc, const mil::Value &value, llvm::StringRef what);
-mlir::FailureOr<std::string> readString(mlir::Location loc,
-                                        const mil::Value &value,
-                                        llvm::StringRef what);
+mlir::FailureOr<std::string>
+readString(mlir::Location loc, const mil::Value &value, llvm::StringRef what);
 
 //===--- Importer ---------------------------------------------------------===//
 
@@ -109,8 +107,7 @@ public:
 private:
   mlir::LogicalResult importFunction(llvm::StringRef name,
                                      const mil::Function &function);
-  mlir::LogicalResult importOperation(const mil::Operation &op,
-                                      unsigned index);
+  mlir::LogicalResult importOperation(const mil::Operation &op, unsigned index);
   mlir::FailureOr<mlir::Value> materializeBlob(const mil::Value &value,
                                                mlir::RankedTensorType type,
                                                mlir::Location loc,

@@ -28,7 +28,9 @@ using namespace mlir;
 namespace mlprog::mil_import {
 namespace {
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
@@ -216,12 +218,12 @@ LogicalResult importBatchNorm(OpContext &ctx) {
       failed(beta) || failed(eps))
     return failure();
   if (rankOf(*x) < 2 || typeOf(*x).isDynamicDim(1))
-    return emitError(ctx.loc) << "batch_norm needs a static channel dim, got "
-                              << x->getType();
+    return emitError(ctx.loc)
+           << "batch_norm needs a static channel dim, got " << x->getType();
   Value g = *gamma ? *gamma : channelConstant(ctx, *x, 1.0);
   Value bt = *beta ? *beta : channelConstant(ctx, *x, 0.0);
-  return ctx.setResult(0, buildBatchNormInference(ctx.b, ctx.loc, *x, g, bt,
-                                                  *mean, *var, *eps));
+  return ctx.setResult(
+      0, buildBatchNormInference(ctx.b, ctx.loc, *x, g, bt, *mean, *var, *eps));
 }
 
 LogicalResult importInstanceNorm(OpContext &ctx) {
@@ -242,8 +244,7 @@ LogicalResult importLayerNorm(OpContext &ctx) {
   FailureOr<SmallVector<int64_t>> axes =
       ctx.getInts("axes", SmallVector<int64_t>());
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
-  if (failed(x) || failed(gamma) || failed(beta) || failed(axes) ||
-      failed(eps))
+  if (failed(x) || failed(gamma) || failed(beta) || failed(axes) || failed(eps))
     return failure();
   return ctx.setResult(
       0, buildLayerNorm(ctx.b, ctx.loc, *x, *axes, *gamma, *beta, *eps));
@@ -264,8 +265,8 @@ template <ReduceKind Kind> LogicalResult importReduce(OpContext &ctx) {
   FailureOr<bool> keepDims = ctx.getBool("keep_dims", false);
   if (failed(x) || failed(axes) || failed(keepDims))
     return failure();
-  return ctx.setResult(
-      0, buildReduce(ctx.b, ctx.loc, Kind, *x, *axes, *keepDims));
+  return ctx.setResult(0,
+                       buildReduce(ctx.b, ctx.loc, Kind, *x, *axes, *keepDims));
 }
 
 //===--- Contractions -----------------------------------------------------===//
@@ -302,16 +303,16 @@ LogicalResult importLinear(OpContext &ctx) {
   if (failed(x) || failed(w) || failed(bias))
     return failure();
   if (rankOf(*w) != 2)
-    return emitError(ctx.loc) << "linear weight must be 2-D, got "
-                              << w->getType();
+    return emitError(ctx.loc)
+           << "linear weight must be 2-D, got " << w->getType();
   FailureOr<Value> wt = buildTranspose(ctx.b, ctx.loc, *w, {1, 0});
   if (failed(wt))
     return failure();
   FailureOr<Value> y = buildMatMul(ctx.b, ctx.loc, *x, *wt);
   if (failed(y) || !*bias)
     return ctx.setResult(0, y);
-  return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc,
-                                                 BinaryOpKind::Add, *y, *bias));
+  return ctx.setResult(
+      0, buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Add, *y, *bias));
 }
 
 //===--- Sliding windows --------------------------------------------------===//
@@ -326,8 +327,9 @@ FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,
   FailureOr<SmallVector<int64_t>> strides =
       ctx.getInts("strides", SmallVector<int64_t>(n, 1));
   FailureOr<SmallVector<int64_t>> dilations =
-      hasDilations ? ctx.getInts("dilations", SmallVector<int64_t>(n, 1))
-                   : FailureOr<SmallVector<int64_t>>(SmallVector<int64_t>(n, 1));
+      hasDilations
+          ? ctx.getInts("dilations", SmallVector<int64_t>(n, 1))
+          : FailureOr<SmallVector<int64_t>>(SmallVector<int64_t>(n, 1));
   FailureOr<std::string> padType =
       ctx.getString("pad_type", std::string("valid"));
   if (failed(strides) || failed(dilations) || failed(padType))
@@ -431,8 +433,8 @@ LogicalResult importConvTranspose(OpContext &ctx) {
     if (failed(shape))
       return failure();
     if (shape->size() != n + 2 && shape->size() != n)
-      return emitError(ctx.loc) << "conv_transpose: output_shape needs "
-                                << n + 2 << " values";
+      return emitError(ctx.loc)
+             << "conv_transpose: output_shape needs " << n + 2 << " values";
     ArrayRef<int64_t> spatial = ArrayRef<int64_t>(*shape).take_back(n);
     for (size_t i = 0; i < n; ++i) {
       int64_t s = params.strides.empty() ? 1 : params.strides[i];
@@ -477,8 +479,8 @@ LogicalResult importAvgPool(OpContext &ctx) {
       getWindowParams(ctx, *x, *kernel, /*hasDilations=*/false);
   if (failed(params))
     return failure();
-  return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, *x, *kernel,
-                                           *params, *ceilMode, !*exclude));
+  return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, *x, *kernel, *params,
+                                           *ceilMode, !*exclude));
 }
 
 LogicalResult importUpsampleNearest(OpContext &ctx) {
@@ -551,13 +553,13 @@ LogicalResult importSplit(OpContext &ctx) {
                                 << " of a dim of extent " << extent;
     int64_t chunk = (extent + *num - 1) / *num;
     for (int64_t i = 0; i < *num; ++i)
-      sizes.push_back(std::max<int64_t>(
-          0, std::min(chunk, extent - i * chunk)));
+      sizes.push_back(
+          std::max<int64_t>(0, std::min(chunk, extent - i * chunk)));
   }
   if (int64_t(sizes.size()) != ctx.numOutputs())
-    return emitError(ctx.loc) << "split into " << sizes.size()
-                              << " pieces but the op declares "
-                              << ctx.numOutputs() << " outputs";
+    return emitError(ctx.loc)
+           << "split into " << sizes.size() << " pieces but the op declares "
+           << ctx.numOutputs() << " outputs";
   FailureOr<SmallVector<Value>> pieces =
       buildSplit(ctx.b, ctx.loc, *x, *ax, sizes);
   if (failed(pieces))
@@ -640,8 +642,8 @@ LogicalResult importSliceByIndex(OpContext &ctx) {
   if (failed(begin) || failed(end) || failed(stride) || failed(beginMask) ||
       failed(endMask) || failed(squeezeMask))
     return failure();
-  for (auto *v : {&*begin, &*end, &*stride, &*beginMask, &*endMask,
-                  &*squeezeMask})
+  for (auto *v :
+       {&*begin, &*end, &*stride, &*beginMask, &*endMask, &*squeezeMask})
     if (int64_t(v->size()) != rank)
       return emitError(ctx.loc) << "slice_by_index: parameters need " << rank
                                 << " values, got " << v->size();
@@ -679,8 +681,8 @@ LogicalResult importSliceBySize(OpContext &ctx) {
     return failure();
   int64_t rank = rankOf(*x);
   if (int64_t(begin->size()) != rank || int64_t(size->size()) != rank)
-    return emitError(ctx.loc) << "slice_by_size: begin/size need " << rank
-                              << " values";
+    return emitError(ctx.loc)
+           << "slice_by_size: begin/size need " << rank << " values";
   ArrayRef<int64_t> shape = typeOf(*x).getShape();
   SmallVector<SliceDim> dims;
   for (int64_t d = 0; d < rank; ++d) {
@@ -692,8 +694,8 @@ LogicalResult importSliceBySize(OpContext &ctx) {
       s.start = bgn;
     if ((*size)[d] != -1) {
       if ((*size)[d] < 0)
-        return emitError(ctx.loc) << "slice_by_size: invalid size "
-                                  << (*size)[d];
+        return emitError(ctx.loc)
+               << "slice_by_size: invalid size " << (*size)[d];
       s.stop = bgn + (*size)[d];
     }
     dims.push_back(s);
@@ -708,8 +710,8 @@ LogicalResult importGather(OpContext &ctx) {
   if (failed(x) || failed(indices) || failed(axis) || failed(batchDims))
     return failure();
   if (*batchDims != 0)
-    return emitError(ctx.loc) << "unsupported gather with batch_dims="
-                              << *batchDims;
+    return emitError(ctx.loc)
+           << "unsupported gather with batch_dims=" << *batchDims;
   return ctx.setResult(0, buildGather(ctx.b, ctx.loc, *x, *indices, *axis));
 }
 
@@ -742,8 +744,8 @@ LogicalResult importPad(OpContext &ctx) {
   int64_t rank = rankOf(*x);
   int64_t n = pad->size() / 2;
   if (pad->size() % 2 != 0 || n > rank)
-    return emitError(ctx.loc) << "pad: " << pad->size()
-                              << " values do not fit rank " << rank;
+    return emitError(ctx.loc)
+           << "pad: " << pad->size() << " values do not fit rank " << rank;
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
   for (int64_t i = 0; i < n; ++i) {
     low[rank - n + i] = (*pad)[2 * i];
@@ -775,9 +777,8 @@ LogicalResult importBandPart(OpContext &ctx) {
 FailureOr<Type> declaredElementType(OpContext &ctx, unsigned i) {
   if (int(i) >= ctx.op.outputs_size() || !ctx.op.outputs(i).has_type())
     return Type(ctx.b.getF32Type());
-  FailureOr<RankedTensorType> type =
-      convertValueType(ctx.loc, ctx.b.getContext(), ctx.op.outputs(i).type(),
-                       "output");
+  FailureOr<RankedTensorType> type = convertValueType(
+      ctx.loc, ctx.b.getContext(), ctx.op.outputs(i).type(), "output");
   if (failed(type))
     return failure();
   return type->getElementType();
@@ -839,8 +840,8 @@ FailureOr<Value> extractPredicate(OpContext &ctx, Value pred, StringRef what) {
   auto t = dyn_cast<RankedTensorType>(pred.getType());
   if (!t || !t.getElementType().isInteger(1) || !t.hasStaticShape() ||
       t.getNumElements() != 1)
-    return emitError(ctx.loc) << what << " must be a bool scalar, got "
-                              << pred.getType();
+    return emitError(ctx.loc)
+           << what << " must be a bool scalar, got " << pred.getType();
   SmallVector<Value> zeros(t.getRank(),
                            arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0));
   return tensor::ExtractOp::create(ctx.b, ctx.loc, pred, zeros).getResult();
@@ -850,9 +851,9 @@ FailureOr<Value> extractPredicate(OpContext &ctx, Value pred, StringRef what) {
 FailureOr<SmallVector<Type>> declaredOutputTypes(OpContext &ctx) {
   SmallVector<Type> types;
   for (const mil::NamedValueType &output : ctx.op.outputs()) {
-    FailureOr<RankedTensorType> type = convertValueType(
-        ctx.importer.locFor(output.name()), ctx.b.getContext(), output.type(),
-        "output '" + output.name() + "'");
+    FailureOr<RankedTensorType> type =
+        convertValueType(ctx.importer.locFor(output.name()), ctx.b.getContext(),
+                         output.type(), "output '" + output.name() + "'");
     if (failed(type))
       return failure();
     types.push_back(*type);
@@ -884,8 +885,8 @@ LogicalResult importCond(OpContext &ctx) {
   if (failed(pred))
     return failure();
   if (ctx.op.blocks_size() != 2)
-    return emitError(ctx.loc) << "cond needs 2 blocks, got "
-                              << ctx.op.blocks_size();
+    return emitError(ctx.loc)
+           << "cond needs 2 blocks, got " << ctx.op.blocks_size();
   for (int k = 0; k < 2; ++k)
     if (ctx.op.blocks(k).outputs_size() != ctx.op.outputs_size())
       return emitError(ctx.loc)
@@ -930,26 +931,25 @@ LogicalResult importWhileLoop(OpContext &ctx) {
   if (failed(vars))
     return failure();
   if (ctx.op.blocks_size() != 2)
-    return emitError(ctx.loc) << "while_loop needs 2 blocks, got "
-                              << ctx.op.blocks_size();
+    return emitError(ctx.loc)
+           << "while_loop needs 2 blocks, got " << ctx.op.blocks_size();
   const mil::Block &condBlock = ctx.op.blocks(0), &body = ctx.op.blocks(1);
   size_t n = vars->size();
   if (size_t(condBlock.inputs_size()) != n || size_t(body.inputs_size()) != n)
     return emitError(ctx.loc) << "while_loop blocks must take the " << n
                               << " loop variables as inputs";
   if (condBlock.outputs_size() != 1)
-    return emitError(ctx.loc) << "while_loop condition block returns "
-                              << condBlock.outputs_size()
-                              << " values, expected 1";
+    return emitError(ctx.loc)
+           << "while_loop condition block returns " << condBlock.outputs_size()
+           << " values, expected 1";
   if (size_t(body.outputs_size()) != n)
-    return emitError(ctx.loc) << "while_loop body block returns "
-                              << body.outputs_size() << " values but there are "
-                              << n << " loop variables";
+    return emitError(ctx.loc)
+           << "while_loop body block returns " << body.outputs_size()
+           << " values but there are " << n << " loop variables";
   if (size_t(ctx.op.outputs_size()) != n)
-    return emitError(ctx.loc) << "while_loop declares "
-                              << ctx.op.outputs_size()
-                              << " outputs but there are " << n
-                              << " loop variables";
+    return emitError(ctx.loc)
+           << "while_loop declares " << ctx.op.outputs_size()
+           << " outputs but there are " << n << " loop variables";
   // Loop-carried types: the body's declared input types (which may relax
   // shapes the body changes), else the initial values' types.
   SmallVector<Type> types;
@@ -973,10 +973,9 @@ LogicalResult importWhileLoop(OpContext &ctx) {
   SmallVector<Location> locs(n, ctx.loc);
   {
     OpBuilder::InsertionGuard guard(ctx.b);
-    Block *before =
-        ctx.b.createBlock(&whileOp.getBefore(), {}, types, locs);
-    FailureOr<SmallVector<Value>> c = ctx.importer.importBlock(
-        condBlock, before->getArguments(), ctx.loc);
+    Block *before = ctx.b.createBlock(&whileOp.getBefore(), {}, types, locs);
+    FailureOr<SmallVector<Value>> c =
+        ctx.importer.importBlock(condBlock, before->getArguments(), ctx.loc);
     if (failed(c))
       return failure();
     FailureOr<Value> flag =

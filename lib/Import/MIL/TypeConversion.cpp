@@ -93,15 +93,15 @@ FailureOr<RankedTensorType> convertValueType(Location loc, MLIRContext *ctx,
     if (dim.has_constant()) {
       uint64_t size = dim.constant().size();
       if (size > uint64_t(INT64_MAX / 2))
-        return emitError(loc) << "dimension " << size << " of " << what
-                              << " is too large";
+        return emitError(loc)
+               << "dimension " << size << " of " << what << " is too large";
       shape.push_back(int64_t(size));
     } else if (dim.has_unknown() && !dim.unknown().variadic()) {
       shape.push_back(ShapedType::kDynamic);
     } else {
-      return emitError(loc) << "unsupported "
-                            << (dim.has_unknown() ? "variadic" : "missing")
-                            << " dimension in the type of " << what;
+      return emitError(loc)
+             << "unsupported " << (dim.has_unknown() ? "variadic" : "missing")
+             << " dimension in the type of " << what;
     }
   }
   FailureOr<Type> element = convertDataType(loc, ctx, tensor.datatype());
@@ -153,9 +153,8 @@ std::optional<mil::BlobDataType> getBlobDataType(mil::DataType type) {
 }
 
 /// Element attribute from a double for float types.
-static FailureOr<DenseElementsAttr> fromDoubles(Location loc,
-                                                RankedTensorType type,
-                                                ArrayRef<double> values) {
+static FailureOr<DenseElementsAttr>
+fromDoubles(Location loc, RankedTensorType type, ArrayRef<double> values) {
   auto ft = dyn_cast<FloatType>(type.getElementType());
   if (!ft)
     return emitError(loc) << "float values for a tensor of " << type;
@@ -169,9 +168,8 @@ static FailureOr<DenseElementsAttr> fromDoubles(Location loc,
   return DenseElementsAttr::get(type, elements);
 }
 
-static FailureOr<DenseElementsAttr> fromInts(Location loc,
-                                             RankedTensorType type,
-                                             ArrayRef<int64_t> values) {
+static FailureOr<DenseElementsAttr>
+fromInts(Location loc, RankedTensorType type, ArrayRef<int64_t> values) {
   Type et = type.getElementType();
   if (!et.isSignlessInteger())
     return emitError(loc) << "integer values for a tensor of " << type;
@@ -234,12 +232,11 @@ FailureOr<DenseElementsAttr> convertTensorValue(Location loc,
     Type et = type.getElementType();
     unsigned bits = et.getIntOrFloatBitWidth();
     if (bits % 8 != 0 || et.isInteger(1))
-      return emitError(loc) << "unsupported raw bytes for a tensor of "
-                            << type;
+      return emitError(loc) << "unsupported raw bytes for a tensor of " << type;
     if (uint64_t(raw.size()) != uint64_t(n) * (bits / 8))
-      return emitError(loc) << "immediate value holds " << raw.size()
-                            << " bytes, its type " << type << " needs "
-                            << uint64_t(n) * (bits / 8);
+      return emitError(loc)
+             << "immediate value holds " << raw.size() << " bytes, its type "
+             << type << " needs " << uint64_t(n) * (bits / 8);
     bool isSplat = false;
     if (!DenseElementsAttr::isValidRawBuffer(
             type, ArrayRef<char>(raw.data(), raw.size()), isSplat))
@@ -322,8 +319,8 @@ FailureOr<SmallVector<int64_t>> readInts(Location loc, const mil::Value &value,
                         << "' must hold integer values";
 }
 
-FailureOr<SmallVector<double>>
-readFloats(Location loc, const mil::Value &value, StringRef what) {
+FailureOr<SmallVector<double>> readFloats(Location loc, const mil::Value &value,
+                                          StringRef what) {
   FailureOr<const mil::TensorValue *> t = getTensor(loc, value, what);
   if (failed(t))
     return failure();

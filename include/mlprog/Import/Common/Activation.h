@@ -74,9 +74,8 @@ mlir::FailureOr<mlir::Value> buildClip(mlir::OpBuilder &b, mlir::Location loc,
 
 /// `x + c` elementwise for a scalar `c` (float `x`), e.g. the epsilon MIL
 /// adds inside log and rsqrt.
-mlir::FailureOr<mlir::Value> buildAddScalar(mlir::OpBuilder &b,
-                                            mlir::Location loc, mlir::Value x,
-                                            double c);
+mlir::FailureOr<mlir::Value>
+buildAddScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, double c);
 
 /// `floor(x / y)` with numpy broadcasting; for signless integers the
 /// quotient is rounded toward negative infinity (Python `//`).

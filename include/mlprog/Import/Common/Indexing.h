@@ -38,10 +38,10 @@ struct SliceDim {
 /// negative steps a linalg.generic with a reversed affine map.
 /// Spec: numpy basic indexing; MIL slice_by_index (masks resolved by the
 /// caller) and slice_by_size; ONNX Slice; aten::slice.
-mlir::FailureOr<mlir::Value> buildSlice(mlir::OpBuilder &b, mlir::Location loc,
-                                        mlir::Value x,
-                                        llvm::ArrayRef<SliceDim> dims,
-                                        llvm::ArrayRef<int64_t> squeezeDims = {});
+mlir::FailureOr<mlir::Value>
+buildSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+           llvm::ArrayRef<SliceDim> dims,
+           llvm::ArrayRef<int64_t> squeezeDims = {});
 
 /// Splits `x` along `axis` (in [-rank, rank)) into consecutive pieces of
 /// `sizes` extents (non-negative, summing to the static extent of `axis`).
@@ -64,11 +64,9 @@ mlir::FailureOr<mlir::Value> buildGather(mlir::OpBuilder &b, mlir::Location loc,
 /// indices[i]], negative indices counting from the end, out-of-range ones
 /// clamped. Dims other than `axis` of `indices` must not exceed x's.
 /// Spec: MIL gather_along_axis; ONNX GatherElements; aten::gather.
-mlir::FailureOr<mlir::Value> buildGatherAlongAxis(mlir::OpBuilder &b,
-                                                  mlir::Location loc,
-                                                  mlir::Value x,
-                                                  mlir::Value indices,
-                                                  int64_t axis);
+mlir::FailureOr<mlir::Value>
+buildGatherAlongAxis(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value indices, int64_t axis);
 
 /// Repeats `x` `reps[d]` times along each dim d (reps.size() == rank,
 /// reps >= 1, static extents where reps > 1).

@@ -1,4 +1,5 @@
-//===- Logical.h - Comparison, logical, select and cast builders -*- C++ -*-===//
+//===- Logical.h - Comparison, logical, select and cast builders -*- C++
+//-*-===//
 //
 // Format-independent builders for comparisons (to i1), boolean logic,
 // elementwise selection and element type conversion, emitted as
@@ -17,7 +18,14 @@
 namespace mlprog {
 
 /// Elementwise comparisons.
-enum class CompareKind { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };
+enum class CompareKind {
+  Equal,
+  NotEqual,
+  Less,
+  LessEqual,
+  Greater,
+  GreaterEqual
+};
 
 /// `lhs <kind> rhs` with numpy broadcasting, giving an i1 tensor. Operands
 /// share one float or signless integer (i1 included) element type; floats
@@ -42,15 +50,14 @@ mlir::FailureOr<mlir::Value> buildLogical(mlir::OpBuilder &b,
 /// `not x` on an i1 tensor.
 /// Spec: MIL logical_not; ONNX Not.
 mlir::FailureOr<mlir::Value> buildLogicalNot(mlir::OpBuilder &b,
-                                             mlir::Location loc,
-                                             mlir::Value x);
+                                             mlir::Location loc, mlir::Value x);
 
 /// `cond ? a : b` elementwise with numpy broadcasting of all three; `cond`
 /// has i1 elements, `a` and `b` one element type.
 /// Spec: MIL select; ONNX Where; aten::where.
-mlir::FailureOr<mlir::Value> buildSelect(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value cond,
-                                         mlir::Value a, mlir::Value bv);
+mlir::FailureOr<mlir::Value> buildSelect(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value cond, mlir::Value a,
+                                         mlir::Value bv);
 
 /// Converts the elements of `x` to `elementType` (float, signless integer
 /// or i1). Float -> integer truncates toward zero (fptosi/fptoui); integer

@@ -27,21 +27,20 @@ namespace mlprog {
 /// or element type.
 /// Spec: MIL layer_norm; ONNX LayerNormalization (axes = [axis, rank));
 /// aten::layer_norm (trailing normalized_shape).
-mlir::FailureOr<mlir::Value>
-buildLayerNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-               llvm::ArrayRef<int64_t> axes, mlir::Value gamma,
-               mlir::Value beta, double epsilon);
+mlir::FailureOr<mlir::Value> buildLayerNorm(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            llvm::ArrayRef<int64_t> axes,
+                                            mlir::Value gamma, mlir::Value beta,
+                                            double epsilon);
 
 /// Instance normalization of float `x` [N, C, D1..Dn] (rank >= 3): each
 /// (n, c) slice is normalized over D1..Dn, then scaled by `gamma` [C] and
 /// shifted by `beta` [C] (either may be null: 1 and 0).
 /// Spec: MIL instance_norm; ONNX InstanceNormalization;
 /// aten::instance_norm (inference, no running stats).
-mlir::FailureOr<mlir::Value> buildInstanceNorm(mlir::OpBuilder &b,
-                                               mlir::Location loc,
-                                               mlir::Value x, mlir::Value gamma,
-                                               mlir::Value beta,
-                                               double epsilon);
+mlir::FailureOr<mlir::Value>
+buildInstanceNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value gamma, mlir::Value beta, double epsilon);
 
 } // namespace mlprog
 
