@@ -452,12 +452,17 @@ FailureOr<std::string> OpContext::getString(StringRef name,
 LogicalResult OpContext::setResult(unsigned i, FailureOr<Value> value) {
   if (failed(value))
     return failure();
+  return bind(i, *value, nullptr);
+}
+
+LogicalResult OpContext::bind(unsigned i, Value value,
+                              const mil::Value *constant) {
   if (int(i) >= op.outputs_size())
     return emitError(loc) << "MIL op '" << op.type() << "' declares "
                           << op.outputs_size() << " outputs, needs " << i + 1;
   const mil::NamedValueType &output = op.outputs(i);
   Location outLoc = importer.locFor(output.name());
-  Value v = *value;
+  Value v = value;
   // Reconcile with the declared type where the shapes are compatible.
   if (output.has_type()) {
     FailureOr<RankedTensorType> declared = convertValueType(
@@ -472,17 +477,12 @@ LogicalResult OpContext::setResult(unsigned i, FailureOr<Value> value) {
       v = tensor::CastOp::create(b, outLoc, *declared, v);
     }
   }
-  return importer.define(outLoc, output.name(), {v});
+  return importer.define(outLoc, output.name(), {v, constant});
 }
 
 LogicalResult OpContext::setConstantResult(unsigned i, Value value,
                                            const mil::Value *constant) {
-  if (failed(setResult(i, value)))
-    return failure();
-  // setResult bound the name in the innermost scope; attach the constant.
-  const NamedValue *bound = importer.lookup(op.outputs(i).name());
-  const_cast<NamedValue *>(bound)->constant = constant;
-  return success();
+  return bind(i, value, constant);
 }
 
 //===----------------------------------------------------------------------===//

@@ -181,6 +181,9 @@ public:
                                         const mil::Value *constant);
 
 private:
+  /// Binds output `i`, cast to its declared type where compatible.
+  mlir::LogicalResult bind(unsigned i, mlir::Value value,
+                           const mil::Value *constant);
   const mil::Argument::Binding *single(llvm::StringRef name);
   mlir::FailureOr<mlir::Value> resolve(const mil::Argument::Binding &binding,
                                        llvm::StringRef param);
