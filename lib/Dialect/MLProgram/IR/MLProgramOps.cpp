@@ -472,6 +472,105 @@ LogicalResult GlobalLoadConstOp::canonicalize(GlobalLoadConstOp op,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Load forwarding and dead store elimination
+//===----------------------------------------------------------------------===//
+
+/// How an op may touch the global named `global`. Only our accessors and
+/// calls reach a global, so memory effects on anything else (memrefs,
+/// allocations) are irrelevant; calls and ops of unknown effect are assumed
+/// to read and write it, and region ops are judged by their contents.
+static void getGlobalAccess(Operation *op, SymbolRefAttr global, bool &reads,
+                            bool &writes) {
+  if (auto load = dyn_cast<GlobalLoadOp>(op)) {
+    reads |= load.getGlobalAttr() == global;
+    return;
+  }
+  if (auto load = dyn_cast<GlobalLoadGraphOp>(op)) {
+    reads |= load.getGlobalAttr() == global;
+    return;
+  }
+  if (auto store = dyn_cast<GlobalStoreOp>(op)) {
+    writes |= store.getGlobalAttr() == global;
+    return;
+  }
+  if (auto store = dyn_cast<GlobalStoreGraphOp>(op)) {
+    writes |= store.getGlobalAttr() == global;
+    return;
+  }
+  if (isa<CallOpInterface>(op) ||
+      (!isa<MemoryEffectOpInterface>(op) &&
+       !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())) {
+    reads = writes = true;
+    return;
+  }
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps()) {
+        nested.walk([&](Operation *inner) {
+          getGlobalAccess(inner, global, reads, writes);
+          return reads && writes ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+        });
+      }
+}
+
+/// Replaces a load by the value of the closest earlier store to, or load of,
+/// the same global in its block, if nothing in between may write it.
+LogicalResult GlobalLoadOp::canonicalize(GlobalLoadOp op,
+                                         PatternRewriter &rewriter) {
+  SymbolRefAttr global = op.getGlobalAttr();
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto store = dyn_cast<GlobalStoreOp>(prev);
+        store && store.getGlobalAttr() == global) {
+      if (store.getValue().getType() != op.getType())
+        return rewriter.notifyMatchFailure(op, "stored value has another type");
+      rewriter.replaceOp(op, store.getValue());
+      return success();
+    }
+    if (auto load = dyn_cast<GlobalLoadOp>(prev);
+        load && load.getGlobalAttr() == global) {
+      rewriter.replaceOp(op, load.getResult());
+      return success();
+    }
+    bool reads = false, writes = false;
+    getGlobalAccess(prev, global, reads, writes);
+    if (writes)
+      return rewriter.notifyMatchFailure(op, "an earlier op may write it");
+  }
+  return rewriter.notifyMatchFailure(op, "no earlier access in the block");
+}
+
+/// Erases a store overwritten later in its block before anything may read
+/// the global, and a store of the value just loaded from the same global.
+LogicalResult GlobalStoreOp::canonicalize(GlobalStoreOp op,
+                                          PatternRewriter &rewriter) {
+  SymbolRefAttr global = op.getGlobalAttr();
+  if (auto load = op.getValue().getDefiningOp<GlobalLoadOp>();
+      load && load.getGlobalAttr() == global &&
+      load->getBlock() == op->getBlock()) {
+    bool reads = false, writes = false;
+    for (Operation *it = load->getNextNode(); it != op; it = it->getNextNode())
+      getGlobalAccess(it, global, reads, writes);
+    if (!writes) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+  }
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (auto store = dyn_cast<GlobalStoreOp>(next);
+        store && store.getGlobalAttr() == global) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    bool reads = false, writes = false;
+    getGlobalAccess(next, global, reads, writes);
+    if (reads || writes)
+      return rewriter.notifyMatchFailure(op, "a later op may read it");
+  }
+  return rewriter.notifyMatchFailure(op, "not overwritten in the block");
+}
+
 void GlobalLoadOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getGlobal().getLeafReference());
 }
