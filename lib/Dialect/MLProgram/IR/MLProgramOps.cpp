@@ -476,43 +476,37 @@ LogicalResult GlobalLoadConstOp::canonicalize(GlobalLoadConstOp op,
 // Load forwarding and dead store elimination
 //===----------------------------------------------------------------------===//
 
-/// How an op may touch the global named `global`. Only our accessors and
-/// calls reach a global, so memory effects on anything else (memrefs,
-/// allocations) are irrelevant; calls and ops of unknown effect are assumed
-/// to read and write it, and region ops are judged by their contents.
-static void getGlobalAccess(Operation *op, SymbolRefAttr global, bool &reads,
-                            bool &writes) {
-  if (auto load = dyn_cast<GlobalLoadOp>(op)) {
-    reads |= load.getGlobalAttr() == global;
-    return;
-  }
-  if (auto load = dyn_cast<GlobalLoadGraphOp>(op)) {
-    reads |= load.getGlobalAttr() == global;
-    return;
-  }
-  if (auto store = dyn_cast<GlobalStoreOp>(op)) {
-    writes |= store.getGlobalAttr() == global;
-    return;
-  }
-  if (auto store = dyn_cast<GlobalStoreGraphOp>(op)) {
-    writes |= store.getGlobalAttr() == global;
-    return;
-  }
-  if (isa<CallOpInterface>(op) ||
-      (!isa<MemoryEffectOpInterface>(op) &&
-       !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())) {
-    reads = writes = true;
-    return;
-  }
+GlobalAccess mlprog::getGlobalAccess(
+    Operation *op, SymbolRefAttr global,
+    llvm::function_ref<GlobalAccess(CallOpInterface)> callAccess) {
+  GlobalAccess access;
+  auto visit = [&](Operation *inner) {
+    if (auto load = dyn_cast<GlobalLoadOp>(inner)) {
+      access.reads |= load.getGlobalAttr() == global;
+    } else if (auto load = dyn_cast<GlobalLoadGraphOp>(inner)) {
+      access.reads |= load.getGlobalAttr() == global;
+    } else if (auto store = dyn_cast<GlobalStoreOp>(inner)) {
+      access.writes |= store.getGlobalAttr() == global;
+    } else if (auto store = dyn_cast<GlobalStoreGraphOp>(inner)) {
+      access.writes |= store.getGlobalAttr() == global;
+    } else if (auto call = dyn_cast<CallOpInterface>(inner)) {
+      GlobalAccess callee = callAccess ? callAccess(call) : GlobalAccess::all();
+      access.reads |= callee.reads;
+      access.writes |= callee.writes;
+    } else if (!isa<MemoryEffectOpInterface>(inner) &&
+               !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      access = GlobalAccess::all();
+    }
+    // Effects on anything but a global (memrefs, allocations) are
+    // irrelevant: only accessors and calls reach a global.
+    return access.reads && access.writes ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+  };
   if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-    for (Region &region : op->getRegions())
-      for (Operation &nested : region.getOps()) {
-        nested.walk([&](Operation *inner) {
-          getGlobalAccess(inner, global, reads, writes);
-          return reads && writes ? WalkResult::interrupt()
-                                 : WalkResult::advance();
-        });
-      }
+    op->walk(visit);
+  else
+    visit(op);
+  return access;
 }
 
 /// Replaces a load by the value of the closest earlier store to, or load of,
@@ -533,9 +527,7 @@ LogicalResult GlobalLoadOp::canonicalize(GlobalLoadOp op,
       rewriter.replaceOp(op, load.getResult());
       return success();
     }
-    bool reads = false, writes = false;
-    getGlobalAccess(prev, global, reads, writes);
-    if (writes)
+    if (getGlobalAccess(prev, global).writes)
       return rewriter.notifyMatchFailure(op, "an earlier op may write it");
   }
   return rewriter.notifyMatchFailure(op, "no earlier access in the block");
@@ -549,9 +541,9 @@ LogicalResult GlobalStoreOp::canonicalize(GlobalStoreOp op,
   if (auto load = op.getValue().getDefiningOp<GlobalLoadOp>();
       load && load.getGlobalAttr() == global &&
       load->getBlock() == op->getBlock()) {
-    bool reads = false, writes = false;
+    bool writes = false;
     for (Operation *it = load->getNextNode(); it != op; it = it->getNextNode())
-      getGlobalAccess(it, global, reads, writes);
+      writes |= getGlobalAccess(it, global).writes;
     if (!writes) {
       rewriter.eraseOp(op);
       return success();
@@ -563,9 +555,8 @@ LogicalResult GlobalStoreOp::canonicalize(GlobalStoreOp op,
       rewriter.eraseOp(op);
       return success();
     }
-    bool reads = false, writes = false;
-    getGlobalAccess(next, global, reads, writes);
-    if (reads || writes)
+    GlobalAccess access = getGlobalAccess(next, global);
+    if (access.reads || access.writes)
       return rewriter.notifyMatchFailure(op, "a later op may read it");
   }
   return rewriter.notifyMatchFailure(op, "not overwritten in the block");

@@ -33,6 +33,22 @@ def TopologicalSort : Pass<"mlprog-topological-sort", "mlir::ModuleOp"> {
   }];
 }
 
+def PipelineGlobals : Pass<"mlprog-pipeline-globals", "mlir::ModuleOp"> {
+  let summary = "Forwards global values and drops dead stores across calls";
+  let description = [{
+    Upstream's `mlprog-pipeline-globals`, made safe: first every callable
+    gets a summary of the globals it (and everything it calls) may read and
+    write; calls that do not resolve to a callable with a body in the module
+    (declarations, indirect calls, calls to other symbol tables) count as
+    reading and writing every global, where upstream crashes. Then, within
+    each block of an `ml_program.func`, a `global_load` takes the value of
+    the last store to, or load of, that global when nothing in between may
+    write it, and a `global_store` that is overwritten before anything may
+    read it is erased. Unlike `--canonicalize`, a call to a callee whose
+    summary does not touch a global does not block either rewrite.
+  }];
+}
+
 def ExternalizeGlobals
     : Pass<"mlprog-externalize-globals", "mlir::ModuleOp"> {
   let summary = "Moves large inline initial values into a safetensors bundle";
