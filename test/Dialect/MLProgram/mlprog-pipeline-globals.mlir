@@ -119,3 +119,23 @@ ml_program.func @indirect(%f: () -> (), %a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = ml_program.global_load @g : tensor<4xf32>
   ml_program.return %0 : tensor<4xf32>
 }
+
+// -----
+
+// func.func callables work too (upstream's spelling of the pass's tests).
+ml_program.global private mutable @g(dense<4> : tensor<4xi32>) : tensor<4xi32>
+func.func private @touches_nothing() {
+  return
+}
+// CHECK-LABEL: func.func @func_func
+// CHECK-SAME: (%[[A:.*]]: tensor<4xi32>)
+// CHECK-NEXT: ml_program.global_store @g = %[[A]]
+// CHECK-NEXT: call @touches_nothing
+// CHECK-NEXT: return %[[A]]
+func.func @func_func(%a: tensor<4xi32>) -> tensor<4xi32> {
+  ml_program.global_store @g = %a : tensor<4xi32>
+  call @touches_nothing() : () -> ()
+  %0 = ml_program.global_load @g : tensor<4xi32>
+  ml_program.global_store @g = %0 : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

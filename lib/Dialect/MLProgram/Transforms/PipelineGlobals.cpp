@@ -35,7 +35,7 @@ class GlobalSummaries {
 public:
   explicit GlobalSummaries(ModuleOp module) : symbols(module) {
     for (Operation &op : module.getOps())
-      if (isa<FuncOp, SubgraphOp>(op)) {
+      if (isa<FunctionOpInterface>(op)) {
         callables.push_back(&op);
         summaries[&op] = Summary();
       }
@@ -65,6 +65,8 @@ private:
     if (!callee || callee.getNestedReferences().size() != 0)
       return nullptr;
     Operation *target = symbols.lookup(callee.getRootReference());
+    if (!target)
+      return nullptr;
     auto it = summaries.find(target);
     return it == summaries.end() ? nullptr : &it->second;
   }
@@ -140,6 +142,11 @@ void pipelineBlock(Block &block, const GlobalSummaries &summaries) {
     }
     if (auto store = dyn_cast<GlobalStoreOp>(op)) {
       SymbolRefAttr global = store.getGlobalAttr();
+      // Storing the value the global already holds changes nothing.
+      if (known.lookup(global) == store.getValue()) {
+        store.erase();
+        continue;
+      }
       if (GlobalStoreOp dead = pending.lookup(global))
         dead.erase();
       pending[global] = store;
@@ -165,9 +172,14 @@ struct PipelineGlobalsPass
 
   void runOnOperation() override {
     GlobalSummaries summaries(getOperation());
-    for (FuncOp func : getOperation().getOps<FuncOp>())
-      for (Block &block : func.getBody())
+    // Any SSACFG callable: ml_program.func, and func.func as upstream's
+    // pass accepts. Subgraph bodies are ordered by tokens, not position.
+    for (auto callable : getOperation().getOps<FunctionOpInterface>()) {
+      if (isa<SubgraphOp>(callable) || callable.isExternal())
+        continue;
+      for (Block &block : callable.getFunctionBody())
         pipelineBlock(block, summaries);
+    }
   }
 };
 

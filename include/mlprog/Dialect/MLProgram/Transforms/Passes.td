@@ -41,10 +41,11 @@ def PipelineGlobals : Pass<"mlprog-pipeline-globals", "mlir::ModuleOp"> {
     write; calls that do not resolve to a callable with a body in the module
     (declarations, indirect calls, calls to other symbol tables) count as
     reading and writing every global, where upstream crashes. Then, within
-    each block of an `ml_program.func`, a `global_load` takes the value of
+    each block of an `ml_program.func` or `func.func`, a `global_load` takes the value of
     the last store to, or load of, that global when nothing in between may
     write it, and a `global_store` that is overwritten before anything may
-    read it is erased. Unlike `--canonicalize`, a call to a callee whose
+    read it, or that stores the value the global is known to hold, is
+    erased. Unlike `--canonicalize`, a call to a callee whose
     summary does not touch a global does not block either rewrite.
   }];
 }
