@@ -93,8 +93,7 @@ struct ExternalizeGlobalsPass
                             << type.getElementType() << " elements";
         continue;
       }
-      uint64_t size =
-          type.getNumElements() * getSafeTensorsDTypeSize(*dtype);
+      uint64_t size = type.getNumElements() * getSafeTensorsDTypeSize(*dtype);
       if (size < threshold)
         continue;
       storage.emplace_back();
@@ -113,18 +112,17 @@ struct ExternalizeGlobalsPass
       module.emitError() << llvm::toString(std::move(err));
       return signalPassFailure();
     }
-    StringRef file = storagePath.empty()
-                         ? llvm::sys::path::filename(bundle)
-                         : StringRef(storagePath);
+    StringRef file = storagePath.empty() ? llvm::sys::path::filename(bundle)
+                                         : StringRef(storagePath);
     MLIRContext *ctx = &getContext();
     for (GlobalOp global : moved) {
       Type type = cast<TypedAttr>(global.getValueAttr()).getType();
       global.setValueAttr(ExternAttr::get(ctx, type));
-      global->setAttr(ExternalStorageAttr::getAttrName(),
-                      ExternalStorageAttr::get(
-                          ctx, StringAttr::get(ctx, file),
-                          StringAttr::get(ctx, global.getSymName()),
-                          std::nullopt, std::nullopt));
+      global->setAttr(
+          ExternalStorageAttr::getAttrName(),
+          ExternalStorageAttr::get(ctx, StringAttr::get(ctx, file),
+                                   StringAttr::get(ctx, global.getSymName()),
+                                   std::nullopt, std::nullopt));
     }
   }
 };
@@ -169,9 +167,9 @@ struct InternalizeGlobalsPass
       if (!llvm::sys::fs::file_size(path, fileSize) &&
           (__builtin_add_overflow(*storage.getOffset(), size, &end) ||
            end > fileSize)) {
-        global.emitOpError() << path << " holds fewer than the " << size
-                             << " bytes of its type at offset "
-                             << *storage.getOffset();
+        global.emitOpError()
+            << path << " holds fewer than the " << size
+            << " bytes of its type at offset " << *storage.getOffset();
         return failure();
       }
       auto buffer = llvm::MemoryBuffer::getFileSlice(
@@ -184,9 +182,9 @@ struct InternalizeGlobalsPass
       }
       if ((*buffer)->getBufferSize() != size ||
           (storage.getLength() && *storage.getLength() != size)) {
-        global.emitOpError() << path << " holds fewer than the " << size
-                             << " bytes of its type at offset "
-                             << *storage.getOffset();
+        global.emitOpError()
+            << path << " holds fewer than the " << size
+            << " bytes of its type at offset " << *storage.getOffset();
         return failure();
       }
       return (*buffer)->getBuffer().str();
@@ -229,8 +227,8 @@ struct InternalizeGlobalsPass
       auto type = dyn_cast<RankedTensorType>(ext.getType());
       if (!type || !type.hasStaticShape() ||
           !type.getElementType().isIntOrFloat()) {
-        global.emitOpError() << "cannot internalize a value of type "
-                             << ext.getType();
+        global.emitOpError()
+            << "cannot internalize a value of type " << ext.getType();
         return signalPassFailure();
       }
       FailureOr<std::string> bytes = readBytes(global, type, storage);
