@@ -3,7 +3,9 @@
 #
 # 1. lit + FileCheck (dialect, conversions, pipelines, importers, execution)
 # 2. GoogleTest unit tests
-# 3. ONNX backend conformance (libonnx-testdata), with a final
+# 3. Python package tests (pytest)
+# 4. the downstream example: install, build a project against the install
+# 5. ONNX backend conformance (libonnx-testdata), with a final
 #    "N passed, M failed, K skipped" line
 #
 #===----------------------------------------------------------------------===//
@@ -12,5 +14,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh"
 ninja -C "$root/build" check-mlprog
+bash "$root/scripts/test-downstream.sh" "$root/build"
 /usr/bin/python3 "$root/scripts/onnx_conformance.py" --build-dir "$root/build" \
   -j "$(nproc)"

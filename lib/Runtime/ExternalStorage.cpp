@@ -31,8 +31,7 @@ static uint64_t getElementByteSize(mlir::Type type) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
-Expected<const SafeTensorsFile *>
-ExternalStorage::openBundle(StringRef path) {
+Expected<const SafeTensorsFile *> ExternalStorage::openBundle(StringRef path) {
   auto it = bundles.find(path);
   if (it != bundles.end())
     return it->second.get();
@@ -51,8 +50,8 @@ Expected<StringRef> ExternalStorage::openBlobFile(StringRef path) {
   Expected<llvm::sys::fs::file_t> fd =
       llvm::sys::fs::openNativeFileForRead(path);
   if (!fd)
-    return llvm::createStringError(path + ": cannot open: " +
-                                   toString(fd.takeError()));
+    return llvm::createStringError(
+        path + ": cannot open: " + toString(fd.takeError()));
   auto closeFile =
       llvm::make_scope_exit([&] { llvm::sys::fs::closeFile(*fd); });
   llvm::sys::fs::file_status status;
@@ -64,8 +63,8 @@ Expected<StringRef> ExternalStorage::openBlobFile(StringRef path) {
     blob->mapping = std::make_unique<llvm::sys::fs::mapped_file_region>(
         *fd, llvm::sys::fs::mapped_file_region::priv, status.getSize(), 0, ec);
     if (ec)
-      return llvm::createStringError(path + ": cannot memory-map: " +
-                                     ec.message());
+      return llvm::createStringError(path +
+                                     ": cannot memory-map: " + ec.message());
     blob->bytes = StringRef(blob->mapping->data(), status.getSize());
   }
   StringRef bytes = blob->bytes;
@@ -83,9 +82,9 @@ ExternalStorage::resolveGlobal(mlir::Operation *op,
   };
   auto type = dyn_cast<mlir::RankedTensorType>(
       cast<ExternAttr>(global.getValueAttr()).getType());
-  mlir::Type elementType = type ? type.getElementType()
-                                : cast<ExternAttr>(global.getValueAttr())
-                                      .getType();
+  mlir::Type elementType =
+      type ? type.getElementType()
+           : cast<ExternAttr>(global.getValueAttr()).getType();
   if (type && !type.hasStaticShape())
     return fail("extern value type " + llvm::Twine("must be statically "
                                                    "shaped to be loaded"));
@@ -141,10 +140,9 @@ ExternalStorage::resolveGlobal(mlir::Operation *op,
       return fail(toString(bytes.takeError()));
     uint64_t end;
     if (__builtin_add_overflow(offset, byteSize, &end) || end > bytes->size())
-      return fail("bytes [" + llvm::Twine(offset) + ", " +
-                  llvm::Twine(offset) + " + " + llvm::Twine(byteSize) +
-                  ") lie past the end of " + path + " (" +
-                  llvm::Twine(bytes->size()) + " bytes)");
+      return fail("bytes [" + llvm::Twine(offset) + ", " + llvm::Twine(offset) +
+                  " + " + llvm::Twine(byteSize) + ") lie past the end of " +
+                  path + " (" + llvm::Twine(bytes->size()) + " bytes)");
     data = const_cast<char *>(bytes->data()) + offset;
   }
   uint64_t alignment = getElementByteSize(elementType);

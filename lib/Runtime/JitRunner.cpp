@@ -262,8 +262,7 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
   if (!isLowered) {
     // Extern globals are bound by symbol to their mapped data once the
     // lowering has turned them into external declarations.
-    auto storage =
-        ExternalStorage::resolve(*module, options.externalStorage);
+    auto storage = ExternalStorage::resolve(*module, options.externalStorage);
     if (!storage)
       return storage.takeError();
     runner->externalStorage = std::move(*storage);
@@ -278,15 +277,14 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
     return engine.takeError();
   runner->engine = std::move(*engine);
   if (runner->externalStorage) {
-    runner->engine->registerSymbols(
-        [&](llvm::orc::MangleAndInterner interner) {
-          llvm::orc::SymbolMap symbols;
-          for (const auto &item : runner->externalStorage->getAddresses())
-            symbols[interner(item.getKey())] = {
-                llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
-                llvm::JITSymbolFlags::Exported};
-          return symbols;
-        });
+    runner->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      for (const auto &item : runner->externalStorage->getAddresses())
+        symbols[interner(item.getKey())] = {
+            llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
+            llvm::JITSymbolFlags::Exported};
+      return symbols;
+    });
   }
   auto entry = runner->engine->lookupPacked(runner->entryName);
   if (!entry)

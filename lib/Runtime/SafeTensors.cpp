@@ -32,13 +32,20 @@ struct DTypeInfo {
 } // namespace
 
 static constexpr DTypeInfo kDTypes[] = {
-    {SafeTensorsDType::Bool, "BOOL", 1}, {SafeTensorsDType::U8, "U8", 1},
-    {SafeTensorsDType::I8, "I8", 1},     {SafeTensorsDType::U16, "U16", 2},
-    {SafeTensorsDType::I16, "I16", 2},   {SafeTensorsDType::U32, "U32", 4},
-    {SafeTensorsDType::I32, "I32", 4},   {SafeTensorsDType::U64, "U64", 8},
-    {SafeTensorsDType::I64, "I64", 8},   {SafeTensorsDType::F16, "F16", 2},
-    {SafeTensorsDType::BF16, "BF16", 2}, {SafeTensorsDType::F32, "F32", 4},
-    {SafeTensorsDType::F64, "F64", 8},   {SafeTensorsDType::F8E4M3, "F8_E4M3", 1},
+    {SafeTensorsDType::Bool, "BOOL", 1},
+    {SafeTensorsDType::U8, "U8", 1},
+    {SafeTensorsDType::I8, "I8", 1},
+    {SafeTensorsDType::U16, "U16", 2},
+    {SafeTensorsDType::I16, "I16", 2},
+    {SafeTensorsDType::U32, "U32", 4},
+    {SafeTensorsDType::I32, "I32", 4},
+    {SafeTensorsDType::U64, "U64", 8},
+    {SafeTensorsDType::I64, "I64", 8},
+    {SafeTensorsDType::F16, "F16", 2},
+    {SafeTensorsDType::BF16, "BF16", 2},
+    {SafeTensorsDType::F32, "F32", 4},
+    {SafeTensorsDType::F64, "F64", 8},
+    {SafeTensorsDType::F8E4M3, "F8_E4M3", 1},
     {SafeTensorsDType::F8E5M2, "F8_E5M2", 1},
 };
 
@@ -136,7 +143,8 @@ static Error makeError(StringRef file, const llvm::Twine &message) {
 
 Expected<std::unique_ptr<SafeTensorsFile>>
 SafeTensorsFile::open(StringRef path, bool copyOnWrite) {
-  Expected<llvm::sys::fs::file_t> fd = llvm::sys::fs::openNativeFileForRead(path);
+  Expected<llvm::sys::fs::file_t> fd =
+      llvm::sys::fs::openNativeFileForRead(path);
   if (!fd)
     return makeError(path, "cannot open: " + toString(fd.takeError()));
   auto closeFile =
@@ -173,10 +181,10 @@ SafeTensorsFile::parse(StringRef bytes, StringRef name) {
   file->path = name.str();
   file->bytes = bytes;
   if (bytes.size() < 8)
-    return makeError(name, "not a safetensors file: " +
-                               llvm::Twine(bytes.size()) +
-                               " bytes, shorter than the 8-byte header "
-                               "length");
+    return makeError(name,
+                     "not a safetensors file: " + llvm::Twine(bytes.size()) +
+                         " bytes, shorter than the 8-byte header "
+                         "length");
   if (Error err = file->parseHeader())
     return std::move(err);
   return file;
@@ -203,9 +211,10 @@ static std::optional<uint64_t> getUnsigned(const llvm::json::Value &value) {
 }
 
 /// Parses one tensor entry of the header.
-static Expected<SafeTensorsEntry>
-parseEntry(StringRef file, StringRef name, const llvm::json::Value &value,
-           uint64_t dataStart, uint64_t dataSize) {
+static Expected<SafeTensorsEntry> parseEntry(StringRef file, StringRef name,
+                                             const llvm::json::Value &value,
+                                             uint64_t dataStart,
+                                             uint64_t dataSize) {
   auto fail = [&](const llvm::Twine &what) {
     return makeError(file, "tensor '" + name + "': " + what);
   };
@@ -233,8 +242,8 @@ parseEntry(StringRef file, StringRef name, const llvm::json::Value &value,
     if (__builtin_mul_overflow(count, *extent, &count))
       return fail("element count overflows 64 bits");
   }
-  if (__builtin_mul_overflow(count, uint64_t(getSafeTensorsDTypeSize(*dtype)), &
-                        entry.byteSize))
+  if (__builtin_mul_overflow(count, uint64_t(getSafeTensorsDTypeSize(*dtype)),
+                             &entry.byteSize))
     return fail("byte size overflows 64 bits");
   const llvm::json::Array *offsets = object->getArray("data_offsets");
   if (!offsets || offsets->size() != 2)
@@ -256,9 +265,8 @@ parseEntry(StringRef file, StringRef name, const llvm::json::Value &value,
 }
 
 Error SafeTensorsFile::parseHeader() {
-  uint64_t headerSize =
-      llvm::support::endian::read64le(reinterpret_cast<const void *>(
-          bytes.data()));
+  uint64_t headerSize = llvm::support::endian::read64le(
+      reinterpret_cast<const void *>(bytes.data()));
   if (headerSize > bytes.size() - 8)
     return makeError(path, "header length " + llvm::Twine(headerSize) +
                                " exceeds the file (" +
@@ -293,10 +301,10 @@ Error SafeTensorsFile::parseHeader() {
       return entry.takeError();
     entries.push_back(std::move(*entry));
   }
-  llvm::stable_sort(entries, [](const SafeTensorsEntry &a,
-                                const SafeTensorsEntry &b) {
-    return a.fileOffset < b.fileOffset;
-  });
+  llvm::stable_sort(entries,
+                    [](const SafeTensorsEntry &a, const SafeTensorsEntry &b) {
+                      return a.fileOffset < b.fileOffset;
+                    });
   for (auto [i, entry] : llvm::enumerate(entries))
     index[entry.name] = i;
   return Error::success();
@@ -306,9 +314,9 @@ Error SafeTensorsFile::parseHeader() {
 // Writing
 //===----------------------------------------------------------------------===//
 
-Error mlprog::writeSafeTensors(
-    StringRef path, llvm::ArrayRef<SafeTensorsWriteEntry> entries,
-    const llvm::StringMap<std::string> &metadata) {
+Error mlprog::writeSafeTensors(StringRef path,
+                               llvm::ArrayRef<SafeTensorsWriteEntry> entries,
+                               const llvm::StringMap<std::string> &metadata) {
   // Largest elements first keeps every tensor aligned to its element size in
   // a data section without holes.
   std::vector<const SafeTensorsWriteEntry *> order;
@@ -340,11 +348,12 @@ Error mlprog::writeSafeTensors(
         return makeError(path, "tensor '" + entry->name +
                                    "': invalid or overflowing shape");
     uint64_t byteSize;
-    if (__builtin_mul_overflow(count, uint64_t(getSafeTensorsDTypeSize(entry->dtype)),
-                          &byteSize) ||
+    if (__builtin_mul_overflow(count,
+                               uint64_t(getSafeTensorsDTypeSize(entry->dtype)),
+                               &byteSize) ||
         byteSize != entry->data.size())
-      return makeError(path, "tensor '" + entry->name + "': " +
-                                 llvm::Twine(entry->data.size()) +
+      return makeError(path, "tensor '" + entry->name +
+                                 "': " + llvm::Twine(entry->data.size()) +
                                  " bytes of data, but dtype and shape need " +
                                  llvm::Twine(byteSize));
     llvm::json::Array shape;
@@ -358,17 +367,15 @@ Error mlprog::writeSafeTensors(
   }
   std::string headerText;
   llvm::raw_string_ostream(headerText) << llvm::json::Value(std::move(header));
-  headerText.append(llvm::alignTo(8 + headerText.size(), 64) - 8 -
-                        headerText.size(),
-                    ' ');
+  headerText.append(
+      llvm::alignTo(8 + headerText.size(), 64) - 8 - headerText.size(), ' ');
 
   // Write next to the destination, then rename: no half-written bundle.
   llvm::SmallString<128> model(path);
   model += ".tmp-%%%%%%";
   int fd;
   llvm::SmallString<128> tempPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueFile(model, fd, tempPath))
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, tempPath))
     return makeError(path, "cannot create a temporary file: " + ec.message());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);

@@ -39,17 +39,16 @@ std::string parseError(llvm::StringRef header, llvm::StringRef data = "") {
 struct TempPath {
   llvm::SmallString<128> path;
   TempPath() {
-    llvm::sys::fs::createTemporaryFile("safetensors-test", "safetensors",
-                                       path);
+    llvm::sys::fs::createTemporaryFile("safetensors-test", "safetensors", path);
   }
   ~TempPath() { llvm::sys::fs::remove(path); }
 };
 
 TEST(SafeTensorsTest, DTypeNamesRoundTrip) {
   mlir::MLIRContext ctx;
-  for (llvm::StringRef name : {"BOOL", "U8", "I8", "U16", "I16", "U32", "I32",
-                               "U64", "I64", "F16", "BF16", "F32", "F64",
-                               "F8_E4M3", "F8_E5M2"}) {
+  for (llvm::StringRef name :
+       {"BOOL", "U8", "I8", "U16", "I16", "U32", "I32", "U64", "I64", "F16",
+        "BF16", "F32", "F64", "F8_E4M3", "F8_E5M2"}) {
     std::optional<SafeTensorsDType> dtype = parseSafeTensorsDType(name);
     ASSERT_TRUE(dtype) << name.str();
     EXPECT_EQ(getSafeTensorsDTypeName(*dtype), name);
@@ -62,8 +61,8 @@ TEST(SafeTensorsTest, DTypeNamesRoundTrip) {
             SafeTensorsDType::F32);
   EXPECT_EQ(getSafeTensorsDType(mlir::IntegerType::get(&ctx, 8)),
             SafeTensorsDType::I8);
-  EXPECT_EQ(getSafeTensorsDType(mlir::IntegerType::get(
-                &ctx, 8, mlir::IntegerType::Unsigned)),
+  EXPECT_EQ(getSafeTensorsDType(
+                mlir::IntegerType::get(&ctx, 8, mlir::IntegerType::Unsigned)),
             SafeTensorsDType::U8);
   EXPECT_FALSE(getSafeTensorsDType(mlir::IndexType::get(&ctx)));
   EXPECT_FALSE(getSafeTensorsDType(mlir::IntegerType::get(&ctx, 4)));
@@ -95,8 +94,8 @@ TEST(SafeTensorsTest, ParsesEntriesAndMetadata) {
 }
 
 TEST(SafeTensorsTest, RejectsMalformedHeaders) {
-  EXPECT_NE(errorOf(SafeTensorsFile::parse("abc", "x")).find(
-                "shorter than the 8-byte header length"),
+  EXPECT_NE(errorOf(SafeTensorsFile::parse("abc", "x"))
+                .find("shorter than the 8-byte header length"),
             std::string::npos);
   std::string huge(8, '\xff');
   EXPECT_NE(errorOf(SafeTensorsFile::parse(huge, "x")).find("exceeds the file"),
@@ -150,11 +149,17 @@ TEST(SafeTensorsTest, WriteThenReadRoundTrips) {
   std::vector<double> big = {0.5, -1.5};
   std::vector<float> medium = {1, 2, 3, 4, 5, 6};
   std::vector<SafeTensorsWriteEntry> entries = {
-      {"small", SafeTensorsDType::I8, {3},
+      {"small",
+       SafeTensorsDType::I8,
+       {3},
        llvm::ArrayRef(reinterpret_cast<const char *>(small.data()), 3)},
-      {"big", SafeTensorsDType::F64, {2},
+      {"big",
+       SafeTensorsDType::F64,
+       {2},
        llvm::ArrayRef(reinterpret_cast<const char *>(big.data()), 16)},
-      {"medium", SafeTensorsDType::F32, {2, 3},
+      {"medium",
+       SafeTensorsDType::F32,
+       {2, 3},
        llvm::ArrayRef(reinterpret_cast<const char *>(medium.data()), 24)},
   };
   llvm::StringMap<std::string> metadata;
@@ -192,7 +197,9 @@ TEST(SafeTensorsTest, CopyOnWriteLeavesTheFileUnchanged) {
   TempPath temp;
   std::vector<float> values = {1, 2};
   SafeTensorsWriteEntry entry{
-      "x", SafeTensorsDType::F32, {2},
+      "x",
+      SafeTensorsDType::F32,
+      {2},
       llvm::ArrayRef(reinterpret_cast<const char *>(values.data()), 8)};
   ASSERT_FALSE(bool(writeSafeTensors(temp.path, entry)));
   {
@@ -215,20 +222,21 @@ TEST(SafeTensorsTest, CopyOnWriteLeavesTheFileUnchanged) {
 TEST(SafeTensorsTest, WriterRejectsBadEntries) {
   TempPath temp;
   char bytes[8] = {};
-  SafeTensorsWriteEntry a{"a", SafeTensorsDType::F32, {2},
-                          llvm::ArrayRef(bytes, 8)};
-  SafeTensorsWriteEntry wrongSize{"b", SafeTensorsDType::F32, {3},
-                                  llvm::ArrayRef(bytes, 8)};
-  SafeTensorsWriteEntry reserved{"__metadata__", SafeTensorsDType::U8, {8},
-                                 llvm::ArrayRef(bytes, 8)};
+  SafeTensorsWriteEntry a{
+      "a", SafeTensorsDType::F32, {2}, llvm::ArrayRef(bytes, 8)};
+  SafeTensorsWriteEntry wrongSize{
+      "b", SafeTensorsDType::F32, {3}, llvm::ArrayRef(bytes, 8)};
+  SafeTensorsWriteEntry reserved{
+      "__metadata__", SafeTensorsDType::U8, {8}, llvm::ArrayRef(bytes, 8)};
   auto message = [&](std::vector<SafeTensorsWriteEntry> entries) {
     llvm::Error err = writeSafeTensors(temp.path, entries);
     return err ? llvm::toString(std::move(err)) : std::string();
   };
   EXPECT_NE(message({a, a}).find("duplicate tensor name 'a'"),
             std::string::npos);
-  EXPECT_NE(message({wrongSize}).find("8 bytes of data, but dtype and shape "
-                                      "need 12"),
+  EXPECT_NE(message({wrongSize})
+                .find("8 bytes of data, but dtype and shape "
+                      "need 12"),
             std::string::npos);
   EXPECT_NE(message({reserved}).find("invalid tensor name"), std::string::npos);
   EXPECT_NE(errorOf(SafeTensorsFile::open("/nonexistent/x.safetensors"))

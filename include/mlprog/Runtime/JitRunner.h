@@ -87,8 +87,9 @@ public:
   /// already in the LLVM dialect, and JIT-compiles it. Errors: no such
   /// entry, ambiguous entry, unsupported argument/result types, a lowered
   /// module without `mlprog.signature`, extern globals whose storage cannot
-  /// be mapped (`ExternalStorage::resolve`), lowering failures (the pass manager's
-  /// diagnostics go to the context's handlers first) and JIT failures.
+  /// be mapped (`ExternalStorage::resolve`), lowering failures (the pass
+  /// manager's diagnostics go to the context's handlers first) and JIT
+  /// failures.
   static llvm::Expected<std::unique_ptr<JitRunner>>
   create(mlir::OwningOpRef<mlir::ModuleOp> module,
          const JitRunnerOptions &options = {});

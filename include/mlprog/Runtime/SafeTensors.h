@@ -39,19 +39,19 @@ namespace mlprog {
 
 /// Element types of the safetensors format, by their header spelling.
 enum class SafeTensorsDType : uint8_t {
-  Bool, ///< "BOOL", one byte holding 0 or 1.
-  U8,   ///< "U8"
-  I8,   ///< "I8"
-  U16,  ///< "U16"
-  I16,  ///< "I16"
-  U32,  ///< "U32"
-  I32,  ///< "I32"
-  U64,  ///< "U64"
-  I64,  ///< "I64"
-  F16,  ///< "F16", IEEE half.
-  BF16, ///< "BF16"
-  F32,  ///< "F32"
-  F64,  ///< "F64"
+  Bool,   ///< "BOOL", one byte holding 0 or 1.
+  U8,     ///< "U8"
+  I8,     ///< "I8"
+  U16,    ///< "U16"
+  I16,    ///< "I16"
+  U32,    ///< "U32"
+  I32,    ///< "I32"
+  U64,    ///< "U64"
+  I64,    ///< "I64"
+  F16,    ///< "F16", IEEE half.
+  BF16,   ///< "BF16"
+  F32,    ///< "F32"
+  F64,    ///< "F64"
   F8E4M3, ///< "F8_E4M3" (OCP FP8 E4M3FN).
   F8E5M2, ///< "F8_E5M2"
 };
@@ -143,10 +143,9 @@ struct SafeTensorsWriteEntry {
 /// the same directory that is renamed over `path` only once complete.
 /// Errors: duplicate or empty names, a name of "__metadata__", data sizes
 /// that disagree with dtype and shape, and I/O failures.
-llvm::Error
-writeSafeTensors(llvm::StringRef path,
-                 llvm::ArrayRef<SafeTensorsWriteEntry> entries,
-                 const llvm::StringMap<std::string> &metadata = {});
+llvm::Error writeSafeTensors(llvm::StringRef path,
+                             llvm::ArrayRef<SafeTensorsWriteEntry> entries,
+                             const llvm::StringMap<std::string> &metadata = {});
 
 } // namespace mlprog
 

@@ -58,8 +58,8 @@ LogicalResult lowerGlobal(RewriterBase &rewriter, GlobalOp global) {
                    : " needs a statically shaped initial value");
   Attribute initialValue = global.getValueAttr();
   bool isExtern = isa_and_nonnull<ExternAttr>(initialValue);
-  auto valueType = RankedTensorType::get(memrefType.getShape(),
-                                         memrefType.getElementType());
+  auto valueType =
+      RankedTensorType::get(memrefType.getShape(), memrefType.getElementType());
   if (isExtern) {
     if (cast<ExternAttr>(initialValue).getType() != valueType &&
         cast<ExternAttr>(initialValue).getType() != global.getType())
@@ -167,8 +167,8 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
     return success();
   }
   auto memrefType = cast<MemRefType>(memref.getType());
-  auto type = RankedTensorType::get(memrefType.getShape(),
-                                    memrefType.getElementType());
+  auto type =
+      RankedTensorType::get(memrefType.getShape(), memrefType.getElementType());
   if (value.getType() != type)
     value = tensor::CastOp::create(rewriter, op->getLoc(), type, value);
   bufferization::MaterializeInDestinationOp::create(

@@ -472,6 +472,96 @@ LogicalResult GlobalLoadConstOp::canonicalize(GlobalLoadConstOp op,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Load forwarding and dead store elimination
+//===----------------------------------------------------------------------===//
+
+GlobalAccess mlprog::getGlobalAccess(
+    Operation *op, SymbolRefAttr global,
+    llvm::function_ref<GlobalAccess(CallOpInterface)> callAccess) {
+  GlobalAccess access;
+  auto visit = [&](Operation *inner) {
+    if (auto load = dyn_cast<GlobalLoadOp>(inner)) {
+      access.reads |= load.getGlobalAttr() == global;
+    } else if (auto load = dyn_cast<GlobalLoadGraphOp>(inner)) {
+      access.reads |= load.getGlobalAttr() == global;
+    } else if (auto store = dyn_cast<GlobalStoreOp>(inner)) {
+      access.writes |= store.getGlobalAttr() == global;
+    } else if (auto store = dyn_cast<GlobalStoreGraphOp>(inner)) {
+      access.writes |= store.getGlobalAttr() == global;
+    } else if (auto call = dyn_cast<CallOpInterface>(inner)) {
+      GlobalAccess callee = callAccess ? callAccess(call) : GlobalAccess::all();
+      access.reads |= callee.reads;
+      access.writes |= callee.writes;
+    } else if (!isa<MemoryEffectOpInterface>(inner) &&
+               !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      access = GlobalAccess::all();
+    }
+    // Effects on anything but a global (memrefs, allocations) are
+    // irrelevant: only accessors and calls reach a global.
+    return access.reads && access.writes ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+  };
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    op->walk(visit);
+  else
+    visit(op);
+  return access;
+}
+
+/// Replaces a load by the value of the closest earlier store to, or load of,
+/// the same global in its block, if nothing in between may write it.
+LogicalResult GlobalLoadOp::canonicalize(GlobalLoadOp op,
+                                         PatternRewriter &rewriter) {
+  SymbolRefAttr global = op.getGlobalAttr();
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto store = dyn_cast<GlobalStoreOp>(prev);
+        store && store.getGlobalAttr() == global) {
+      if (store.getValue().getType() != op.getType())
+        return rewriter.notifyMatchFailure(op, "stored value has another type");
+      rewriter.replaceOp(op, store.getValue());
+      return success();
+    }
+    if (auto load = dyn_cast<GlobalLoadOp>(prev);
+        load && load.getGlobalAttr() == global) {
+      rewriter.replaceOp(op, load.getResult());
+      return success();
+    }
+    if (getGlobalAccess(prev, global).writes)
+      return rewriter.notifyMatchFailure(op, "an earlier op may write it");
+  }
+  return rewriter.notifyMatchFailure(op, "no earlier access in the block");
+}
+
+/// Erases a store overwritten later in its block before anything may read
+/// the global, and a store of the value just loaded from the same global.
+LogicalResult GlobalStoreOp::canonicalize(GlobalStoreOp op,
+                                          PatternRewriter &rewriter) {
+  SymbolRefAttr global = op.getGlobalAttr();
+  if (auto load = op.getValue().getDefiningOp<GlobalLoadOp>();
+      load && load.getGlobalAttr() == global &&
+      load->getBlock() == op->getBlock()) {
+    bool writes = false;
+    for (Operation *it = load->getNextNode(); it != op; it = it->getNextNode())
+      writes |= getGlobalAccess(it, global).writes;
+    if (!writes) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+  }
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    if (auto store = dyn_cast<GlobalStoreOp>(next);
+        store && store.getGlobalAttr() == global) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    GlobalAccess access = getGlobalAccess(next, global);
+    if (access.reads || access.writes)
+      return rewriter.notifyMatchFailure(op, "a later op may read it");
+  }
+  return rewriter.notifyMatchFailure(op, "not overwritten in the block");
+}
+
 void GlobalLoadOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getGlobal().getLeafReference());
 }

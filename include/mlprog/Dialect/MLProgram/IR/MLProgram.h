@@ -41,6 +41,25 @@ namespace mlprog {
 /// (RFC v2, "bounding type").
 bool isCompatibleWithBoundingType(mlir::Type actual, mlir::Type bound);
 
+/// Whether an op may read and/or write a global.
+struct GlobalAccess {
+  bool reads = false;
+  bool writes = false;
+  static GlobalAccess all() { return {true, true}; }
+};
+
+/// How `op` (with everything nested in it, for ops with recursive memory
+/// effects) may access the global `global`. Only the global accessors and
+/// calls reach a global, so other memory effects do not count; an op of
+/// unknown effects may do anything. Calls are answered by `callAccess`, or
+/// as reading and writing every global when it is null. Used by
+/// canonicalization (RFC v2 memory semantics: non-atomic, non-volatile) and
+/// --mlprog-pipeline-globals.
+GlobalAccess getGlobalAccess(
+    mlir::Operation *op, mlir::SymbolRefAttr global,
+    llvm::function_ref<GlobalAccess(mlir::CallOpInterface)> callAccess =
+        nullptr);
+
 } // namespace mlprog
 
 #endif // MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAM_H

@@ -228,6 +228,12 @@ def MLProgram_GlobalLoadOp : MLProgram_GlobalReadOp<"global_load"> {
     Reads a global in an SSACFG region. The result type is the global's
     bounding type. Ordered with respect to stores by program order.
 
+    Canonicalization (RFC v2: accesses are neither atomic nor volatile)
+    replaces a load by the value of an earlier store to, or load of, the
+    same global in the same block when nothing in between may write it: a
+    call, an op of unknown effects, or a region op containing either or a
+    store to that global stops the search.
+
     ```mlir
     %0 = ml_program.global_load @state : tensor<?xf32>
     ```
@@ -235,6 +241,7 @@ def MLProgram_GlobalLoadOp : MLProgram_GlobalReadOp<"global_load"> {
   let arguments = (ins Arg<SymbolRefAttr, "global to read", [MemRead]>:$global);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$global `:` type($result) attr-dict";
+  let hasCanonicalizeMethod = 1;
 }
 
 def MLProgram_GlobalLoadConstOp : MLProgram_GlobalReadOp<"global_load_const", [
@@ -285,6 +292,11 @@ def MLProgram_GlobalStoreOp : MLProgram_GlobalAccessOp<"global_store"> {
     Writes a mutable global in an SSACFG region. The value's type must be
     compatible with the global's bounding type.
 
+    Canonicalization erases a store that a later store to the same global
+    in the same block overwrites before anything may read it (a load of it,
+    a call, an op of unknown effects, or a region op containing one), and a
+    store of the value just loaded from the same global.
+
     ```mlir
     ml_program.global_store @state = %0 : tensor<?xf32>
     ```
@@ -292,6 +304,7 @@ def MLProgram_GlobalStoreOp : MLProgram_GlobalAccessOp<"global_store"> {
   let arguments = (ins Arg<SymbolRefAttr, "global to write", [MemWrite]>:$global,
                        AnyType:$value);
   let assemblyFormat = "$global `=` $value `:` type($value) attr-dict";
+  let hasCanonicalizeMethod = 1;
 }
 
 def MLProgram_GlobalStoreGraphOp

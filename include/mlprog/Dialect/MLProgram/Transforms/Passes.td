@@ -33,4 +33,79 @@ def TopologicalSort : Pass<"mlprog-topological-sort", "mlir::ModuleOp"> {
   }];
 }
 
+def PipelineGlobals : Pass<"mlprog-pipeline-globals", "mlir::ModuleOp"> {
+  let summary = "Forwards global values and drops dead stores across calls";
+  let description = [{
+    Upstream's `mlprog-pipeline-globals`, made safe: first every callable
+    gets a summary of the globals it (and everything it calls) may read and
+    write; calls that do not resolve to a callable with a body in the module
+    (declarations, indirect calls, calls to other symbol tables) count as
+    reading and writing every global, where upstream crashes. Then, within
+    each block of an `ml_program.func` or `func.func`, a `global_load` takes the value of
+    the last store to, or load of, that global when nothing in between may
+    write it, and a `global_store` that is overwritten before anything may
+    read it, or that stores the value the global is known to hold, is
+    erased. Unlike `--canonicalize`, a call to a callee whose
+    summary does not touch a global does not block either rewrite.
+  }];
+}
+
+def ExternalizeGlobals
+    : Pass<"mlprog-externalize-globals", "mlir::ModuleOp"> {
+  let summary = "Moves large inline initial values into a safetensors bundle";
+  let description = [{
+    Every `ml_program.global` whose inline initial value (a dense or
+    dense_resource elements attribute) holds at least `threshold` bytes is
+    written to the safetensors bundle `bundle`, keyed by the global's symbol
+    name, and its initial value becomes `#ml_program.extern : T` with
+    `ml_program.external_storage = #ml_program.external_storage<file = F,
+    key = "name">`. F is `storage-path` when given, else the bundle's file
+    name: the runner resolves it against the directory of the IR file, so
+    keep the bundle beside it (or pass `mlprog-run --weights-dir`).
+
+    The bundle is written atomically (temporary file, then rename) and only
+    when at least one global moves. Errors: no `bundle`, element types the
+    format cannot hold are skipped with a remark, I/O failures fail the pass
+    with nothing written. `--mlprog-internalize-globals` is the inverse.
+
+    ```
+    mlprog-opt model.mlir -o out/model.mlir \
+      --mlprog-externalize-globals="threshold=1024 bundle=out/model.safetensors"
+    ```
+  }];
+  let options = [
+    Option<"threshold", "threshold", "uint64_t", /*default=*/"1024",
+           "Smallest initial value, in bytes, that moves to the bundle">,
+    Option<"bundle", "bundle", "std::string", /*default=*/"",
+           "Path of the safetensors bundle to write">,
+    Option<"storagePath", "storage-path", "std::string", /*default=*/"",
+           "File name recorded in ml_program.external_storage (default: "
+           "the bundle's file name)">,
+  ];
+}
+
+def InternalizeGlobals
+    : Pass<"mlprog-internalize-globals", "mlir::ModuleOp"> {
+  let summary = "Replaces #ml_program.extern initial values by their data";
+  let description = [{
+    The inverse of `--mlprog-externalize-globals`: every
+    `#ml_program.extern` global with an `ml_program.external_storage`
+    attribute gets its data as an inline dense initial value (from a
+    safetensors key or a raw blob offset), and the attribute is dropped.
+    Relative storage paths resolve against `weights-dir` (default: the
+    current directory). Extern globals without the attribute are looked up
+    by symbol name in `bundle` when it is given, and left alone otherwise.
+
+    Errors (located at the global): files that cannot be read, missing keys,
+    and data whose dtype, shape or size differ from the global's type.
+  }];
+  let options = [
+    Option<"weightsDir", "weights-dir", "std::string", /*default=*/"",
+           "Directory against which relative storage paths resolve">,
+    Option<"bundle", "bundle", "std::string", /*default=*/"",
+           "Bundle searched by symbol name for extern globals without "
+           "ml_program.external_storage">,
+  ];
+}
+
 #endif // MLPROG_DIALECT_MLPROGRAM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,254 @@
+//===- ExternalizeGlobals.cpp - Move initial values to/from bundles -------===//
+//
+// --mlprog-externalize-globals writes large inline initial values to a
+// safetensors bundle and references them with #ml_program.extern;
+// --mlprog-internalize-globals reads them back (DESIGN.md rule 3: weights
+// live in a bundle beside the IR, not in its text).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
+#include "mlprog/Runtime/SafeTensors.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <deque>
+
+namespace mlprog {
+#define GEN_PASS_DEF_EXTERNALIZEGLOBALS
+#define GEN_PASS_DEF_INTERNALIZEGLOBALS
+#include "mlprog/Dialect/MLProgram/Transforms/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+
+/// Bytes per element in a bundle (i1 as one byte).
+static uint64_t getStoredElementSize(Type elementType) {
+  return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
+}
+
+/// The raw little-endian bytes of an inline initial value in C order, in
+/// `storage` when they must be materialized (splats, i1). Fails for
+/// attributes that hold no raw data.
+static FailureOr<ArrayRef<char>> getRawBytes(ElementsAttr value,
+                                             std::vector<char> &storage) {
+  auto type = cast<ShapedType>(value.getType());
+  Type elementType = type.getElementType();
+  uint64_t elementSize = getStoredElementSize(elementType);
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || elementType.isInteger(1))
+      return failure();
+    ArrayRef<char> data = blob->getData();
+    if (data.size() != type.getNumElements() * elementSize)
+      return failure();
+    return data;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return failure();
+  if (elementType.isInteger(1)) {
+    for (bool bit : dense.getValues<bool>())
+      storage.push_back(bit ? 1 : 0);
+    return ArrayRef<char>(storage);
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return raw;
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+    storage.insert(storage.end(), raw.begin(), raw.begin() + elementSize);
+  return ArrayRef<char>(storage);
+}
+
+namespace {
+struct ExternalizeGlobalsPass
+    : mlprog::impl::ExternalizeGlobalsBase<ExternalizeGlobalsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (bundle.empty()) {
+      module.emitError("--mlprog-externalize-globals needs a bundle path "
+                       "(bundle=FILE.safetensors)");
+      return signalPassFailure();
+    }
+    std::deque<std::vector<char>> storage;
+    std::vector<SafeTensorsWriteEntry> entries;
+    SmallVector<GlobalOp> moved;
+    for (GlobalOp global : module.getOps<GlobalOp>()) {
+      auto value = dyn_cast_if_present<ElementsAttr>(global.getValueAttr());
+      if (!value)
+        continue;
+      auto type = cast<ShapedType>(value.getType());
+      std::optional<SafeTensorsDType> dtype =
+          getSafeTensorsDType(type.getElementType());
+      if (!dtype) {
+        global.emitRemark() << "stays inline: a bundle cannot hold "
+                            << type.getElementType() << " elements";
+        continue;
+      }
+      uint64_t size = type.getNumElements() * getSafeTensorsDTypeSize(*dtype);
+      if (size < threshold)
+        continue;
+      storage.emplace_back();
+      FailureOr<ArrayRef<char>> bytes = getRawBytes(value, storage.back());
+      if (failed(bytes)) {
+        global.emitRemark("stays inline: its initial value has no raw data");
+        continue;
+      }
+      entries.push_back({global.getSymName().str(), *dtype,
+                         llvm::to_vector(type.getShape()), *bytes});
+      moved.push_back(global);
+    }
+    if (moved.empty())
+      return;
+    if (llvm::Error err = writeSafeTensors(bundle, entries)) {
+      module.emitError() << llvm::toString(std::move(err));
+      return signalPassFailure();
+    }
+    StringRef file = storagePath.empty() ? llvm::sys::path::filename(bundle)
+                                         : StringRef(storagePath);
+    MLIRContext *ctx = &getContext();
+    for (GlobalOp global : moved) {
+      Type type = cast<TypedAttr>(global.getValueAttr()).getType();
+      global.setValueAttr(ExternAttr::get(ctx, type));
+      global->setAttr(
+          ExternalStorageAttr::getAttrName(),
+          ExternalStorageAttr::get(ctx, StringAttr::get(ctx, file),
+                                   StringAttr::get(ctx, global.getSymName()),
+                                   std::nullopt, std::nullopt));
+    }
+  }
+};
+
+struct InternalizeGlobalsPass
+    : mlprog::impl::InternalizeGlobalsBase<InternalizeGlobalsPass> {
+  using Base::Base;
+
+  /// Resolves a storage path against `weights-dir`.
+  std::string resolvePath(StringRef path) const {
+    if (weightsDir.empty() || !llvm::sys::path::is_relative(path))
+      return path.str();
+    SmallString<256> full(weightsDir);
+    llvm::sys::path::append(full, path);
+    return std::string(full);
+  }
+
+  /// Opens a bundle once per path.
+  FailureOr<const SafeTensorsFile *> openBundle(GlobalOp global,
+                                                const std::string &path) {
+    auto it = bundles->find(path);
+    if (it != bundles->end())
+      return it->second.get();
+    auto file = SafeTensorsFile::open(path);
+    if (!file) {
+      global.emitOpError() << llvm::toString(file.takeError());
+      return failure();
+    }
+    const SafeTensorsFile *result = file->get();
+    (*bundles)[path] = std::move(*file);
+    return result;
+  }
+
+  /// The bytes of `global`'s value, or failure with an error at it.
+  FailureOr<std::string> readBytes(GlobalOp global, RankedTensorType type,
+                                   ExternalStorageAttr storage) {
+    uint64_t size =
+        type.getNumElements() * getStoredElementSize(type.getElementType());
+    if (storage && storage.getOffset()) {
+      std::string path = resolvePath(storage.getFile().getValue());
+      uint64_t fileSize = 0, end = 0;
+      if (!llvm::sys::fs::file_size(path, fileSize) &&
+          (__builtin_add_overflow(*storage.getOffset(), size, &end) ||
+           end > fileSize)) {
+        global.emitOpError()
+            << path << " holds fewer than the " << size
+            << " bytes of its type at offset " << *storage.getOffset();
+        return failure();
+      }
+      auto buffer = llvm::MemoryBuffer::getFileSlice(
+          path, size, *storage.getOffset(), /*IsVolatile=*/false);
+      if (!buffer) {
+        global.emitOpError() << "cannot read " << size << " bytes at offset "
+                             << *storage.getOffset() << " of " << path << ": "
+                             << buffer.getError().message();
+        return failure();
+      }
+      if ((*buffer)->getBufferSize() != size ||
+          (storage.getLength() && *storage.getLength() != size)) {
+        global.emitOpError()
+            << path << " holds fewer than the " << size
+            << " bytes of its type at offset " << *storage.getOffset();
+        return failure();
+      }
+      return (*buffer)->getBuffer().str();
+    }
+    std::string path =
+        storage ? resolvePath(storage.getFile().getValue()) : bundle.getValue();
+    StringRef key = storage ? storage.getKey().getValue() : global.getSymName();
+    FailureOr<const SafeTensorsFile *> file = openBundle(global, path);
+    if (failed(file))
+      return failure();
+    const SafeTensorsEntry *entry = (*file)->lookup(key);
+    if (!entry) {
+      global.emitOpError() << "no tensor '" << key << "' in " << path;
+      return failure();
+    }
+    if (getMLIRElementType(entry->dtype, &getContext()) !=
+            type.getElementType() ||
+        ArrayRef(entry->shape) != type.getShape()) {
+      global.emitOpError() << "tensor '" << key << "' in " << path << " ("
+                           << getSafeTensorsDTypeName(entry->dtype)
+                           << ") does not match " << type;
+      return failure();
+    }
+    return (*file)->getData(*entry).str();
+  }
+
+  void runOnOperation() override {
+    // Bundles stay mapped while the pass runs (passes must be copyable, so
+    // the map is not a member).
+    llvm::StringMap<std::unique_ptr<SafeTensorsFile>> openBundles;
+    bundles = &openBundles;
+    for (GlobalOp global : getOperation().getOps<GlobalOp>()) {
+      auto ext = dyn_cast_if_present<ExternAttr>(global.getValueAttr());
+      if (!ext)
+        continue;
+      auto storage = global->getAttrOfType<ExternalStorageAttr>(
+          ExternalStorageAttr::getAttrName());
+      if (!storage && bundle.empty())
+        continue;
+      auto type = dyn_cast<RankedTensorType>(ext.getType());
+      if (!type || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrFloat()) {
+        global.emitOpError()
+            << "cannot internalize a value of type " << ext.getType();
+        return signalPassFailure();
+      }
+      FailureOr<std::string> bytes = readBytes(global, type, storage);
+      if (failed(bytes))
+        return signalPassFailure();
+      DenseElementsAttr value;
+      if (type.getElementType().isInteger(1)) {
+        SmallVector<bool> bits;
+        for (char byte : *bytes)
+          bits.push_back(byte != 0);
+        value = DenseElementsAttr::get(type, bits);
+      } else {
+        value = DenseElementsAttr::getFromRawBuffer(
+            type, ArrayRef<char>(bytes->data(), bytes->size()));
+      }
+      global.setValueAttr(value);
+      global->removeAttr(ExternalStorageAttr::getAttrName());
+    }
+  }
+
+  llvm::StringMap<std::unique_ptr<SafeTensorsFile>> *bundles = nullptr;
+};
+} // namespace

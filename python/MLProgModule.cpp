@@ -1,0 +1,735 @@
+//===- MLProgModule.cpp - The mlprog._mlprog Python extension -------------===//
+//
+// pybind11 bindings over mlprog's C++ API: the importers, MLIR modules with
+// pass pipelines, and the JIT runner. The pure-Python layer in
+// python/mlprog/__init__.py is the public interface; names here are private.
+//
+// Every entry point that can fail runs under a `DiagnosticCapture`, which
+// collects the MLIR diagnostics of the module's context and turns them into
+// one `mlprog.Error` ("file:line:col: error: message" lines, notes included),
+// so Python users see the same located messages the command-line tools print.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/InitAll.h"
+#include "mlprog/Pipelines/Pipelines.h"
+#include "mlprog/Runtime/JitRunner.h"
+#include "mlprog/Runtime/Npy.h"
+
+#ifdef MLPROG_HAVE_ONNX
+#include "mlprog/Import/ONNX/ImportONNX.h"
+#endif
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+#include "mlprog/Import/TorchScript/ImportTorchScript.h"
+#endif
+#ifdef MLPROG_HAVE_MIL
+#include "mlprog/Import/MIL/ImportMIL.h"
+#endif
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace mlprog;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Errors and diagnostics
+//===----------------------------------------------------------------------===//
+
+/// A failure reported to Python as `mlprog.Error`: the message is the
+/// diagnostics joined by newlines; `diagnostics` keeps them one per entry.
+struct DiagnosticError : std::exception {
+  explicit DiagnosticError(std::vector<std::string> diagnostics)
+      : diagnostics(std::move(diagnostics)) {
+    for (const std::string &line : this->diagnostics)
+      message += (message.empty() ? "" : "\n") + line;
+  }
+  explicit DiagnosticError(const std::string &line)
+      : DiagnosticError(std::vector<std::string>{line}) {}
+  const char *what() const noexcept override { return message.c_str(); }
+
+  std::vector<std::string> diagnostics;
+  std::string message;
+};
+
+/// "file:line:col" of the first file location inside `loc` (NameLoc,
+/// CallSiteLoc and FusedLoc wrap one); empty for unknown locations.
+static std::string formatLocation(Location loc) {
+  std::string result;
+  loc->walk([&](Location nested) {
+    auto fileLoc = dyn_cast<FileLineColLoc>(nested);
+    if (!fileLoc)
+      return WalkResult::advance();
+    result = llvm::formatv("{0}:{1}:{2}", fileLoc.getFilename().getValue(),
+                           fileLoc.getLine(), fileLoc.getColumn());
+    return WalkResult::interrupt();
+  });
+  return result;
+}
+
+static StringRef getSeverityName(DiagnosticSeverity severity) {
+  switch (severity) {
+  case DiagnosticSeverity::Error:
+    return "error";
+  case DiagnosticSeverity::Warning:
+    return "warning";
+  case DiagnosticSeverity::Note:
+    return "note";
+  case DiagnosticSeverity::Remark:
+    return "remark";
+  }
+  return "error";
+}
+
+/// One diagnostic as the command-line tools print it:
+/// "file:line:col: error: message".
+static std::string formatDiagnostic(const Diagnostic &diag) {
+  std::string location = formatLocation(diag.getLocation());
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  if (!location.empty())
+    os << location << ": ";
+  os << getSeverityName(diag.getSeverity()) << ": " << diag.str();
+  return result;
+}
+
+/// Collects the diagnostics of a context while alive. Errors (with their
+/// notes) are raised by `raise`; warnings become Python warnings in `flush`.
+/// Never touches Python objects in the handler, so the GIL may be released
+/// while it is active.
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          std::vector<std::string> &list =
+              diag.getSeverity() == DiagnosticSeverity::Error ? errors
+                                                              : warnings;
+          list.push_back(formatDiagnostic(diag));
+          for (const Diagnostic &note : diag.getNotes())
+            list.push_back(formatDiagnostic(note));
+          return success();
+        }) {}
+
+  /// Throws the collected errors, or `detail` when no error diagnostic was
+  /// emitted.
+  [[noreturn]] void raise(const std::string &detail = "") {
+    std::vector<std::string> lines = errors;
+    if (lines.empty() && !detail.empty())
+      lines.push_back(detail);
+    if (lines.empty())
+      lines.push_back("error: operation failed without a diagnostic");
+    throw DiagnosticError(std::move(lines));
+  }
+
+  /// Issues the collected warnings and remarks as Python warnings. Needs the
+  /// GIL.
+  void flush() {
+    if (warnings.empty())
+      return;
+    py::object warn = py::module_::import("warnings").attr("warn");
+    for (const std::string &line : warnings)
+      warn(line, py::module_::import("builtins").attr("RuntimeWarning"), 2);
+    warnings.clear();
+  }
+
+private:
+  std::vector<std::string> errors, warnings;
+  ScopedDiagnosticHandler handler;
+};
+
+/// Raises the diagnostics `capture` collected, or `err` when there are none.
+[[noreturn]] static void raiseError(DiagnosticCapture &capture,
+                                    llvm::Error err) {
+  capture.raise("error: " + llvm::toString(std::move(err)));
+}
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+/// The dialects and interfaces every mlprog context has (see InitAll.h).
+static const DialectRegistry &getRegistry() {
+  static const DialectRegistry *registry = [] {
+    auto *result = new DialectRegistry();
+    registerMLProgDialects(*result);
+    return result;
+  }();
+  return *registry;
+}
+
+static std::shared_ptr<MLIRContext> createContext() {
+  auto ctx = std::make_shared<MLIRContext>(getRegistry());
+  ctx->loadAllAvailableDialects();
+  // Python users get the located messages, not a dump of each failing op.
+  ctx->printOpOnDiagnostic(false);
+  return ctx;
+}
+
+/// An MLIR module with the context that owns it. Each imported model gets
+/// its own context, shared with the executables compiled from it.
+struct PyModule {
+  std::shared_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+
+  PyModule(std::shared_ptr<MLIRContext> context, OwningOpRef<ModuleOp> module)
+      : context(std::move(context)), module(std::move(module)) {}
+};
+
+/// Names of the public functions with a body, in module order.
+static std::vector<std::string> getPublicFunctions(ModuleOp module) {
+  std::vector<std::string> names;
+  for (auto func : module.getOps<FunctionOpInterface>())
+    if (!func.isExternal() && SymbolTable::getSymbolVisibility(func) ==
+                                  SymbolTable::Visibility::Public)
+      names.push_back(func.getName().str());
+  return names;
+}
+
+static std::string printModule(PyModule &self, bool debugInfo, bool generic) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  if (debugInfo)
+    flags.enableDebugInfo();
+  if (generic)
+    flags.printGenericOpForm();
+  self.module->print(os, flags);
+  return text;
+}
+
+/// Parses MLIR text or bytecode held in `buffer`.
+static std::unique_ptr<PyModule>
+parseModule(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  std::shared_ptr<MLIRContext> ctx = createContext();
+  DiagnosticCapture capture(ctx.get());
+  OwningOpRef<ModuleOp> module;
+  {
+    py::gil_scoped_release release;
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    ParserConfig config(ctx.get());
+    module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  }
+  if (!module)
+    capture.raise();
+  capture.flush();
+  return std::make_unique<PyModule>(ctx, std::move(module));
+}
+
+static std::unique_ptr<PyModule> parseText(const std::string &text,
+                                           const std::string &name) {
+  return parseModule(llvm::MemoryBuffer::getMemBufferCopy(text, name));
+}
+
+static std::unique_ptr<PyModule> loadFile(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    throw DiagnosticError("error: cannot read " + path + ": " +
+                          buffer.getError().message());
+  return parseModule(std::move(*buffer));
+}
+
+/// Runs a textual pass pipeline on a copy of the module and keeps the copy
+/// only on success, so a failing pass leaves the module as it was. Accepts
+/// "builtin.module(p1,p2)" or the bare list "p1,p2".
+static void runPipeline(PyModule &self, const std::string &pipeline) {
+  MLIRContext *ctx = self.context.get();
+  DiagnosticCapture capture(ctx);
+  StringRef text = StringRef(pipeline).trim();
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  StringRef anchor = "builtin.module(";
+  if (text.starts_with(anchor) && text.ends_with(")"))
+    text = text.drop_front(anchor.size()).drop_back();
+  if (failed(parsePassPipeline(text, pm, errorStream)))
+    throw DiagnosticError("error: invalid pass pipeline '" + pipeline +
+                          "': " + StringRef(parseErrors).trim().str());
+
+  OwningOpRef<ModuleOp> copy = self.module->clone();
+  LogicalResult result = failure();
+  {
+    py::gil_scoped_release release;
+    result = pm.run(*copy);
+  }
+  if (failed(result))
+    capture.raise("error: pass pipeline '" + pipeline + "' failed");
+  self.module = std::move(copy);
+  capture.flush();
+}
+
+static void verifyModule(PyModule &self) {
+  DiagnosticCapture capture(self.context.get());
+  if (failed(verify(*self.module)))
+    capture.raise();
+}
+
+/// Writes the module to `path`: MLIR bytecode if the name ends in ".mlirbc",
+/// text otherwise. Nothing is left behind on failure.
+static void saveModule(PyModule &self, const std::string &path,
+                       bool debugInfo) {
+  std::string message;
+  auto file = openOutputFile(path, &message);
+  if (!file)
+    throw DiagnosticError("error: " + message);
+  if (StringRef(path).ends_with(".mlirbc")) {
+    if (failed(writeBytecodeToFile(*self.module, file->os())))
+      throw DiagnosticError("error: cannot write bytecode to " + path);
+  } else {
+    OpPrintingFlags flags;
+    if (debugInfo)
+      flags.enableDebugInfo();
+    self.module->print(file->os(), flags);
+  }
+  file->os().flush();
+  if (file->os().has_error())
+    throw DiagnosticError("error: cannot write " + path + ": " +
+                          file->os().error().message());
+  file->keep();
+}
+
+//===----------------------------------------------------------------------===//
+// Importers
+//===----------------------------------------------------------------------===//
+
+/// Runs `import(ctx)` under a diagnostic capture with the GIL released and
+/// wraps the result; raises the diagnostics when it returns null.
+template <typename ImportFn>
+static std::unique_ptr<PyModule> runImport(ImportFn &&import,
+                                           const std::string &what) {
+  std::shared_ptr<MLIRContext> ctx = createContext();
+  DiagnosticCapture capture(ctx.get());
+  OwningOpRef<ModuleOp> module;
+  {
+    py::gil_scoped_release release;
+    module = import(ctx.get());
+  }
+  if (!module)
+    capture.raise("error: cannot import " + what);
+  capture.flush();
+  return std::make_unique<PyModule>(ctx, std::move(module));
+}
+
+#ifdef MLPROG_HAVE_ONNX
+static std::unique_ptr<PyModule> importONNXFile(const std::string &path) {
+  // importONNX reads stdin for "-"; Python callers always mean a file.
+  std::string file = path == "-" ? "./-" : path;
+  return runImport(
+      [&](MLIRContext *ctx) { return mlprog::importONNX(file, ctx); }, path);
+}
+
+static std::unique_ptr<PyModule> importONNXBytes(const py::bytes &data,
+                                                 const std::string &name) {
+  std::string bytes = data; // Copied under the GIL.
+  return runImport(
+      [&](MLIRContext *ctx) {
+        auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, name, false);
+        return mlprog::importONNX(*buffer, ctx);
+      },
+      name);
+}
+#endif
+
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+/// `shapes` entries are lists of extents, None for an unknown extent.
+static std::unique_ptr<PyModule> importTorchScriptFile(
+    const std::string &path, const std::string &method,
+    const std::vector<std::vector<std::optional<int64_t>>> &shapes,
+    const std::vector<std::string> &dtypes) {
+  TorchScriptImportOptions options;
+  options.method = method;
+  for (const auto &shape : shapes) {
+    std::vector<int64_t> extents;
+    for (std::optional<int64_t> extent : shape)
+      extents.push_back(extent ? *extent : ShapedType::kDynamic);
+    options.inputShapes.push_back(std::move(extents));
+  }
+  options.inputDtypes = dtypes;
+  return runImport(
+      [&](MLIRContext *ctx) {
+        return mlprog::importTorchScript(path, ctx, options);
+      },
+      path);
+}
+#endif
+
+#ifdef MLPROG_HAVE_MIL
+static std::unique_ptr<PyModule> importMILFile(const std::string &path,
+                                               const std::string &opset) {
+  MILImportOptions options;
+  options.opset = opset;
+  return runImport(
+      [&](MLIRContext *ctx) { return mlprog::importMIL(path, ctx, options); },
+      path);
+}
+#endif
+
+//===----------------------------------------------------------------------===//
+// Host tensors <-> numpy
+//===----------------------------------------------------------------------===//
+
+/// The DType of a numpy dtype (kind and item size); std::nullopt for
+/// anything the runner cannot bind (complex, strings, objects, ...).
+static std::optional<DType> getDType(const py::dtype &dtype) {
+  ssize_t size = dtype.itemsize();
+  switch (dtype.kind()) {
+  case 'b':
+    return size == 1 ? std::optional<DType>(DType::Bool) : std::nullopt;
+  case 'i':
+    switch (size) {
+    case 1:
+      return DType::I8;
+    case 2:
+      return DType::I16;
+    case 4:
+      return DType::I32;
+    case 8:
+      return DType::I64;
+    }
+    return std::nullopt;
+  case 'u':
+    switch (size) {
+    case 1:
+      return DType::U8;
+    case 2:
+      return DType::U16;
+    case 4:
+      return DType::U32;
+    case 8:
+      return DType::U64;
+    }
+    return std::nullopt;
+  case 'f':
+    switch (size) {
+    case 2:
+      return DType::F16;
+    case 4:
+      return DType::F32;
+    case 8:
+      return DType::F64;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Copies argument `index` (anything numpy turns into an array) into a
+/// C-ordered host tensor.
+static HostTensor toHostTensor(py::handle value, size_t index) {
+  auto array = py::array::ensure(value, py::array::c_style);
+  if (!array)
+    throw DiagnosticError(llvm::formatv(
+        "error: input {0}: cannot convert a "
+        "'{1}' to a numpy array",
+        index, py::str(value.get_type().attr("__name__")).cast<std::string>()));
+  py::dtype dtype = array.dtype();
+  std::optional<DType> hostType = getDType(dtype);
+  if (!hostType || dtype.byteorder() == '>')
+    throw DiagnosticError(
+        llvm::formatv("error: input {0}: unsupported array dtype '{1}' (bool, "
+                      "[u]int8/16/32/64, float16/32/64 in native byte order)",
+                      index, py::str(dtype).cast<std::string>()));
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  llvm::Expected<HostTensor> tensor = HostTensor::create(*hostType, shape);
+  if (!tensor)
+    throw DiagnosticError(llvm::formatv("error: input {0}: {1}", index,
+                                        llvm::toString(tensor.takeError())));
+  if (tensor->getNumBytes())
+    std::memcpy(tensor->getData(), array.data(), tensor->getNumBytes());
+  return std::move(*tensor);
+}
+
+/// Moves `tensor` into a numpy array that owns it (no copy).
+static py::array toNumpy(HostTensor tensor, size_t index) {
+  if (tensor.getDType() == DType::BF16)
+    throw DiagnosticError(llvm::formatv(
+        "error: result {0} has element type bf16, which numpy cannot hold",
+        index));
+  py::dtype dtype =
+      py::dtype::from_args(py::str(getNumpyDTypeName(tensor.getDType()).str()));
+  std::vector<ssize_t> shape(tensor.getShape().begin(),
+                             tensor.getShape().end());
+  auto *owned = new HostTensor(std::move(tensor));
+  py::capsule owner(owned,
+                    [](void *ptr) { delete static_cast<HostTensor *>(ptr); });
+  return py::array(dtype, shape, owned->getData(), owner);
+}
+
+//===----------------------------------------------------------------------===//
+// Executables
+//===----------------------------------------------------------------------===//
+
+static std::string typeToString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// A module lowered once for the CPU; each public function is JIT-compiled
+/// by its own `JitRunner` on first use (the default entry at creation).
+/// Members are destroyed in reverse order: runners, module, then context.
+class PyExecutable {
+public:
+  PyExecutable(std::shared_ptr<MLIRContext> context,
+               OwningOpRef<ModuleOp> lowered, unsigned optLevel)
+      : context(std::move(context)), lowered(std::move(lowered)),
+        optLevel(optLevel) {
+    for (auto func : this->lowered->getOps<LLVM::LLVMFuncOp>()) {
+      auto signature = func->getAttrOfType<TypeAttr>(kSignatureAttrName);
+      if (func.isExternal() || !signature)
+        continue;
+      functions.push_back(func.getName().str());
+      signatures[func.getName()] = cast<FunctionType>(signature.getValue());
+    }
+  }
+
+  const std::vector<std::string> &getFunctions() const { return functions; }
+
+  FunctionType getSignature(const std::string &name) {
+    auto it = signatures.find(name);
+    if (it == signatures.end()) {
+      std::string names;
+      for (const std::string &function : functions)
+        names += (names.empty() ? "@" : ", @") + function;
+      throw DiagnosticError("error: no public function @" + name +
+                            " (functions: " + (names.empty() ? "none" : names) +
+                            ")");
+    }
+    return it->second;
+  }
+
+  /// The runner of `name`, JIT-compiling it on first use.
+  JitRunner &getRunner(const std::string &name) {
+    getSignature(name);
+    std::unique_ptr<JitRunner> &runner = runners[name];
+    if (runner)
+      return *runner;
+    DiagnosticCapture capture(context.get());
+    OwningOpRef<ModuleOp> copy = lowered->clone();
+    JitRunnerOptions options;
+    options.entry = name;
+    options.optLevel = optLevel;
+    std::optional<llvm::Expected<std::unique_ptr<JitRunner>>> created;
+    {
+      py::gil_scoped_release release;
+      created.emplace(JitRunner::create(std::move(copy), options));
+    }
+    if (!*created)
+      raiseError(capture, created->takeError());
+    runner = std::move(**created);
+    return *runner;
+  }
+
+  /// Calls `name` on `args` and returns its results as numpy arrays.
+  py::list call(const std::string &name, const py::sequence &args) {
+    JitRunner &runner = getRunner(name);
+    std::vector<HostTensor> inputs;
+    for (size_t i = 0, e = py::len(args); i < e; ++i)
+      inputs.push_back(toHostTensor(args[i], i));
+    std::optional<llvm::Expected<std::vector<HostTensor>>> results;
+    {
+      py::gil_scoped_release release;
+      results.emplace(runner.run(inputs));
+    }
+    if (!*results)
+      throw DiagnosticError("error: @" + name + ": " +
+                            llvm::toString(results->takeError()));
+    py::list arrays;
+    for (auto [i, tensor] : llvm::enumerate(**results))
+      arrays.append(toNumpy(std::move(tensor), i));
+    return arrays;
+  }
+
+private:
+  std::shared_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> lowered;
+  unsigned optLevel;
+  std::vector<std::string> functions;
+  llvm::StringMap<FunctionType> signatures;
+  llvm::StringMap<std::unique_ptr<JitRunner>> runners;
+};
+
+/// Whether every op in `module` is in the LLVM dialect.
+static bool isLLVMModule(ModuleOp module) {
+  WalkResult result = module.getBody()->walk([](Operation *op) {
+    return isa<LLVM::LLVMDialect>(op->getDialect()) ? WalkResult::advance()
+                                                    : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Lowers a copy of `module` with --mlprog-lower-to-cpu and JIT-compiles its
+/// default entry (@main, or the only public function) if it has one.
+static std::unique_ptr<PyExecutable>
+compileModule(PyModule &module, const std::string &target, int optLevel) {
+  if (target != "cpu")
+    throw DiagnosticError("error: unsupported target '" + target +
+                          "' (available: cpu)");
+  if (optLevel < 0 || optLevel > 3)
+    throw DiagnosticError("error: opt_level must be 0, 1, 2 or 3, got " +
+                          std::to_string(optLevel));
+  MLIRContext *ctx = module.context.get();
+  DiagnosticCapture capture(ctx);
+  OwningOpRef<ModuleOp> lowered = module.module->clone();
+  // A module already lowered (run_pipeline("mlprog-lower-to-cpu")) is used
+  // as it is.
+  LogicalResult result = success();
+  if (!isLLVMModule(*lowered)) {
+    py::gil_scoped_release release;
+    PassManager pm = PassManager::on<ModuleOp>(ctx);
+    buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+    result = pm.run(*lowered);
+  }
+  if (failed(result))
+    capture.raise("error: lowering to the LLVM dialect failed");
+  capture.flush();
+
+  auto executable = std::make_unique<PyExecutable>(
+      module.context, std::move(lowered), static_cast<unsigned>(optLevel));
+  const std::vector<std::string> &names = executable->getFunctions();
+  if (llvm::is_contained(names, "main"))
+    executable->getRunner("main");
+  else if (names.size() == 1)
+    executable->getRunner(names.front());
+  return executable;
+}
+
+/// Type strings and numpy dtype names of `name`'s arguments and results.
+static py::dict describeFunction(PyExecutable &self, const std::string &name) {
+  FunctionType type = self.getSignature(name);
+  auto describe = [](TypeRange types) {
+    py::list list;
+    for (Type type : types) {
+      Type elementType = type;
+      if (auto tensorType = dyn_cast<RankedTensorType>(type))
+        elementType = tensorType.getElementType();
+      std::optional<DType> dtype = getResultDType(elementType);
+      py::object shape = py::none();
+      if (auto tensorType = dyn_cast<RankedTensorType>(type)) {
+        py::list extents;
+        for (int64_t extent : tensorType.getShape())
+          extents.append(ShapedType::isDynamic(extent) ? py::object(py::none())
+                                                       : py::int_(extent));
+        shape = py::tuple(extents);
+      } else {
+        shape = py::tuple();
+      }
+      py::dict entry;
+      entry["type"] = typeToString(type);
+      entry["shape"] = shape;
+      entry["dtype"] =
+          dtype ? py::object(py::str(getNumpyDTypeName(*dtype).str()))
+                : py::object(py::none());
+      list.append(entry);
+    }
+    return list;
+  };
+  py::dict result;
+  result["inputs"] = describe(type.getInputs());
+  result["results"] = describe(type.getResults());
+  result["type"] = typeToString(type);
+  return result;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The module
+//===----------------------------------------------------------------------===//
+
+PYBIND11_MODULE(_mlprog, m) {
+  m.doc() = "mlprog C++ bindings (private; use the mlprog package)";
+  registerMLProgPasses();
+
+  // mlprog.Error, with the diagnostics also as a list.
+  static py::handle errorType =
+      py::exception<DiagnosticError>(m, "Error").release();
+  errorType.attr("__module__") = "mlprog";
+  py::register_exception_translator([](std::exception_ptr ptr) {
+    try {
+      if (ptr)
+        std::rethrow_exception(ptr);
+    } catch (const DiagnosticError &err) {
+      py::object instance =
+          py::reinterpret_borrow<py::object>(errorType)(py::str(err.message));
+      instance.attr("diagnostics") = py::cast(err.diagnostics);
+      PyErr_SetObject(errorType.ptr(), instance.ptr());
+    }
+  });
+
+  py::class_<PyModule>(m, "Module")
+      .def("to_string", &printModule, py::arg("debug_info") = false,
+           py::arg("generic") = false)
+      .def("run_pipeline", &runPipeline, py::arg("pipeline"))
+      .def("verify", &verifyModule)
+      .def("save", &saveModule, py::arg("path"), py::arg("debug_info") = false)
+      .def("clone",
+           [](PyModule &self) {
+             return std::make_unique<PyModule>(
+                 self.context, OwningOpRef<ModuleOp>(self.module->clone()));
+           })
+      .def_property_readonly("functions", [](PyModule &self) {
+        return getPublicFunctions(*self.module);
+      });
+
+  py::class_<PyExecutable>(m, "Executable")
+      .def_property_readonly("functions", &PyExecutable::getFunctions)
+      .def("describe", &describeFunction, py::arg("name"))
+      .def("call", &PyExecutable::call, py::arg("name"), py::arg("args"));
+
+  m.def("parse", &parseText, py::arg("text"), py::arg("name") = "<string>");
+  m.def("load", &loadFile, py::arg("path"));
+  m.def("compile", &compileModule, py::arg("module"), py::arg("target"),
+        py::arg("opt_level"));
+
+  m.attr("have_onnx") = false;
+  m.attr("have_torchscript") = false;
+  m.attr("have_mil") = false;
+#ifdef MLPROG_HAVE_ONNX
+  m.attr("have_onnx") = true;
+  m.def("import_onnx_file", &importONNXFile, py::arg("path"));
+  m.def("import_onnx_bytes", &importONNXBytes, py::arg("data"),
+        py::arg("name"));
+#endif
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+  m.attr("have_torchscript") = true;
+  m.def("import_torchscript_file", &importTorchScriptFile, py::arg("path"),
+        py::arg("method"), py::arg("input_shapes"), py::arg("input_dtypes"));
+#endif
+#ifdef MLPROG_HAVE_MIL
+  m.attr("have_mil") = true;
+  m.def("import_mil_file", &importMILFile, py::arg("path"), py::arg("opset"));
+#endif
+}

@@ -1,0 +1,284 @@
+"""mlprog: import ML models into the ``ml_program`` MLIR dialect, transform
+them with MLIR pass pipelines, and JIT-compile and run them on the CPU.
+
+    import mlprog, numpy as np
+    module = mlprog.import_onnx("model.onnx")   # or import_torchscript / import_mil
+    exe = mlprog.compile(module)                # --mlprog-lower-to-cpu + LLVM JIT
+    y = exe.main(np.ones((1, 3, 224, 224), np.float32))
+
+Every failure is an :class:`Error` whose message holds the MLIR diagnostics
+("file:line:col: error: ...", one per line; also in ``Error.diagnostics``).
+See docs/python.md for the whole interface.
+"""
+
+import os
+import tempfile
+
+from . import _mlprog
+
+__all__ = [
+    "Error",
+    "Executable",
+    "Function",
+    "Module",
+    "compile",
+    "import_mil",
+    "import_onnx",
+    "import_torchscript",
+    "load",
+    "parse",
+]
+
+__version__ = "0.1.0"
+
+#: Raised for every mlprog failure; ``str(e)`` is the located diagnostics,
+#: ``e.diagnostics`` the same lines as a list.
+Error = _mlprog.Error
+
+#: Which importers this build has.
+HAVE_ONNX = bool(_mlprog.have_onnx)
+HAVE_TORCHSCRIPT = bool(_mlprog.have_torchscript)
+HAVE_MIL = bool(_mlprog.have_mil)
+
+
+class Module:
+    """An MLIR module (usually an ``ml_program`` import-contract module).
+
+    ``str(module)`` is its IR text. Modules own their MLIR context; the
+    executables compiled from a module share it.
+    """
+
+    def __init__(self, impl):
+        self._impl = impl
+
+    def __str__(self):
+        return self._impl.to_string()
+
+    def __repr__(self):
+        return "<mlprog.Module functions=%r>" % (self.functions,)
+
+    def to_string(self, debug_info=False, generic=False):
+        """IR text; ``debug_info`` prints locations, ``generic`` the generic
+        op form."""
+        return self._impl.to_string(debug_info, generic)
+
+    @property
+    def functions(self):
+        """Names of the public functions with a body, in module order."""
+        return list(self._impl.functions)
+
+    def run_pipeline(self, pipeline):
+        """Runs an MLIR textual pass pipeline on the module in place, e.g.
+        ``"canonicalize,cse"`` or ``"builtin.module(mlprog-lower-to-cpu)"``
+        (every pass and pipeline of ``mlprog-opt``). On failure the module is
+        left unchanged and :class:`Error` is raised. Returns ``self``."""
+        self._impl.run_pipeline(pipeline)
+        return self
+
+    def verify(self):
+        """Runs the MLIR verifier; raises :class:`Error` on failure."""
+        self._impl.verify()
+
+    def save(self, path, debug_info=False):
+        """Writes the module to ``path``: MLIR bytecode when the name ends in
+        ``.mlirbc``, text otherwise (readable by ``mlprog-opt``/``mlprog-run``).
+        """
+        self._impl.save(os.fspath(path), debug_info)
+
+    def clone(self):
+        """A deep copy (in the same context)."""
+        return Module(self._impl.clone())
+
+
+def parse(text, name="<string>"):
+    """Parses MLIR text (``name`` is used in diagnostics) into a Module."""
+    return Module(_mlprog.parse(text, name))
+
+
+def load(path):
+    """Reads an MLIR text or bytecode file into a Module."""
+    return Module(_mlprog.load(os.fspath(path)))
+
+
+def _is_bytes(value):
+    return isinstance(value, (bytes, bytearray, memoryview))
+
+
+def import_onnx(model, name=None):
+    """Imports an ONNX model: a file path, the serialized bytes, or an
+    ``onnx.ModelProto``. The graph becomes the public ``ml_program.func
+    @main``; initializers become globals (see docs/importers/onnx.md).
+    ``name`` is the file name used in locations for bytes and protos.
+    """
+    if not HAVE_ONNX:
+        raise Error("built without the ONNX importer")
+    if hasattr(model, "SerializeToString"):
+        model = model.SerializeToString()
+    if _is_bytes(model):
+        return Module(_mlprog.import_onnx_bytes(bytes(model), name or "<bytes>"))
+    return Module(_mlprog.import_onnx_file(os.fspath(model)))
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is optional
+        return None
+    return torch
+
+
+def import_torchscript(module, method="forward", input_shapes=None,
+                       input_dtypes=None, example_inputs=None):
+    """Imports a TorchScript program: a live ``torch.jit.ScriptModule`` (e.g.
+    ``torch.jit.script(model)``), or the path of a ``torch.jit.save`` archive
+    or of TorchScript IR text. ``method`` becomes the public function of the
+    same name. Input shapes and dtypes come from ``example_inputs`` (tensors
+    or arrays), else from ``input_shapes`` (lists of extents, ``None`` for an
+    unknown one) and ``input_dtypes`` (``"float32"``, ``"int64"``, ...), else
+    from the IR's annotations.
+    """
+    if not HAVE_TORCHSCRIPT:
+        raise Error("built without the TorchScript importer")
+    if example_inputs is not None:
+        arrays = [_to_numpy(x, i) for i, x in enumerate(example_inputs)]
+        input_shapes = [list(a.shape) for a in arrays]
+        input_dtypes = [str(a.dtype) for a in arrays]
+    shapes = [list(s) for s in (input_shapes or [])]
+    dtypes = [str(d).replace("torch.", "") for d in (input_dtypes or [])]
+    torch = _torch()
+    if torch is not None and isinstance(module, torch.nn.Module):
+        if not isinstance(module, torch.jit.ScriptModule):
+            raise Error("import_torchscript needs a TorchScript module; "
+                        "pass torch.jit.script(model) or torch.jit.trace(...)")
+        with tempfile.TemporaryDirectory(prefix="mlprog-") as tmp:
+            path = os.path.join(tmp, type(module).__name__ + ".pt")
+            torch.jit.save(module, path)
+            return Module(_mlprog.import_torchscript_file(
+                path, method, shapes, dtypes))
+    return Module(_mlprog.import_torchscript_file(
+        os.fspath(module), method, shapes, dtypes))
+
+
+def import_mil(path, opset=""):
+    """Imports a Core ML MIL program: a serialized ``Program``, an
+    ``.mlmodel``, or an ``.mlpackage`` directory. ``opset`` picks the block
+    specialization (e.g. ``"CoreML7"``); empty means each function's own.
+    """
+    if not HAVE_MIL:
+        raise Error("built without the MIL importer")
+    return Module(_mlprog.import_mil_file(os.fspath(path), opset))
+
+
+def _to_numpy(value, index):
+    """numpy view of a torch tensor (detached, on the CPU); other values are
+    returned as they are (the C++ side converts them with numpy)."""
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.Tensor):
+        value = value.detach()
+        if value.device.type != "cpu":
+            value = value.cpu()
+        if value.dtype == torch.bfloat16:
+            raise Error("error: input %d: bfloat16 tensors are not supported "
+                        "(numpy has no bfloat16)" % index)
+        return value.contiguous().numpy()
+    import numpy
+    return numpy.asarray(value)
+
+
+class Function:
+    """One public function of an :class:`Executable`. Call it with numpy
+    arrays, torch tensors or Python scalars (bound positionally, checked
+    against the signature); it returns a numpy array for one result, a tuple
+    for several, and None for none.
+    """
+
+    def __init__(self, executable, name):
+        self._exe = executable
+        self.name = name
+
+    @property
+    def signature(self):
+        """``{"type": "(tensor<...>) -> ...", "inputs": [...], "results":
+        [...]}``; each entry has "type", "shape" (None for unknown extents)
+        and "dtype" (the numpy dtype name)."""
+        return self._exe._impl.describe(self.name)
+
+    def __call__(self, *args):
+        import numpy
+        inputs = self.signature["inputs"]
+        arrays = []
+        for i, arg in enumerate(args):
+            # Python numbers take the dtype the function expects.
+            if isinstance(arg, (bool, int, float)) and i < len(inputs) \
+                    and inputs[i]["dtype"] is not None:
+                arrays.append(numpy.asarray(arg, dtype=inputs[i]["dtype"]))
+            else:
+                arrays.append(_to_numpy(arg, i))
+        results = self._exe._impl.call(self.name, arrays)
+        if not results:
+            return None
+        if len(results) == 1:
+            return results[0]
+        return tuple(results)
+
+    def __repr__(self):
+        return "<mlprog.Function @%s : %s>" % (self.name,
+                                               self.signature["type"])
+
+
+class Executable:
+    """A module compiled for the CPU. Functions are reached as attributes
+    (``exe.main``, ``exe.forward``), by name (``exe["main"]``), or, for the
+    default entry (``@main``, else the only public function), by calling the
+    executable itself. Each function is JIT-compiled on first use (the
+    default entry at compile time); mutable globals live per function.
+    """
+
+    def __init__(self, impl):
+        self._impl = impl
+
+    @property
+    def functions(self):
+        """Names of the callable (public) functions."""
+        return list(self._impl.functions)
+
+    def __getitem__(self, name):
+        if name not in self._impl.functions:
+            raise KeyError("no public function @%s (functions: %s)"
+                           % (name, ", ".join(self.functions) or "none"))
+        return Function(self, name)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self._impl.functions:
+            raise AttributeError(
+                "mlprog.Executable has no function @%s (functions: %s)"
+                % (name, ", ".join(self.functions) or "none"))
+        return Function(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.functions))
+
+    def __call__(self, *args):
+        names = self.functions
+        if "main" in names:
+            return self["main"](*args)
+        if len(names) == 1:
+            return self[names[0]](*args)
+        raise Error("error: cannot choose the function to call: no @main "
+                    "and %d public functions (%s); use exe[name](...)"
+                    % (len(names), ", ".join(names)))
+
+    def __repr__(self):
+        return "<mlprog.Executable functions=%r>" % (self.functions,)
+
+
+def compile(module, target="cpu", opt_level=2):
+    """Compiles a :class:`Module` for ``target`` (only ``"cpu"``): lowers a
+    copy with ``--mlprog-lower-to-cpu`` and JIT-compiles it with LLVM at
+    ``opt_level`` (0-3). The module itself is not changed."""
+    if not isinstance(module, Module):
+        raise TypeError("mlprog.compile expects an mlprog.Module, got %s"
+                        % type(module).__name__)
+    return Executable(_mlprog.compile(module._impl, target, int(opt_level)))

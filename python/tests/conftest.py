@@ -1,0 +1,33 @@
+"""Shared fixtures of the mlprog Python tests.
+
+Run with the build tree on the path:
+  PYTHONPATH=build/python /usr/bin/python3 -m pytest -q python/tests
+(`ninja -C build check-mlprog-python` does exactly that). MLPROG_TOOLS_DIR
+names the directory of mlprog-opt/mlprog-run (default: build/bin next to the
+package).
+"""
+
+import os
+
+import pytest
+
+import mlprog
+
+
+def _default_tools_dir():
+    package = os.path.dirname(os.path.abspath(mlprog.__file__))
+    return os.path.join(os.path.dirname(os.path.dirname(package)), "bin")
+
+
+@pytest.fixture(scope="session")
+def tools_dir():
+    path = os.environ.get("MLPROG_TOOLS_DIR") or _default_tools_dir()
+    if not os.path.exists(os.path.join(path, "mlprog-run")):
+        pytest.skip("mlprog tools not found in %s (set MLPROG_TOOLS_DIR)" % path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def repo_root():
+    return os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))

@@ -1,0 +1,144 @@
+"""Modules from MLIR text: printing, saving, pipelines, executables."""
+
+import numpy as np
+import pytest
+
+import mlprog
+
+ADD = """
+func.func @add(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = arith.addf %a, %b : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+
+PROGRAM = """
+ml_program.global private @scale(dense<[1.0, 2.0, 3.0]> : tensor<3xf32>) : tensor<3xf32>
+ml_program.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %s = ml_program.global_load_const @scale : tensor<3xf32>
+  %y = arith.mulf %x, %s : tensor<3xf32>
+  %z = arith.subf %y, %x : tensor<3xf32>
+  ml_program.return %y, %z : tensor<3xf32>, tensor<3xf32>
+}
+ml_program.func @scaled_sum(%x: tensor<3xf32>, %k: f32) -> f32 {
+  %s = ml_program.global_load_const @scale : tensor<3xf32>
+  %init = tensor.empty() : tensor<f32>
+  %zero = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %p = arith.mulf %x, %s : tensor<3xf32>
+  %r = linalg.reduce ins(%p : tensor<3xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%in: f32, %out: f32) {
+      %t = arith.addf %in, %out : f32
+      linalg.yield %t : f32
+    }
+  %e = tensor.extract %r[] : tensor<f32>
+  %m = arith.mulf %e, %k : f32
+  ml_program.return %m : f32
+}
+ml_program.func @count(%x: tensor<2x2xi64>) -> tensor<2x2xi64> {
+  %one = arith.constant dense<1> : tensor<2x2xi64>
+  %y = arith.addi %x, %one : tensor<2x2xi64>
+  ml_program.return %y : tensor<2x2xi64>
+}
+"""
+
+
+def test_parse_print_save_load(tmp_path):
+    module = mlprog.parse(PROGRAM, "program.mlir")
+    assert module.functions == ["main", "scaled_sum", "count"]
+    text = str(module)
+    assert "ml_program.global private @scale" in text
+    assert "loc(" in module.to_string(debug_info=True)
+    assert '"ml_program.func"' in module.to_string(generic=True)
+    module.save(tmp_path / "p.mlir")
+    module.save(tmp_path / "p.mlirbc")
+    assert str(mlprog.load(tmp_path / "p.mlir")) == text
+    assert str(mlprog.load(tmp_path / "p.mlirbc")) == text
+    assert (tmp_path / "p.mlirbc").read_bytes()[:4] == b"ML\xefR"
+
+
+def test_functions_results_and_scalars():
+    exe = mlprog.compile(mlprog.parse(PROGRAM))
+    assert exe.functions == ["main", "scaled_sum", "count"]
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    y, z = exe.main(x)
+    np.testing.assert_array_equal(y, x * [1, 2, 3])
+    np.testing.assert_array_equal(z, x * [1, 2, 3] - x)
+    # A Python float binds to the f32 scalar; the f32 result is a 0-d array.
+    s = exe.scaled_sum(x, 2.0)
+    assert s.shape == () and s.dtype == np.float32
+    assert float(s) == pytest.approx(2.0 * (1.0 - 4.0 + 1.5))
+    c = exe["count"](np.arange(4, dtype=np.int64).reshape(2, 2))
+    assert c.dtype == np.int64
+    np.testing.assert_array_equal(c, [[1, 2], [3, 4]])
+    # No @main among several functions would need a name; here @main wins.
+    np.testing.assert_array_equal(exe(x)[0], y)
+
+
+def test_dynamic_shapes_and_noncontiguous_inputs():
+    exe = mlprog.compile(mlprog.parse(ADD))
+    a = np.arange(10, dtype=np.float32)[::2]   # strided view
+    b = np.ones(5, np.float32)
+    np.testing.assert_array_equal(exe.add(a, b), a + 1)
+    np.testing.assert_array_equal(exe(a[:0], b[:0]), np.zeros(0, np.float32))
+    assert exe.add.signature["type"] == \
+        "(tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>"
+
+
+def test_torch_tensors_are_accepted():
+    torch = pytest.importorskip("torch")
+    exe = mlprog.compile(mlprog.parse(ADD))
+    a = torch.arange(4, dtype=torch.float32, requires_grad=True)
+    out = exe.add(a, torch.ones(4))
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_array_equal(out, [1, 2, 3, 4])
+
+
+def test_call_errors():
+    exe = mlprog.compile(mlprog.parse(ADD))
+    with pytest.raises(mlprog.Error, match=r"input 0: expected tensor<\?xf32>, "
+                       r"got f64 array of shape \(3,\)"):
+        exe.add(np.ones(3), np.ones(3, np.float32))
+    with pytest.raises(mlprog.Error, match="expects 2 input"):
+        exe.add(np.ones(3, np.float32))
+    with pytest.raises(mlprog.Error, match="unsupported array dtype"):
+        exe.add(np.ones(3, np.complex64), np.ones(3, np.float32))
+    with pytest.raises(AttributeError, match="no function @nope"):
+        exe.nope
+    with pytest.raises(KeyError):
+        exe["nope"]
+
+
+def test_parse_and_pipeline_errors_are_located():
+    with pytest.raises(mlprog.Error) as info:
+        mlprog.parse("func.func @f() {\n  %0 = arith.constant 1 : f32\n}",
+                     "bad.mlir")
+    assert str(info.value).startswith("bad.mlir:2:")
+    module = mlprog.parse(ADD)
+    before = str(module)
+    with pytest.raises(mlprog.Error, match="invalid pass pipeline"):
+        module.run_pipeline("no-such-pass")
+    # A pass that fails leaves the module as it was.
+    with pytest.raises(mlprog.Error, match="import contract violated"):
+        module.run_pipeline("mlprog-lower-to-cpu,mlprog-verify-import-contract")
+    assert str(module) == before
+
+
+def test_compile_errors():
+    module = mlprog.parse(ADD)
+    with pytest.raises(mlprog.Error, match="unsupported target 'gpu'"):
+        mlprog.compile(module, target="gpu")
+    with pytest.raises(mlprog.Error, match="opt_level"):
+        mlprog.compile(module, opt_level=7)
+    with pytest.raises(TypeError):
+        mlprog.compile(str(module))
+
+
+def test_missing_importers_raise_clear_errors(tmp_path):
+    if not mlprog.HAVE_TORCHSCRIPT:
+        with pytest.raises(mlprog.Error,
+                           match="built without the TorchScript importer"):
+            mlprog.import_torchscript(tmp_path / "m.pt")
+    if not mlprog.HAVE_MIL:
+        with pytest.raises(mlprog.Error, match="built without the MIL importer"):
+            mlprog.import_mil(tmp_path / "m.mlpackage")
