@@ -503,9 +503,10 @@ static std::string typeToString(Type type) {
 class PyExecutable {
 public:
   PyExecutable(std::shared_ptr<MLIRContext> context,
-               OwningOpRef<ModuleOp> lowered, unsigned optLevel)
+               OwningOpRef<ModuleOp> lowered, unsigned optLevel,
+               std::shared_ptr<ExternalStorage> storage)
       : context(std::move(context)), lowered(std::move(lowered)),
-        optLevel(optLevel) {
+        optLevel(optLevel), storage(std::move(storage)) {
     for (auto func : this->lowered->getOps<LLVM::LLVMFuncOp>()) {
       auto signature = func->getAttrOfType<TypeAttr>(kSignatureAttrName);
       if (func.isExternal() || !signature)
@@ -541,6 +542,7 @@ public:
     JitRunnerOptions options;
     options.entry = name;
     options.optLevel = optLevel;
+    options.mappedStorage = storage;
     std::optional<llvm::Expected<std::unique_ptr<JitRunner>>> created;
     {
       py::gil_scoped_release release;
@@ -576,6 +578,8 @@ private:
   std::shared_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> lowered;
   unsigned optLevel;
+  /// The memory-mapped data of extern globals, bound in every runner.
+  std::shared_ptr<ExternalStorage> storage;
   std::vector<std::string> functions;
   llvm::StringMap<FunctionType> signatures;
   llvm::StringMap<std::unique_ptr<JitRunner>> runners;
@@ -606,7 +610,14 @@ compileModule(PyModule &module, const std::string &target, int optLevel) {
   // A module already lowered (run_pipeline("mlprog-lower-to-cpu")) is used
   // as it is.
   LogicalResult result = success();
+  std::shared_ptr<ExternalStorage> storage;
   if (!isLLVMModule(*lowered)) {
+    // Map extern globals' files while the module still names them;
+    // relative paths resolve against the current directory.
+    auto mapped = ExternalStorage::resolve(*lowered, ExternalStorageOptions());
+    if (!mapped)
+      throw DiagnosticError("error: " + llvm::toString(mapped.takeError()));
+    storage = std::move(*mapped);
     py::gil_scoped_release release;
     PassManager pm = PassManager::on<ModuleOp>(ctx);
     buildLowerToCPUPipeline(pm, LowerToCPUOptions());
@@ -617,7 +628,8 @@ compileModule(PyModule &module, const std::string &target, int optLevel) {
   capture.flush();
 
   auto executable = std::make_unique<PyExecutable>(
-      module.context, std::move(lowered), static_cast<unsigned>(optLevel));
+      module.context, std::move(lowered), static_cast<unsigned>(optLevel),
+      std::move(storage));
   const std::vector<std::string> &names = executable->getFunctions();
   if (llvm::is_contained(names, "main"))
     executable->getRunner("main");

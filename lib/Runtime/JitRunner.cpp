@@ -259,13 +259,16 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
                             signature->getInputs().end());
   runner->resultTypes.assign(signature->getResults().begin(),
                              signature->getResults().end());
+  runner->externalStorage = options.mappedStorage;
   if (!isLowered) {
     // Extern globals are bound by symbol to their mapped data once the
     // lowering has turned them into external declarations.
-    auto storage = ExternalStorage::resolve(*module, options.externalStorage);
-    if (!storage)
-      return storage.takeError();
-    runner->externalStorage = std::move(*storage);
+    if (!runner->externalStorage) {
+      auto storage = ExternalStorage::resolve(*module, options.externalStorage);
+      if (!storage)
+        return storage.takeError();
+      runner->externalStorage = std::move(*storage);
+    }
     // A private entry would get internal linkage and vanish from the JIT.
     SymbolTable::setSymbolVisibility(*func, SymbolTable::Visibility::Public);
     if (Error err = lowerToLLVM(*module))

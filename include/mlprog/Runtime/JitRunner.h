@@ -73,6 +73,10 @@ struct JitRunnerOptions {
   /// Where the data of `#ml_program.extern` globals is found (see
   /// ExternalStorage.h); it is memory-mapped, not copied.
   ExternalStorageOptions externalStorage;
+  /// Storage already mapped from the module before it was lowered elsewhere
+  /// (an LLVM-dialect module no longer names its extern globals' files);
+  /// used instead of `externalStorage` when set, and shared by the runners.
+  std::shared_ptr<ExternalStorage> mappedStorage;
 };
 
 /// A JIT-compiled module with a chosen entry function. Inputs and results
@@ -121,7 +125,7 @@ private:
   std::string entryName;
   std::vector<mlir::Type> inputTypes;
   std::vector<mlir::Type> resultTypes;
-  std::unique_ptr<ExternalStorage> externalStorage;
+  std::shared_ptr<ExternalStorage> externalStorage;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
 };
