@@ -5,12 +5,22 @@
 //
 //===----------------------------------------------------------------------===//
 
+#ifdef MLPROG_HAVE_ONNX
 #include "mlprog/Import/ONNX/ImportONNX.h"
+#endif
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+#include "mlprog/Import/TorchScript/ImportTorchScript.h"
+#endif
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
 int main(int argc, char **argv) {
+#ifdef MLPROG_HAVE_ONNX
   mlprog::registerImportONNXTranslation();
+#endif
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+  mlprog::registerImportTorchScriptTranslation();
+#endif
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv,
       "mlprog translation driver\n\n"
@@ -20,5 +30,7 @@ int main(int argc, char **argv) {
       "linalg/tensor/arith/math on tensors). Errors name the file and node\n"
       "and exit with status 1 without writing the output.\n\n"
       "Example:\n"
-      "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"));
+      "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"
+      "  mlprog-translate --import-torchscript model.pt --input-shapes "
+      "1x3x224x224\n"));
 }
