@@ -76,6 +76,9 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // scf.for/scf.while from imported loops (TorchScript prim::Loop) yield
+  // freshly computed tensors, not in-place updates of their iter_args.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

@@ -48,7 +48,8 @@ static Value pointwiseScalar(OpBuilder &b, Location loc, PointwiseKind kind,
   F f{b, loc, x.getType()};
   switch (kind) {
   case PointwiseKind::Rsqrt:
-    return math::RsqrtOp::create(b, loc, x);
+    // math.rsqrt would lower to a libm `rsqrtf`, which does not exist.
+    return f.div(f.c(1), math::SqrtOp::create(b, loc, x));
   case PointwiseKind::Reciprocal:
     return f.div(f.c(1), x);
   case PointwiseKind::Floor:

@@ -22,11 +22,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <torch/csrc/jit/frontend/source_range.h>
 #include <torch/csrc/jit/ir/constants.h>
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlprog;
@@ -258,9 +260,9 @@ Type Importer::promote(ArrayRef<const TSValue *> operands) {
       int tier = v->wrappedNumber ? 2 : t.getRank() == 0 ? 1 : 0;
       Type et = t.getElementType();
       if (v->wrappedNumber) // wrapped numbers count as int64/double/bool
-        et = category(et) == 2 ? b.getF64Type()
-             : category(et) == 1 ? b.getI64Type()
-                                 : b.getI1Type();
+        et = category(et) == 2   ? Type(b.getF64Type())
+             : category(et) == 1 ? Type(b.getI64Type())
+                                 : Type(b.getI1Type());
       tiers[tier] = combine(tiers[tier], et);
     } else if (v->kind == TSValue::Kind::Int) {
       tiers[2] = combine(tiers[2], b.getI64Type());
@@ -869,30 +871,33 @@ LogicalResult Importer::importIf(Node *node) {
   return success();
 }
 
-/// True when `block` (recursively) touches list, tuple, optional or object
-/// values, which only exist at import time.
-static bool needsImportTimeValues(jit::Block *block) {
-  auto special = [](jit::Value *v) {
-    c10::TypeKind k = v->type()->kind();
-    return k == c10::TypeKind::ListType || k == c10::TypeKind::TupleType ||
-           k == c10::TypeKind::OptionalType || k == c10::TypeKind::ClassType ||
-           k == c10::TypeKind::NoneType;
-  };
-  for (Node *n : block->nodes()) {
-    for (jit::Value *v : n->inputs())
-      if (special(v))
-        return true;
-    for (jit::Value *v : n->outputs())
-      if (special(v))
-        return true;
-    for (jit::Block *sub : n->blocks())
-      if (needsImportTimeValues(sub))
-        return true;
-  }
-  for (jit::Value *v : block->inputs())
-    if (special(v))
+/// True when `inner` is `outer` or nested in it.
+static bool isWithin(jit::Block *inner, jit::Block *outer) {
+  for (jit::Block *b = inner; b; b = b->owningNode() ? b->owningNode()->owningBlock() : nullptr)
+    if (b == outer)
       return true;
   return false;
+}
+
+/// True when `body` (recursively) reads a list defined outside it: lists
+/// exist only at import time, so indexing one with the loop counter or
+/// appending to it needs the loop unrolled.
+static bool usesOuterLists(jit::Block *body, jit::Block *block) {
+  for (Node *n : block->nodes()) {
+    for (jit::Value *v : n->inputs())
+      if (v->type()->kind() == c10::TypeKind::ListType &&
+          !isWithin(v->node()->owningBlock(), body) &&
+          !(v->node()->kind() == c10::prim::Param &&
+            isWithin(v->node()->owningBlock(), body)))
+        return true;
+    for (jit::Block *sub : n->blocks())
+      if (usesOuterLists(body, sub))
+        return true;
+  }
+  return false;
+}
+static bool needsImportTimeValues(jit::Block *body) {
+  return usesOuterLists(body, body);
 }
 
 LogicalResult Importer::unrollLoop(Node *node, int64_t tripCount) {
@@ -947,8 +952,13 @@ LogicalResult Importer::importLoop(Node *node) {
   for (const TSValue &v : init)
     flattenable &= succeeded(flatten(v, flatInit, l));
   bool knownTrips = maxTrip.intConst.has_value();
-  if (knownTrips && (!flattenable || needsImportTimeValues(body)))
+  if (knownTrips && (!flattenable || needsImportTimeValues(body))) {
+    if (*maxTrip.intConst > 4096)
+      return unsupported(node, "loop of " + std::to_string(*maxTrip.intConst) +
+                                   " iterations over import-time values "
+                                   "(lists)");
     return unrollLoop(node, std::max<int64_t>(*maxTrip.intConst, 0));
+  }
   if (!flattenable || needsImportTimeValues(body))
     return unsupported(node, "loop over lists, tuples of lists or optional "
                              "values with a trip count unknown at import "
@@ -1212,16 +1222,16 @@ LogicalResult Importer::importNode(Node *node) {
 // Importer: function
 //===----------------------------------------------------------------------===//
 
-FailureOr<Type> Importer::inputType(jit::Value *input, unsigned index) {
+FailureOr<Type> Importer::inputType(jit::Value *input,
+                                    const c10::TypePtr &type, unsigned index) {
   Location l = NameLoc::get(StringAttr::get(ctx, "%" + input->debugName()),
                             fileLoc);
-  TSValue::Kind sk = scalarKind(input->type());
+  TSValue::Kind sk = scalarKind(type);
   if (sk != TSValue::Kind::None)
     return Type(RankedTensorType::get({}, scalarMLIRType(ctx, sk)));
-  auto tt = input->type()->cast<c10::TensorType>();
+  auto tt = type->cast<c10::TensorType>();
   if (!tt)
-    return emitError(l) << "unsupported input type "
-                        << input->type()->repr_str()
+    return emitError(l) << "unsupported input type " << type->repr_str()
                         << " (inputs must be tensors or numbers)";
   std::optional<SmallVector<int64_t>> shape;
   if (index < options.inputShapes.size() &&
@@ -1258,8 +1268,8 @@ FailureOr<Type> Importer::inputType(jit::Value *input, unsigned index) {
   return Type(RankedTensorType::get(*shape, et));
 }
 
-FailureOr<TSValue> Importer::argumentValue(jit::Value *input, Value arg) {
-  TSValue::Kind sk = scalarKind(input->type());
+TSValue Importer::argumentValue(const c10::TypePtr &type, Value arg) {
+  TSValue::Kind sk = scalarKind(type);
   if (sk == TSValue::Kind::None)
     return TSValue::tensor(arg);
   Value s = tensor::ExtractOp::create(b, arg.getLoc(), arg, ValueRange{});
@@ -1281,19 +1291,31 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
     first = 1;
   }
   collectWrites(graph.block());
+  // Tuple inputs are flattened into one argument per tensor or number.
   SmallVector<Type> argTypes;
-  for (size_t i = first; i < inputs.size(); ++i) {
-    FailureOr<Type> t = inputType(inputs[i], i - first);
+  std::function<LogicalResult(jit::Value *, const c10::TypePtr &)> addArg =
+      [&](jit::Value *input, const c10::TypePtr &type) -> LogicalResult {
+    if (auto tuple = type->cast<c10::TupleType>()) {
+      for (const c10::TypePtr &e : tuple->elements())
+        if (failed(addArg(input, e)))
+          return failure();
+      return success();
+    }
+    FailureOr<Type> t = inputType(input, type, argTypes.size());
     if (failed(t))
       return failure();
     argTypes.push_back(*t);
-  }
+    return success();
+  };
+  for (size_t i = first; i < inputs.size(); ++i)
+    if (failed(addArg(inputs[i], inputs[i]->type())))
+      return failure();
   if (!options.inputShapes.empty() &&
       options.inputShapes.size() != argTypes.size())
     return emitError(fileLoc) << "--input-shapes lists "
                               << options.inputShapes.size()
                               << " shapes but method '" << name << "' has "
-                              << argTypes.size() << " inputs";
+                              << argTypes.size() << " tensor inputs";
   b.setInsertionPointToEnd(module.getBody());
   symbols.insert(name);
   auto func = FuncOp::create(
@@ -1301,13 +1323,19 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
       b.getFunctionType(argTypes, {}), nullptr, nullptr, nullptr);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  for (size_t i = first; i < inputs.size(); ++i) {
-    FailureOr<TSValue> v =
-        argumentValue(inputs[i], entry->getArgument(i - first));
-    if (failed(v))
-      return failure();
-    values[inputs[i]] = *v;
-  }
+  unsigned argIndex = 0;
+  std::function<TSValue(const c10::TypePtr &)> bindArg =
+      [&](const c10::TypePtr &type) -> TSValue {
+    if (auto tuple = type->cast<c10::TupleType>()) {
+      std::vector<TSValue> elems;
+      for (const c10::TypePtr &e : tuple->elements())
+        elems.push_back(bindArg(e));
+      return TSValue::list(std::move(elems), TSValue::Kind::Tuple);
+    }
+    return argumentValue(type, entry->getArgument(argIndex++));
+  };
+  for (size_t i = first; i < inputs.size(); ++i)
+    values[inputs[i]] = bindArg(inputs[i]->type());
   if (failed(importBlock(graph.block())))
     return failure();
   SmallVector<Value> results;

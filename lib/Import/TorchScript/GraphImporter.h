@@ -233,9 +233,9 @@ private:
                                           llvm::StringRef name);
   void collectWrites(torch::jit::Block *block);
   std::string uniqueSymbol(llvm::StringRef name);
-  mlir::FailureOr<TSValue> argumentValue(torch::jit::Value *input,
-                                         mlir::Value arg);
+  TSValue argumentValue(const c10::TypePtr &type, mlir::Value arg);
   mlir::FailureOr<mlir::Type> inputType(torch::jit::Value *input,
+                                        const c10::TypePtr &type,
                                         unsigned index);
   /// Flattens tensors/scalars (recursing into tuples) for function results
   /// and loop-carried values.

@@ -56,7 +56,7 @@ static void loadDialects(MLIRContext *ctx) {
 }
 
 /// Runs torch's graph cleanups; libtorch reports failures by throwing.
-static LogicalResult prepareGraph(const std::shared_ptr<torch::jit::Graph> &g,
+static LogicalResult prepareGraph(std::shared_ptr<torch::jit::Graph> g,
                                   Location fileLoc) {
   try {
     torch::jit::Inline(*g);
@@ -129,7 +129,7 @@ mlprog::importTorchScriptGraph(const std::shared_ptr<torch::jit::Graph> &graph,
                                const TorchScriptImportOptions &options,
                                StringRef funcName, StringRef fileName) {
   return importPrepared(graph->copy(), ctx, options, funcName, fileName,
-                        nullptr);
+                        c10::intrusive_ptr<c10::ivalue::Object>());
 }
 
 OwningOpRef<ModuleOp>
@@ -164,7 +164,7 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
     return nullptr;
   }
   return importPrepared(graph, ctx, options, options.method, fileName,
-                        nullptr);
+                        c10::intrusive_ptr<c10::ivalue::Object>());
 }
 
 OwningOpRef<ModuleOp>

@@ -24,6 +24,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <climits>
 
@@ -313,7 +314,7 @@ LogicalResult to(Im &im, Node *n) {
       return failure();
     et = elemOf(*other);
   } else {
-    std::optional<unsigned> dtypeArg = schema.argumentIndexWithName("dtype");
+    auto dtypeArg = schema.argumentIndexWithName("dtype");
     if (dtypeArg) {
       FailureOr<Type> t = im.dtypeInput(n, *dtypeArg);
       if (failed(t))
@@ -389,12 +390,12 @@ LogicalResult fill(Im &im, Node *n, std::optional<double> value, bool like) {
   }
   TSValue fillValue = value ? TSValue::ofFloat(*value) : TSValue();
   if (!value) {
-    std::optional<unsigned> fi = schema.argumentIndexWithName("fill_value");
+    auto fi = schema.argumentIndexWithName("fill_value");
     if (!fi)
       return im.unsupported(n, "fill without a value");
     fillValue = im.get(n->input(*fi));
   }
-  if (std::optional<unsigned> di = schema.argumentIndexWithName("dtype")) {
+  if (auto di = schema.argumentIndexWithName("dtype")) {
     FailureOr<Type> t = im.dtypeInput(n, *di);
     if (failed(t))
       return failure();
@@ -402,10 +403,10 @@ LogicalResult fill(Im &im, Node *n, std::optional<double> value, bool like) {
       et = *t;
   }
   if (!et)
-    et = fillValue.kind == TSValue::Kind::Int && !value ? im.b.getI64Type()
+    et = fillValue.kind == TSValue::Kind::Int && !value ? Type(im.b.getI64Type())
          : fillValue.kind == TSValue::Kind::Bool && !value
-             ? im.b.getI1Type()
-             : im.b.getF32Type();
+             ? Type(im.b.getI1Type())
+             : Type(im.b.getF32Type());
   Value s = im.scalarValue(fillValue, l);
   return im.setTensor(n, 0, buildFull(im.b, l, sizes, et, s));
 }
@@ -442,8 +443,8 @@ LogicalResult arange(Im &im, Node *n) {
     if (ov == "start_step" && failed(num(2, step)))
       return failure();
   }
-  Type et = anyFloat ? im.b.getF32Type() : im.b.getI64Type();
-  if (std::optional<unsigned> di = schema.argumentIndexWithName("dtype")) {
+  Type et = anyFloat ? Type(im.b.getF32Type()) : Type(im.b.getI64Type());
+  if (auto di = schema.argumentIndexWithName("dtype")) {
     FailureOr<Type> t = im.dtypeInput(n, *di);
     if (failed(t))
       return failure();
@@ -477,9 +478,9 @@ LogicalResult tensorOp(Im &im, Node *n) {
   bool allBool = !flat.empty() && llvm::all_of(flat, [](const TSValue &v) {
     return v.kind == TSValue::Kind::Bool;
   });
-  Type et = anyFloat ? im.b.getF32Type()
-            : allBool ? im.b.getI1Type()
-                      : im.b.getI64Type();
+  Type et = anyFloat ? Type(im.b.getF32Type())
+            : allBool ? Type(im.b.getI1Type())
+                      : Type(im.b.getI64Type());
   FailureOr<Type> t = im.dtypeInput(n, 1);
   if (failed(t))
     return failure();

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
@@ -238,9 +239,9 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                       : type.getElementType().isInteger(1)
                           ? TSValue::Kind::Bool
                           : TSValue::Kind::Int;
-    Type target = k == TSValue::Kind::Int     ? b.getI64Type()
-                  : k == TSValue::Kind::Float ? b.getF64Type()
-                                              : b.getI1Type();
+    Type target = k == TSValue::Kind::Int     ? Type(b.getI64Type())
+                  : k == TSValue::Kind::Float ? Type(b.getF64Type())
+                                              : Type(b.getI1Type());
     return set(node, 0,
                TSValue::scalar(k, buildConvertScalar(b, l, s, target)));
   }
@@ -332,9 +333,9 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
         return set(node, 0, TSValue::ofBool(r != 0));
       return set(node, 0, TSValue::ofFloat(r));
     }
-    Type rt = resultKind == TSValue::Kind::Int     ? b.getI64Type()
-              : resultKind == TSValue::Kind::Float ? b.getF64Type()
-                                                   : b.getI1Type();
+    Type rt = resultKind == TSValue::Kind::Int     ? Type(b.getI64Type())
+              : resultKind == TSValue::Kind::Float ? Type(b.getF64Type())
+                                                   : Type(b.getI1Type());
     Value v;
     if (name == "floor" || name == "ceil" || name == "round" ||
         name == "sqrt" || name == "exp" || name == "log") {
@@ -464,7 +465,7 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
     return set(node, 0, TSValue::ofFloat(r));
   }
   // Emit arith on i1 (bool logic), i64 or f64.
-  Type ct = allBool ? b.getI1Type() : anyFloat ? b.getF64Type() : b.getI64Type();
+  Type ct = allBool ? Type(b.getI1Type()) : anyFloat ? Type(b.getF64Type()) : Type(b.getI64Type());
   if ((*op == Add || *op == Sub || *op == Mul || *op == Min || *op == Max ||
        *op == FloorDiv || *op == Mod) &&
       allBool)
@@ -521,9 +522,9 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
     r = buildScalarComparison(b, l, *cmp, a, c);
     return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, r));
   }
-  Type rt = resultKind == TSValue::Kind::Int     ? b.getI64Type()
-            : resultKind == TSValue::Kind::Float ? b.getF64Type()
-                                                 : b.getI1Type();
+  Type rt = resultKind == TSValue::Kind::Int     ? Type(b.getI64Type())
+            : resultKind == TSValue::Kind::Float ? Type(b.getF64Type())
+                                                 : Type(b.getI1Type());
   return set(node, 0,
              TSValue::scalar(resultKind, buildConvertScalar(b, l, r, rt)));
 }
