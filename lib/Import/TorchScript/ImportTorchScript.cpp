@@ -151,14 +151,28 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
     }
     return importTorchScriptModule(module, ctx, options, fileName);
   }
-  if (!data.ltrim().starts_with("graph(")) {
+  // IR text may start with '#' comment lines (lit RUN lines); blank them
+  // out, keeping line numbers.
+  std::string text = data.str();
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t start = text.find_first_not_of(" \t\r\n", pos);
+    if (start == std::string::npos || text[start] != '#')
+      break;
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::fill(text.begin() + start, text.begin() + end, ' ');
+    pos = end;
+  }
+  if (!StringRef(text).ltrim().starts_with("graph(")) {
     emitError(fileLoc) << "not a TorchScript archive (zip) or IR text "
                           "('graph(...)')";
     return nullptr;
   }
   auto graph = std::make_shared<torch::jit::Graph>();
   try {
-    torch::jit::parseIR(data.str(), graph.get());
+    torch::jit::parseIR(text, graph.get());
   } catch (const std::exception &e) {
     emitError(fileLoc) << "cannot parse TorchScript IR: " << firstLine(e);
     return nullptr;
