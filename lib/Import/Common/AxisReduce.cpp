@@ -1,8 +1,8 @@
 //===- AxisReduce.cpp - Reductions over axes ------------------------------===//
 
 #include "mlprog/Import/Common/AxisReduce.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -20,8 +20,8 @@ static FailureOr<SmallVector<bool>> reducedDims(Location loc, int64_t rank,
   SmallVector<bool> reduced(rank, axes.empty());
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank || reduced[(axis + rank) % rank])
-      return emitError(loc) << "reduction: invalid axis " << axis
-                            << " for rank " << rank;
+      return emitError(loc)
+             << "reduction: invalid axis " << axis << " for rank " << rank;
     reduced[(axis + rank) % rank] = true;
   }
   return reduced;
@@ -88,8 +88,9 @@ static Value divideByScalar(OpBuilder &b, Location loc, Value x, Value d) {
 }
 
 FailureOr<Value> mlprog::buildAxisReduce(OpBuilder &b, Location loc,
-                                     AxisReduceKind kind, Value x,
-                                     ArrayRef<int64_t> axes, bool keepDims) {
+                                         AxisReduceKind kind, Value x,
+                                         ArrayRef<int64_t> axes,
+                                         bool keepDims) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || !type.getElementType().isIntOrFloat())
     return emitError(loc) << "reduction needs an int or float tensor, got "
@@ -100,8 +101,7 @@ FailureOr<Value> mlprog::buildAxisReduce(OpBuilder &b, Location loc,
     return emitError(loc) << "mean needs a float tensor, got " << x.getType();
   if (type.getRank() == 0)
     return x;
-  FailureOr<SmallVector<bool>> reduced =
-      reducedDims(loc, type.getRank(), axes);
+  FailureOr<SmallVector<bool>> reduced = reducedDims(loc, type.getRank(), axes);
   if (failed(reduced))
     return failure();
   TypedAttr init;
@@ -137,13 +137,11 @@ FailureOr<Value> mlprog::buildAxisReduce(OpBuilder &b, Location loc,
           return isFloat ? arith::MulFOp::create(nb, nl, v, acc).getResult()
                          : arith::MulIOp::create(nb, nl, v, acc).getResult();
         case AxisReduceKind::Max:
-          return isFloat
-                     ? arith::MaximumFOp::create(nb, nl, v, acc).getResult()
-                     : arith::MaxSIOp::create(nb, nl, v, acc).getResult();
+          return isFloat ? arith::MaximumFOp::create(nb, nl, v, acc).getResult()
+                         : arith::MaxSIOp::create(nb, nl, v, acc).getResult();
         case AxisReduceKind::Min:
-          return isFloat
-                     ? arith::MinimumFOp::create(nb, nl, v, acc).getResult()
-                     : arith::MinSIOp::create(nb, nl, v, acc).getResult();
+          return isFloat ? arith::MinimumFOp::create(nb, nl, v, acc).getResult()
+                         : arith::MinSIOp::create(nb, nl, v, acc).getResult();
         }
         return Value();
       });
@@ -159,8 +157,7 @@ FailureOr<Value> mlprog::buildVariance(OpBuilder &b, Location loc, Value x,
   if (!type || !isa<FloatType>(type.getElementType()))
     return emitError(loc) << "variance needs a float tensor, got "
                           << x.getType();
-  FailureOr<SmallVector<bool>> reduced =
-      reducedDims(loc, type.getRank(), axes);
+  FailureOr<SmallVector<bool>> reduced = reducedDims(loc, type.getRank(), axes);
   if (failed(reduced))
     return failure();
   FailureOr<Value> mean =
@@ -176,11 +173,11 @@ FailureOr<Value> mlprog::buildVariance(OpBuilder &b, Location loc, Value x,
   if (failed(sq))
     return failure();
   Type et = type.getElementType();
-  Value r = reduceDims(b, loc, *sq, *reduced, b.getZeroAttr(et),
-                       [](OpBuilder &nb, Location nl, Value v, Value acc) {
-                         return arith::AddFOp::create(nb, nl, v, acc)
-                             .getResult();
-                       });
+  Value r =
+      reduceDims(b, loc, *sq, *reduced, b.getZeroAttr(et),
+                 [](OpBuilder &nb, Location nl, Value v, Value acc) {
+                   return arith::AddFOp::create(nb, nl, v, acc).getResult();
+                 });
   Value n = reducedCount(b, loc, x, *reduced, et);
   n = arith::SubFOp::create(b, loc, n,
                             createScalar(b, loc, et, double(correction)));
@@ -258,7 +255,8 @@ FailureOr<Value> mlprog::buildLogSoftmax(OpBuilder &b, Location loc, Value x,
   if (!type || !isa<FloatType>(type.getElementType()))
     return emitError(loc) << "log_softmax needs a float tensor, got "
                           << x.getType();
-  FailureOr<Value> max = buildAxisReduce(b, loc, AxisReduceKind::Max, x, {axis}, true);
+  FailureOr<Value> max =
+      buildAxisReduce(b, loc, AxisReduceKind::Max, x, {axis}, true);
   if (failed(max))
     return failure();
   Value shifted = *buildElementwiseBinary(b, loc, BinaryOpKind::Sub, x, *max);

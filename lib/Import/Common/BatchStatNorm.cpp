@@ -1,9 +1,9 @@
 //===- BatchStatNorm.cpp - Batch statistics normalization builders --------===//
 
 #include "mlprog/Import/Common/BatchStatNorm.h"
-#include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/AxisReduce.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/AxisReduce.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -26,8 +26,8 @@ mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
     if (d != 1)
       axes.push_back(d);
   BatchNormTrainingResult r;
-  FailureOr<Value> mean =
-      buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes, /*keepDims=*/false);
+  FailureOr<Value> mean = buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes,
+                                          /*keepDims=*/false);
   FailureOr<Value> var = buildVariance(b, loc, x, axes, false, 0);
   FailureOr<Value> uvar = buildVariance(b, loc, x, axes, false, 1);
   if (failed(mean) || failed(var) || failed(uvar))
@@ -41,19 +41,19 @@ mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
     weight = createFilled(b, loc, c, b.getFloatAttr(et, 1.0));
   if (!bias)
     bias = createFilled(b, loc, c, b.getFloatAttr(et, 0.0));
-  FailureOr<Value> y =
-      buildBatchNormInference(b, loc, x, weight, bias, r.mean, r.biasedVar,
-                              epsilon);
+  FailureOr<Value> y = buildBatchNormInference(b, loc, x, weight, bias, r.mean,
+                                               r.biasedVar, epsilon);
   if (failed(y))
     return failure();
   r.output = *y;
   return r;
 }
 
-FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc, Value x,
-                                        int64_t numNormalizedDims,
-                                        Value weight, Value bias,
-                                        double epsilon) {
+FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc,
+                                                 Value x,
+                                                 int64_t numNormalizedDims,
+                                                 Value weight, Value bias,
+                                                 double epsilon) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || !isa<FloatType>(type.getElementType()) ||
       numNormalizedDims < 1 || numNormalizedDims > type.getRank())
@@ -64,7 +64,8 @@ FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc, Val
   SmallVector<int64_t> axes;
   for (int64_t d = type.getRank() - numNormalizedDims; d < type.getRank(); ++d)
     axes.push_back(d);
-  FailureOr<Value> mean = buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes, true);
+  FailureOr<Value> mean =
+      buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes, true);
   FailureOr<Value> var = buildVariance(b, loc, x, axes, true, 0);
   if (failed(mean) || failed(var))
     return failure();
@@ -74,8 +75,8 @@ FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc, Val
       [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value eps = createScalar(nb, nl, et, epsilon);
         Value centered = arith::SubFOp::create(nb, nl, a[0], a[1]);
-        Value denom =
-            math::SqrtOp::create(nb, nl, arith::AddFOp::create(nb, nl, a[2], eps));
+        Value denom = math::SqrtOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, a[2], eps));
         return arith::DivFOp::create(nb, nl, centered, denom).getResult();
       });
   if (failed(y))

@@ -1,8 +1,8 @@
 //===- Convert.cpp - Element type conversion builders ---------------------===//
 
 #include "mlprog/Import/Common/Convert.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -11,7 +11,7 @@ using namespace mlprog;
 using namespace mlprog::detail;
 
 Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
-                              bool srcUnsigned) {
+                                 bool srcUnsigned) {
   Type from = x.getType();
   if (from == to)
     return x;
@@ -41,8 +41,9 @@ Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
-FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc, Value x,
-                                   Type elementType, bool srcUnsigned) {
+FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
+                                                 Value x, Type elementType,
+                                                 bool srcUnsigned) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
   if (failed(type))
     return failure();

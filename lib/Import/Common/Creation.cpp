@@ -1,8 +1,8 @@
 //===- Creation.cpp - Tensor creation builders ----------------------------===//
 
 #include "mlprog/Import/Common/Creation.h"
-#include "mlprog/Import/Common/Convert.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Convert.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,8 +32,7 @@ FailureOr<Value> mlprog::buildArange(OpBuilder &b, Location loc, double start,
   if (step == 0)
     return emitError(loc) << "arange: step must be nonzero";
   if (!elementType.isIntOrFloat())
-    return emitError(loc) << "arange: unsupported element type "
-                          << elementType;
+    return emitError(loc) << "arange: unsupported element type " << elementType;
   int64_t n = std::max<int64_t>(0, int64_t(std::ceil((end - start) / step)));
   Value init = createEmpty(b, loc, {b.getIndexAttr(n)}, elementType);
   MLIRContext *ctx = b.getContext();
@@ -48,11 +47,13 @@ FailureOr<Value> mlprog::buildArange(OpBuilder &b, Location loc, double start,
                    arith::IndexCastOp::create(nb, nl, nb.getI64Type(), i);
                Value v;
                if (isFloat) {
-                 Value f = arith::SIToFPOp::create(nb, nl, nb.getF64Type(), i64);
+                 Value f =
+                     arith::SIToFPOp::create(nb, nl, nb.getF64Type(), i64);
                  v = arith::AddFOp::create(
                      nb, nl, createScalar(nb, nl, nb.getF64Type(), start),
                      arith::MulFOp::create(
-                         nb, nl, f, createScalar(nb, nl, nb.getF64Type(), step)));
+                         nb, nl, f,
+                         createScalar(nb, nl, nb.getF64Type(), step)));
                } else {
                  v = arith::AddIOp::create(
                      nb, nl, createScalar(nb, nl, nb.getI64Type(), start),
@@ -60,8 +61,8 @@ FailureOr<Value> mlprog::buildArange(OpBuilder &b, Location loc, double start,
                          nb, nl, i64,
                          createScalar(nb, nl, nb.getI64Type(), step)));
                }
-               linalg::YieldOp::create(nb, nl,
-                                       buildConvertScalar(nb, nl, v, elementType));
+               linalg::YieldOp::create(
+                   nb, nl, buildConvertScalar(nb, nl, v, elementType));
              })
       .getResult(0);
 }

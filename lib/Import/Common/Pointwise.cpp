@@ -1,8 +1,8 @@
 //===- Pointwise.cpp - Activations and other pointwise functions ----------===//
 
 #include "mlprog/Import/Common/Pointwise.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -24,8 +24,12 @@ struct F {
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinimumFOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  Value min(Value x, Value y) {
+    return arith::MinimumFOp::create(b, loc, x, y);
+  }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value log(Value x) { return math::LogOp::create(b, loc, x); }
   Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
@@ -68,13 +72,13 @@ static Value pointwiseScalar(OpBuilder &b, Location loc, PointwiseKind kind,
     return f.sub(pos, neg);
   }
   case PointwiseKind::Gelu:
-    return f.mul(f.mul(x, f.c(0.5)),
-                 f.add(f.c(1), math::ErfOp::create(
-                                   b, loc, f.mul(x, f.c(M_SQRT1_2)))));
+    return f.mul(
+        f.mul(x, f.c(0.5)),
+        f.add(f.c(1), math::ErfOp::create(b, loc, f.mul(x, f.c(M_SQRT1_2)))));
   case PointwiseKind::GeluTanh: {
     Value cube = f.mul(f.mul(x, x), x);
-    Value inner = f.mul(f.c(std::sqrt(2.0 / M_PI)),
-                        f.add(x, f.mul(f.c(0.044715), cube)));
+    Value inner =
+        f.mul(f.c(std::sqrt(2.0 / M_PI)), f.add(x, f.mul(f.c(0.044715), cube)));
     return f.mul(f.mul(f.c(0.5), x), f.add(f.c(1), f.tanh(inner)));
   }
   case PointwiseKind::Silu:
@@ -107,11 +111,10 @@ floatMap(OpBuilder &b, Location loc, Value x, StringRef what,
   if (!t || !isa<FloatType>(t.getElementType()))
     return emitError(loc) << what << " needs a float tensor, got "
                           << x.getType();
-  return buildBroadcastedGeneric(
-      b, loc, x, t.getElementType(),
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return body(nb, nl, a[0]);
-      });
+  return buildBroadcastedGeneric(b, loc, x, t.getElementType(),
+                                 [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                   return body(nb, nl, a[0]);
+                                 });
 }
 
 FailureOr<Value> mlprog::buildPointwise(OpBuilder &b, Location loc,
@@ -148,8 +151,8 @@ FailureOr<Value> mlprog::buildClamp(OpBuilder &b, Location loc, Value x,
       });
 }
 
-FailureOr<Value> mlprog::buildLeakyReluSlope(OpBuilder &b, Location loc, Value x,
-                                        double slope) {
+FailureOr<Value> mlprog::buildLeakyReluSlope(OpBuilder &b, Location loc,
+                                             Value x, double slope) {
   return floatMap(b, loc, x, "leaky relu",
                   [&](OpBuilder &nb, Location nl, Value v) {
                     F f{nb, nl, v.getType()};
@@ -162,8 +165,8 @@ FailureOr<Value> mlprog::buildElu(OpBuilder &b, Location loc, Value x,
                                   double inputScale) {
   return floatMap(b, loc, x, "elu", [&](OpBuilder &nb, Location nl, Value v) {
     F f{nb, nl, v.getType()};
-    Value neg = f.mul(f.c(alpha), math::ExpM1Op::create(
-                                      nb, nl, f.mul(v, f.c(inputScale))));
+    Value neg = f.mul(f.c(alpha),
+                      math::ExpM1Op::create(nb, nl, f.mul(v, f.c(inputScale))));
     return f.mul(f.c(scale), f.sel(f.gt(v, f.c(0)), v, neg));
   });
 }
@@ -195,8 +198,8 @@ Value mlprog::buildScalarDivision(OpBuilder &b, Location loc, DivisionKind kind,
       // Move a nonzero remainder whose sign differs from the divisor's.
       Value zero = f.c(0);
       Value mNeg = f.gt(zero, m), rNeg = f.gt(zero, r);
-      Value mNz = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, m,
-                                        zero);
+      Value mNz =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, m, zero);
       Value differ = arith::XOrIOp::create(b, loc, mNeg, rNeg);
       Value fix = arith::AndIOp::create(b, loc, differ, mNz);
       return f.sel(fix, f.add(m, r), m);
@@ -211,10 +214,10 @@ Value mlprog::buildScalarDivision(OpBuilder &b, Location loc, DivisionKind kind,
   case DivisionKind::Remainder: {
     Value m = arith::RemSIOp::create(b, loc, l, r);
     Value zero = createScalar(b, loc, t, 0);
-    Value mNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m,
-                                       zero);
-    Value rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r,
-                                       zero);
+    Value mNeg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, zero);
+    Value rNeg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
     Value mNz =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, m, zero);
     Value differ = arith::XOrIOp::create(b, loc, mNeg, rNeg);
@@ -236,9 +239,9 @@ FailureOr<Value> mlprog::buildDivision(OpBuilder &b, Location loc,
     return emitError(loc) << "division needs ranked tensors of one element "
                              "type, got "
                           << lhs.getType() << " and " << rhs.getType();
-  return buildBroadcastedGeneric(
-      b, loc, {lhs, rhs}, lt.getElementType(),
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return buildScalarDivision(nb, nl, kind, a[0], a[1]);
-      });
+  return buildBroadcastedGeneric(b, loc, {lhs, rhs}, lt.getElementType(),
+                                 [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                   return buildScalarDivision(nb, nl, kind,
+                                                              a[0], a[1]);
+                                 });
 }

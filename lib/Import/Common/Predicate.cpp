@@ -1,8 +1,8 @@
 //===- Predicate.cpp - Comparison, logical and select builders ------------===//
 
 #include "mlprog/Import/Common/Predicate.h"
-#include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -10,29 +10,54 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
 
-Value mlprog::buildScalarComparison(OpBuilder &b, Location loc, ComparisonKind kind,
-                                 Value l, Value r, bool isUnsigned) {
+Value mlprog::buildScalarComparison(OpBuilder &b, Location loc,
+                                    ComparisonKind kind, Value l, Value r,
+                                    bool isUnsigned) {
   if (isa<FloatType>(l.getType())) {
     arith::CmpFPredicate p;
     switch (kind) {
-    case ComparisonKind::Eq: p = arith::CmpFPredicate::OEQ; break;
-    case ComparisonKind::Ne: p = arith::CmpFPredicate::UNE; break;
-    case ComparisonKind::Lt: p = arith::CmpFPredicate::OLT; break;
-    case ComparisonKind::Le: p = arith::CmpFPredicate::OLE; break;
-    case ComparisonKind::Gt: p = arith::CmpFPredicate::OGT; break;
-    case ComparisonKind::Ge: p = arith::CmpFPredicate::OGE; break;
+    case ComparisonKind::Eq:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    case ComparisonKind::Ne:
+      p = arith::CmpFPredicate::UNE;
+      break;
+    case ComparisonKind::Lt:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case ComparisonKind::Le:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case ComparisonKind::Gt:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case ComparisonKind::Ge:
+      p = arith::CmpFPredicate::OGE;
+      break;
     }
     return arith::CmpFOp::create(b, loc, p, l, r);
   }
   bool u = isUnsigned || l.getType().isInteger(1);
   arith::CmpIPredicate p;
   switch (kind) {
-  case ComparisonKind::Eq: p = arith::CmpIPredicate::eq; break;
-  case ComparisonKind::Ne: p = arith::CmpIPredicate::ne; break;
-  case ComparisonKind::Lt: p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-  case ComparisonKind::Le: p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-  case ComparisonKind::Gt: p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-  case ComparisonKind::Ge: p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+  case ComparisonKind::Eq:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case ComparisonKind::Ne:
+    p = arith::CmpIPredicate::ne;
+    break;
+  case ComparisonKind::Lt:
+    p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    break;
+  case ComparisonKind::Le:
+    p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    break;
+  case ComparisonKind::Gt:
+    p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    break;
+  case ComparisonKind::Ge:
+    p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    break;
   }
   return arith::CmpIOp::create(b, loc, p, l, r);
 }
@@ -52,19 +77,19 @@ static LogicalResult checkSameElementType(Location loc, Value a, Value b,
 }
 
 FailureOr<Value> mlprog::buildComparison(OpBuilder &b, Location loc,
-                                      ComparisonKind kind, Value lhs, Value rhs,
-                                      bool isUnsigned) {
+                                         ComparisonKind kind, Value lhs,
+                                         Value rhs, bool isUnsigned) {
   if (failed(checkSameElementType(loc, lhs, rhs, "comparison")))
     return failure();
-  return buildBroadcastedGeneric(
-      b, loc, {lhs, rhs}, b.getI1Type(),
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return buildScalarComparison(nb, nl, kind, a[0], a[1], isUnsigned);
-      });
+  return buildBroadcastedGeneric(b, loc, {lhs, rhs}, b.getI1Type(),
+                                 [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                   return buildScalarComparison(
+                                       nb, nl, kind, a[0], a[1], isUnsigned);
+                                 });
 }
 
 FailureOr<Value> mlprog::buildBoolOp(OpBuilder &b, Location loc,
-                                      BoolOpKind kind, Value lhs, Value rhs) {
+                                     BoolOpKind kind, Value lhs, Value rhs) {
   if (failed(checkSameElementType(loc, lhs, rhs, "logical op")))
     return failure();
   if (!getElementTypeOrSelf(lhs.getType()).isInteger(1))

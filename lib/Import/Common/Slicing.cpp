@@ -1,8 +1,8 @@
 //===- Slicing.cpp - Slicing and gathering builders -----------------------===//
 
 #include "mlprog/Import/Common/Slicing.h"
-#include "mlprog/Import/Common/Convert.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Convert.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -25,8 +25,8 @@ static FailureOr<int64_t> normalizeDim(Location loc, int64_t dim, int64_t rank,
 }
 
 FailureOr<Value> mlprog::buildPythonSlice(OpBuilder &b, Location loc, Value x,
-                                    int64_t dim, int64_t start, int64_t end,
-                                    int64_t step) {
+                                          int64_t dim, int64_t start,
+                                          int64_t end, int64_t step) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice");
   if (failed(type))
     return failure();
@@ -71,7 +71,7 @@ FailureOr<Value> mlprog::buildPythonSlice(OpBuilder &b, Location loc, Value x,
 }
 
 FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
-                                     int64_t dim, OpFoldResult index) {
+                                          int64_t dim, OpFoldResult index) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "select");
   if (failed(type))
     return failure();
@@ -84,8 +84,8 @@ FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
     if (i < 0 && !ShapedType::isDynamic(extent))
       i += extent;
     if (i < 0 || (!ShapedType::isDynamic(extent) && i >= extent))
-      return emitError(loc) << "select: index " << *c
-                            << " out of range for extent " << extent;
+      return emitError(loc)
+             << "select: index " << *c << " out of range for extent " << extent;
     index = b.getIndexAttr(i);
   }
   int64_t rank = type->getRank();
@@ -107,8 +107,8 @@ FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
 static Value toIndex(OpBuilder &b, Location loc, Value i, Value extent) {
   Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx,
-                                    zero);
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
   Value wrapped = arith::AddIOp::create(b, loc, idx, extent);
   return arith::SelectOp::create(b, loc, neg, wrapped, idx);
 }
@@ -141,9 +141,9 @@ FailureOr<Value> mlprog::buildIndexSelect(OpBuilder &b, Location loc, Value x,
              [&](OpBuilder &nb, Location nl, ValueRange a) {
                SmallVector<Value> ivs;
                for (int64_t i = 0; i < rank; ++i)
-                 ivs.push_back(i == *d ? toIndex(nb, nl, a[0], extent)
-                                       : linalg::IndexOp::create(nb, nl, i)
-                                             .getResult());
+                 ivs.push_back(
+                     i == *d ? toIndex(nb, nl, a[0], extent)
+                             : linalg::IndexOp::create(nb, nl, i).getResult());
                Value v = tensor::ExtractOp::create(nb, nl, x, ivs);
                linalg::YieldOp::create(nb, nl, v);
              })
@@ -173,14 +173,14 @@ FailureOr<Value> mlprog::buildGatherElements(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   return linalg::GenericOp::create(
-             b, loc, init.getType(), index, init, SmallVector<AffineMap>{id, id},
-             parallelIterators(rank),
+             b, loc, init.getType(), index, init,
+             SmallVector<AffineMap>{id, id}, parallelIterators(rank),
              [&](OpBuilder &nb, Location nl, ValueRange a) {
                SmallVector<Value> ivs;
                for (int64_t i = 0; i < rank; ++i)
-                 ivs.push_back(i == *d ? toIndex(nb, nl, a[0], extent)
-                                       : linalg::IndexOp::create(nb, nl, i)
-                                             .getResult());
+                 ivs.push_back(
+                     i == *d ? toIndex(nb, nl, a[0], extent)
+                             : linalg::IndexOp::create(nb, nl, i).getResult());
                Value v = tensor::ExtractOp::create(nb, nl, x, ivs);
                linalg::YieldOp::create(nb, nl, v);
              })
@@ -278,16 +278,15 @@ FailureOr<Value> mlprog::buildExpand(OpBuilder &b, Location loc, Value x,
     if (target[d] < 0 && !ShapedType::isDynamic(target[d]))
       return emitError(loc) << "expand: invalid extent " << shape[d];
     if (xd >= 0 && in != 1 && in != target[d] && !ShapedType::isDynamic(in))
-      return emitError(loc) << "expand: cannot expand extent " << in
-                            << " to " << target[d];
+      return emitError(loc)
+             << "expand: cannot expand extent " << in << " to " << target[d];
     if (ShapedType::isDynamic(target[d]))
       sizes.push_back(tensor::getMixedSize(b, loc, x, xd));
     else
       sizes.push_back(b.getIndexAttr(target[d]));
     if (xd >= 0)
-      exprs.push_back(in == 1 && target[d] != 1
-                          ? getAffineConstantExpr(0, ctx)
-                          : getAffineDimExpr(d, ctx));
+      exprs.push_back(in == 1 && target[d] != 1 ? getAffineConstantExpr(0, ctx)
+                                                : getAffineDimExpr(d, ctx));
   }
   Value init = createEmpty(b, loc, sizes, type->getElementType());
   SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),

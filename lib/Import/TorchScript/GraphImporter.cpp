@@ -14,8 +14,8 @@
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Import/Common/Convert.h"
-#include "mlprog/Import/Common/Predicate.h"
 #include "mlprog/Import/Common/Pointwise.h"
+#include "mlprog/Import/Common/Predicate.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -204,8 +204,7 @@ Value Importer::scalarAs(const TSValue &v, Type type, Location l) {
         return arith::ConstantOp::create(
             b, l, b.getIntegerAttr(type, int64_t(std::trunc(*d))));
       return arith::ConstantOp::create(
-          b, l,
-          b.getIntegerAttr(type, v.intConst ? *v.intConst : int64_t(*d)));
+          b, l, b.getIntegerAttr(type, v.intConst ? *v.intConst : int64_t(*d)));
     }
   }
   Value s = scalarValue(v, l);
@@ -304,18 +303,16 @@ FailureOr<int64_t> Importer::intInput(Node *node, unsigned i) {
     return *v.intConst;
   if (v.boolConst)
     return int64_t(*v.boolConst);
-  return emitError(loc(node))
-         << "unsupported non-constant int argument " << i << " of "
-         << node->kind().toQualString();
+  return emitError(loc(node)) << "unsupported non-constant int argument " << i
+                              << " of " << node->kind().toQualString();
 }
 
 FailureOr<double> Importer::numberInput(Node *node, unsigned i) {
   TSValue &v = get(node->input(i));
   if (std::optional<double> d = v.asDouble())
     return *d;
-  return emitError(loc(node))
-         << "unsupported non-constant number argument " << i << " of "
-         << node->kind().toQualString();
+  return emitError(loc(node)) << "unsupported non-constant number argument "
+                              << i << " of " << node->kind().toQualString();
 }
 
 FailureOr<bool> Importer::boolInput(Node *node, unsigned i) {
@@ -324,13 +321,11 @@ FailureOr<bool> Importer::boolInput(Node *node, unsigned i) {
     return *v.boolConst;
   if (v.intConst)
     return *v.intConst != 0;
-  return emitError(loc(node))
-         << "unsupported non-constant bool argument " << i << " of "
-         << node->kind().toQualString();
+  return emitError(loc(node)) << "unsupported non-constant bool argument " << i
+                              << " of " << node->kind().toQualString();
 }
 
-FailureOr<SmallVector<int64_t>> Importer::intListInput(Node *node,
-                                                       unsigned i) {
+FailureOr<SmallVector<int64_t>> Importer::intListInput(Node *node, unsigned i) {
   TSValue &v = get(node->input(i));
   SmallVector<int64_t> result;
   if (v.intConst) {
@@ -341,8 +336,8 @@ FailureOr<SmallVector<int64_t>> Importer::intListInput(Node *node,
     for (const TSValue &e : *v.elems) {
       if (!e.intConst)
         return emitError(loc(node))
-               << "unsupported non-constant int list argument " << i
-               << " of " << node->kind().toQualString();
+               << "unsupported non-constant int list argument " << i << " of "
+               << node->kind().toQualString();
       result.push_back(*e.intConst);
     }
     return result;
@@ -371,8 +366,8 @@ FailureOr<Type> Importer::dtypeInput(Node *node, unsigned i) {
     return failure();
   Type t = convertScalarType(ctx, c10::ScalarType(*d));
   if (!t)
-    return emitError(loc(node)) << "unsupported dtype "
-                                << c10::toString(c10::ScalarType(*d));
+    return emitError(loc(node))
+           << "unsupported dtype " << c10::toString(c10::ScalarType(*d));
   return t;
 }
 
@@ -393,9 +388,8 @@ std::string Importer::uniqueSymbol(StringRef name) {
 }
 
 /// Converts a CPU tensor to a dense attribute of its dtype.
-static FailureOr<DenseElementsAttr> tensorAttr(MLIRContext *ctx,
-                                               const at::Tensor &tensor,
-                                               Location loc) {
+static FailureOr<DenseElementsAttr>
+tensorAttr(MLIRContext *ctx, const at::Tensor &tensor, Location loc) {
   Type et = convertScalarType(ctx, tensor.scalar_type());
   if (!et)
     return emitError(loc) << "unsupported tensor dtype "
@@ -428,16 +422,17 @@ FailureOr<TSValue> Importer::tensorConstant(const at::Tensor &t, Location l,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(module.getBody());
     symbol = uniqueSymbol(name.empty() ? "constant" : name);
-    GlobalOp::create(b, l, symbol, attr->getType(), /*is_mutable=*/false,
-                     *attr, b.getStringAttr("private"));
+    GlobalOp::create(b, l, symbol, attr->getType(), /*is_mutable=*/false, *attr,
+                     b.getStringAttr("private"));
   }
   return TSValue::tensor(GlobalLoadConstOp::create(
       b, l, attr->getType(), FlatSymbolRefAttr::get(ctx, symbol)));
 }
 
-FailureOr<Importer::GlobalInfo *>
-Importer::globalFor(const AttrKey &key, const c10::IValue &value,
-                    const std::string &path, Location l) {
+FailureOr<Importer::GlobalInfo *> Importer::globalFor(const AttrKey &key,
+                                                      const c10::IValue &value,
+                                                      const std::string &path,
+                                                      Location l) {
   auto it = globals.find(key);
   if (it != globals.end())
     return &it->second;
@@ -457,8 +452,8 @@ Importer::globalFor(const AttrKey &key, const c10::IValue &value,
     Type et = scalarMLIRType(ctx, info.kind);
     info.type = RankedTensorType::get({}, et);
     if (value.isInt())
-      init = DenseElementsAttr::get(info.type,
-                                    b.getI64IntegerAttr(value.toInt()));
+      init =
+          DenseElementsAttr::get(info.type, b.getI64IntegerAttr(value.toInt()));
     else if (value.isDouble())
       init = DenseElementsAttr::get(info.type,
                                     b.getF64FloatAttr(value.toDouble()));
@@ -607,9 +602,8 @@ LogicalResult Importer::importConstant(Node *node) {
   c10::optional<c10::IValue> iv = jit::toIValue(node->output());
   if (!iv)
     return unsupported(node, "prim::Constant");
-  std::string name = node->output()->hasDebugName()
-                         ? node->output()->debugName()
-                         : "constant";
+  std::string name =
+      node->output()->hasDebugName() ? node->output()->debugName() : "constant";
   FailureOr<TSValue> v = importIValue(*iv, l, name);
   if (failed(v))
     return failure();
@@ -635,9 +629,9 @@ LogicalResult Importer::importGetAttr(Node *node) {
     return set(node, 0, t);
   }
   bool isWritten = writtenAttrs.count(key) != 0;
-  bool isState = attr.isTensor() || (isWritten && (attr.isInt() ||
-                                                   attr.isDouble() ||
-                                                   attr.isBool()));
+  bool isState =
+      attr.isTensor() ||
+      (isWritten && (attr.isInt() || attr.isDouble() || attr.isBool()));
   if (!isState) {
     FailureOr<TSValue> v = importIValue(attr, l, path);
     if (failed(v))
@@ -649,10 +643,10 @@ LogicalResult Importer::importGetAttr(Node *node) {
     return failure();
   attrOfValue[node->output()] = key;
   auto symbol = FlatSymbolRefAttr::get(ctx, (*g)->symbol);
-  Value v = (*g)->isMutable
-                ? GlobalLoadOp::create(b, l, (*g)->type, symbol).getResult()
-                : GlobalLoadConstOp::create(b, l, (*g)->type, symbol)
-                      .getResult();
+  Value v =
+      (*g)->isMutable
+          ? GlobalLoadOp::create(b, l, (*g)->type, symbol).getResult()
+          : GlobalLoadConstOp::create(b, l, (*g)->type, symbol).getResult();
   if ((*g)->kind == TSValue::Kind::Tensor)
     return set(node, 0, TSValue::tensor(v));
   Value s = tensor::ExtractOp::create(b, l, v, ValueRange{});
@@ -676,7 +670,8 @@ LogicalResult Importer::importSetAttr(Node *node) {
   FailureOr<Value> stored =
       (*g)->kind == TSValue::Kind::Tensor
           ? (v.isTensor() ? FailureOr<Value>(v.value)
-                          : FailureOr<Value>(emitError(l) << "unsupported "
+                          : FailureOr<Value>(emitError(l)
+                                             << "unsupported "
                                                 "non-tensor value stored to "
                                                 "tensor attribute '"
                                              << path << "'"))
@@ -865,15 +860,16 @@ LogicalResult Importer::importIf(Node *node) {
       continue;
     const TSValue &like = branchResults[0][o];
     Value r = ifOp.getResult(resultIndex[o]);
-    set(node, o, like.isTensor() ? TSValue::tensor(r)
-                                 : TSValue::scalar(like.kind, r));
+    set(node, o,
+        like.isTensor() ? TSValue::tensor(r) : TSValue::scalar(like.kind, r));
   }
   return success();
 }
 
 /// True when `inner` is `outer` or nested in it.
 static bool isWithin(jit::Block *inner, jit::Block *outer) {
-  for (jit::Block *b = inner; b; b = b->owningNode() ? b->owningNode()->owningBlock() : nullptr)
+  for (jit::Block *b = inner; b;
+       b = b->owningNode() ? b->owningNode()->owningBlock() : nullptr)
     if (b == outer)
       return true;
   return false;
@@ -997,9 +993,9 @@ LogicalResult Importer::importLoop(Node *node) {
                       forOp.getRegionIterArgs().end());
     } else {
       // scf.while over (cond, i, carried...): continue while cond && i < max.
-      SmallVector<Value> whileInits = {scalarAs(initCond, b.getI1Type(), l),
-                                       arith::ConstantOp::create(
-                                           b, l, b.getI64IntegerAttr(0))};
+      SmallVector<Value> whileInits = {
+          scalarAs(initCond, b.getI1Type(), l),
+          arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0))};
       whileInits.append(inits);
       SmallVector<Type> whileTypes;
       for (Value v : whileInits)
@@ -1011,10 +1007,9 @@ LogicalResult Importer::importLoop(Node *node) {
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToEnd(before);
-        Value inRange = arith::CmpIOp::create(
-            b, l, arith::CmpIPredicate::slt, before->getArgument(1), trips);
-        Value go =
-            arith::AndIOp::create(b, l, before->getArgument(0), inRange);
+        Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              before->getArgument(1), trips);
+        Value go = arith::AndIOp::create(b, l, before->getArgument(0), inRange);
         scf::ConditionOp::create(b, l, go, before->getArguments());
       }
       bodyBlock = b.createBlock(&whileOp.getAfter(), {}, whileTypes, locs);
@@ -1052,20 +1047,19 @@ LogicalResult Importer::importLoop(Node *node) {
                               << t << " to " << v.getType();
         }
         ok &= joined == t;
-        yielded.push_back(joined == t ? tensor::CastOp::create(b, l, t, v)
-                                            .getResult()
-                                      : v);
+        yielded.push_back(
+            joined == t ? tensor::CastOp::create(b, l, t, v).getResult() : v);
         yieldTypes.push_back(joined);
       }
       if (ok) {
         if (isFor) {
           scf::YieldOp::create(b, l, yielded);
         } else {
-          SmallVector<Value> ys = {scalarAs((*r)[0], b.getI1Type(), l),
-                                   arith::AddIOp::create(
-                                       b, l, iv64,
-                                       arith::ConstantOp::create(
-                                           b, l, b.getI64IntegerAttr(1)))};
+          SmallVector<Value> ys = {
+              scalarAs((*r)[0], b.getI1Type(), l),
+              arith::AddIOp::create(
+                  b, l, iv64,
+                  arith::ConstantOp::create(b, l, b.getI64IntegerAttr(1)))};
           ys.append(yielded);
           scf::YieldOp::create(b, l, ys);
         }
@@ -1142,8 +1136,8 @@ LogicalResult Importer::importInPlace(Node *node, OpHandler handler) {
                                "(aliasing cannot be resolved)";
   }
   TSValue &current = get(self);
-  if (current.isTensor() && current.value.getParentRegion() !=
-                                b.getInsertionBlock()->getParent())
+  if (current.isTensor() &&
+      current.value.getParentRegion() != b.getInsertionBlock()->getParent())
     return emitError(l) << "unsupported in-place op '" << name
                         << "' inside a loop or branch on a tensor defined "
                            "outside it";
@@ -1222,10 +1216,10 @@ LogicalResult Importer::importNode(Node *node) {
 // Importer: function
 //===----------------------------------------------------------------------===//
 
-FailureOr<Type> Importer::inputType(jit::Value *input,
-                                    const c10::TypePtr &type, unsigned index) {
-  Location l = NameLoc::get(StringAttr::get(ctx, "%" + input->debugName()),
-                            fileLoc);
+FailureOr<Type> Importer::inputType(jit::Value *input, const c10::TypePtr &type,
+                                    unsigned index) {
+  Location l =
+      NameLoc::get(StringAttr::get(ctx, "%" + input->debugName()), fileLoc);
   TSValue::Kind sk = scalarKind(type);
   if (sk != TSValue::Kind::None)
     return Type(RankedTensorType::get({}, scalarMLIRType(ctx, sk)));
@@ -1312,10 +1306,10 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
       return failure();
   if (!options.inputShapes.empty() &&
       options.inputShapes.size() != argTypes.size())
-    return emitError(fileLoc) << "--input-shapes lists "
-                              << options.inputShapes.size()
-                              << " shapes but method '" << name << "' has "
-                              << argTypes.size() << " tensor inputs";
+    return emitError(fileLoc)
+           << "--input-shapes lists " << options.inputShapes.size()
+           << " shapes but method '" << name << "' has " << argTypes.size()
+           << " tensor inputs";
   b.setInsertionPointToEnd(module.getBody());
   symbols.insert(name);
   auto func = FuncOp::create(
@@ -1358,12 +1352,12 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
              << "unsupported result of type " << out->type()->repr_str()
              << " (results must be tensors, numbers or tuples of them)";
     for (Value f : flat)
-      results.push_back(isa<RankedTensorType>(f.getType())
-                            ? f
-                            : tensor::FromElementsOp::create(
-                                  b, fileLoc,
-                                  RankedTensorType::get({}, f.getType()), f)
-                                  .getResult());
+      results.push_back(
+          isa<RankedTensorType>(f.getType())
+              ? f
+              : tensor::FromElementsOp::create(
+                    b, fileLoc, RankedTensorType::get({}, f.getType()), f)
+                    .getResult());
   }
   ReturnOp::create(b, fileLoc, results);
   SmallVector<Type> resultTypes;

@@ -34,8 +34,19 @@ namespace mlprog::torchscript {
 /// sequences (a list is shared, so `append` through one torch value is seen
 /// through every alias); objects are module instances.
 struct TSValue {
-  enum class Kind { None, Tensor, Int, Float, Bool, Str, List, Tuple, Object,
-                    Device, Other };
+  enum class Kind {
+    None,
+    Tensor,
+    Int,
+    Float,
+    Bool,
+    Str,
+    List,
+    Tuple,
+    Object,
+    Device,
+    Other
+  };
   Kind kind = Kind::None;
   mlir::Value value;
   std::optional<int64_t> intConst;
@@ -133,9 +144,9 @@ public:
   /// Imports `graph` (already inlined and cleaned up) as public function
   /// `name`. `self` is the module object bound to a leading class-typed
   /// input, if any.
-  mlir::LogicalResult
-  importGraph(torch::jit::Graph &graph, llvm::StringRef name,
-              c10::intrusive_ptr<c10::ivalue::Object> self);
+  mlir::LogicalResult importGraph(torch::jit::Graph &graph,
+                                  llvm::StringRef name,
+                                  c10::intrusive_ptr<c10::ivalue::Object> self);
 
   //===--- Interface for the op handlers ----------------------------------===//
 
@@ -159,8 +170,8 @@ public:
   mlir::FailureOr<int64_t> intInput(torch::jit::Node *node, unsigned i);
   mlir::FailureOr<double> numberInput(torch::jit::Node *node, unsigned i);
   mlir::FailureOr<bool> boolInput(torch::jit::Node *node, unsigned i);
-  mlir::FailureOr<llvm::SmallVector<int64_t>> intListInput(torch::jit::Node *node,
-                                                           unsigned i);
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  intListInput(torch::jit::Node *node, unsigned i);
   /// Input `i` if it is a list or tuple (of anything).
   mlir::FailureOr<std::vector<TSValue>> listInput(torch::jit::Node *node,
                                                   unsigned i);
@@ -211,9 +222,8 @@ private:
 
   mlir::LogicalResult importNode(torch::jit::Node *node);
   mlir::LogicalResult importConstant(torch::jit::Node *node);
-  mlir::FailureOr<TSValue> importIValue(const c10::IValue &iv,
-                                        mlir::Location loc,
-                                        llvm::StringRef name);
+  mlir::FailureOr<TSValue>
+  importIValue(const c10::IValue &iv, mlir::Location loc, llvm::StringRef name);
   mlir::LogicalResult importGetAttr(torch::jit::Node *node);
   mlir::LogicalResult importSetAttr(torch::jit::Node *node);
   mlir::LogicalResult importIf(torch::jit::Node *node);
@@ -228,18 +238,17 @@ private:
                                           const c10::IValue &value,
                                           const std::string &path,
                                           mlir::Location loc);
-  mlir::FailureOr<TSValue> tensorConstant(const at::Tensor &t,
-                                          mlir::Location loc,
-                                          llvm::StringRef name);
+  mlir::FailureOr<TSValue>
+  tensorConstant(const at::Tensor &t, mlir::Location loc, llvm::StringRef name);
   void collectWrites(torch::jit::Block *block);
   std::string uniqueSymbol(llvm::StringRef name);
   TSValue argumentValue(const c10::TypePtr &type, mlir::Value arg);
-  mlir::FailureOr<mlir::Type> inputType(torch::jit::Value *input,
-                                        const c10::TypePtr &type,
-                                        unsigned index);
+  mlir::FailureOr<mlir::Type>
+  inputType(torch::jit::Value *input, const c10::TypePtr &type, unsigned index);
   /// Flattens tensors/scalars (recursing into tuples) for function results
   /// and loop-carried values.
-  mlir::LogicalResult flatten(const TSValue &v, llvm::SmallVectorImpl<mlir::Value> &out,
+  mlir::LogicalResult flatten(const TSValue &v,
+                              llvm::SmallVectorImpl<mlir::Value> &out,
                               mlir::Location loc);
 
   mlir::ModuleOp module;
@@ -253,7 +262,8 @@ private:
   llvm::StringSet<> symbols;
   unsigned tensorInputIndex = 0;
   /// Objects bound to class-typed values while collecting writes.
-  std::unordered_map<torch::jit::Value *, c10::intrusive_ptr<c10::ivalue::Object>>
+  std::unordered_map<torch::jit::Value *,
+                     c10::intrusive_ptr<c10::ivalue::Object>>
       objectOf;
 };
 

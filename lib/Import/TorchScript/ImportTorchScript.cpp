@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Import/TorchScript/ImportTorchScriptModule.h"
 #include "GraphImporter.h"
+#include "mlprog/Import/TorchScript/ImportTorchScriptModule.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 
@@ -51,8 +51,7 @@ static std::string firstLine(const std::exception &e) {
 
 static void loadDialects(MLIRContext *ctx) {
   ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
-                   math::MathDialect, scf::SCFDialect,
-                   tensor::TensorDialect>();
+                   math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
 }
 
 /// Runs torch's graph cleanups; libtorch reports failures by throwing.
@@ -64,8 +63,8 @@ static LogicalResult prepareGraph(std::shared_ptr<torch::jit::Graph> g,
     torch::jit::ConstantPropagation(g);
     torch::jit::EliminateDeadCode(g);
   } catch (const std::exception &e) {
-    return emitError(fileLoc) << "libtorch failed to prepare the graph: "
-                              << firstLine(e);
+    return emitError(fileLoc)
+           << "libtorch failed to prepare the graph: " << firstLine(e);
   }
   return success();
 }
@@ -93,11 +92,9 @@ importPrepared(const std::shared_ptr<torch::jit::Graph> &graph,
   return module;
 }
 
-OwningOpRef<ModuleOp>
-mlprog::importTorchScriptModule(const torch::jit::Module &module,
-                                MLIRContext *ctx,
-                                const TorchScriptImportOptions &options,
-                                StringRef fileName) {
+OwningOpRef<ModuleOp> mlprog::importTorchScriptModule(
+    const torch::jit::Module &module, MLIRContext *ctx,
+    const TorchScriptImportOptions &options, StringRef fileName) {
   loadDialects(ctx);
   Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
   std::shared_ptr<torch::jit::Graph> graph;
@@ -109,8 +106,9 @@ mlprog::importTorchScriptModule(const torch::jit::Module &module,
       for (const torch::jit::Method &m : module.get_methods())
         names += (names.empty() ? "" : ", ") + m.name();
       emitError(fileLoc) << "TorchScript module has no method '"
-                         << options.method << "' (methods: "
-                         << (names.empty() ? "none" : names) << ")";
+                         << options.method
+                         << "' (methods: " << (names.empty() ? "none" : names)
+                         << ")";
       return nullptr;
     }
     graph = method->graph()->copy();
@@ -145,8 +143,7 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
       std::istringstream stream(data.str());
       module = torch::jit::load(stream);
     } catch (const std::exception &e) {
-      emitError(fileLoc) << "cannot load TorchScript archive: "
-                         << firstLine(e);
+      emitError(fileLoc) << "cannot load TorchScript archive: " << firstLine(e);
       return nullptr;
     }
     return importTorchScriptModule(module, ctx, options, fileName);

@@ -37,8 +37,12 @@ namespace {
 
 using Im = Importer;
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
-Type elemOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
 
 /// Normalizes `dim` against `rank` (+1 when `inclusive`).
 FailureOr<int64_t> normDim(Im &im, Node *n, int64_t dim, int64_t rank,
@@ -47,8 +51,8 @@ FailureOr<int64_t> normDim(Im &im, Node *n, int64_t dim, int64_t rank,
   if (r == 0 && (dim == 0 || dim == -1))
     return 0;
   if (dim < -r || dim >= r)
-    return emitError(im.loc(n)) << "dim " << dim << " out of range for rank "
-                                << rank;
+    return emitError(im.loc(n))
+           << "dim " << dim << " out of range for rank " << rank;
   return dim < 0 ? dim + r : dim;
 }
 
@@ -165,8 +169,8 @@ FailureOr<Value> floatInput(Im &im, Node *n, unsigned i) {
 }
 
 template <UnaryOpKind K> LogicalResult unary(Im &im, Node *n) {
-  bool intOk = K == UnaryOpKind::Relu || K == UnaryOpKind::Neg ||
-               K == UnaryOpKind::Abs;
+  bool intOk =
+      K == UnaryOpKind::Relu || K == UnaryOpKind::Neg || K == UnaryOpKind::Abs;
   FailureOr<Value> x = intOk ? im.tensorInput(n, 0) : floatInput(im, n, 0);
   if (failed(x))
     return failure();
@@ -185,11 +189,10 @@ LogicalResult gelu(Im &im, Node *n) {
   if (failed(x))
     return failure();
   bool tanh = n->inputs().size() > 1 && im.get(n->input(1)).str == "tanh";
-  return im.setTensor(n, 0,
-                      buildPointwise(im.b, im.loc(n),
-                                     tanh ? PointwiseKind::GeluTanh
-                                          : PointwiseKind::Gelu,
-                                     *x));
+  return im.setTensor(
+      n, 0,
+      buildPointwise(im.b, im.loc(n),
+                     tanh ? PointwiseKind::GeluTanh : PointwiseKind::Gelu, *x));
 }
 
 LogicalResult roundOrIdentity(Im &im, Node *n) {
@@ -199,7 +202,7 @@ LogicalResult roundOrIdentity(Im &im, Node *n) {
   if (!isa<FloatType>(elemOf(*x)))
     return im.setTensor(n, 0, *x);
   StringRef name = n->kind().toUnqualString();
-  PointwiseKind k = name.starts_with("floor") ? PointwiseKind::Floor
+  PointwiseKind k = name.starts_with("floor")  ? PointwiseKind::Floor
                     : name.starts_with("ceil") ? PointwiseKind::Ceil
                                                : PointwiseKind::Round;
   return im.setTensor(n, 0, buildPointwise(im.b, im.loc(n), k, *x));
@@ -226,8 +229,12 @@ LogicalResult clamp(Im &im, Node *n, std::optional<unsigned> loArg,
   return im.setTensor(n, 0, buildClamp(im.b, im.loc(n), *x, lo, hi));
 }
 LogicalResult clampH(Im &im, Node *n) { return clamp(im, n, 1, 2); }
-LogicalResult clampMin(Im &im, Node *n) { return clamp(im, n, 1, std::nullopt); }
-LogicalResult clampMax(Im &im, Node *n) { return clamp(im, n, std::nullopt, 1); }
+LogicalResult clampMin(Im &im, Node *n) {
+  return clamp(im, n, 1, std::nullopt);
+}
+LogicalResult clampMax(Im &im, Node *n) {
+  return clamp(im, n, std::nullopt, 1);
+}
 LogicalResult hardtanh(Im &im, Node *n) { return clamp(im, n, 1, 2); }
 LogicalResult relu6(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
@@ -251,17 +258,17 @@ LogicalResult elu(Im &im, Node *n) {
   FailureOr<double> inScale = numberOr(im, n, 3, 1.0);
   if (failed(x) || failed(alpha) || failed(scale) || failed(inScale))
     return failure();
-  return im.setTensor(
-      n, 0, buildElu(im.b, im.loc(n), *x, *alpha, *scale, *inScale));
+  return im.setTensor(n, 0,
+                      buildElu(im.b, im.loc(n), *x, *alpha, *scale, *inScale));
 }
 
 LogicalResult selu(Im &im, Node *n) {
   FailureOr<Value> x = floatInput(im, n, 0);
   if (failed(x))
     return failure();
-  return im.setTensor(n, 0,
-                      buildElu(im.b, im.loc(n), *x, 1.6732632423543772,
-                               1.0507009873554805));
+  return im.setTensor(
+      n, 0,
+      buildElu(im.b, im.loc(n), *x, 1.6732632423543772, 1.0507009873554805));
 }
 
 LogicalResult softplus(Im &im, Node *n) {
@@ -403,7 +410,8 @@ LogicalResult fill(Im &im, Node *n, std::optional<double> value, bool like) {
       et = *t;
   }
   if (!et)
-    et = fillValue.kind == TSValue::Kind::Int && !value ? Type(im.b.getI64Type())
+    et = fillValue.kind == TSValue::Kind::Int && !value
+             ? Type(im.b.getI64Type())
          : fillValue.kind == TSValue::Kind::Bool && !value
              ? Type(im.b.getI1Type())
              : Type(im.b.getF32Type());
@@ -451,8 +459,7 @@ LogicalResult arange(Im &im, Node *n) {
     if (*t)
       et = *t;
   }
-  return im.setTensor(n, 0,
-                      buildArange(im.b, im.loc(n), start, end, step, et));
+  return im.setTensor(n, 0, buildArange(im.b, im.loc(n), start, end, step, et));
 }
 
 /// aten::tensor(data, dtype, device, requires_grad) of numbers.
@@ -478,7 +485,7 @@ LogicalResult tensorOp(Im &im, Node *n) {
   bool allBool = !flat.empty() && llvm::all_of(flat, [](const TSValue &v) {
     return v.kind == TSValue::Kind::Bool;
   });
-  Type et = anyFloat ? Type(im.b.getF32Type())
+  Type et = anyFloat  ? Type(im.b.getF32Type())
             : allBool ? Type(im.b.getI1Type())
                       : Type(im.b.getI64Type());
   FailureOr<Type> t = im.dtypeInput(n, 1);
@@ -489,11 +496,10 @@ LogicalResult tensorOp(Im &im, Node *n) {
   SmallVector<Value> elems;
   for (const TSValue &v : flat)
     elems.push_back(im.scalarAs(v, et, l));
-  return im.setTensor(
-      n, 0,
-      tensor::FromElementsOp::create(im.b, l, RankedTensorType::get(shape, et),
-                                     elems)
-          .getResult());
+  return im.setTensor(n, 0,
+                      tensor::FromElementsOp::create(
+                          im.b, l, RankedTensorType::get(shape, et), elems)
+                          .getResult());
 }
 
 //===--- Contractions -----------------------------------------------------===//
@@ -546,9 +552,9 @@ LogicalResult addmm(Im &im, Node *n) {
                     alpha = numberOr(im, n, 4, 1.0);
   if (failed(c) || failed(a) || failed(m) || failed(beta) || failed(alpha))
     return failure();
-  return im.setTensor(n, 0,
-                      buildGemm(im.b, im.loc(n), *a, *m, *c, *alpha, *beta,
-                                false, false));
+  return im.setTensor(
+      n, 0,
+      buildGemm(im.b, im.loc(n), *a, *m, *c, *alpha, *beta, false, false));
 }
 
 LogicalResult transposeT(Im &im, Node *n) {
@@ -564,8 +570,8 @@ LogicalResult transposeT(Im &im, Node *n) {
 //===--- Convolution and pooling ------------------------------------------===//
 
 /// Expands a per-dimension int list (a single entry applies to all).
-FailureOr<SmallVector<int64_t>> perDim(Im &im, Node *n, unsigned i,
-                                       int64_t nd, int64_t def) {
+FailureOr<SmallVector<int64_t>> perDim(Im &im, Node *n, unsigned i, int64_t nd,
+                                       int64_t def) {
   if (im.isNoneInput(n, i))
     return SmallVector<int64_t>(nd, def);
   FailureOr<SmallVector<int64_t>> v = im.intListInput(n, i);
@@ -612,8 +618,8 @@ LogicalResult conv(Im &im, Node *n) {
       return failure();
     groups = *g;
   } else {
-    FailureOr<int64_t> g = n->inputs().size() > 6 ? im.intInput(n, 6)
-                                                  : FailureOr<int64_t>(1);
+    FailureOr<int64_t> g =
+        n->inputs().size() > 6 ? im.intInput(n, 6) : FailureOr<int64_t>(1);
     if (failed(g))
       return failure();
     groups = *g;
@@ -699,9 +705,9 @@ LogicalResult avgPool(Im &im, Node *n) {
   params.strides = *stride;
   params.padsBegin = *pad;
   params.padsEnd = *pad;
-  return im.setTensor(n, 0,
-                      buildAveragePool(im.b, im.loc(n), *x, *kernel, params,
-                                       *ceil, *countPad));
+  return im.setTensor(
+      n, 0,
+      buildAveragePool(im.b, im.loc(n), *x, *kernel, params, *ceil, *countPad));
 }
 
 /// adaptive_avg_poolNd(input, output_size): global pooling for all-1
@@ -732,9 +738,8 @@ LogicalResult adaptiveAvgPool(Im &im, Node *n) {
   }
   params.padsBegin.assign(nd, 0);
   params.padsEnd.assign(nd, 0);
-  return im.setTensor(n, 0,
-                      buildAveragePool(im.b, l, *x, kernel, params, false,
-                                       true));
+  return im.setTensor(
+      n, 0, buildAveragePool(im.b, l, *x, kernel, params, false, true));
 }
 
 //===--- Normalization ----------------------------------------------------===//
@@ -768,18 +773,16 @@ LogicalResult batchNorm(Im &im, Node *n) {
   Type et = elemOf(*x);
   SmallVector<OpFoldResult> c = {tensor::getMixedSize(im.b, l, *x, 1)};
   auto filled = [&](double v) {
-    return *buildFull(im.b, l, c, et,
-                      im.scalarAs(TSValue::ofFloat(v), et, l));
+    return *buildFull(im.b, l, c, et, im.scalarAs(TSValue::ofFloat(v), et, l));
   };
   if (!*training) {
     if (!mean || !var)
       return im.unsupported(n, "batch_norm in eval mode without running "
                                "statistics");
-    return im.setTensor(n, 0,
-                        buildBatchNormInference(im.b, l, *x,
-                                                w ? w : filled(1.0),
-                                                bias ? bias : filled(0.0),
-                                                mean, var, *eps));
+    return im.setTensor(
+        n, 0,
+        buildBatchNormInference(im.b, l, *x, w ? w : filled(1.0),
+                                bias ? bias : filled(0.0), mean, var, *eps));
   }
   FailureOr<BatchNormTrainingResult> r =
       buildBatchNormTraining(im.b, l, *x, w, bias, *eps);
@@ -929,8 +932,7 @@ LogicalResult argReduce(Im &im, Node *n, bool isMax) {
     auto type = cast<RankedTensorType>(x->getType());
     if (!type.hasStaticShape())
       return im.unsupported(n, "argmax over all dims of a dynamic shape");
-    FailureOr<Value> flat =
-        buildReshape(im.b, l, *x, {type.getNumElements()});
+    FailureOr<Value> flat = buildReshape(im.b, l, *x, {type.getNumElements()});
     if (failed(flat))
       return failure();
     return im.setTensor(n, 0, buildArgReduce(im.b, l, *flat, 0, false, isMax));
@@ -1203,9 +1205,9 @@ LogicalResult splitInto(Im &im, Node *n, Value x, int64_t dim,
       n->output()->type()->kind() == c10::TypeKind::ListType)
     return im.set(n, 0, TSValue::list(std::move(parts)));
   if (parts.size() != n->outputs().size())
-    return emitError(im.loc(n)) << "split produced " << parts.size()
-                                << " parts for " << n->outputs().size()
-                                << " outputs";
+    return emitError(im.loc(n))
+           << "split produced " << parts.size() << " parts for "
+           << n->outputs().size() << " outputs";
   for (auto [i, p] : llvm::enumerate(parts))
     im.set(n, i, p);
   return success();
@@ -1312,9 +1314,8 @@ LogicalResult slice(Im &im, Node *n) {
       return failure();
     step = *v;
   }
-  return im.setTensor(n, 0,
-                      buildPythonSlice(im.b, im.loc(n), *x, *d, start, end,
-                                       step));
+  return im.setTensor(
+      n, 0, buildPythonSlice(im.b, im.loc(n), *x, *d, start, end, step));
 }
 
 /// select.int(self, dim, index): the index may be a run-time int (a loop
@@ -1351,8 +1352,7 @@ LogicalResult gather(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  return im.setTensor(n, 0,
-                      buildGatherElements(im.b, im.loc(n), *x, *d, *idx));
+  return im.setTensor(n, 0, buildGatherElements(im.b, im.loc(n), *x, *d, *idx));
 }
 
 LogicalResult embedding(Im &im, Node *n) {

@@ -48,10 +48,9 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
     for (jit::Value *v : inputs)
       elems.push_back(get(v));
     return set(node, 0,
-               TSValue::list(std::move(elems),
-                             kind == c10::prim::ListConstruct
-                                 ? TSValue::Kind::List
-                                 : TSValue::Kind::Tuple));
+               TSValue::list(std::move(elems), kind == c10::prim::ListConstruct
+                                                   ? TSValue::Kind::List
+                                                   : TSValue::Kind::Tuple));
   }
   if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) {
     TSValue &v = get(inputs[0]);
@@ -64,8 +63,7 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       set(node, i, e);
     return success();
   }
-  if (kind == c10::prim::TupleIndex ||
-      name == "aten::__getitem__") {
+  if (kind == c10::prim::TupleIndex || name == "aten::__getitem__") {
     TSValue &v = get(inputs[0]);
     if (!v.elems)
       return emitError(l) << "unsupported " << name << " on a non-sequence";
@@ -185,8 +183,7 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
     if (!a.isNone() && !bv.isNone())
       return unsupported(node, "identity comparison of two non-None values");
     bool same = a.isNone() && bv.isNone();
-    return set(node, 0,
-               TSValue::ofBool(name == "aten::__is__" ? same : !same));
+    return set(node, 0, TSValue::ofBool(name == "aten::__is__" ? same : !same));
   }
   if (name == "aten::__range_length") {
     FailureOr<int64_t> lo = intInput(node, 0), hi = intInput(node, 1),
@@ -195,8 +192,8 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       return failure();
     if (*st == 0)
       return emitError(l) << "range() step must not be zero";
-    int64_t n = *st > 0 ? (*hi - *lo + *st - 1) / *st
-                        : (*lo - *hi - *st - 1) / -*st;
+    int64_t n =
+        *st > 0 ? (*hi - *lo + *st - 1) / *st : (*lo - *hi - *st - 1) / -*st;
     return set(node, 0, TSValue::ofInt(std::max<int64_t>(n, 0)));
   }
   if (name == "aten::__derive_index") {
@@ -208,10 +205,10 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       return set(node, 0, TSValue::ofInt(*start + *idx.intConst * *step));
     Value i = scalarValue(idx, l);
     Value r = arith::AddIOp::create(
-        b, l,
-        arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*start)),
+        b, l, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*start)),
         arith::MulIOp::create(
-            b, l, i, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*step))));
+            b, l, i,
+            arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*step))));
     return set(node, 0, TSValue::scalar(TSValue::Kind::Int, r));
   }
   if (name == "aten::format" || name == "aten::str") {
@@ -236,9 +233,8 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                       : name == "aten::Bool"  ? TSValue::Kind::Bool
                       : isa<FloatType>(type.getElementType())
                           ? TSValue::Kind::Float
-                      : type.getElementType().isInteger(1)
-                          ? TSValue::Kind::Bool
-                          : TSValue::Kind::Int;
+                      : type.getElementType().isInteger(1) ? TSValue::Kind::Bool
+                                                           : TSValue::Kind::Int;
     Type target = k == TSValue::Kind::Int     ? Type(b.getI64Type())
                   : k == TSValue::Kind::Float ? Type(b.getF64Type())
                                               : Type(b.getI1Type());
@@ -267,9 +263,9 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
     if (!get(in).isScalar())
       return success();
   std::string name = node->kind().toUnqualString();
-  if (!node->kind().is_aten() && !(node->kind().is_prim() &&
-                                   (name == "min" || name == "max" ||
-                                    name == "abs")))
+  if (!node->kind().is_aten() &&
+      !(node->kind().is_prim() &&
+        (name == "min" || name == "max" || name == "abs")))
     return success();
   Location l = loc(node);
   std::vector<TSValue> ins;
@@ -323,8 +319,7 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
       if (resultKind == TSValue::Kind::Int)
         return set(node, 0,
                    TSValue::ofInt(x.intConst && (name == "neg" ||
-                                                 name == "abs" ||
-                                                 name == "Int")
+                                                 name == "abs" || name == "Int")
                                       ? (name == "neg"   ? -*x.intConst
                                          : name == "abs" ? std::abs(*x.intConst)
                                                          : *x.intConst)
@@ -361,14 +356,15 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
       else
         v = name == "neg"
                 ? arith::SubIOp::create(
-                      b, l, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)),
+                      b, l,
+                      arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)),
                       s)
                       .getResult()
                 : math::AbsIOp::create(b, l, s).getResult();
     } else if (name == "__not__") {
-      v = arith::XOrIOp::create(b, l, scalarAs(x, b.getI1Type(), l),
-                                arith::ConstantOp::create(b, l,
-                                                          b.getBoolAttr(true)));
+      v = arith::XOrIOp::create(
+          b, l, scalarAs(x, b.getI1Type(), l),
+          arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
     } else {
       v = scalarAs(x, rt, l);
     }
@@ -377,16 +373,29 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
 
   if (ins.size() != 2)
     return success();
-  enum Op { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Min, Max, Cmp, And, Or,
-            Xor };
+  enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    Min,
+    Max,
+    Cmp,
+    And,
+    Or,
+    Xor
+  };
   std::optional<Op> op;
   std::optional<ComparisonKind> cmp;
   static const llvm::StringMap<Op> ops = {
-      {"add", Add},     {"sub", Sub},       {"mul", Mul},
-      {"div", Div},     {"truediv", Div},   {"floordiv", FloorDiv},
+      {"add", Add},       {"sub", Sub},     {"mul", Mul},
+      {"div", Div},       {"truediv", Div}, {"floordiv", FloorDiv},
       {"remainder", Mod}, {"__mod__", Mod}, {"pow", Pow},
-      {"min", Min},     {"max", Max},       {"__and__", And},
-      {"__or__", Or},   {"__xor__", Xor}};
+      {"min", Min},       {"max", Max},     {"__and__", And},
+      {"__or__", Or},     {"__xor__", Xor}};
   static const llvm::StringMap<ComparisonKind> cmps = {
       {"eq", ComparisonKind::Eq}, {"ne", ComparisonKind::Ne},
       {"lt", ComparisonKind::Lt}, {"le", ComparisonKind::Le},
@@ -415,46 +424,94 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
       if ((*op == FloorDiv || *op == Mod) && c == 0)
         return emitError(l) << "integer division by zero";
       switch (*op) {
-      case Add: return set(node, 0, TSValue::ofInt(a + c));
-      case Sub: return set(node, 0, TSValue::ofInt(a - c));
-      case Mul: return set(node, 0, TSValue::ofInt(a * c));
-      case FloorDiv: return set(node, 0, TSValue::ofInt(floorDiv(a, c)));
-      case Mod: return set(node, 0, TSValue::ofInt(a - floorDiv(a, c) * c));
+      case Add:
+        return set(node, 0, TSValue::ofInt(a + c));
+      case Sub:
+        return set(node, 0, TSValue::ofInt(a - c));
+      case Mul:
+        return set(node, 0, TSValue::ofInt(a * c));
+      case FloorDiv:
+        return set(node, 0, TSValue::ofInt(floorDiv(a, c)));
+      case Mod:
+        return set(node, 0, TSValue::ofInt(a - floorDiv(a, c) * c));
       case Pow:
         if (resultKind == TSValue::Kind::Float)
           return set(node, 0, TSValue::ofFloat(std::pow(double(a), double(c))));
-        return set(node, 0, TSValue::ofInt(int64_t(std::pow(double(a), double(c)))));
-      case Min: return set(node, 0, TSValue::ofInt(std::min(a, c)));
-      case Max: return set(node, 0, TSValue::ofInt(std::max(a, c)));
-      case And: return set(node, 0, TSValue::ofInt(a & c));
-      case Or: return set(node, 0, TSValue::ofInt(a | c));
-      case Xor: return set(node, 0, TSValue::ofInt(a ^ c));
-      default: break;
+        return set(node, 0,
+                   TSValue::ofInt(int64_t(std::pow(double(a), double(c)))));
+      case Min:
+        return set(node, 0, TSValue::ofInt(std::min(a, c)));
+      case Max:
+        return set(node, 0, TSValue::ofInt(std::max(a, c)));
+      case And:
+        return set(node, 0, TSValue::ofInt(a & c));
+      case Or:
+        return set(node, 0, TSValue::ofInt(a | c));
+      case Xor:
+        return set(node, 0, TSValue::ofInt(a ^ c));
+      default:
+        break;
       }
     }
     double a = *x.asDouble(), c = *y.asDouble();
     double r = 0;
     switch (*op) {
-    case Add: r = a + c; break;
-    case Sub: r = a - c; break;
-    case Mul: r = a * c; break;
-    case Div: r = a / c; break;
-    case FloorDiv: r = std::floor(a / c); break;
-    case Mod: r = a - std::floor(a / c) * c; break;
-    case Pow: r = std::pow(a, c); break;
-    case Min: r = std::min(a, c); break;
-    case Max: r = std::max(a, c); break;
-    case And: r = double(bool(a) && bool(c)); break;
-    case Or: r = double(bool(a) || bool(c)); break;
-    case Xor: r = double(bool(a) != bool(c)); break;
+    case Add:
+      r = a + c;
+      break;
+    case Sub:
+      r = a - c;
+      break;
+    case Mul:
+      r = a * c;
+      break;
+    case Div:
+      r = a / c;
+      break;
+    case FloorDiv:
+      r = std::floor(a / c);
+      break;
+    case Mod:
+      r = a - std::floor(a / c) * c;
+      break;
+    case Pow:
+      r = std::pow(a, c);
+      break;
+    case Min:
+      r = std::min(a, c);
+      break;
+    case Max:
+      r = std::max(a, c);
+      break;
+    case And:
+      r = double(bool(a) && bool(c));
+      break;
+    case Or:
+      r = double(bool(a) || bool(c));
+      break;
+    case Xor:
+      r = double(bool(a) != bool(c));
+      break;
     case Cmp:
       switch (*cmp) {
-      case ComparisonKind::Eq: r = a == c; break;
-      case ComparisonKind::Ne: r = a != c; break;
-      case ComparisonKind::Lt: r = a < c; break;
-      case ComparisonKind::Le: r = a <= c; break;
-      case ComparisonKind::Gt: r = a > c; break;
-      case ComparisonKind::Ge: r = a >= c; break;
+      case ComparisonKind::Eq:
+        r = a == c;
+        break;
+      case ComparisonKind::Ne:
+        r = a != c;
+        break;
+      case ComparisonKind::Lt:
+        r = a < c;
+        break;
+      case ComparisonKind::Le:
+        r = a <= c;
+        break;
+      case ComparisonKind::Gt:
+        r = a > c;
+        break;
+      case ComparisonKind::Ge:
+        r = a >= c;
+        break;
       }
       return set(node, 0, TSValue::ofBool(r != 0));
     }
@@ -465,7 +522,9 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
     return set(node, 0, TSValue::ofFloat(r));
   }
   // Emit arith on i1 (bool logic), i64 or f64.
-  Type ct = allBool ? Type(b.getI1Type()) : anyFloat ? Type(b.getF64Type()) : Type(b.getI64Type());
+  Type ct = allBool    ? Type(b.getI1Type())
+            : anyFloat ? Type(b.getF64Type())
+                       : Type(b.getI64Type());
   if ((*op == Add || *op == Sub || *op == Mul || *op == Min || *op == Max ||
        *op == FloorDiv || *op == Mod) &&
       allBool)

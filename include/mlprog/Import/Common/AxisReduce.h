@@ -25,11 +25,9 @@ enum class AxisReduceKind { Sum, Mean, Max, Min, Prod };
 /// element type; Max/Min integer compares are signed); Mean is float only.
 /// Max/Min propagate NaN. A rank-0 `x` is returned unchanged.
 /// Spec: aten::sum/mean/amax/amin/prod (dim lists); ONNX ReduceSum/Mean/...
-mlir::FailureOr<mlir::Value> buildAxisReduce(mlir::OpBuilder &b,
-                                         mlir::Location loc, AxisReduceKind kind,
-                                         mlir::Value x,
-                                         llvm::ArrayRef<int64_t> axes,
-                                         bool keepDims);
+mlir::FailureOr<mlir::Value>
+buildAxisReduce(mlir::OpBuilder &b, mlir::Location loc, AxisReduceKind kind,
+                mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
 
 /// Variance of float `x` over `axes` (empty: all): the mean of squared
 /// deviations divided by (N - correction), N the reduced element count

@@ -1,4 +1,5 @@
-//===- BatchStatNorm.h - Batch statistics normalization builders -*- C++ -*-===//
+//===- BatchStatNorm.h - Batch statistics normalization builders -*- C++
+//-*-===//
 //
 // Format-independent normalization builders that compute their statistics
 // from the input (batch norm in training mode, layer norm), built from the
@@ -39,11 +40,10 @@ buildBatchNormTraining(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// y = (x - mean) / sqrt(var + eps) * weight + bias with the biased variance;
 /// `weight`/`bias` have the normalized shape or are null.
 /// Spec: aten::layer_norm; ONNX LayerNormalization (axis = -k).
-mlir::FailureOr<mlir::Value> buildLayerNormalization(mlir::OpBuilder &b,
-                                            mlir::Location loc, mlir::Value x,
-                                            int64_t numNormalizedDims,
-                                            mlir::Value weight,
-                                            mlir::Value bias, double epsilon);
+mlir::FailureOr<mlir::Value>
+buildLayerNormalization(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        int64_t numNormalizedDims, mlir::Value weight,
+                        mlir::Value bias, double epsilon);
 
 } // namespace mlprog
 

@@ -23,16 +23,16 @@ namespace mlprog {
 /// match, null for other types.
 /// Spec: C++/numpy conversion (aten::to, ONNX Cast).
 mlir::Value buildConvertScalar(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value x, mlir::Type to,
-                            bool srcUnsigned = false);
+                               mlir::Value x, mlir::Type to,
+                               bool srcUnsigned = false);
 
 /// Converts every element of the ranked tensor `x` to `elementType` as
 /// buildConvertScalar does; returns `x` unchanged when the types match.
 /// Errors: unranked tensors, element types other than float/integer.
 /// Spec: aten::to(dtype), ONNX Cast.
-mlir::FailureOr<mlir::Value> buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc,
-                                       mlir::Value x, mlir::Type elementType,
-                                       bool srcUnsigned = false);
+mlir::FailureOr<mlir::Value>
+buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        mlir::Type elementType, bool srcUnsigned = false);
 
 } // namespace mlprog
 

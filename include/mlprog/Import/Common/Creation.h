@@ -28,9 +28,8 @@ mlir::FailureOr<mlir::Value> buildFull(mlir::OpBuilder &b, mlir::Location loc,
 /// negative step) with ceil((end - start) / step) elements of `elementType`.
 /// Errors: step 0.
 /// Spec: aten::arange.start_step; ONNX Range.
-mlir::FailureOr<mlir::Value> buildArange(mlir::OpBuilder &b,
-                                         mlir::Location loc, double start,
-                                         double end, double step,
+mlir::FailureOr<mlir::Value> buildArange(mlir::OpBuilder &b, mlir::Location loc,
+                                         double start, double end, double step,
                                          mlir::Type elementType);
 
 } // namespace mlprog

@@ -20,11 +20,11 @@ namespace mlprog {
 
 /// Parameterless pointwise functions of float tensors.
 enum class PointwiseKind {
-  Rsqrt,       ///< 1 / sqrt(x)
-  Reciprocal,  ///< 1 / x
-  Floor,       ///< round toward -inf
-  Ceil,        ///< round toward +inf
-  Round,       ///< round half to even (torch.round, numpy.round)
+  Rsqrt,      ///< 1 / sqrt(x)
+  Reciprocal, ///< 1 / x
+  Floor,      ///< round toward -inf
+  Ceil,       ///< round toward +inf
+  Round,      ///< round half to even (torch.round, numpy.round)
   Sin,
   Cos,
   Sign,        ///< -1, 0 or 1 (0 for NaN-free zero)
@@ -38,7 +38,7 @@ enum class PointwiseKind {
   Expm1,       ///< exp(x) - 1
   Log2,
   Log10,
-  Softsign,    ///< x / (1 + |x|)
+  Softsign, ///< x / (1 + |x|)
 };
 
 /// Returns `kind(x)` elementwise for a float tensor `x` (same type).
@@ -59,8 +59,8 @@ mlir::FailureOr<mlir::Value> buildClamp(mlir::OpBuilder &b, mlir::Location loc,
 /// `x > 0 ? x : slope * x` for a float tensor.
 /// Spec: aten::leaky_relu; ONNX LeakyRelu.
 mlir::FailureOr<mlir::Value> buildLeakyReluSlope(mlir::OpBuilder &b,
-                                            mlir::Location loc, mlir::Value x,
-                                            double slope);
+                                                 mlir::Location loc,
+                                                 mlir::Value x, double slope);
 
 /// `x > 0 ? scale * x : scale * alpha * (exp(x * inputScale) - 1)`.
 /// Spec: aten::elu (scale = inputScale = 1), selu; ONNX Elu/Selu.

@@ -22,29 +22,28 @@ enum class ComparisonKind { Eq, Ne, Lt, Le, Gt, Ge };
 /// operands need one element type (float: ordered compare, except Ne which
 /// is true for NaN; integer: signed, or unsigned with `isUnsigned`).
 /// Spec: ONNX Equal/Less/Greater/...; aten::eq/ne/lt/le/gt/ge.
-mlir::FailureOr<mlir::Value> buildComparison(mlir::OpBuilder &b,
-                                          mlir::Location loc, ComparisonKind kind,
-                                          mlir::Value lhs, mlir::Value rhs,
-                                          bool isUnsigned = false);
+mlir::FailureOr<mlir::Value>
+buildComparison(mlir::OpBuilder &b, mlir::Location loc, ComparisonKind kind,
+                mlir::Value lhs, mlir::Value rhs, bool isUnsigned = false);
 
 /// Emits the scalar comparison of buildComparison on two scalars of one type.
 mlir::Value buildScalarComparison(mlir::OpBuilder &b, mlir::Location loc,
-                               ComparisonKind kind, mlir::Value lhs,
-                               mlir::Value rhs, bool isUnsigned = false);
+                                  ComparisonKind kind, mlir::Value lhs,
+                                  mlir::Value rhs, bool isUnsigned = false);
 
 /// Boolean binary logic.
 enum class BoolOpKind { And, Or, Xor };
 
 /// Elementwise boolean logic on i1 tensors, numpy broadcasting.
 /// Spec: ONNX And/Or/Xor; aten::logical_and/or/xor, __and__/__or__ on bool.
-mlir::FailureOr<mlir::Value> buildBoolOp(mlir::OpBuilder &b,
-                                          mlir::Location loc, BoolOpKind kind,
-                                          mlir::Value lhs, mlir::Value rhs);
+mlir::FailureOr<mlir::Value> buildBoolOp(mlir::OpBuilder &b, mlir::Location loc,
+                                         BoolOpKind kind, mlir::Value lhs,
+                                         mlir::Value rhs);
 
 /// Elementwise `not` of an i1 tensor.
 /// Spec: ONNX Not; aten::logical_not.
 mlir::FailureOr<mlir::Value> buildBoolNot(mlir::OpBuilder &b,
-                                             mlir::Location loc, mlir::Value x);
+                                          mlir::Location loc, mlir::Value x);
 
 /// `cond ? a : b` elementwise with three-way numpy broadcasting; `cond` is
 /// an i1 tensor, `a` and `b` share one element type.

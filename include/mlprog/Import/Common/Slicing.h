@@ -23,27 +23,27 @@ namespace mlprog {
 /// step >= 1. The extent must be static unless start >= 0 and end is
 /// INT64_MAX (slice to the end).
 /// Spec: aten::slice.Tensor; ONNX Slice (positive steps).
-mlir::FailureOr<mlir::Value> buildPythonSlice(mlir::OpBuilder &b, mlir::Location loc,
-                                        mlir::Value x, int64_t dim,
-                                        int64_t start, int64_t end,
-                                        int64_t step);
+mlir::FailureOr<mlir::Value> buildPythonSlice(mlir::OpBuilder &b,
+                                              mlir::Location loc, mlir::Value x,
+                                              int64_t dim, int64_t start,
+                                              int64_t end, int64_t step);
 
 /// `x` indexed with a single `index` along `dim` (the dim is removed). A
 /// static negative index counts from the end; out-of-range static indices
 /// are errors. A dynamic index (index-typed Value) must be in range.
 /// Spec: aten::select.int; x[i].
 mlir::FailureOr<mlir::Value> buildSelectIndex(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value x,
-                                         int64_t dim, mlir::OpFoldResult index);
+                                              mlir::Location loc, mlir::Value x,
+                                              int64_t dim,
+                                              mlir::OpFoldResult index);
 
 /// Gathers along `dim` the slices of `x` at the positions in the 1-D integer
 /// tensor `indices` (negative entries count from the end): the result has
 /// `x`'s shape with extent `dim` replaced by len(indices).
 /// Spec: aten::index_select; ONNX Gather with a 1-D index.
 mlir::FailureOr<mlir::Value> buildIndexSelect(mlir::OpBuilder &b,
-                                              mlir::Location loc,
-                                              mlir::Value x, int64_t dim,
-                                              mlir::Value indices);
+                                              mlir::Location loc, mlir::Value x,
+                                              int64_t dim, mlir::Value indices);
 
 /// Element gather: result[i..] = x[i0, .., index[i..], .., in] with the
 /// index at position `dim`; `index` is an integer tensor of `x`'s rank and
@@ -77,8 +77,8 @@ mlir::FailureOr<mlir::Value> buildSqueeze(mlir::OpBuilder &b,
 /// Broadcasts `x` to `shape` (numpy rules, `x` aligned at the trailing
 /// dim); an entry -1 keeps the corresponding extent of `x`.
 /// Spec: aten::expand; ONNX Expand.
-mlir::FailureOr<mlir::Value> buildExpand(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value x,
+mlir::FailureOr<mlir::Value> buildExpand(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x,
                                          llvm::ArrayRef<int64_t> shape);
 
 } // namespace mlprog

@@ -30,12 +30,10 @@ importTorchScriptModule(const torch::jit::Module &module,
 
 /// Imports a free-standing graph (no `self` input) as function `funcName`.
 /// The graph is copied before torch's passes run.
-mlir::OwningOpRef<mlir::ModuleOp>
-importTorchScriptGraph(const std::shared_ptr<torch::jit::Graph> &graph,
-                       mlir::MLIRContext *ctx,
-                       const TorchScriptImportOptions &options = {},
-                       llvm::StringRef funcName = "forward",
-                       llvm::StringRef fileName = "<graph>");
+mlir::OwningOpRef<mlir::ModuleOp> importTorchScriptGraph(
+    const std::shared_ptr<torch::jit::Graph> &graph, mlir::MLIRContext *ctx,
+    const TorchScriptImportOptions &options = {},
+    llvm::StringRef funcName = "forward", llvm::StringRef fileName = "<graph>");
 
 } // namespace mlprog
 
