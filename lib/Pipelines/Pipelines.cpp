@@ -76,8 +76,9 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
-  // Loops whose yielded tensors are new values (MIL while_loop, ONNX Loop)
-  // get fresh buffers per iteration instead of failing to bufferize.
+  // Loops whose yielded tensors are new values (MIL while_loop, ONNX Loop,
+  // TorchScript prim::Loop) get fresh buffers per iteration instead of
+  // failing to bufferize.
   bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;

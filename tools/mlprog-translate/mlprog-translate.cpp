@@ -5,8 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Import/MIL/ImportMIL.h"
+#ifdef MLPROG_HAVE_ONNX
 #include "mlprog/Import/ONNX/ImportONNX.h"
+#endif
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+#include "mlprog/Import/TorchScript/ImportTorchScript.h"
+#endif
+#ifdef MLPROG_HAVE_MIL
+#include "mlprog/Import/MIL/ImportMIL.h"
+#endif
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
@@ -16,8 +23,15 @@
 #include <vector>
 
 int main(int argc, char **argv) {
+#ifdef MLPROG_HAVE_ONNX
   mlprog::registerImportONNXTranslation();
+#endif
+#ifdef MLPROG_HAVE_TORCHSCRIPT
+  mlprog::registerImportTorchScriptTranslation();
+#endif
+#ifdef MLPROG_HAVE_MIL
   mlprog::registerImportMILTranslation();
+#endif
   // An .mlpackage is a directory; the translation reads its Manifest.json.
   std::vector<std::string> storage(argv, argv + argc);
   std::vector<char *> args;
@@ -35,7 +49,9 @@ int main(int argc, char **argv) {
       "ml_program.func @main, initializers as ml_program.global, ops as\n"
       "linalg/tensor/arith/math on tensors). Errors name the file and node\n"
       "and exit with status 1 without writing the output.\n\n"
-      "Example:\n"
+      "Examples:\n"
       "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"
+      "  mlprog-translate --import-torchscript model.pt --input-shapes "
+      "1x3x224x224\n"
       "  mlprog-translate --import-mil model.mlpackage -o model.mlir\n"));
 }

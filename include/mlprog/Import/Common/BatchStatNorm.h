@@ -1,0 +1,50 @@
+//===- BatchStatNorm.h - Batch statistics normalization builders -*- C++
+//-*-===//
+//
+// Format-independent normalization builders that compute their statistics
+// from the input (batch norm in training mode, layer norm), built from the
+// reduction and elementwise builders. Inference-mode batch norm is
+// buildBatchNormInference in Elementwise.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_BATCHSTATNORM_H
+#define MLPROG_IMPORT_COMMON_BATCHSTATNORM_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlprog {
+
+/// Result of buildBatchNormTraining.
+struct BatchNormTrainingResult {
+  mlir::Value output;      ///< normalized x, same type as x
+  mlir::Value mean;        ///< [C] batch mean
+  mlir::Value biasedVar;   ///< [C] batch variance, divided by N
+  mlir::Value unbiasedVar; ///< [C] batch variance, divided by N - 1
+};
+
+/// Batch normalization of float `x` [N, C, D1...] with statistics over every
+/// dim but 1: y = (x - mean) / sqrt(biasedVar + eps) * weight + bias, where
+/// `weight`/`bias` are [C] or null (1 and 0). Also returns the statistics
+/// the caller needs to update running averages.
+/// Spec: aten::batch_norm with training=True; ONNX BatchNormalization
+/// (training_mode = 1).
+mlir::FailureOr<BatchNormTrainingResult>
+buildBatchNormTraining(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Value weight, mlir::Value bias, double epsilon);
+
+/// Layer normalization of float `x` over its last `numNormalizedDims` dims:
+/// y = (x - mean) / sqrt(var + eps) * weight + bias with the biased variance;
+/// `weight`/`bias` have the normalized shape or are null.
+/// Spec: aten::layer_norm; ONNX LayerNormalization (axis = -k).
+mlir::FailureOr<mlir::Value>
+buildLayerNormalization(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        int64_t numNormalizedDims, mlir::Value weight,
+                        mlir::Value bias, double epsilon);
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_BATCHSTATNORM_H

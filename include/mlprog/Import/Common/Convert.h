@@ -1,0 +1,39 @@
+//===- Convert.h - Element type conversion builders -------------*- C++ -*-===//
+//
+// Format-independent element type conversions of scalars and ranked tensors
+// (arith casts; a tensor cast is an elementwise linalg.generic).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_CONVERT_H
+#define MLPROG_IMPORT_COMMON_CONVERT_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlprog {
+
+/// Converts the scalar `x` (float, signless integer or i1) to `to` (same
+/// kinds): float<->float extends/truncates (round to nearest), int->float is
+/// signed (unsigned with `srcUnsigned`), float->int truncates toward zero,
+/// int->int sign-extends (zero-extends with `srcUnsigned` or from i1) or
+/// truncates, and anything -> i1 is `x != 0`. Returns `x` when the types
+/// match, null for other types.
+/// Spec: C++/numpy conversion (aten::to, ONNX Cast).
+mlir::Value buildConvertScalar(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value x, mlir::Type to,
+                               bool srcUnsigned = false);
+
+/// Converts every element of the ranked tensor `x` to `elementType` as
+/// buildConvertScalar does; returns `x` unchanged when the types match.
+/// Errors: unranked tensors, element types other than float/integer.
+/// Spec: aten::to(dtype), ONNX Cast.
+mlir::FailureOr<mlir::Value>
+buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        mlir::Type elementType, bool srcUnsigned = false);
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_CONVERT_H

@@ -1,0 +1,86 @@
+//===- ImportTorchScript.h - TorchScript importer ---------------*- C++ -*-===//
+//
+// Imports a TorchScript program (a `torch.jit.save` archive or the graph IR
+// text printed by `str(graph)`) into an import-contract module: a public
+// `ml_program.func` for the imported method, module parameters and buffers as
+// private `ml_program.global`s (mutable where the program writes them), and
+// ops from linalg/tensor/arith/math/scf built by the shared tensor op
+// builders (mlprog/Import/Common). This header has no libtorch dependency;
+// ImportTorchScriptModule.h takes live libtorch objects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_TORCHSCRIPT_IMPORTTORCHSCRIPT_H
+#define MLPROG_IMPORT_TORCHSCRIPT_IMPORTTORCHSCRIPT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
+
+namespace mlprog {
+
+/// Options of the TorchScript importer.
+struct TorchScriptImportOptions {
+  /// Method of an archive's top-level module to import; it becomes the public
+  /// `ml_program.func` of the same name.
+  std::string method = "forward";
+  /// Shapes of the tensor inputs of the method (after `self`), in order.
+  /// ShapedType::kDynamic (`?` on the command line) is an unknown extent. An
+  /// entry overrides the shape annotated in the IR; inputs with neither are
+  /// an error. Empty: take everything from the annotations.
+  std::vector<std::vector<int64_t>> inputShapes;
+  /// Element types of the tensor inputs, as torch dtype names (`float32`,
+  /// `float64`, `int64`, `int32`, `bool`, ...) or MLIR spellings (`f32`,
+  /// `i64`, ...). Unset entries use the IR annotation, else float32.
+  std::vector<std::string> inputDtypes;
+  /// Tensors with more elements than this become `ml_program.global`s
+  /// rather than inline constants (frozen modules embed their weights as
+  /// graph constants).
+  int64_t maxInlineConstantElements = 16;
+};
+
+/// Parses an `--input-shapes` value: shapes separated by ',', extents by 'x',
+/// `?` an unknown extent, an empty shape (`""` between commas or `scalar`)
+/// rank 0. Returns std::nullopt on malformed text.
+std::optional<std::vector<std::vector<int64_t>>>
+parseTorchScriptInputShapes(llvm::StringRef text);
+
+/// Imports the TorchScript program in `path`: a zip archive written by
+/// `torch.jit.save` (loaded with `torch::jit::load`) or IR text (parsed with
+/// `torch::jit::parseIR`). Calls are inlined (torch's Inline pass), in-place
+/// ops become value semantics where torch's RemoveTensorMutation or the
+/// importer can prove it, and each remaining node maps through the handler
+/// table to the shared builders. Locations are the TorchScript source range
+/// (`file:line:col`) of a node when the program carries one, else a NameLoc
+/// of the output's debug name inside `path:0:0`.
+///
+/// Returns null after emitting a located diagnostic for unreadable files,
+/// archives libtorch rejects, a missing method, unsupported ops, types or
+/// constructs, or a module that fails to verify. Loads the dialects it emits
+/// into `ctx`.
+mlir::OwningOpRef<mlir::ModuleOp>
+importTorchScript(llvm::StringRef path, mlir::MLIRContext *ctx,
+                  const TorchScriptImportOptions &options = {});
+
+/// Imports the archive or IR text held in `buffer`; its identifier is the
+/// file name used in locations. See the path overload.
+mlir::OwningOpRef<mlir::ModuleOp>
+importTorchScript(const llvm::MemoryBuffer &buffer, mlir::MLIRContext *ctx,
+                  const TorchScriptImportOptions &options = {});
+
+/// Registers the `--import-torchscript` translation with mlir-translate,
+/// with the options `--method`, `--input-shapes` and `--input-dtypes`.
+void registerImportTorchScriptTranslation();
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_TORCHSCRIPT_IMPORTTORCHSCRIPT_H

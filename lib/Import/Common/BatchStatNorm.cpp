@@ -1,0 +1,89 @@
+//===- BatchStatNorm.cpp - Batch statistics normalization builders --------===//
+
+#include "mlprog/Import/Common/BatchStatNorm.h"
+#include "Utils.h"
+#include "mlprog/Import/Common/AxisReduce.h"
+#include "mlprog/Import/Common/Elementwise.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+FailureOr<BatchNormTrainingResult>
+mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
+                               Value weight, Value bias, double epsilon) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() < 2 || !isa<FloatType>(type.getElementType()))
+    return emitError(loc) << "batch norm needs a float tensor of rank >= 2, "
+                             "got "
+                          << x.getType();
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != 1)
+      axes.push_back(d);
+  BatchNormTrainingResult r;
+  FailureOr<Value> mean = buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes,
+                                          /*keepDims=*/false);
+  FailureOr<Value> var = buildVariance(b, loc, x, axes, false, 0);
+  FailureOr<Value> uvar = buildVariance(b, loc, x, axes, false, 1);
+  if (failed(mean) || failed(var) || failed(uvar))
+    return failure();
+  r.mean = *mean;
+  r.biasedVar = *var;
+  r.unbiasedVar = *uvar;
+  Type et = type.getElementType();
+  SmallVector<OpFoldResult> c = {tensor::getMixedSize(b, loc, x, 1)};
+  if (!weight)
+    weight = createFilled(b, loc, c, b.getFloatAttr(et, 1.0));
+  if (!bias)
+    bias = createFilled(b, loc, c, b.getFloatAttr(et, 0.0));
+  FailureOr<Value> y = buildBatchNormInference(b, loc, x, weight, bias, r.mean,
+                                               r.biasedVar, epsilon);
+  if (failed(y))
+    return failure();
+  r.output = *y;
+  return r;
+}
+
+FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc,
+                                                 Value x,
+                                                 int64_t numNormalizedDims,
+                                                 Value weight, Value bias,
+                                                 double epsilon) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !isa<FloatType>(type.getElementType()) ||
+      numNormalizedDims < 1 || numNormalizedDims > type.getRank())
+    return emitError(loc) << "layer norm over " << numNormalizedDims
+                          << " dims needs a float tensor of at least that "
+                             "rank, got "
+                          << x.getType();
+  SmallVector<int64_t> axes;
+  for (int64_t d = type.getRank() - numNormalizedDims; d < type.getRank(); ++d)
+    axes.push_back(d);
+  FailureOr<Value> mean =
+      buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes, true);
+  FailureOr<Value> var = buildVariance(b, loc, x, axes, true, 0);
+  if (failed(mean) || failed(var))
+    return failure();
+  Type et = type.getElementType();
+  FailureOr<Value> y = buildBroadcastedGeneric(
+      b, loc, {x, *mean, *var}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value eps = createScalar(nb, nl, et, epsilon);
+        Value centered = arith::SubFOp::create(nb, nl, a[0], a[1]);
+        Value denom = math::SqrtOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, a[2], eps));
+        return arith::DivFOp::create(nb, nl, centered, denom).getResult();
+      });
+  if (failed(y))
+    return failure();
+  if (weight)
+    y = buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *y, weight);
+  if (succeeded(y) && bias)
+    y = buildElementwiseBinary(b, loc, BinaryOpKind::Add, *y, bias);
+  return y;
+}

@@ -1,0 +1,59 @@
+//===- Convert.cpp - Element type conversion builders ---------------------===//
+
+#include "mlprog/Import/Common/Convert.h"
+#include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
+                                 bool srcUnsigned) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  auto fromI = dyn_cast<IntegerType>(from), toI = dyn_cast<IntegerType>(to);
+  if ((!fromF && !fromI) || (!toF && !toI))
+    return Value();
+  if (toI && toI.getWidth() == 1) {
+    Value zero = createScalar(b, loc, from, 0.0);
+    if (fromF)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  bool isUnsigned = srcUnsigned || (fromI && fromI.getWidth() == 1);
+  if (fromF && toF)
+    return fromF.getWidth() < toF.getWidth()
+               ? arith::ExtFOp::create(b, loc, to, x).getResult()
+               : arith::TruncFOp::create(b, loc, to, x).getResult();
+  if (fromI && toF)
+    return isUnsigned ? arith::UIToFPOp::create(b, loc, to, x).getResult()
+                      : arith::SIToFPOp::create(b, loc, to, x).getResult();
+  if (fromF && toI)
+    return arith::FPToSIOp::create(b, loc, to, x);
+  if (fromI.getWidth() < toI.getWidth())
+    return isUnsigned ? arith::ExtUIOp::create(b, loc, to, x).getResult()
+                      : arith::ExtSIOp::create(b, loc, to, x).getResult();
+  return arith::TruncIOp::create(b, loc, to, x);
+}
+
+FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
+                                                 Value x, Type elementType,
+                                                 bool srcUnsigned) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
+  if (failed(type))
+    return failure();
+  if (type->getElementType() == elementType)
+    return x;
+  if (!type->getElementType().isIntOrFloat() || !elementType.isIntOrFloat())
+    return emitError(loc) << "unsupported cast from " << x.getType() << " to "
+                          << elementType;
+  return buildBroadcastedGeneric(
+      b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        return buildConvertScalar(nb, nl, a[0], elementType, srcUnsigned);
+      });
+}

@@ -1,0 +1,272 @@
+//===- GraphImporter.h - TorchScript graph -> ml_program --------*- C++ -*-===//
+//
+// Private to MLProgImportTorchScript. Includes libtorch headers: the
+// translation units that include this file are compiled with RTTI (libtorch
+// needs it) and must not define subclasses of LLVM/MLIR polymorphic classes
+// (whose typeinfo libLLVM/libMLIR, built without RTTI, do not export).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_IMPORT_TORCHSCRIPT_GRAPHIMPORTER_H
+#define MLPROG_LIB_IMPORT_TORCHSCRIPT_GRAPHIMPORTER_H
+
+#include "mlprog/Import/TorchScript/ImportTorchScript.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace mlprog::torchscript {
+
+/// What a TorchScript value is during import. Tensors and scalars carry an
+/// MLIR value (scalars: i64 for int, f64 for float, i1 for bool) and, when
+/// known at import time, the constant; lists and tuples are import-time
+/// sequences (a list is shared, so `append` through one torch value is seen
+/// through every alias); objects are module instances.
+struct TSValue {
+  enum class Kind {
+    None,
+    Tensor,
+    Int,
+    Float,
+    Bool,
+    Str,
+    List,
+    Tuple,
+    Object,
+    Device,
+    Other
+  };
+  Kind kind = Kind::None;
+  mlir::Value value;
+  std::optional<int64_t> intConst;
+  std::optional<double> floatConst;
+  std::optional<bool> boolConst;
+  std::string str;
+  std::shared_ptr<std::vector<TSValue>> elems;
+  c10::intrusive_ptr<c10::ivalue::Object> object;
+  std::string path; ///< attribute path of an object ("" for the root)
+  /// Tensor made from a Python number (prim::NumToTensor): promotes like a
+  /// scalar (torch "wrapped number").
+  bool wrappedNumber = false;
+
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isScalar() const {
+    return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
+  }
+  bool isNone() const { return kind == Kind::None; }
+  /// True when the scalar's value is known at import time.
+  bool isConstScalar() const {
+    return intConst.has_value() || floatConst.has_value() ||
+           boolConst.has_value();
+  }
+  /// The known scalar value as a double.
+  std::optional<double> asDouble() const {
+    if (intConst)
+      return double(*intConst);
+    if (floatConst)
+      return *floatConst;
+    if (boolConst)
+      return double(*boolConst);
+    return std::nullopt;
+  }
+
+  static TSValue none() { return TSValue(); }
+  static TSValue tensor(mlir::Value v) {
+    TSValue t;
+    t.kind = Kind::Tensor;
+    t.value = v;
+    return t;
+  }
+  static TSValue ofInt(int64_t i) {
+    TSValue t;
+    t.kind = Kind::Int;
+    t.intConst = i;
+    return t;
+  }
+  static TSValue ofFloat(double f) {
+    TSValue t;
+    t.kind = Kind::Float;
+    t.floatConst = f;
+    return t;
+  }
+  static TSValue ofBool(bool b) {
+    TSValue t;
+    t.kind = Kind::Bool;
+    t.boolConst = b;
+    return t;
+  }
+  static TSValue scalar(Kind kind, mlir::Value v) {
+    TSValue t;
+    t.kind = kind;
+    t.value = v;
+    return t;
+  }
+  static TSValue list(std::vector<TSValue> elems, Kind kind = Kind::List) {
+    TSValue t;
+    t.kind = kind;
+    t.elems = std::make_shared<std::vector<TSValue>>(std::move(elems));
+    return t;
+  }
+};
+
+class Importer;
+
+/// Imports one node; returns failure after emitting a diagnostic.
+using OpHandler = mlir::LogicalResult (*)(Importer &, torch::jit::Node *);
+
+/// The aten handler table, keyed by `ns::name.overload` (checked first) and
+/// `ns::name`.
+const llvm::StringMap<OpHandler> &getOpHandlers();
+
+/// Converts a torch dtype to an MLIR element type (null if unsupported).
+mlir::Type convertScalarType(mlir::MLIRContext *ctx, c10::ScalarType type);
+
+/// Converts a float/int/bool element type back to the torch dtype.
+std::optional<c10::ScalarType> toScalarType(mlir::Type type);
+
+/// Maps a torch graph onto one `ml_program.func` in a module.
+class Importer {
+public:
+  Importer(mlir::ModuleOp module, const TorchScriptImportOptions &options,
+           llvm::StringRef fileName);
+
+  /// Imports `graph` (already inlined and cleaned up) as public function
+  /// `name`. `self` is the module object bound to a leading class-typed
+  /// input, if any.
+  mlir::LogicalResult importGraph(torch::jit::Graph &graph,
+                                  llvm::StringRef name,
+                                  c10::intrusive_ptr<c10::ivalue::Object> self);
+
+  //===--- Interface for the op handlers ----------------------------------===//
+
+  mlir::OpBuilder b;
+  mlir::MLIRContext *ctx;
+
+  /// Location of `node`: its source range, else its first output's name.
+  mlir::Location loc(torch::jit::Node *node);
+  /// The import-time value of `v`.
+  TSValue &get(torch::jit::Value *v);
+  /// Binds output `i` of `node`.
+  mlir::LogicalResult set(torch::jit::Node *node, unsigned i, TSValue value);
+  mlir::LogicalResult setTensor(torch::jit::Node *node, unsigned i,
+                                mlir::FailureOr<mlir::Value> value);
+
+  /// Input `i` as a ranked tensor (a scalar becomes a 0-d tensor of its
+  /// natural dtype: int64, float32 for Python floats promoted later, bool).
+  mlir::FailureOr<mlir::Value> tensorInput(torch::jit::Node *node, unsigned i);
+  /// Input `i` as a known int / float / bool / int list, or an error naming
+  /// the argument.
+  mlir::FailureOr<int64_t> intInput(torch::jit::Node *node, unsigned i);
+  mlir::FailureOr<double> numberInput(torch::jit::Node *node, unsigned i);
+  mlir::FailureOr<bool> boolInput(torch::jit::Node *node, unsigned i);
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  intListInput(torch::jit::Node *node, unsigned i);
+  /// Input `i` if it is a list or tuple (of anything).
+  mlir::FailureOr<std::vector<TSValue>> listInput(torch::jit::Node *node,
+                                                  unsigned i);
+  bool isNoneInput(torch::jit::Node *node, unsigned i);
+  /// Optional dtype argument (an int ScalarType); null Type when None.
+  mlir::FailureOr<mlir::Type> dtypeInput(torch::jit::Node *node, unsigned i);
+
+  /// Materializes a scalar TSValue as an MLIR scalar of its kind.
+  mlir::Value scalarValue(const TSValue &v, mlir::Location loc);
+  /// Materializes a scalar as MLIR scalar of `type` (converted).
+  mlir::Value scalarAs(const TSValue &v, mlir::Type type, mlir::Location loc);
+  /// Converts any TSValue that is a tensor or scalar to a tensor value.
+  mlir::FailureOr<mlir::Value> asTensor(const TSValue &v, mlir::Location loc);
+
+  /// The torch result dtype of combining `operands` (tensors and scalars)
+  /// with torch's type promotion (dimensioned tensors, then zero-dim
+  /// tensors, then scalars, by category bool < int < float).
+  mlir::Type promote(llvm::ArrayRef<const TSValue *> operands);
+  /// Converts `v` (tensor or scalar) to a tensor of element type `et`.
+  mlir::FailureOr<mlir::Value> tensorOf(const TSValue &v, mlir::Type et,
+                                        mlir::Location loc);
+
+  /// Reports an unsupported construct at `node`.
+  mlir::LogicalResult unsupported(torch::jit::Node *node,
+                                  const llvm::Twine &what);
+
+  /// Records that the tensor attribute read by GetAttr output `v` was
+  /// replaced by `newValue` (in-place update of a buffer): stores it to the
+  /// attribute's global. No-op for values not read from attributes.
+  mlir::LogicalResult writeBack(torch::jit::Value *v, mlir::Value newValue,
+                                mlir::Location loc);
+  /// True when `v` was read from a module attribute.
+  bool isAttributeRead(torch::jit::Value *v) const {
+    return attrOfValue.count(v) != 0;
+  }
+
+  /// Imports the nodes of `block` in order.
+  mlir::LogicalResult importBlock(torch::jit::Block *block);
+
+private:
+  struct GlobalInfo {
+    std::string symbol;
+    mlir::RankedTensorType type;
+    bool isMutable = false;
+    TSValue::Kind kind = TSValue::Kind::Tensor; ///< Int/Float/Bool: 0-d
+  };
+  using AttrKey = std::pair<c10::ivalue::Object *, std::string>;
+
+  mlir::LogicalResult importNode(torch::jit::Node *node);
+  mlir::LogicalResult importConstant(torch::jit::Node *node);
+  mlir::FailureOr<TSValue>
+  importIValue(const c10::IValue &iv, mlir::Location loc, llvm::StringRef name);
+  mlir::LogicalResult importGetAttr(torch::jit::Node *node);
+  mlir::LogicalResult importSetAttr(torch::jit::Node *node);
+  mlir::LogicalResult importIf(torch::jit::Node *node);
+  mlir::LogicalResult importLoop(torch::jit::Node *node);
+  mlir::LogicalResult unrollLoop(torch::jit::Node *node, int64_t tripCount);
+  mlir::LogicalResult importPrim(torch::jit::Node *node, bool &handled);
+  mlir::LogicalResult importScalarOp(torch::jit::Node *node, bool &handled);
+  mlir::LogicalResult importInPlace(torch::jit::Node *node, OpHandler handler);
+  mlir::FailureOr<std::vector<TSValue>>
+  importSubBlock(torch::jit::Block *block, llvm::ArrayRef<TSValue> args);
+  mlir::FailureOr<GlobalInfo *> globalFor(const AttrKey &key,
+                                          const c10::IValue &value,
+                                          const std::string &path,
+                                          mlir::Location loc);
+  mlir::FailureOr<TSValue>
+  tensorConstant(const at::Tensor &t, mlir::Location loc, llvm::StringRef name);
+  void collectWrites(torch::jit::Block *block);
+  std::string uniqueSymbol(llvm::StringRef name);
+  TSValue argumentValue(const c10::TypePtr &type, mlir::Value arg);
+  mlir::FailureOr<mlir::Type>
+  inputType(torch::jit::Value *input, const c10::TypePtr &type, unsigned index);
+  /// Flattens tensors/scalars (recursing into tuples) for function results
+  /// and loop-carried values.
+  mlir::LogicalResult flatten(const TSValue &v,
+                              llvm::SmallVectorImpl<mlir::Value> &out,
+                              mlir::Location loc);
+
+  mlir::ModuleOp module;
+  const TorchScriptImportOptions &options;
+  std::string fileName;
+  mlir::Location fileLoc;
+  std::unordered_map<torch::jit::Value *, TSValue> values;
+  std::map<AttrKey, GlobalInfo> globals;
+  std::unordered_map<torch::jit::Value *, AttrKey> attrOfValue;
+  std::set<AttrKey> writtenAttrs;
+  llvm::StringSet<> symbols;
+  unsigned tensorInputIndex = 0;
+  /// Objects bound to class-typed values while collecting writes.
+  std::unordered_map<torch::jit::Value *,
+                     c10::intrusive_ptr<c10::ivalue::Object>>
+      objectOf;
+};
+
+} // namespace mlprog::torchscript
+
+#endif // MLPROG_LIB_IMPORT_TORCHSCRIPT_GRAPHIMPORTER_H

@@ -1,0 +1,589 @@
+//===- PrimOps.cpp - prim:: ops, lists, tuples and Python numbers ---------===//
+//
+// The TorchScript ops that exist only at import time (lists, tuples, None,
+// attribute and shape queries) and the arithmetic on Python numbers
+// (aten::add.int, aten::lt.float, ...), which is constant-folded when its
+// operands are known and emitted as arith ops otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+
+#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Pointwise.h"
+#include "mlprog/Import/Common/Predicate.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::torchscript;
+using torch::jit::Node;
+namespace jit = torch::jit;
+
+/// Size of dim `d` of a tensor as an int TSValue (constant when static).
+static TSValue dimSize(Importer &im, Value t, int64_t d, Location l) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (!type.isDynamicDim(d))
+    return TSValue::ofInt(type.getDimSize(d));
+  Value idx = tensor::DimOp::create(im.b, l, t, d);
+  Value i = arith::IndexCastOp::create(im.b, l, im.b.getI64Type(), idx);
+  return TSValue::scalar(TSValue::Kind::Int, i);
+}
+
+LogicalResult Importer::importPrim(Node *node, bool &handled) {
+  handled = true;
+  Location l = loc(node);
+  c10::Symbol kind = node->kind();
+  std::string name = kind.toQualString();
+  auto inputs = node->inputs();
+
+  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
+    std::vector<TSValue> elems;
+    for (jit::Value *v : inputs)
+      elems.push_back(get(v));
+    return set(node, 0,
+               TSValue::list(std::move(elems), kind == c10::prim::ListConstruct
+                                                   ? TSValue::Kind::List
+                                                   : TSValue::Kind::Tuple));
+  }
+  if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) {
+    TSValue &v = get(inputs[0]);
+    if (!v.elems || v.elems->size() != node->outputs().size())
+      return emitError(l) << "unsupported " << name << " of a sequence whose "
+                          << "length is unknown or differs from "
+                          << node->outputs().size();
+    std::vector<TSValue> elems = *v.elems;
+    for (auto [i, e] : llvm::enumerate(elems))
+      set(node, i, e);
+    return success();
+  }
+  if (kind == c10::prim::TupleIndex || name == "aten::__getitem__") {
+    TSValue &v = get(inputs[0]);
+    if (!v.elems)
+      return emitError(l) << "unsupported " << name << " on a non-sequence";
+    TSValue &idx = get(inputs[1]);
+    if (!idx.intConst)
+      return emitError(l) << "unsupported " << name << " with an index "
+                          << "unknown at import time";
+    int64_t i = *idx.intConst, n = v.elems->size();
+    if (i < 0)
+      i += n;
+    if (i < 0 || i >= n)
+      return emitError(l) << name << ": index " << *idx.intConst
+                          << " out of range for length " << n;
+    return set(node, 0, (*v.elems)[i]);
+  }
+  if (kind == c10::prim::NumToTensor || name == "aten::scalar_tensor") {
+    TSValue &v = get(inputs[0]);
+    FailureOr<Value> t = asTensor(v, l);
+    if (failed(t))
+      return failure();
+    TSValue r = TSValue::tensor(*t);
+    r.wrappedNumber = kind == c10::prim::NumToTensor;
+    return set(node, 0, r);
+  }
+  if (kind == c10::prim::RaiseException)
+    return emitError(l) << "unsupported: the program raises an exception "
+                           "here unconditionally";
+  if (kind == c10::prim::Uninitialized || name == "prim::Print" ||
+      name == "aten::warn") {
+    for (unsigned i = 0; i < node->outputs().size(); ++i)
+      set(node, i, TSValue::none());
+    return success();
+  }
+  if (kind == c10::prim::unchecked_cast || name == "aten::list" ||
+      name == "aten::detach" || name == "prim::data" ||
+      name == "aten::contiguous" || name == "aten::clone" ||
+      name == "aten::alias" || name == "aten::dropout" ||
+      name == "aten::feature_dropout" || name == "aten::alpha_dropout" ||
+      name == "aten::lift_fresh" || name == "aten::lift" ||
+      name == "aten::requires_grad_" || name == "aten::cpu") {
+    if ((name == "aten::dropout" || name == "aten::feature_dropout" ||
+         name == "aten::alpha_dropout")) {
+      FailureOr<bool> train = boolInput(node, 2);
+      if (failed(train))
+        return failure();
+      if (*train)
+        return unsupported(node, "dropout in training mode (random)");
+    }
+    TSValue v = get(inputs[0]);
+    if (name == "aten::list" && v.elems)
+      v = TSValue::list(*v.elems);
+    return set(node, 0, v);
+  }
+  if (kind == c10::prim::dtype) {
+    TSValue &v = get(inputs[0]);
+    if (!v.isTensor())
+      return unsupported(node, "prim::dtype of a non-tensor");
+    std::optional<c10::ScalarType> st =
+        toScalarType(getElementTypeOrSelf(v.value.getType()));
+    if (!st)
+      return unsupported(node, "dtype");
+    return set(node, 0, TSValue::ofInt(int64_t(*st)));
+  }
+  if (kind == c10::prim::device || name == "prim::layout" ||
+      name == "prim::requires_grad" || name == "prim::is_cuda") {
+    if (name == "prim::requires_grad" || name == "prim::is_cuda")
+      return set(node, 0, TSValue::ofBool(false));
+    TSValue t;
+    t.kind = TSValue::Kind::Device;
+    t.str = "cpu";
+    return set(node, 0, t);
+  }
+  if (name == "aten::size" || name == "prim::shape" || name == "aten::dim" ||
+      name == "aten::numel" || name == "aten::len") {
+    TSValue &v = get(inputs[0]);
+    if ((name == "aten::len") && v.elems)
+      return set(node, 0, TSValue::ofInt(int64_t(v.elems->size())));
+    if (!v.isTensor())
+      return emitError(l) << "unsupported " << name << " of a non-tensor";
+    auto type = cast<RankedTensorType>(v.value.getType());
+    int64_t rank = type.getRank();
+    if (name == "aten::dim")
+      return set(node, 0, TSValue::ofInt(rank));
+    if (name == "aten::len") {
+      if (rank == 0)
+        return emitError(l) << "len() of a 0-d tensor";
+      return set(node, 0, dimSize(*this, v.value, 0, l));
+    }
+    if (name == "aten::numel") {
+      if (!type.hasStaticShape())
+        return unsupported(node, "numel of a dynamically shaped tensor");
+      return set(node, 0, TSValue::ofInt(type.getNumElements()));
+    }
+    if (inputs.size() == 1) {
+      std::vector<TSValue> dims;
+      for (int64_t d = 0; d < rank; ++d)
+        dims.push_back(dimSize(*this, v.value, d, l));
+      return set(node, 0, TSValue::list(std::move(dims)));
+    }
+    FailureOr<int64_t> d = intInput(node, 1);
+    if (failed(d))
+      return failure();
+    if (*d < -rank || *d >= rank)
+      return emitError(l) << "size: dim " << *d << " out of range for rank "
+                          << rank;
+    return set(node, 0, dimSize(*this, v.value, (*d + rank) % rank, l));
+  }
+  if (name == "aten::append") {
+    TSValue &list = get(inputs[0]);
+    if (!list.elems)
+      return unsupported(node, "append to a non-list");
+    list.elems->push_back(get(inputs[1]));
+    return set(node, 0, list);
+  }
+  if (name == "aten::__is__" || name == "aten::__isnot__") {
+    TSValue &a = get(inputs[0]), &bv = get(inputs[1]);
+    if (!a.isNone() && !bv.isNone())
+      return unsupported(node, "identity comparison of two non-None values");
+    bool same = a.isNone() && bv.isNone();
+    return set(node, 0, TSValue::ofBool(name == "aten::__is__" ? same : !same));
+  }
+  if (name == "aten::__range_length") {
+    FailureOr<int64_t> lo = intInput(node, 0), hi = intInput(node, 1),
+                       st = intInput(node, 2);
+    if (failed(lo) || failed(hi) || failed(st))
+      return failure();
+    if (*st == 0)
+      return emitError(l) << "range() step must not be zero";
+    int64_t n =
+        *st > 0 ? (*hi - *lo + *st - 1) / *st : (*lo - *hi - *st - 1) / -*st;
+    return set(node, 0, TSValue::ofInt(std::max<int64_t>(n, 0)));
+  }
+  if (name == "aten::__derive_index") {
+    TSValue &idx = get(inputs[0]);
+    FailureOr<int64_t> start = intInput(node, 1), step = intInput(node, 2);
+    if (failed(start) || failed(step))
+      return failure();
+    if (idx.intConst)
+      return set(node, 0, TSValue::ofInt(*start + *idx.intConst * *step));
+    Value i = scalarValue(idx, l);
+    Value r = arith::AddIOp::create(
+        b, l, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*start)),
+        arith::MulIOp::create(
+            b, l, i,
+            arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*step))));
+    return set(node, 0, TSValue::scalar(TSValue::Kind::Int, r));
+  }
+  if (name == "aten::format" || name == "aten::str") {
+    TSValue t;
+    t.kind = TSValue::Kind::Str;
+    return set(node, 0, t);
+  }
+  // Tensor -> Python number.
+  if ((name == "aten::Int" || name == "aten::Float" || name == "aten::Bool" ||
+       name == "aten::ScalarImplicit" || name == "aten::item") &&
+      get(inputs[0]).isTensor()) {
+    Value t = get(inputs[0]).value;
+    auto type = cast<RankedTensorType>(t.getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 1)
+      return emitError(l) << name << " needs a one-element tensor, got "
+                          << type;
+    SmallVector<Value> zeros(type.getRank(),
+                             arith::ConstantIndexOp::create(b, l, 0));
+    Value s = tensor::ExtractOp::create(b, l, t, zeros);
+    TSValue::Kind k = name == "aten::Int"     ? TSValue::Kind::Int
+                      : name == "aten::Float" ? TSValue::Kind::Float
+                      : name == "aten::Bool"  ? TSValue::Kind::Bool
+                      : isa<FloatType>(type.getElementType())
+                          ? TSValue::Kind::Float
+                      : type.getElementType().isInteger(1) ? TSValue::Kind::Bool
+                                                           : TSValue::Kind::Int;
+    Type target = k == TSValue::Kind::Int     ? Type(b.getI64Type())
+                  : k == TSValue::Kind::Float ? Type(b.getF64Type())
+                                              : Type(b.getI1Type());
+    return set(node, 0,
+               TSValue::scalar(k, buildConvertScalar(b, l, s, target)));
+  }
+  handled = false;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Python numbers
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
+  handled = false;
+  if (node->outputs().size() != 1 || node->inputs().empty())
+    return success();
+  c10::TypeKind outKind = node->output()->type()->kind();
+  if (outKind != c10::TypeKind::IntType &&
+      outKind != c10::TypeKind::FloatType &&
+      outKind != c10::TypeKind::BoolType &&
+      outKind != c10::TypeKind::NumberType)
+    return success();
+  for (jit::Value *in : node->inputs())
+    if (!get(in).isScalar())
+      return success();
+  std::string name = node->kind().toUnqualString();
+  if (!node->kind().is_aten() &&
+      !(node->kind().is_prim() &&
+        (name == "min" || name == "max" || name == "abs")))
+    return success();
+  Location l = loc(node);
+  std::vector<TSValue> ins;
+  for (jit::Value *in : node->inputs())
+    ins.push_back(get(in));
+  bool anyFloat = llvm::any_of(
+      ins, [](const TSValue &v) { return v.kind == TSValue::Kind::Float; });
+  bool allBool = llvm::all_of(
+      ins, [](const TSValue &v) { return v.kind == TSValue::Kind::Bool; });
+  bool allConst =
+      llvm::all_of(ins, [](const TSValue &v) { return v.isConstScalar(); });
+  TSValue::Kind resultKind =
+      outKind == c10::TypeKind::BoolType    ? TSValue::Kind::Bool
+      : outKind == c10::TypeKind::FloatType ? TSValue::Kind::Float
+      : outKind == c10::TypeKind::IntType   ? TSValue::Kind::Int
+      : anyFloat                            ? TSValue::Kind::Float
+                                            : TSValue::Kind::Int;
+
+  // Conversions.
+  if (name == "Int" || name == "Float" || name == "Bool" ||
+      name == "ScalarImplicit" || name == "floor" || name == "ceil" ||
+      name == "round" || name == "sqrt" || name == "neg" || name == "abs" ||
+      name == "__not__" || name == "exp" || name == "log") {
+    if (ins.size() != 1)
+      return success();
+    const TSValue &x = ins[0];
+    handled = true;
+    if (allConst) {
+      double d = *x.asDouble();
+      double r = d;
+      if (name == "floor")
+        r = std::floor(d);
+      else if (name == "ceil")
+        r = std::ceil(d);
+      else if (name == "round")
+        r = std::nearbyint(d);
+      else if (name == "sqrt")
+        r = std::sqrt(d);
+      else if (name == "exp")
+        r = std::exp(d);
+      else if (name == "log")
+        r = std::log(d);
+      else if (name == "neg")
+        r = -d;
+      else if (name == "abs")
+        r = std::fabs(d);
+      else if (name == "__not__")
+        r = d == 0;
+      else if (name == "Int")
+        r = std::trunc(d);
+      if (resultKind == TSValue::Kind::Int)
+        return set(node, 0,
+                   TSValue::ofInt(x.intConst && (name == "neg" ||
+                                                 name == "abs" || name == "Int")
+                                      ? (name == "neg"   ? -*x.intConst
+                                         : name == "abs" ? std::abs(*x.intConst)
+                                                         : *x.intConst)
+                                      : int64_t(r)));
+      if (resultKind == TSValue::Kind::Bool)
+        return set(node, 0, TSValue::ofBool(r != 0));
+      return set(node, 0, TSValue::ofFloat(r));
+    }
+    Type rt = resultKind == TSValue::Kind::Int     ? Type(b.getI64Type())
+              : resultKind == TSValue::Kind::Float ? Type(b.getF64Type())
+                                                   : Type(b.getI1Type());
+    Value v;
+    if (name == "floor" || name == "ceil" || name == "round" ||
+        name == "sqrt" || name == "exp" || name == "log") {
+      Value f = scalarAs(x, b.getF64Type(), l);
+      if (name == "floor")
+        f = math::FloorOp::create(b, l, f);
+      else if (name == "ceil")
+        f = math::CeilOp::create(b, l, f);
+      else if (name == "round")
+        f = math::RoundEvenOp::create(b, l, f);
+      else if (name == "sqrt")
+        f = math::SqrtOp::create(b, l, f);
+      else if (name == "exp")
+        f = math::ExpOp::create(b, l, f);
+      else
+        f = math::LogOp::create(b, l, f);
+      v = buildConvertScalar(b, l, f, rt);
+    } else if (name == "neg" || name == "abs") {
+      Value s = scalarAs(x, rt, l);
+      if (isa<FloatType>(rt))
+        v = name == "neg" ? arith::NegFOp::create(b, l, s).getResult()
+                          : math::AbsFOp::create(b, l, s).getResult();
+      else
+        v = name == "neg"
+                ? arith::SubIOp::create(
+                      b, l,
+                      arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)),
+                      s)
+                      .getResult()
+                : math::AbsIOp::create(b, l, s).getResult();
+    } else if (name == "__not__") {
+      v = arith::XOrIOp::create(
+          b, l, scalarAs(x, b.getI1Type(), l),
+          arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+    } else {
+      v = scalarAs(x, rt, l);
+    }
+    return set(node, 0, TSValue::scalar(resultKind, v));
+  }
+
+  if (ins.size() != 2)
+    return success();
+  enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    Min,
+    Max,
+    Cmp,
+    And,
+    Or,
+    Xor
+  };
+  std::optional<Op> op;
+  std::optional<ComparisonKind> cmp;
+  static const llvm::StringMap<Op> ops = {
+      {"add", Add},       {"sub", Sub},     {"mul", Mul},
+      {"div", Div},       {"truediv", Div}, {"floordiv", FloorDiv},
+      {"remainder", Mod}, {"__mod__", Mod}, {"pow", Pow},
+      {"min", Min},       {"max", Max},     {"__and__", And},
+      {"__or__", Or},     {"__xor__", Xor}};
+  static const llvm::StringMap<ComparisonKind> cmps = {
+      {"eq", ComparisonKind::Eq}, {"ne", ComparisonKind::Ne},
+      {"lt", ComparisonKind::Lt}, {"le", ComparisonKind::Le},
+      {"gt", ComparisonKind::Gt}, {"ge", ComparisonKind::Ge}};
+  if (auto it = ops.find(name); it != ops.end())
+    op = it->second;
+  else if (auto it2 = cmps.find(name); it2 != cmps.end()) {
+    op = Cmp;
+    cmp = it2->second;
+  } else {
+    return success();
+  }
+  handled = true;
+  const TSValue &x = ins[0], &y = ins[1];
+  if (*op == Div || *op == Pow)
+    anyFloat = anyFloat || *op == Div;
+  if (allConst) {
+    if (!anyFloat && x.intConst.has_value() == true &&
+        (allBool ? false : true)) {
+      int64_t a = x.intConst ? *x.intConst : int64_t(*x.boolConst);
+      int64_t c = y.intConst ? *y.intConst : int64_t(*y.boolConst);
+      auto floorDiv = [](int64_t p, int64_t q) {
+        int64_t d = p / q;
+        return (p % q != 0 && ((p < 0) != (q < 0))) ? d - 1 : d;
+      };
+      if ((*op == FloorDiv || *op == Mod) && c == 0)
+        return emitError(l) << "integer division by zero";
+      switch (*op) {
+      case Add:
+        return set(node, 0, TSValue::ofInt(a + c));
+      case Sub:
+        return set(node, 0, TSValue::ofInt(a - c));
+      case Mul:
+        return set(node, 0, TSValue::ofInt(a * c));
+      case FloorDiv:
+        return set(node, 0, TSValue::ofInt(floorDiv(a, c)));
+      case Mod:
+        return set(node, 0, TSValue::ofInt(a - floorDiv(a, c) * c));
+      case Pow:
+        if (resultKind == TSValue::Kind::Float)
+          return set(node, 0, TSValue::ofFloat(std::pow(double(a), double(c))));
+        return set(node, 0,
+                   TSValue::ofInt(int64_t(std::pow(double(a), double(c)))));
+      case Min:
+        return set(node, 0, TSValue::ofInt(std::min(a, c)));
+      case Max:
+        return set(node, 0, TSValue::ofInt(std::max(a, c)));
+      case And:
+        return set(node, 0, TSValue::ofInt(a & c));
+      case Or:
+        return set(node, 0, TSValue::ofInt(a | c));
+      case Xor:
+        return set(node, 0, TSValue::ofInt(a ^ c));
+      default:
+        break;
+      }
+    }
+    double a = *x.asDouble(), c = *y.asDouble();
+    double r = 0;
+    switch (*op) {
+    case Add:
+      r = a + c;
+      break;
+    case Sub:
+      r = a - c;
+      break;
+    case Mul:
+      r = a * c;
+      break;
+    case Div:
+      r = a / c;
+      break;
+    case FloorDiv:
+      r = std::floor(a / c);
+      break;
+    case Mod:
+      r = a - std::floor(a / c) * c;
+      break;
+    case Pow:
+      r = std::pow(a, c);
+      break;
+    case Min:
+      r = std::min(a, c);
+      break;
+    case Max:
+      r = std::max(a, c);
+      break;
+    case And:
+      r = double(bool(a) && bool(c));
+      break;
+    case Or:
+      r = double(bool(a) || bool(c));
+      break;
+    case Xor:
+      r = double(bool(a) != bool(c));
+      break;
+    case Cmp:
+      switch (*cmp) {
+      case ComparisonKind::Eq:
+        r = a == c;
+        break;
+      case ComparisonKind::Ne:
+        r = a != c;
+        break;
+      case ComparisonKind::Lt:
+        r = a < c;
+        break;
+      case ComparisonKind::Le:
+        r = a <= c;
+        break;
+      case ComparisonKind::Gt:
+        r = a > c;
+        break;
+      case ComparisonKind::Ge:
+        r = a >= c;
+        break;
+      }
+      return set(node, 0, TSValue::ofBool(r != 0));
+    }
+    if (resultKind == TSValue::Kind::Bool)
+      return set(node, 0, TSValue::ofBool(r != 0));
+    if (resultKind == TSValue::Kind::Int)
+      return set(node, 0, TSValue::ofInt(int64_t(r)));
+    return set(node, 0, TSValue::ofFloat(r));
+  }
+  // Emit arith on i1 (bool logic), i64 or f64.
+  Type ct = allBool    ? Type(b.getI1Type())
+            : anyFloat ? Type(b.getF64Type())
+                       : Type(b.getI64Type());
+  if ((*op == Add || *op == Sub || *op == Mul || *op == Min || *op == Max ||
+       *op == FloorDiv || *op == Mod) &&
+      allBool)
+    ct = b.getI64Type();
+  Value a = scalarAs(x, ct, l), c = scalarAs(y, ct, l);
+  bool isF = isa<FloatType>(ct);
+  Value r;
+  switch (*op) {
+  case Add:
+    r = isF ? arith::AddFOp::create(b, l, a, c).getResult()
+            : arith::AddIOp::create(b, l, a, c).getResult();
+    break;
+  case Sub:
+    r = isF ? arith::SubFOp::create(b, l, a, c).getResult()
+            : arith::SubIOp::create(b, l, a, c).getResult();
+    break;
+  case Mul:
+    r = isF ? arith::MulFOp::create(b, l, a, c).getResult()
+            : arith::MulIOp::create(b, l, a, c).getResult();
+    break;
+  case Div:
+    r = arith::DivFOp::create(b, l, a, c);
+    break;
+  case FloorDiv:
+    r = buildScalarDivision(b, l, DivisionKind::FloorDivide, a, c);
+    break;
+  case Mod:
+    r = buildScalarDivision(b, l, DivisionKind::Remainder, a, c);
+    break;
+  case Pow:
+    if (!isF)
+      return unsupported(node, "integer power of values unknown at import "
+                               "time");
+    r = math::PowFOp::create(b, l, a, c);
+    break;
+  case Min:
+    r = isF ? arith::MinimumFOp::create(b, l, a, c).getResult()
+            : arith::MinSIOp::create(b, l, a, c).getResult();
+    break;
+  case Max:
+    r = isF ? arith::MaximumFOp::create(b, l, a, c).getResult()
+            : arith::MaxSIOp::create(b, l, a, c).getResult();
+    break;
+  case And:
+    r = arith::AndIOp::create(b, l, a, c);
+    break;
+  case Or:
+    r = arith::OrIOp::create(b, l, a, c);
+    break;
+  case Xor:
+    r = arith::XOrIOp::create(b, l, a, c);
+    break;
+  case Cmp:
+    r = buildScalarComparison(b, l, *cmp, a, c);
+    return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, r));
+  }
+  Type rt = resultKind == TSValue::Kind::Int     ? Type(b.getI64Type())
+            : resultKind == TSValue::Kind::Float ? Type(b.getF64Type())
+                                                 : Type(b.getI1Type());
+  return set(node, 0,
+             TSValue::scalar(resultKind, buildConvertScalar(b, l, r, rt)));
+}
