@@ -3,6 +3,7 @@
 #include "mlprog/Import/Common/AxisReduce.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Reduction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -87,69 +88,6 @@ static Value divideByScalar(OpBuilder &b, Location loc, Value x, Value d) {
       });
 }
 
-FailureOr<Value> mlprog::buildAxisReduce(OpBuilder &b, Location loc,
-                                         AxisReduceKind kind, Value x,
-                                         ArrayRef<int64_t> axes,
-                                         bool keepDims) {
-  auto type = dyn_cast<RankedTensorType>(x.getType());
-  if (!type || !type.getElementType().isIntOrFloat())
-    return emitError(loc) << "reduction needs an int or float tensor, got "
-                          << x.getType();
-  Type et = type.getElementType();
-  bool isFloat = isa<FloatType>(et);
-  if (kind == AxisReduceKind::Mean && !isFloat)
-    return emitError(loc) << "mean needs a float tensor, got " << x.getType();
-  if (type.getRank() == 0)
-    return x;
-  FailureOr<SmallVector<bool>> reduced = reducedDims(loc, type.getRank(), axes);
-  if (failed(reduced))
-    return failure();
-  TypedAttr init;
-  switch (kind) {
-  case AxisReduceKind::Sum:
-  case AxisReduceKind::Mean:
-    init = b.getZeroAttr(et);
-    break;
-  case AxisReduceKind::Prod:
-    init = isFloat ? TypedAttr(b.getFloatAttr(et, 1.0))
-                   : TypedAttr(b.getIntegerAttr(et, 1));
-    break;
-  case AxisReduceKind::Max:
-    init = getLowestAttr(et);
-    break;
-  case AxisReduceKind::Min:
-    if (auto ft = dyn_cast<FloatType>(et))
-      init = FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics()));
-    else
-      init = IntegerAttr::get(
-          et, APInt::getSignedMaxValue(et.getIntOrFloatBitWidth()));
-    break;
-  }
-  Value r = reduceDims(
-      b, loc, x, *reduced, init,
-      [&](OpBuilder &nb, Location nl, Value v, Value acc) -> Value {
-        switch (kind) {
-        case AxisReduceKind::Sum:
-        case AxisReduceKind::Mean:
-          return isFloat ? arith::AddFOp::create(nb, nl, v, acc).getResult()
-                         : arith::AddIOp::create(nb, nl, v, acc).getResult();
-        case AxisReduceKind::Prod:
-          return isFloat ? arith::MulFOp::create(nb, nl, v, acc).getResult()
-                         : arith::MulIOp::create(nb, nl, v, acc).getResult();
-        case AxisReduceKind::Max:
-          return isFloat ? arith::MaximumFOp::create(nb, nl, v, acc).getResult()
-                         : arith::MaxSIOp::create(nb, nl, v, acc).getResult();
-        case AxisReduceKind::Min:
-          return isFloat ? arith::MinimumFOp::create(nb, nl, v, acc).getResult()
-                         : arith::MinSIOp::create(nb, nl, v, acc).getResult();
-        }
-        return Value();
-      });
-  if (kind == AxisReduceKind::Mean)
-    r = divideByScalar(b, loc, r, reducedCount(b, loc, x, *reduced, et));
-  return keepDims ? keepReducedDims(b, loc, r, *reduced) : r;
-}
-
 FailureOr<Value> mlprog::buildVariance(OpBuilder &b, Location loc, Value x,
                                        ArrayRef<int64_t> axes, bool keepDims,
                                        int64_t correction) {
@@ -161,7 +99,7 @@ FailureOr<Value> mlprog::buildVariance(OpBuilder &b, Location loc, Value x,
   if (failed(reduced))
     return failure();
   FailureOr<Value> mean =
-      buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes, /*keepDims=*/true);
+      buildReduce(b, loc, ReduceKind::Mean, x, axes, /*keepDims=*/true);
   if (failed(mean))
     return failure();
   FailureOr<Value> diff =
@@ -255,13 +193,12 @@ FailureOr<Value> mlprog::buildLogSoftmax(OpBuilder &b, Location loc, Value x,
   if (!type || !isa<FloatType>(type.getElementType()))
     return emitError(loc) << "log_softmax needs a float tensor, got "
                           << x.getType();
-  FailureOr<Value> max =
-      buildAxisReduce(b, loc, AxisReduceKind::Max, x, {axis}, true);
+  FailureOr<Value> max = buildReduce(b, loc, ReduceKind::Max, x, {axis}, true);
   if (failed(max))
     return failure();
   Value shifted = *buildElementwiseBinary(b, loc, BinaryOpKind::Sub, x, *max);
   Value exps = *buildElementwiseUnary(b, loc, UnaryOpKind::Exp, shifted);
-  Value sum = *buildAxisReduce(b, loc, AxisReduceKind::Sum, exps, {axis}, true);
+  Value sum = *buildReduce(b, loc, ReduceKind::Sum, exps, {axis}, true);
   Value logSum = *buildElementwiseUnary(b, loc, UnaryOpKind::Log, sum);
   return buildElementwiseBinary(b, loc, BinaryOpKind::Sub, shifted, logSum);
 }

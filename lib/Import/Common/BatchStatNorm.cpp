@@ -3,6 +3,7 @@
 #include "mlprog/Import/Common/BatchStatNorm.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/AxisReduce.h"
+#include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +27,7 @@ mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
     if (d != 1)
       axes.push_back(d);
   BatchNormTrainingResult r;
-  FailureOr<Value> mean = buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes,
+  FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes,
                                           /*keepDims=*/false);
   FailureOr<Value> var = buildVariance(b, loc, x, axes, false, 0);
   FailureOr<Value> uvar = buildVariance(b, loc, x, axes, false, 1);
@@ -65,7 +66,7 @@ FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc,
   for (int64_t d = type.getRank() - numNormalizedDims; d < type.getRank(); ++d)
     axes.push_back(d);
   FailureOr<Value> mean =
-      buildAxisReduce(b, loc, AxisReduceKind::Mean, x, axes, true);
+      buildReduce(b, loc, ReduceKind::Mean, x, axes, true);
   FailureOr<Value> var = buildVariance(b, loc, x, axes, true, 0);
   if (failed(mean) || failed(var))
     return failure();

@@ -119,6 +119,9 @@ FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
     return emitError(loc) << "mean reduction needs a float tensor, got "
                           << x.getType();
   int64_t rank = type.getRank();
+  // A scalar tensor has nothing to reduce (aten::sum of a 0-d tensor).
+  if (rank == 0 && axes.empty())
+    return x;
   SmallVector<bool> reduced(rank, axes.empty());
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank || reduced[(axis + rank) % rank])

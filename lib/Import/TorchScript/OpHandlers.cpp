@@ -837,7 +837,7 @@ LogicalResult layerNorm(Im &im, Node *n) {
 
 /// Reduces with optional dim list at `dimArg`, keepdim at `dimArg + 1` and
 /// a dtype at `dtypeArg`.
-LogicalResult reduceOp(Im &im, Node *n, AxisReduceKind kind,
+LogicalResult reduceOp(Im &im, Node *n, ReduceKind kind,
                        std::optional<unsigned> dimArg,
                        std::optional<unsigned> dtypeArg) {
   Location l = im.loc(n);
@@ -861,39 +861,39 @@ LogicalResult reduceOp(Im &im, Node *n, AxisReduceKind kind,
       return failure();
     if (*t)
       et = *t;
-    else if ((kind == AxisReduceKind::Sum || kind == AxisReduceKind::Prod) &&
+    else if ((kind == ReduceKind::Sum || kind == ReduceKind::Prod) &&
              !isa<FloatType>(et))
       et = im.b.getI64Type(); // integer sums accumulate in int64
   }
   FailureOr<Value> xc = buildConvertElementType(im.b, l, *x, et);
   if (failed(xc))
     return failure();
-  return im.setTensor(n, 0, buildAxisReduce(im.b, l, kind, *xc, dims, keep));
+  return im.setTensor(n, 0, buildReduce(im.b, l, kind, *xc, dims, keep));
 }
 
 LogicalResult sum(Im &im, Node *n) {
   std::string ov = n->schema().overload_name();
   if (ov.empty())
-    return reduceOp(im, n, AxisReduceKind::Sum, std::nullopt, 1);
-  return reduceOp(im, n, AxisReduceKind::Sum, 1, 3);
+    return reduceOp(im, n, ReduceKind::Sum, std::nullopt, 1);
+  return reduceOp(im, n, ReduceKind::Sum, 1, 3);
 }
 LogicalResult mean(Im &im, Node *n) {
   std::string ov = n->schema().overload_name();
   if (ov.empty())
-    return reduceOp(im, n, AxisReduceKind::Mean, std::nullopt, 1);
-  return reduceOp(im, n, AxisReduceKind::Mean, 1, 3);
+    return reduceOp(im, n, ReduceKind::Mean, std::nullopt, 1);
+  return reduceOp(im, n, ReduceKind::Mean, 1, 3);
 }
 LogicalResult prod(Im &im, Node *n) {
   std::string ov = n->schema().overload_name();
   if (ov.empty())
-    return reduceOp(im, n, AxisReduceKind::Prod, std::nullopt, 1);
-  return reduceOp(im, n, AxisReduceKind::Prod, 1, 3);
+    return reduceOp(im, n, ReduceKind::Prod, std::nullopt, 1);
+  return reduceOp(im, n, ReduceKind::Prod, 1, 3);
 }
 LogicalResult amax(Im &im, Node *n) {
-  return reduceOp(im, n, AxisReduceKind::Max, 1, std::nullopt);
+  return reduceOp(im, n, ReduceKind::Max, 1, std::nullopt);
 }
 LogicalResult amin(Im &im, Node *n) {
-  return reduceOp(im, n, AxisReduceKind::Min, 1, std::nullopt);
+  return reduceOp(im, n, ReduceKind::Min, 1, std::nullopt);
 }
 
 /// max/min: (self) all-reduce, .dim(self, dim, keepdim) -> (values,
@@ -906,16 +906,16 @@ LogicalResult maxMin(Im &im, Node *n, bool isMax) {
   FailureOr<Value> x = im.tensorInput(n, 0);
   if (failed(x))
     return failure();
-  AxisReduceKind k = isMax ? AxisReduceKind::Max : AxisReduceKind::Min;
+  ReduceKind k = isMax ? ReduceKind::Max : ReduceKind::Min;
   if (ov.empty())
-    return im.setTensor(n, 0, buildAxisReduce(im.b, l, k, *x, {}, false));
+    return im.setTensor(n, 0, buildReduce(im.b, l, k, *x, {}, false));
   if (ov != "dim")
     return im.unsupported(n, "overload " + ov);
   FailureOr<int64_t> d = im.intInput(n, 1);
   FailureOr<bool> keep = im.boolInput(n, 2);
   if (failed(d) || failed(keep))
     return failure();
-  if (failed(im.setTensor(n, 0, buildAxisReduce(im.b, l, k, *x, {*d}, *keep))))
+  if (failed(im.setTensor(n, 0, buildReduce(im.b, l, k, *x, {*d}, *keep))))
     return failure();
   return im.setTensor(n, 1, buildArgReduce(im.b, l, *x, *d, *keep, isMax));
 }

@@ -16,18 +16,7 @@
 
 namespace mlprog {
 
-/// Reduction combiners.
-enum class AxisReduceKind { Sum, Mean, Max, Min, Prod };
-
-/// Reduces `x` over `axes` (each in [-rank, rank), duplicates rejected; empty
-/// means every axis). With `keepDims` the reduced dims stay as extent 1.
-/// Sum/Prod/Max/Min take float or integer tensors (accumulating in the
-/// element type; Max/Min integer compares are signed); Mean is float only.
-/// Max/Min propagate NaN. A rank-0 `x` is returned unchanged.
-/// Spec: aten::sum/mean/amax/amin/prod (dim lists); ONNX ReduceSum/Mean/...
-mlir::FailureOr<mlir::Value>
-buildAxisReduce(mlir::OpBuilder &b, mlir::Location loc, AxisReduceKind kind,
-                mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
+// Sum/mean/max/min/prod reductions are buildReduce (Reduction.h).
 
 /// Variance of float `x` over `axes` (empty: all): the mean of squared
 /// deviations divided by (N - correction), N the reduced element count
