@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Writes the op table of an importer as Markdown.
 
-Usage: gen-op-table.py --format ONNX lib/Import/ONNX/OpHandlers.cpp -o ONNXOps.md
+Usage: gen-op-table.py --format ONNX lib/Import/ONNX/*.cpp -o ONNXOps.md
 
-Reads the importer's handler table, the brace-initialized
-`llvm::StringMap<...> NAME = { {"Op", handler}, ... };` in SOURCE (the
+Reads the importer's handler tables, the brace-initialized
+`llvm::StringMap<...> NAME = { {"Op", handler}, ... };` or
+`std::pair<const char *, OpHandler> NAME[] = { ... };` in each SOURCE (the
 one source of truth for what an importer accepts), and lists every op with
-the C++ handler that imports it. Fails if no table or no entry is found, so
-a renamed table cannot silently produce an empty page.
+the C++ handler that imports it. Fails if no entry is found, so a renamed
+table cannot silently produce an empty page.
 """
 
 import argparse
+import os
 import re
 import sys
 
-TABLE_START = re.compile(r"StringMap<[^;{]*>\s+\w+\s*=\s*\{")
+TABLE_START = re.compile(
+    r"(?:StringMap<[^;{]*>|std::pair<[^;{]*OpHandler>)\s+\w+(?:\[\])?\s*=\s*\{")
 ENTRY = re.compile(r'\{\s*"([^"]+)"\s*,\s*([^{}]+?)\s*\}')
 
 
@@ -31,17 +34,20 @@ def read_table(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source")
+    parser.add_argument("sources", nargs="+")
     parser.add_argument("--format", required=True, help="e.g. ONNX")
     parser.add_argument("-o", "--output", default="-")
     args = parser.parse_args()
 
-    with open(args.source, encoding="utf-8") as f:
-        entries = read_table(f.read())
+    entries = []
+    for path in args.sources:
+        with open(path, encoding="utf-8") as f:
+            entries += read_table(f.read()) or []
     if not entries:
-        sys.exit("%s: no handler table found" % args.source)
+        sys.exit("%s: no handler table found" % " ".join(args.sources))
 
-    source = args.source
+    source = os.path.dirname(args.sources[0]) if len(args.sources) > 1 \
+        else args.sources[0]
     if "/lib/" in source:
         source = "lib/" + source.split("/lib/", 1)[1]
     lines = [

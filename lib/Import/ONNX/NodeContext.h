@@ -130,8 +130,33 @@ private:
 /// Imports one node; emits diagnostics at `ctx.loc` and fails on error.
 using OpHandler = mlir::LogicalResult (*)(NodeContext &ctx);
 
-/// The ONNX op type -> handler table (default domain).
+/// The ONNX op type -> handler table (default domain), built once from the
+/// per-family registration functions below.
 const llvm::StringMap<OpHandler> &getOpHandlers();
+
+/// Each op family lives in its own source file and adds its handlers to the
+/// table here (one entry per ONNX op type; a duplicate is a programming
+/// error caught at startup).
+using OpHandlerTable = llvm::StringMap<OpHandler>;
+/// OpHandlers.cpp: the core CNN slice (elementwise arithmetic, conv, pools,
+/// batch norm, softmax, matmul/gemm, reshape/transpose/concat, Constant).
+void registerCoreOpHandlers(OpHandlerTable &table);
+/// MathOps.cpp: elementwise math, logic, comparisons, casts, activations,
+/// reductions, arg max/min, normalizations, einsum.
+void registerMathOpHandlers(OpHandlerTable &table);
+/// TensorOps.cpp: shape and data-movement ops, indexing, scatter/gather,
+/// padding, resize, creation ops, sliding-window variants.
+void registerTensorOpHandlers(OpHandlerTable &table);
+/// ControlFlowOps.cpp: If, Loop, Scan and other subgraph-carrying ops.
+void registerControlFlowOpHandlers(OpHandlerTable &table);
+
+/// Normalizes a possibly negative `axis` against `rank` (ONNX allows
+/// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when
+/// `inclusiveEnd`); a located error when out of range.
+mlir::FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis,
+                                       int64_t rank, bool inclusiveEnd = false);
+/// Rank of a ranked tensor value.
+int64_t rankOf(mlir::Value v);
 
 } // namespace mlprog::onnx_import
 

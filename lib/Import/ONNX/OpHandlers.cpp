@@ -22,12 +22,9 @@
 using namespace mlir;
 
 namespace mlprog::onnx_import {
-namespace {
 
-/// Normalizes a possibly negative `axis` against `rank` (ONNX allows
-/// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten).
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
-                                 bool inclusiveEnd = false) {
+                                 bool inclusiveEnd) {
   int64_t hi = inclusiveEnd ? rank : rank - 1;
   if (axis < -rank || axis > hi)
     return emitError(ctx.loc)
@@ -38,6 +35,8 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
 int64_t rankOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getRank();
 }
+
+namespace {
 
 //===--- Elementwise ------------------------------------------------------===//
 
@@ -409,8 +408,8 @@ LogicalResult importConstant(NodeContext &ctx) {
 
 } // namespace
 
-const llvm::StringMap<OpHandler> &getOpHandlers() {
-  static const llvm::StringMap<OpHandler> handlers = {
+void registerCoreOpHandlers(OpHandlerTable &table) {
+  static const std::pair<const char *, OpHandler> handlers[] = {
       {"Abs", importUnary<UnaryOpKind::Abs>},
       {"Add", importBinary<BinaryOpKind::Add>},
       {"AveragePool", importAveragePool},
@@ -443,7 +442,20 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
       {"Tanh", importUnary<UnaryOpKind::Tanh>},
       {"Transpose", importTranspose},
   };
-  return handlers;
+  for (const auto &[name, handler] : handlers)
+    table[name] = handler;
+}
+
+const llvm::StringMap<OpHandler> &getOpHandlers() {
+  static const OpHandlerTable table = [] {
+    OpHandlerTable t;
+    registerCoreOpHandlers(t);
+    registerMathOpHandlers(t);
+    registerTensorOpHandlers(t);
+    registerControlFlowOpHandlers(t);
+    return t;
+  }();
+  return table;
 }
 
 } // namespace mlprog::onnx_import

@@ -1,0 +1,17 @@
+//===- TensorOps.cpp - ONNX shape, indexing and data-movement ops ---===//
+//
+// Handlers only read operands and attributes (with the ONNX operator spec's
+// defaults for the model's opset) and call the shared builders in
+// mlprog/Import/Common; semantics belong in the builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeContext.h"
+
+using namespace mlir;
+
+namespace mlprog::onnx_import {
+
+void registerTensorOpHandlers(OpHandlerTable &table) { (void)table; }
+
+} // namespace mlprog::onnx_import
