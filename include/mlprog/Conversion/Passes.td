@@ -17,18 +17,34 @@ def ConvertMLProgramToMemRef
     - `ml_program.global` with a static tensor bounding type becomes a
       `memref.global` (`constant` when immutable, `uninitialized` when it has
       no initial value);
+    - a scalar bounding type is stored in a rank-0 memref; an immutable
+      global with a dynamic bounding type is stored with its initial value's
+      static shape (and loads `tensor.cast` back to the bounding type);
+    - `#ml_program.extern` becomes a public external `memref.global`
+      declaration that the runner binds to the memory-mapped storage named by
+      the global's `ml_program.external_storage` attribute;
+    - a mutable global whose bounding type has dynamic extents keeps its
+      current value in a heap buffer of the value's shape, reached through a
+      `<name>__value` box global and a `<name>__stored` flag; until the
+      first store, reads see the initial value (or, when uninitialized, an
+      empty tensor whose dynamic extents are 0). Each store allocates a
+      buffer of the stored shape and frees the previous one (both marked
+      `bufferization.manual_deallocation`);
     - loads become `memref.get_global` + `bufferization.to_tensor restrict`
       (a copy is taken for mutable globals so that later stores do not change
       an earlier load), stores become
       `bufferization.materialize_in_destination`.
 
-    Globals with dynamic bounding types or `#ml_program.extern` values are
-    reported as errors at the global.
+    A global whose bounding type is unranked, or immutable with a dynamic
+    bounding type and no statically shaped initial value, is an error at the
+    global.
   }];
   let dependentDialects = [
+    "mlir::arith::ArithDialect",
     "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect",
     "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",
   ];
 }

@@ -8,6 +8,8 @@
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -21,10 +23,19 @@ using namespace mlprog;
 
 namespace {
 
-/// The memref type that stores the value of `global`: the bounding type's
-/// shape, or the initial value's where the bounding type has dynamic
-/// extents (legal only for immutable globals, whose value never changes);
-/// scalars are stored in a rank-0 memref. Null when it cannot be stored.
+/// Whether `global` is mutable with a ranked tensor bounding type that has
+/// dynamic extents: its value can change shape with every store.
+static bool hasDynamicMutableValue(GlobalOp global) {
+  auto tensorType = dyn_cast<RankedTensorType>(global.getType());
+  return global.getIsMutable() && tensorType && !tensorType.hasStaticShape();
+}
+
+/// The memref type that stores the initial value of `global`: the bounding
+/// type's shape, or, where the bounding type has dynamic extents, the shape
+/// of the initial value (inline or `#ml_program.extern`) and, for an
+/// uninitialized mutable global, the bounding shape with every dynamic
+/// extent 0 (a read before the first store yields an empty tensor). Scalars
+/// are stored in a rank-0 memref. Null when it cannot be stored.
 static MemRefType getStorageType(GlobalOp global) {
   Type bound = global.getType();
   if (bound.isIntOrIndexOrFloat())
@@ -33,29 +44,85 @@ static MemRefType getStorageType(GlobalOp global) {
   if (!tensorType)
     return {};
   if (!tensorType.hasStaticShape()) {
-    auto value = dyn_cast_if_present<TypedAttr>(global.getValueAttr());
-    if (global.getIsMutable() || !value)
-      return {};
-    tensorType = dyn_cast<RankedTensorType>(value.getType());
+    Attribute initialValue = global.getValueAttr();
+    if (!initialValue && global.getIsMutable()) {
+      SmallVector<int64_t> shape(tensorType.getShape());
+      for (int64_t &extent : shape)
+        if (ShapedType::isDynamic(extent))
+          extent = 0;
+      return MemRefType::get(shape, tensorType.getElementType());
+    }
+    Type valueType;
+    if (auto value = dyn_cast_if_present<ExternAttr>(initialValue))
+      valueType = value.getType();
+    else if (auto value = dyn_cast_if_present<TypedAttr>(initialValue))
+      valueType = value.getType();
+    tensorType = dyn_cast_if_present<RankedTensorType>(valueType);
     if (!tensorType || !tensorType.hasStaticShape())
       return {};
   }
   return MemRefType::get(tensorType.getShape(), tensorType.getElementType());
 }
 
+/// The state behind a mutable global whose bounding type has dynamic
+/// extents. Its current value lives in a heap buffer of the value's shape;
+/// `box` (a rank-0 memref holding that buffer's memref) points at it once
+/// `stored` (a rank-0 i1 memref, initially false) is set. Until the first
+/// store, reads see the initial-value buffer, the `memref.global` named like
+/// the `ml_program.global`. Each store allocates a buffer of the stored
+/// value's shape and frees the previous one; both are marked
+/// `bufferization.manual_deallocation` so that buffer deallocation leaves
+/// them alone.
+struct DynamicGlobalState {
+  /// The value's memref type: the bounding type as a memref.
+  MemRefType valueType;
+  FlatSymbolRefAttr box;
+  FlatSymbolRefAttr stored;
+};
+
+/// Creates the `box` and `stored` globals of `global` (see
+/// DynamicGlobalState) before it, with names unique in `symbols`.
+DynamicGlobalState createDynamicGlobalState(RewriterBase &rewriter,
+                                            GlobalOp global,
+                                            memref::GlobalOp lowered,
+                                            SymbolTable &symbols) {
+  auto bound = cast<RankedTensorType>(global.getType());
+  auto valueType = MemRefType::get(bound.getShape(), bound.getElementType());
+  StringAttr priv = rewriter.getStringAttr("private");
+  auto makeGlobal = [&](StringRef suffix, MemRefType type,
+                        Attribute initialValue) {
+    auto op = memref::GlobalOp::create(
+        rewriter, global.getLoc(),
+        rewriter.getStringAttr(global.getSymName() + suffix), priv,
+        TypeAttr::get(type), initialValue, /*constant=*/UnitAttr(),
+        /*alignment=*/IntegerAttr());
+    symbols.insert(op);
+    return FlatSymbolRefAttr::get(op.getSymNameAttr());
+  };
+  rewriter.setInsertionPointAfter(lowered);
+  FlatSymbolRefAttr box = makeGlobal("__value", MemRefType::get({}, valueType),
+                                     rewriter.getUnitAttr());
+  auto flagType = RankedTensorType::get({}, rewriter.getI1Type());
+  FlatSymbolRefAttr stored =
+      makeGlobal("__stored", MemRefType::get({}, rewriter.getI1Type()),
+                 DenseElementsAttr::get(flagType, false));
+  return {valueType, box, stored};
+}
+
 /// Lowers one `ml_program.global` to a `memref.global` of the same name:
 /// an inline value becomes the initializer, no value an uninitialized
 /// buffer, and `#ml_program.extern` an external declaration whose symbol the
 /// runner binds to the memory-mapped storage (see ExternalStorage.h).
-LogicalResult lowerGlobal(RewriterBase &rewriter, GlobalOp global) {
+FailureOr<memref::GlobalOp> lowerGlobal(RewriterBase &rewriter,
+                                        GlobalOp global) {
   MemRefType memrefType = getStorageType(global);
   if (!memrefType)
     return global.emitOpError()
-           << "cannot be lowered yet: the bounding type " << global.getType()
-           << (global.getIsMutable()
-                   ? " of a mutable global must be a statically shaped "
-                     "tensor or a scalar"
-                   : " needs a statically shaped initial value");
+           << "cannot be lowered: the bounding type " << global.getType()
+           << (isa<RankedTensorType>(global.getType()) ||
+                       global.getType().isIntOrIndexOrFloat()
+                   ? " needs a statically shaped initial value"
+                   : " must be a ranked tensor or a scalar");
   Attribute initialValue = global.getValueAttr();
   bool isExtern = isa_and_nonnull<ExternAttr>(initialValue);
   auto valueType =
@@ -90,13 +157,11 @@ LogicalResult lowerGlobal(RewriterBase &rewriter, GlobalOp global) {
   StringAttr visibility = global.getSymVisibilityAttr();
   if (!visibility || isExtern)
     visibility = rewriter.getStringAttr("public");
-  memref::GlobalOp::create(
+  return memref::GlobalOp::create(
       rewriter, global.getLoc(), global.getSymNameAttr(), visibility,
       TypeAttr::get(memrefType), initialValue,
       global.getIsMutable() ? UnitAttr() : rewriter.getUnitAttr(),
       isExtern ? IntegerAttr() : rewriter.getI64IntegerAttr(64));
-  rewriter.eraseOp(global);
-  return success();
 }
 
 /// Emits the memref backing `global` and returns it with the global's
@@ -116,51 +181,142 @@ FailureOr<std::pair<Value, bool>> getGlobalBuffer(RewriterBase &rewriter,
   return std::make_pair(buffer, !memrefGlobal.getConstant());
 }
 
+/// Loads the `stored` flag of a dynamic global.
+Value loadStoredFlag(RewriterBase &rewriter, Location loc,
+                     const DynamicGlobalState &state) {
+  Value flag = memref::GetGlobalOp::create(
+      rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
+      state.stored.getValue());
+  return memref::LoadOp::create(rewriter, loc, flag);
+}
+
+/// Loads the buffer that holds the current value of a dynamic global.
+Value loadBoxedBuffer(RewriterBase &rewriter, Location loc,
+                      const DynamicGlobalState &state) {
+  Value box = memref::GetGlobalOp::create(rewriter, loc,
+                                          MemRefType::get({}, state.valueType),
+                                          state.box.getValue());
+  return memref::LoadOp::create(rewriter, loc, box);
+}
+
+/// The buffer holding the current value of a dynamic global: the boxed
+/// buffer once stored to, the initial-value buffer before.
+Value getCurrentBuffer(RewriterBase &rewriter, Location loc,
+                       const DynamicGlobalState &state, Value initial) {
+  Value stored = loadStoredFlag(rewriter, loc, state);
+  auto ifOp = scf::IfOp::create(rewriter, loc, state.valueType, stored,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(rewriter, loc, loadBoxedBuffer(rewriter, loc, state));
+  rewriter.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(
+      rewriter, loc,
+      memref::CastOp::create(rewriter, loc, state.valueType, initial)
+          .getResult());
+  return ifOp.getResult(0);
+}
+
 /// Replaces a read of a global by a tensor view of its buffer; reads of
 /// mutable globals take a copy so that later stores leave them unchanged.
 LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
                         SymbolRefAttr global, Value result,
-                        SymbolTable &symbols) {
+                        SymbolTable &symbols,
+                        const DynamicGlobalState *dynamicState) {
   rewriter.setInsertionPoint(op);
   FailureOr<std::pair<Value, bool>> buffer =
       getGlobalBuffer(rewriter, op, global, symbols);
   if (failed(buffer))
     return failure();
   auto [memref, isMutable] = *buffer;
+  Location loc = op->getLoc();
+  if (dynamicState)
+    memref = getCurrentBuffer(rewriter, loc, *dynamicState, memref);
   auto memrefType = cast<MemRefType>(memref.getType());
   Value value;
   if (memrefType.getRank() == 0 && !isa<TensorType>(result.getType())) {
-    value = memref::LoadOp::create(rewriter, op->getLoc(), memref);
+    value = memref::LoadOp::create(rewriter, loc, memref);
   } else {
     auto type = RankedTensorType::get(memrefType.getShape(),
                                       memrefType.getElementType());
-    value = bufferization::ToTensorOp::create(rewriter, op->getLoc(), type,
-                                              memref, /*restrict=*/true,
+    value = bufferization::ToTensorOp::create(rewriter, loc, type, memref,
+                                              /*restrict=*/true,
                                               /*writable=*/false);
     if (isMutable)
       value = bufferization::AllocTensorOp::create(
-          rewriter, op->getLoc(), type, ValueRange(), /*copy=*/value);
+          rewriter, loc, type, /*dynamicSizes=*/ValueRange(), /*copy=*/value);
     // An immutable global with a dynamic bounding type is stored with its
     // initial value's static shape.
     if (type != result.getType())
-      value = tensor::CastOp::create(rewriter, op->getLoc(), result.getType(),
-                                     value);
+      value = tensor::CastOp::create(rewriter, loc, result.getType(), value);
   }
   rewriter.replaceAllUsesWith(result, value);
   return success();
 }
 
+/// Stores `value` into a dynamic global: a fresh buffer of the value's
+/// shape replaces (and frees) the previous one.
+void storeDynamic(RewriterBase &rewriter, Location loc,
+                  const DynamicGlobalState &state, Value value) {
+  if (value.getType() !=
+      RankedTensorType::get(state.valueType.getShape(),
+                            state.valueType.getElementType()))
+    value = tensor::CastOp::create(
+        rewriter, loc,
+        RankedTensorType::get(state.valueType.getShape(),
+                              state.valueType.getElementType()),
+        value);
+  SmallVector<Value> dynamicSizes;
+  for (auto [i, extent] : llvm::enumerate(state.valueType.getShape()))
+    if (ShapedType::isDynamic(extent))
+      dynamicSizes.push_back(
+          tensor::DimOp::create(rewriter, loc, value, int64_t(i)));
+  StringRef manual = bufferization::BufferizationDialect::kManualDeallocation;
+  auto alloc =
+      memref::AllocOp::create(rewriter, loc, state.valueType, dynamicSizes);
+  alloc->setAttr(manual, rewriter.getUnitAttr());
+  bufferization::MaterializeInDestinationOp::create(
+      rewriter, loc, TypeRange(), value, alloc, /*restrict=*/true,
+      /*writable=*/true);
+  Value stored = loadStoredFlag(rewriter, loc, state);
+  auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), stored,
+                                /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    auto dealloc = memref::DeallocOp::create(
+        rewriter, loc, loadBoxedBuffer(rewriter, loc, state));
+    dealloc->setAttr(manual, rewriter.getUnitAttr());
+  }
+  Value box = memref::GetGlobalOp::create(rewriter, loc,
+                                          MemRefType::get({}, state.valueType),
+                                          state.box.getValue());
+  memref::StoreOp::create(rewriter, loc, alloc, box);
+  Value flag = memref::GetGlobalOp::create(
+      rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
+      state.stored.getValue());
+  memref::StoreOp::create(
+      rewriter, loc,
+      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)),
+      flag);
+}
+
 /// Replaces a store by materializing the value in the global's buffer.
 LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
                          SymbolRefAttr global, Value value,
-                         SymbolTable &symbols) {
+                         SymbolTable &symbols,
+                         const DynamicGlobalState *dynamicState) {
   rewriter.setInsertionPoint(op);
+  if (dynamicState) {
+    storeDynamic(rewriter, op->getLoc(), *dynamicState, value);
+    return success();
+  }
   FailureOr<std::pair<Value, bool>> buffer =
       getGlobalBuffer(rewriter, op, global, symbols);
   if (failed(buffer))
     return failure();
-  // Mutable globals are stored with their (static or scalar) bounding type;
-  // the verifier guarantees `value` is compatible with it.
+  // Other mutable globals are stored with their (static or scalar) bounding
+  // type; the verifier guarantees `value` is compatible with it.
   Value memref = buffer->first;
   if (!isa<TensorType>(value.getType())) {
     memref::StoreOp::create(rewriter, op->getLoc(), value, memref);
@@ -178,19 +334,26 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
 }
 
 /// Lowers every global accessor nested in `root`.
-LogicalResult lowerAccessors(RewriterBase &rewriter, Operation *root,
-                             SymbolTable &symbols) {
+LogicalResult
+lowerAccessors(RewriterBase &rewriter, Operation *root, SymbolTable &symbols,
+               const llvm::DenseMap<StringAttr, DynamicGlobalState> &dynamic) {
+  auto lookupState = [&](SymbolRefAttr global) -> const DynamicGlobalState * {
+    auto it = dynamic.find(global.getRootReference());
+    return it == dynamic.end() ? nullptr : &it->second;
+  };
   SmallVector<Operation *> lowered;
   WalkResult result = root->walk([&](Operation *op) -> WalkResult {
     LogicalResult status =
         llvm::TypeSwitch<Operation *, LogicalResult>(op)
             .Case<GlobalLoadOp, GlobalLoadConstOp>([&](auto load) {
               return lowerRead(rewriter, load, load.getGlobalAttr(),
-                               load.getResult(), symbols);
+                               load.getResult(), symbols,
+                               lookupState(load.getGlobalAttr()));
             })
             .Case([&](GlobalStoreOp store) {
               return lowerWrite(rewriter, store, store.getGlobalAttr(),
-                                store.getValue(), symbols);
+                                store.getValue(), symbols,
+                                lookupState(store.getGlobalAttr()));
             })
             .Default([&](Operation *) { return success(); });
     if (failed(status))
@@ -242,11 +405,20 @@ struct ConvertMLProgramToMemRefPass
                            "first (run --mlprog-topological-sort)");
       return signalPassFailure();
     }
-    for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>()))
-      if (failed(lowerGlobal(rewriter, global)))
-        return signalPassFailure();
     SymbolTable symbols(module);
-    if (failed(lowerAccessors(rewriter, module, symbols)))
+    llvm::DenseMap<StringAttr, DynamicGlobalState> dynamic;
+    for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>())) {
+      FailureOr<memref::GlobalOp> lowered = lowerGlobal(rewriter, global);
+      if (failed(lowered))
+        return signalPassFailure();
+      if (hasDynamicMutableValue(global))
+        dynamic[lowered->getSymNameAttr()] =
+            createDynamicGlobalState(rewriter, global, *lowered, symbols);
+      symbols.remove(global);
+      rewriter.eraseOp(global);
+      symbols.insert(*lowered);
+    }
+    if (failed(lowerAccessors(rewriter, module, symbols, dynamic)))
       return signalPassFailure();
     module.walk([&](CallOp call) {
       rewriter.setInsertionPoint(call);

@@ -1,11 +1,11 @@
 // RUN: mlprog-opt %s --convert-ml-program-to-memref --split-input-file -verify-diagnostics
 
-// expected-error @+1 {{cannot be lowered yet: the bounding type 'tensor<?xf32>' of a mutable global must be a statically shaped tensor or a scalar}}
-ml_program.global private mutable @dynamic : tensor<?xf32>
+// expected-error @+1 {{cannot be lowered: the bounding type 'tensor<*xf32>' must be a ranked tensor or a scalar}}
+ml_program.global private mutable @unranked : tensor<*xf32>
 
 // -----
 
-// expected-error @+1 {{cannot be lowered yet: the bounding type 'tensor<?xf32>' needs a statically shaped initial value}}
+// expected-error @+1 {{cannot be lowered: the bounding type 'tensor<?xf32>' needs a statically shaped initial value}}
 ml_program.global private @dynamic_extern(#ml_program.extern : tensor<?xf32>) : tensor<?xf32>
 
 // -----

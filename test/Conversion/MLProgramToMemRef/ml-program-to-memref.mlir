@@ -73,3 +73,48 @@ ml_program.func @forms() -> (tensor<2x3xf32>, i64, tensor<?xf32>) {
   %d = ml_program.global_load_const @dyn : tensor<?xf32>
   ml_program.return %e, %c, %d : tensor<2x3xf32>, i64, tensor<?xf32>
 }
+
+// -----
+
+// A mutable global with a dynamic bounding type: the initial value keeps the
+// global's name, the current value lives in a heap buffer behind a box and a
+// flag. Reads pick the buffer by the flag and copy it; stores allocate a
+// buffer of the stored shape (manually deallocated) and free the previous.
+// CHECK-LABEL: memref.global "private" @history : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>
+// CHECK: memref.global "private" @history__value : memref<memref<?xf32>> = uninitialized
+// CHECK: memref.global "private" @history__stored : memref<i1> = dense<false>
+// CHECK-LABEL: func.func @append
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32>)
+// CHECK: %[[INIT:.*]] = memref.get_global @history : memref<2xf32>
+// CHECK: %[[FLAG:.*]] = memref.load %{{.*}}[] : memref<i1>
+// CHECK: %[[CUR:.*]] = scf.if %[[FLAG]] -> (memref<?xf32>) {
+// CHECK:   %[[BOX:.*]] = memref.get_global @history__value : memref<memref<?xf32>>
+// CHECK:   %[[BUF:.*]] = memref.load %[[BOX]][] : memref<memref<?xf32>>
+// CHECK:   scf.yield %[[BUF]]
+// CHECK: } else {
+// CHECK:   %[[CAST:.*]] = memref.cast %[[INIT]] : memref<2xf32> to memref<?xf32>
+// CHECK:   scf.yield %[[CAST]]
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[CUR]] restrict
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[T]])
+// CHECK: %[[DIM:.*]] = tensor.dim %[[X]]
+// CHECK: %[[NEW:.*]] = memref.alloc(%[[DIM]]) {bufferization.manual_deallocation} : memref<?xf32>
+// CHECK: bufferization.materialize_in_destination %[[X]] in restrict writable %[[NEW]]
+// CHECK: scf.if %{{.*}} {
+// CHECK:   %[[OLD:.*]] = memref.load %{{.*}}[] : memref<memref<?xf32>>
+// CHECK:   memref.dealloc %[[OLD]] {bufferization.manual_deallocation}
+// CHECK: memref.store %[[NEW]], %{{.*}}[] : memref<memref<?xf32>>
+// CHECK: memref.store %true, %{{.*}}[] : memref<i1>
+// CHECK: return %[[COPY]]
+ml_program.global private mutable @history(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<?xf32>
+ml_program.func @append(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %h = ml_program.global_load @history : tensor<?xf32>
+  ml_program.global_store @history = %x : tensor<?xf32>
+  ml_program.return %h : tensor<?xf32>
+}
+
+// -----
+
+// Uninitialized: the initial buffer has every dynamic extent 0.
+// CHECK-LABEL: memref.global "private" @log : memref<0x2xi32> = uninitialized
+// CHECK: memref.global "private" @log__value : memref<memref<?x2xi32>> = uninitialized
+ml_program.global private mutable @log : tensor<?x2xi32>
