@@ -318,6 +318,24 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(current, vectorized->replacements);
 }
 
+/// Drops the unit loops of a contraction generic and turns it into the
+/// named op it then is (matmul, batch_matmul, ...), when it is one.
+static void simplifyContraction(RewriterBase &rewriter,
+                                linalg::GenericOp generic) {
+  linalg::ControlDropUnitDims control;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return;
+  rewriter.replaceOp(generic, dropped->replacements);
+  if (auto newGeneric =
+          dyn_cast<linalg::GenericOp>(dropped->resultOp.getOperation())) {
+    rewriter.setInsertionPoint(newGeneric);
+    (void)linalg::specializeGenericOp(rewriter, newGeneric);
+  }
+}
+
 namespace {
 /// Rewrites convolutions into im2col + matmul and blocks every f32
 /// contraction for caches and registers (see the file comment).
@@ -353,6 +371,18 @@ struct TileAndVectorizeContractionsPass
       rewriter.setInsertionPoint(conv);
       (void)linalg::rewriteInIm2Col(rewriter, conv);
     }
+
+    // Contraction generics with unit loops (the im2col contraction of a
+    // batch-1 convolution) lose them and become named matmuls, which
+    // vectorize to plain outer-product contractions.
+    SmallVector<linalg::GenericOp> generics;
+    func.walk([&](linalg::GenericOp op) {
+      if (planContraction(op) &&
+          llvm::is_contained(op.getStaticLoopRanges(), 1))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp generic : generics)
+      simplifyContraction(rewriter, generic);
 
     SmallVector<linalg::LinalgOp> contractions;
     func.walk([&](linalg::LinalgOp op) {
