@@ -205,18 +205,33 @@ print(imported - start, done - imported,
 
 
 def compile_stats(build, path):
-    out = subprocess.run([sys.executable, "-c", COMPILE_SCRIPT,
-                          os.path.join(os.path.abspath(build), "python"), path],
-                         check=True, capture_output=True, text=True).stdout
+    proc = subprocess.run([sys.executable, "-c", COMPILE_SCRIPT,
+                           os.path.join(os.path.abspath(build), "python"), path],
+                          capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1])
+    out = proc.stdout
     imp, comp, rss = (float(v) for v in out.split()[-3:])
     return imp, comp, rss
 
 
 def bench_models(mlprog, build, threads, quick, tmp):
+    rows = []
+    for name in ["resnet18", "mobilenet_v2"]:
+        try:
+            rows += bench_model(mlprog, build, threads, quick, tmp, name)
+        except Exception as error:  # e.g. an op the importer lacks
+            message = str(error).strip().splitlines()[0][:160]
+            print("%s: not measured: %s" % (name, message))
+    print_models(rows, threads)
+    return rows
+
+
+def bench_model(mlprog, build, threads, quick, tmp, name):
     import numpy as np
     import torch
     rows = []
-    for name in ["resnet18", "mobilenet_v2"]:
+    if True:
         model = make_model(name)
         for batch in [1, 8]:
             x = torch.randn(batch, 3, 224, 224)
@@ -239,6 +254,10 @@ def bench_models(mlprog, build, threads, quick, tmp):
             row.update({"ours_ms": 1e3 * t["ours"], "eager_ms": 1e3 * t["eager"],
                         "frozen_ms": 1e3 * t["frozen"], "max_abs_err": float(err)})
             rows.append(row)
+    return rows
+
+
+def print_models(rows, threads):
     print("\nmodels, %d thread(s)  (ratio = ours / peer time; < 1 is faster; "
           "batch 8 also as images/s)" % threads)
     print("%-13s %5s %9s %9s %9s %7s %7s %8s %9s" % (
@@ -254,7 +273,6 @@ def bench_models(mlprog, build, threads, quick, tmp):
             print("%-13s import %.2f s + compile %.2f s = %.2f s, peak RSS %.0f MB" % (
                 r["model"], r["import_s"], r["compile_s"],
                 r["import_s"] + r["compile_s"], r["peak_rss_mb"]))
-    return rows
 
 
 def worker(args):

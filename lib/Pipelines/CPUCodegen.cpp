@@ -189,6 +189,10 @@ static TileConfig chooseTiles(const CPUTarget &target,
   int64_t mrMax = target.getNumVectorRegisters() >= 32 ? 8 : 4;
   config.mr = largestDivisor(m, mrMax);
   config.nr = largestDivisor(n, 2 * width, width);
+  // Odd widths above one vector (28 for 14x14 maps) make poor code; one
+  // vector or less (14) is faster.
+  if (config.nr > width && config.nr % width != 0)
+    config.nr = largestDivisor(n, width);
   config.mc = largestDivisor(m, 8 * config.mr, config.mr);
   config.nc = largestDivisor(n, 8 * config.nr, config.nr);
   config.kc = k <= 384 ? k : largestDivisor(k, 256, 16);
