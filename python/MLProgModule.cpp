@@ -585,11 +585,14 @@ private:
   llvm::StringMap<std::unique_ptr<JitRunner>> runners;
 };
 
-/// Whether every op in `module` is in the LLVM dialect.
+/// Whether every op in `module` is in the LLVM dialect (or OpenMP, which
+/// the -O2 pipeline leaves for translation).
 static bool isLLVMModule(ModuleOp module) {
   WalkResult result = module.getBody()->walk([](Operation *op) {
-    return isa<LLVM::LLVMDialect>(op->getDialect()) ? WalkResult::advance()
-                                                    : WalkResult::interrupt();
+    return isa<LLVM::LLVMDialect>(op->getDialect()) ||
+                   op->getDialect()->getNamespace() == "omp"
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
   });
   return !result.wasInterrupted();
 }

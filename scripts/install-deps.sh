@@ -20,6 +20,8 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-torch python3-torchvision python3-pytest
   # C++ unit tests and benchmarks.
   libgtest-dev libgmock-dev libbenchmark-dev
+  # OpenMP runtime of the multi-threaded CPU code; OpenBLAS, the sgemm peer.
+  libomp-22-dev libopenblas-dev
 )
 
 missing=()

@@ -2,6 +2,7 @@
 
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Conversion/Passes.h"
+#include "mlprog/Pipelines/Passes.h"
 #include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -9,13 +10,19 @@
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -61,6 +68,33 @@ struct AnnotateEntryPointsPass
     }
   }
 };
+
+/// Records an explicitly requested target (AOT output) on the LLVM module:
+/// `target_cpu`/`target_features` on every llvm.func, `llvm.target_triple`
+/// on the module. The JIT ignores them and compiles for the host.
+struct SetTargetAttrsPass
+    : public PassWrapper<SetTargetAttrsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SetTargetAttrsPass)
+  SetTargetAttrsPass(std::string cpu, std::string features, std::string triple)
+      : cpu(std::move(cpu)), features(std::move(features)),
+        triple(std::move(triple)) {}
+  StringRef getArgument() const final { return "mlprog-set-target-attrs"; }
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    if (!triple.empty())
+      getOperation()->setAttr(LLVM::LLVMDialect::getTargetTripleAttrName(),
+                              StringAttr::get(ctx, triple));
+    for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (!cpu.empty())
+        func.setTargetCpuAttr(StringAttr::get(ctx, cpu));
+      if (!features.empty())
+        func.setTargetFeaturesAttr(LLVM::TargetFeaturesAttr::get(ctx, features));
+    }
+  }
+  std::string cpu, features, triple;
+};
 } // namespace
 
 void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
@@ -74,6 +108,18 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCSEPass());
 
+  bool optimize = options.optLevel >= 2;
+  bool parallel = optimize && options.parallel;
+  if (optimize) {
+    TileAndVectorizeContractionsPassOptions codegen;
+    codegen.targetFeatures = getCPUTarget(options).features;
+    codegen.parallel = parallel;
+    pm.addNestedPass<func::FuncOp>(
+        createTileAndVectorizeContractionsPass(codegen));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Loops whose yielded tensors are new values (MIL while_loop, ONNX Loop,
@@ -84,6 +130,15 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  if (optimize) {
+    // Deallocation does not know scf.forall; OpenMP takes scf.parallel.
+    pm.addPass(createForallToParallelLoopPass());
+    // Tiles write their slice in place: drop the self-copies bufferization
+    // leaves behind.
+    pm.addPass(createCSEPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createHoistVectorTransfersPass());
+  }
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   // The deallocation pipeline clones buffers a public function returns
@@ -92,20 +147,50 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addPass(createConvertLinalgToAffineLoopsPass());
+  if (optimize) {
+    // N-d transfers (register blocks) become unrolled 1-d vector accesses.
+    VectorTransferToSCFOptions transfers;
+    transfers.enableFullUnroll(true);
+    pm.addPass(createConvertVectorToSCFPass(transfers));
+  }
   pm.addPass(createLowerAffinePass());
+  if (parallel) {
+    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(createInlineAllocaScopesPass());
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // Subview offsets inside OpenMP regions come out as affine.apply.
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLibmPass());
   if (options.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  if (optimize) {
+    // Register blocks: vector.contract -> outer products -> broadcast FMAs.
+    ConvertVectorToLLVMPassOptions vectors;
+    vectors.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+    pm.addPass(createConvertVectorToLLVMPass(vectors));
+  }
+  if (parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  bool nativeCPU = options.targetCPU.empty() || options.targetCPU == "native";
+  if (!nativeCPU || !options.targetFeatures.empty() ||
+      !options.targetTriple.empty()) {
+    CPUTarget target = getCPUTarget(options);
+    pm.addPass(std::make_unique<SetTargetAttrsPass>(
+        nativeCPU && options.targetFeatures.empty() ? "" : target.cpu,
+        options.targetFeatures.empty() ? "" : target.features,
+        options.targetTriple.getValue()));
+  }
 }
 
 void mlprog::registerPipelines() {
+  registerMLProgPipelinesPasses();
   PassPipelineRegistration<LowerToCPUOptions>(
       "mlprog-lower-to-cpu",
       "Lower an import-contract module (ml_program + linalg on tensors) to "

@@ -8,6 +8,7 @@
 #include "mlprog/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -17,6 +18,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -26,6 +32,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace mlir;
 using namespace mlprog;
@@ -129,13 +136,54 @@ static Error checkSupported(Type type, StringRef what, size_t index) {
 // Entry selection and lowering
 //===----------------------------------------------------------------------===//
 
-/// Whether every op in `module` is already in the LLVM dialect.
+/// Whether every op in `module` is already in the LLVM dialect (or the
+/// OpenMP dialect, which translates to LLVM IR directly).
 static bool isLLVMModule(ModuleOp module) {
   WalkResult result = module.getBody()->walk([](Operation *op) {
-    return isa<LLVM::LLVMDialect>(op->getDialect()) ? WalkResult::advance()
-                                                    : WalkResult::interrupt();
+    return isa<LLVM::LLVMDialect, omp::OpenMPDialect>(op->getDialect())
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
   });
   return !result.wasInterrupted();
+}
+
+/// Whether `module` has OpenMP constructs, i.e. needs libomp at run time.
+static bool usesOpenMP(ModuleOp module) {
+  return module.getBody()
+      ->walk([](Operation *op) {
+        return isa<omp::OpenMPDialect>(op->getDialect())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The thread count `requested` (0: MLPROG_NUM_THREADS, else all cores).
+static unsigned getNumThreads(unsigned requested) {
+  if (requested > 0)
+    return requested;
+  if (const char *env = std::getenv("MLPROG_NUM_THREADS")) {
+    unsigned value = 0;
+    if (!StringRef(env).getAsInteger(10, value) && value > 0)
+      return value;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Loads the OpenMP runtime the lowered code calls (__kmpc_*) into the
+/// process, where the JIT resolves symbols, and sets its thread count.
+static Error loadOpenMPRuntime(unsigned numThreads) {
+  std::string message;
+  auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
+      MLPROG_LIBOMP_PATH, &message);
+  if (!library.isValid())
+    return llvm::createStringError("cannot load the OpenMP runtime " +
+                                   Twine(MLPROG_LIBOMP_PATH) + ": " + message);
+  auto *setNumThreads = reinterpret_cast<void (*)(int)>(
+      library.getAddressOfSymbol("omp_set_num_threads"));
+  if (setNumThreads)
+    setNumThreads(static_cast<int>(getNumThreads(numThreads)));
+  return Error::success();
 }
 
 /// Finds the entry function (see JitRunnerOptions::entry).
@@ -191,9 +239,13 @@ static Expected<FunctionType> getSignature(FunctionOpInterface func) {
 }
 
 /// Lowers `module` to the LLVM dialect with the CPU pipeline.
-static Error lowerToLLVM(ModuleOp module) {
+static Error lowerToLLVM(ModuleOp module, const JitRunnerOptions &options) {
   PassManager pm = PassManager::on<ModuleOp>(module.getContext());
-  buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+  LowerToCPUOptions pipeline;
+  pipeline.optLevel = std::min(options.optLevel, 3u);
+  pipeline.targetCPU = options.targetCPU;
+  pipeline.targetFeatures = options.targetFeatures;
+  buildLowerToCPUPipeline(pm, pipeline);
   if (failed(pm.run(module)))
     return llvm::createStringError("lowering to the LLVM dialect failed");
   if (!isLLVMModule(module))
@@ -202,22 +254,43 @@ static Error lowerToLLVM(ModuleOp module) {
   return Error::success();
 }
 
-/// JIT-compiles an LLVM-dialect module.
+/// JIT-compiles an LLVM-dialect module for the host CPU (or the CPU and
+/// features of `options`): LLVM's optimizer gets the target machine, so its
+/// cost models and vectorizers see the real vector units.
 static Expected<std::unique_ptr<ExecutionEngine>>
-createEngine(ModuleOp module, unsigned optLevel) {
+createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
+  registerOpenMPDialectTranslation(*module.getContext());
 
-  optLevel = std::min(optLevel, 3u);
+  unsigned optLevel = std::min(runnerOptions.optLevel, 3u);
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return llvm::createStringError("cannot describe the host CPU: " +
+                                   toString(builder.takeError()));
+  if (!runnerOptions.targetCPU.empty() && runnerOptions.targetCPU != "native")
+    builder->setCPU(runnerOptions.targetCPU);
+  if (!runnerOptions.targetFeatures.empty()) {
+    builder->getFeatures() =
+        llvm::SubtargetFeatures(runnerOptions.targetFeatures);
+  }
+  builder->setCodeGenOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
+  auto targetMachine = builder->createTargetMachine();
+  if (!targetMachine)
+    return llvm::createStringError("cannot create a target machine: " +
+                                   toString(targetMachine.takeError()));
   auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
+                                               targetMachine->get());
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
+  if (usesOpenMP(module))
+    if (Error err = loadOpenMPRuntime(runnerOptions.numThreads))
+      return std::move(err);
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
     return llvm::createStringError("JIT compilation failed: " +
@@ -271,11 +344,11 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
     }
     // A private entry would get internal linkage and vanish from the JIT.
     SymbolTable::setSymbolVisibility(*func, SymbolTable::Visibility::Public);
-    if (Error err = lowerToLLVM(*module))
+    if (Error err = lowerToLLVM(*module, options))
       return std::move(err);
   }
 
-  auto engine = createEngine(*module, options.optLevel);
+  auto engine = createEngine(*module, options);
   if (!engine)
     return engine.takeError();
   runner->engine = std::move(*engine);

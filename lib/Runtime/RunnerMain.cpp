@@ -4,6 +4,7 @@
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Runtime/Npy.h"
 
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -115,10 +116,43 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
       "weights-dir", cl::value_desc("DIR"), cl::cat(category),
       cl::desc("Directory against which relative external storage paths "
                "resolve (default: the directory of FILE.mlir)"));
+  cl::opt<unsigned> optLevel(
+      "O", cl::Prefix, cl::init(2), cl::value_desc("N"), cl::cat(category),
+      cl::desc("Optimization level 0-3 of the lowering and the JIT (-O2: "
+               "tiled, vectorized, multi-threaded contractions)"));
+  cl::opt<unsigned> threads(
+      "num-threads", cl::init(0), cl::value_desc("N"), cl::cat(category),
+      cl::desc("OpenMP threads, also spelled --threads (default: "
+               "MLPROG_NUM_THREADS, else all cores)"));
+  cl::opt<std::string> mcpu(
+      "mcpu", cl::value_desc("CPU"), cl::cat(category),
+      cl::desc("CPU to compile for (default: native, the host's)"));
+  cl::opt<std::string> mattr(
+      "mattr", cl::value_desc("+F1,-F2,..."), cl::cat(category),
+      cl::desc("LLVM target features to compile for (default: the host's); "
+               "the code runs here, so name only features the host has"));
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, kOverview);
+  // libLLVM already owns a global "threads" option; accept --threads as a
+  // spelling of --num-threads.
+  std::vector<std::string> renamed;
+  renamed.reserve(argc); // Pointers into it must stay valid.
+  std::vector<char *> args(argv, argv + argc);
+  for (char *&arg : args) {
+    llvm::StringRef text(arg);
+    for (llvm::StringRef prefix : {"--threads", "-threads"})
+      if (text == prefix || text.starts_with((prefix + "=").str())) {
+        renamed.push_back("--num-threads" + text.drop_front(prefix.size()).str());
+        arg = renamed.back().data();
+      }
+  }
+  cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                              kOverview);
   if (repeat == 0)
     return reportError("--repeat must be at least 1");
+  if (optLevel > 3)
+    return reportError("-O" + llvm::Twine(optLevel.getValue()) +
+                       ": the optimization level must be 0, 1, 2 or 3");
+  registry.insert<omp::OpenMPDialect>();
 
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
@@ -137,6 +171,10 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
 
   JitRunnerOptions options;
   options.entry = entry;
+  options.optLevel = optLevel;
+  options.numThreads = threads;
+  options.targetCPU = mcpu;
+  options.targetFeatures = mattr;
   options.externalStorage.defaultBundle = bundle;
   options.externalStorage.baseDirectory =
       weightsDir.empty() ? llvm::sys::path::parent_path(inputFile).str()

@@ -21,14 +21,63 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Add llvm.emit_c_interface to public functions so that "
                      "C callers (AOT libraries) get _mlir_ciface_* wrappers"),
       llvm::cl::init(false)};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level 0-3. 0 and 1: plain loops; 2 and 3: "
+                     "tiled, vectorized and multi-threaded (OpenMP) matmul "
+                     "and convolution code"),
+      llvm::cl::init(2)};
+  PassOptions::Option<std::string> targetCPU{
+      *this, "target-cpu",
+      llvm::cl::desc("CPU to generate code for (as llc -mcpu); empty or "
+                     "'native': the host CPU"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> targetFeatures{
+      *this, "target-features",
+      llvm::cl::desc("Comma-separated LLVM target features (as llc -mattr, "
+                     "e.g. +avx2,+fma); empty: the host CPU's features"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> targetTriple{
+      *this, "target-triple",
+      llvm::cl::desc("Target triple recorded on the module; empty: the "
+                     "host's (the JIT always uses the host's)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("At -O2 and above, run the outer tile loops on OpenMP "
+                     "threads (libomp; thread count chosen at run time)"),
+      llvm::cl::init(true)};
 };
+
+/// The code-generation target the CPU pipeline tunes for: the vector width
+/// of its register tiles comes from `features`.
+struct CPUTarget {
+  /// LLVM CPU name (`llvm::sys::getHostCPUName()` for the host).
+  std::string cpu;
+  /// LLVM feature string, "+avx2,+fma,..." (host: getHostCPUFeatures).
+  std::string features;
+  /// Target triple (host: llvm::sys::getProcessTriple()).
+  std::string triple;
+  /// Widest f32 vector the features allow: 16 with +avx512f, 8 with
+  /// +avx/+avx2, 4 otherwise (SSE, NEON).
+  unsigned getVectorWidthF32() const;
+  /// Number of architectural vector registers (32 with AVX-512, else 16).
+  unsigned getNumVectorRegisters() const;
+};
+
+/// The target described by `options` (`target-cpu`, `target-features`,
+/// `target-triple`), each empty field or "native" replaced by the host's.
+CPUTarget getCPUTarget(const LowerToCPUOptions &options);
 
 /// Lowers an import-contract module (ml_program callables and globals,
 /// linalg/tensor/arith/math/scf/cf on tensors) to the LLVM dialect for the
 /// host CPU: subgraphs ordered into funcs, ml_program → func/memref.global,
-/// elementwise fusion, one-shot bufferization with identity-layout function
-/// boundaries, ownership-based deallocation, linalg → affine loops → scf/cf,
-/// math → libm/LLVM, and finally everything → LLVM. Public functions keep their
+/// elementwise fusion, (at -O2+) convolutions rewritten to im2col + matmul
+/// and contractions tiled for caches (outer tiles in `scf.forall`, run on
+/// OpenMP threads) and registers and vectorized (vector.contract →
+/// outer products → FMAs), one-shot bufferization with identity-layout
+/// function boundaries, ownership-based deallocation, linalg → affine loops →
+/// scf/cf, math → libm/LLVM, and finally everything → LLVM. Public functions keep their
 /// tensor arguments and results as memref descriptors (see Runtime/JitRunner.h
 /// for the calling convention); returned buffers are owned by the caller and
 /// freed with free() (the deallocation pipeline clones returned arguments and

@@ -68,8 +68,18 @@ struct JitRunnerOptions {
   /// Name of the function to run. Empty: `main` if the module has one, else
   /// the module's only public function.
   std::string entry;
-  /// LLVM optimization level (0-3) of the JIT.
+  /// Optimization level (0-3) of both the lowering (`opt-level` of
+  /// --mlprog-lower-to-cpu: tiling, vectorization and OpenMP from 2 on) and
+  /// LLVM in the JIT.
   unsigned optLevel = 2;
+  /// Threads of the OpenMP loops the code runs (0: the MLPROG_NUM_THREADS
+  /// environment variable if set to a positive number, else all cores).
+  unsigned numThreads = 0;
+  /// CPU and LLVM target features to compile for (as llc -mcpu / -mattr);
+  /// empty: the host's (llvm::sys::getHostCPUName/getHostCPUFeatures). The
+  /// code runs on the host, so these may only name a subset of its features.
+  std::string targetCPU;
+  std::string targetFeatures;
   /// Where the data of `#ml_program.extern` globals is found (see
   /// ExternalStorage.h); it is memory-mapped, not copied.
   ExternalStorageOptions externalStorage;

@@ -1,0 +1,74 @@
+//===- Passes.td - Passes of the CPU code generation pipeline -*- tablegen -*-===//
+
+#ifndef MLPROG_PIPELINES_PASSES_TD
+#define MLPROG_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAndVectorizeContractionsPass
+    : Pass<"mlprog-tile-and-vectorize-contractions", "mlir::func::FuncOp"> {
+  let summary = "Blocks f32 contractions for caches and registers and "
+                "vectorizes the register blocks";
+  let description = [{
+    The -O2 code generation strategy of `--mlprog-lower-to-cpu`, on tensors
+    (before bufferization):
+
+    - `linalg.conv_2d_nchw_fchw` with static shapes is rewritten into an
+      im2col column tensor plus a contraction (`linalg::rewriteInIm2Col`);
+    - every f32 contraction with static loop ranges whose innermost N
+      dimension is contiguous in B and C (matmul, batch_matmul, the im2col
+      contraction) is tiled into an `scf.forall` over Mc x Nc output tiles
+      (when `parallel`; a `linalg.fill` of its init is fused into it), an
+      `scf.for` over K in steps of Kc, and `scf.for` loops over mr x nr x 1
+      register blocks, each vectorized to a `vector.contract` (with masks at
+      partial edge tiles).
+
+    mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
+    4 x 16 with AVX2 (8 of 16 ymm); Mc = 8 mr, Nc = 8 nr, Kc = 256 (all of K
+    up to 384). Other ops are left alone for the loop lowering.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the vector width (empty: the "
+           "host's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Put the outer output tiles in an scf.forall">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
+def HoistVectorTransfersPass
+    : Pass<"mlprog-hoist-vector-transfers", "mlir::func::FuncOp"> {
+  let summary = "Hoists loop-invariant vector transfers out of loops";
+  let description = [{
+    Runs `linalg::hoistRedundantVectorTransfers` on buffers: a
+    `vector.transfer_read`/`transfer_write` pair of the same indices that a
+    loop does not otherwise touch (the accumulator of a register block in
+    the K loop) moves out of the loop and its value becomes a loop-carried
+    vector.
+  }];
+  let dependentDialects = [
+    "mlir::vector::VectorDialect",
+  ];
+}
+
+def InlineAllocaScopesPass : Pass<"mlprog-inline-alloca-scopes"> {
+  let summary = "Inlines memref.alloca_scope ops that allocate nothing";
+  let description = [{
+    `convert-scf-to-openmp` wraps each parallel loop body in a
+    `memref.alloca_scope`, whose region may only have one block; once the
+    loops inside are lowered to control flow it no longer verifies. Scopes
+    without a `memref.alloca` inside are dropped and their body inlined.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+#endif // MLPROG_PIPELINES_PASSES_TD

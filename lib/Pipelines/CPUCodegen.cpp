@@ -1,0 +1,467 @@
+//===- CPUCodegen.cpp - Tiling and vectorization for the CPU pipeline -----===//
+//
+// The -O2 code generation strategy of --mlprog-lower-to-cpu for contractions
+// (matmul, batch_matmul, and convolutions after im2col):
+//
+//   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
+//     scf.for over K in steps of Kc               B block Kc x Nc stays in L2
+//       scf.for over M step mr, N step nr, K step 1
+//         vector.contract <mr x 1> x <1 x nr>    register block
+//
+// After bufferization the accumulator's transfers are hoisted out of the
+// innermost K loop, so the register block lives in vector registers, and the
+// contraction lowers to outer products, i.e. mr broadcast FMAs on nr-wide
+// vectors. mr and nr follow the target's vector width and register count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Pipelines/Passes.h"
+#include "mlprog/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace mlprog {
+#define GEN_PASS_DEF_TILEANDVECTORIZECONTRACTIONSPASS
+#define GEN_PASS_DEF_HOISTVECTORTRANSFERSPASS
+#define GEN_PASS_DEF_INLINEALLOCASCOPESPASS
+#include "mlprog/Pipelines/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+
+//===----------------------------------------------------------------------===//
+// Target description
+//===----------------------------------------------------------------------===//
+
+static bool hasFeature(llvm::StringRef features, llvm::StringRef name) {
+  llvm::SmallVector<llvm::StringRef> list;
+  features.split(list, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  return llvm::is_contained(list, ("+" + name).str());
+}
+
+unsigned CPUTarget::getVectorWidthF32() const {
+  if (hasFeature(features, "avx512f"))
+    return 16;
+  if (hasFeature(features, "avx") || hasFeature(features, "avx2"))
+    return 8;
+  return 4;
+}
+
+unsigned CPUTarget::getNumVectorRegisters() const {
+  return hasFeature(features, "avx512f") ? 32 : 16;
+}
+
+/// The host's features as an LLVM feature string ("+avx2,+fma,-avx512f").
+static std::string getHostFeatures() {
+  std::string result;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
+    if (!result.empty())
+      result += ",";
+    result += (feature.getValue() ? "+" : "-") + feature.getKey().str();
+  }
+  return result;
+}
+
+CPUTarget mlprog::getCPUTarget(const LowerToCPUOptions &options) {
+  CPUTarget target;
+  bool nativeCPU = options.targetCPU.empty() || options.targetCPU == "native";
+  target.cpu = nativeCPU ? llvm::sys::getHostCPUName().str()
+                         : options.targetCPU.getValue();
+  target.features = (options.targetFeatures.empty() ||
+                     options.targetFeatures == "native")
+                        ? (nativeCPU ? getHostFeatures() : std::string())
+                        : options.targetFeatures.getValue();
+  target.triple = options.targetTriple.empty()
+                      ? llvm::sys::getProcessTriple()
+                      : options.targetTriple.getValue();
+  return target;
+}
+
+//===----------------------------------------------------------------------===//
+// Tiling
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Loop-dimension roles of a contraction that we know how to block.
+struct ContractionPlan {
+  SmallVector<int64_t> ranges;
+  linalg::ContractionDimensions dims;
+  int64_t m, n, k; // The innermost M, N and K loop dimensions.
+};
+
+/// Tile sizes of the strategy for one target.
+struct TileConfig {
+  int64_t mr, nr, mc, nc, kc;
+};
+} // namespace
+
+/// Whether `map`'s last result is the loop dimension `dim`.
+static bool isInnermost(AffineMap map, int64_t dim) {
+  if (map.getNumResults() == 0)
+    return false;
+  auto expr = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return expr && expr.getPosition() == dim;
+}
+
+/// Checks that `op` is an f32 contraction with static loop ranges whose
+/// innermost N dimension is contiguous in the output and the N-side input.
+static std::optional<ContractionPlan> planContraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  auto resultType =
+      dyn_cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
+  if (!resultType || !resultType.getElementType().isF32())
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands())
+    if (getElementTypeOrSelf(operand.get().getType()) !=
+        resultType.getElementType())
+      return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return std::nullopt;
+  ContractionPlan plan;
+  plan.ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(plan.ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  plan.dims = *dims;
+  plan.m = dims->m.back();
+  plan.n = dims->n.back();
+  plan.k = dims->k.back();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // The input that carries N (and not M) is B.
+  int bIndex = -1;
+  for (int i = 0; i < 2; ++i) {
+    AffineMap map = maps[i];
+    if (map.isFunctionOfDim(plan.n) && !map.isFunctionOfDim(plan.m))
+      bIndex = i;
+  }
+  if (bIndex < 0 || !isInnermost(maps[bIndex], plan.n) ||
+      !isInnermost(maps[2], plan.n))
+    return std::nullopt;
+  return plan;
+}
+
+/// The largest divisor of `value` that is at most `limit` (at least 1),
+/// preferring multiples of `multiple` when one exists.
+static int64_t largestDivisor(int64_t value, int64_t limit,
+                              int64_t multiple = 1) {
+  for (int64_t d = std::min(value, limit); d >= multiple; --d)
+    if (value % d == 0 && d % multiple == 0)
+      return d;
+  for (int64_t d = std::min(value, limit); d > 1; --d)
+    if (value % d == 0)
+      return d;
+  return 1;
+}
+
+/// Tile sizes that divide the loop ranges, so every register block has the
+/// full static size and no masks are needed.
+static TileConfig chooseTiles(const CPUTarget &target,
+                              const ContractionPlan &plan) {
+  int64_t width = target.getVectorWidthF32();
+  TileConfig config;
+  int64_t m = plan.ranges[plan.m], n = plan.ranges[plan.n];
+  int64_t k = plan.ranges[plan.k];
+  // mr x (nr / width) accumulators plus the B row and a broadcast must fit
+  // the register file: 8 x 2 of 32 registers (AVX-512), 4 x 2 of 16 (AVX2).
+  int64_t mrMax = target.getNumVectorRegisters() >= 32 ? 8 : 4;
+  config.mr = largestDivisor(m, mrMax);
+  config.nr = largestDivisor(n, 2 * width, width);
+  // Odd widths above one vector (28 for 14x14 maps) make poor code; one
+  // vector or less (14) is faster.
+  if (config.nr > width && config.nr % width != 0)
+    config.nr = largestDivisor(n, width);
+  config.mc = largestDivisor(m, 8 * config.mr, config.mr);
+  config.nc = largestDivisor(n, 8 * config.nr, config.nr);
+  config.kc = k <= 384 ? k : largestDivisor(k, 256, 16);
+  if (config.kc < 64)
+    config.kc = 256;
+  return config;
+}
+
+/// Tiles `op` with `sizes` (one per loop, 0 = untiled) into loops of
+/// `loopType`, replaces it and returns the tiled op.
+static FailureOr<linalg::LinalgOp>
+tile(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int64_t> sizes,
+     scf::SCFTilingOptions::LoopType loopType) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  options.setLoopType(loopType);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
+                        options);
+  if (failed(result))
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+/// Tiles the output of `op` into an scf.forall, fusing a linalg.fill that
+/// initializes it, and returns the tiled contraction.
+static FailureOr<linalg::LinalgOp> tileForall(RewriterBase &rewriter,
+                                              linalg::LinalgOp op,
+                                              ArrayRef<int64_t> sizes) {
+  scf::SCFTileAndFuseOptions options;
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isa<linalg::FillOp>(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return failure();
+  for (OpResult res : op->getResults())
+    if (Value replacement = result->replacements.lookup(res))
+      rewriter.replaceAllUsesWith(res, replacement);
+  linalg::LinalgOp tiled;
+  for (Operation *candidate : result->tiledAndFusedOps)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(candidate))
+      if (!isa<linalg::FillOp>(candidate))
+        tiled = linalgOp;
+  if (!tiled)
+    return failure();
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  return tiled;
+}
+
+/// Applies the blocking strategy to one contraction; leaves `op` alone (to
+/// the scalar loop lowering) when a step does not apply.
+static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
+                             const CPUTarget &target, bool parallel) {
+  std::optional<ContractionPlan> plan = planContraction(op);
+  if (!plan)
+    return;
+  TileConfig config = chooseTiles(target, *plan);
+  // Too narrow to vectorize along N (a prime extent): leave it to loops.
+  if (config.nr < 4)
+    return;
+  unsigned numLoops = plan->ranges.size();
+  auto sizesFor = [&](int64_t mSize, int64_t nSize, int64_t kSize,
+                      int64_t other) {
+    SmallVector<int64_t> sizes(numLoops, other);
+    // K dimensions are reductions: never split across forall threads; in
+    // the register loops, the outer ones go one at a time.
+    for (int64_t dim : plan->dims.k)
+      sizes[dim] = kSize == 0 ? 0 : 1;
+    sizes[plan->m] = mSize;
+    sizes[plan->n] = nSize;
+    sizes[plan->k] = kSize;
+    return sizes;
+  };
+
+  linalg::LinalgOp current = op;
+  if (parallel) {
+    // Batch and outer M/N dimensions one at a time, K untiled.
+    FailureOr<linalg::LinalgOp> tiled =
+        tileForall(rewriter, current, sizesFor(config.mc, config.nc, 0, 1));
+    if (failed(tiled))
+      return;
+    current = *tiled;
+  }
+  if (config.kc < plan->ranges[plan->k]) {
+    SmallVector<int64_t> sizes(numLoops, 0);
+    sizes[plan->k] = config.kc;
+    FailureOr<linalg::LinalgOp> tiled =
+        tile(rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(tiled))
+      return;
+    current = *tiled;
+  }
+  SmallVector<int64_t> registerSizes = sizesFor(config.mr, config.nr, 1, 1);
+  FailureOr<linalg::LinalgOp> tiled = tile(
+      rewriter, current, registerSizes, scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(tiled))
+    return;
+  current = *tiled;
+
+  // Tile sizes divide the ranges, so register blocks are static (K blocks
+  // of Kc may not be, but their K tiles of 1 are).
+  if (current.hasDynamicShape())
+    return;
+  rewriter.setInsertionPoint(current);
+  FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
+      rewriter, current, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+      /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/false,
+      /*createNamedContraction=*/true);
+  if (failed(vectorized))
+    return;
+  rewriter.replaceOp(current, vectorized->replacements);
+}
+
+/// Drops the unit loops of a contraction generic and turns it into the
+/// named op it then is (matmul, batch_matmul, ...), when it is one.
+static void simplifyContraction(RewriterBase &rewriter,
+                                linalg::GenericOp generic) {
+  linalg::ControlDropUnitDims control;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return;
+  rewriter.replaceOp(generic, dropped->replacements);
+  if (auto newGeneric =
+          dyn_cast<linalg::GenericOp>(dropped->resultOp.getOperation())) {
+    rewriter.setInsertionPoint(newGeneric);
+    (void)linalg::specializeGenericOp(rewriter, newGeneric);
+  }
+}
+
+namespace {
+/// Rewrites convolutions into im2col + matmul and blocks every f32
+/// contraction for caches and registers (see the file comment).
+struct TileAndVectorizeContractionsPass
+    : public mlprog::impl::TileAndVectorizeContractionsPassBase<
+          TileAndVectorizeContractionsPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // One-shot bufferization later meets the vector transfers on tensors.
+    vector::registerBufferizableOpInterfaceExternalModels(registry);
+    // Hoisting matches transfer_read/transfer_write pairs as subsets.
+    vector::registerSubsetOpInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    CPUTarget target;
+    target.features = targetFeatures.empty() ? getHostFeatures()
+                                             : targetFeatures.getValue();
+
+    // Convolutions with a non-trivial window become a column buffer plus a
+    // contraction; the contraction is then blocked like a matmul.
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    func.walk([&](linalg::Conv2DNchwFchwOp conv) {
+      if (conv.hasPureTensorSemantics() && !conv.hasDynamicShape() &&
+          getElementTypeOrSelf(conv.getResult(0).getType()).isF32())
+        convs.push_back(conv);
+    });
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      rewriter.setInsertionPoint(conv);
+      (void)linalg::rewriteInIm2Col(rewriter, conv);
+    }
+
+    // Contraction generics with unit loops (the im2col contraction of a
+    // batch-1 convolution) lose them and become named matmuls, which
+    // vectorize to plain outer-product contractions.
+    SmallVector<linalg::GenericOp> generics;
+    func.walk([&](linalg::GenericOp op) {
+      if (planContraction(op) &&
+          llvm::is_contained(op.getStaticLoopRanges(), 1))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp generic : generics)
+      simplifyContraction(rewriter, generic);
+
+    SmallVector<linalg::LinalgOp> contractions;
+    func.walk([&](linalg::LinalgOp op) {
+      if (planContraction(op))
+        contractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : contractions)
+      tileAndVectorize(rewriter, op, target, parallel);
+
+    // Fold the slices into the transfers and drop the unit dimensions of
+    // batch and K, leaving <mr x nr> contractions.
+    RewritePatternSet patterns(&getContext());
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns,
+                                                        &getContext());
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
+    tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns,
+                                                        &getContext());
+    affine::AffineMinOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+
+    // The accumulator of a register block is read and written at the same
+    // place in every K iteration: carry it in the loop as a vector instead
+    // (innermost loops first, so it moves out as far as it can).
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+  }
+};
+
+/// Moves loop-invariant vector transfers (the accumulator of a register
+/// block) out of the loops around them, on buffers.
+struct HoistVectorTransfersPass
+    : public mlprog::impl::HoistVectorTransfersPassBase<HoistVectorTransfersPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    linalg::hoistRedundantVectorTransfers(getOperation(),
+                                          /*verifyNonZeroTrip=*/true);
+  }
+};
+} // namespace
+
+namespace {
+/// Inlines `memref.alloca_scope`s that hold no `memref.alloca` (the scopes
+/// convert-scf-to-openmp puts around loop bodies): the scope op accepts one
+/// block only, which breaks once the loops inside become control flow.
+struct InlineAllocaScopesPass
+    : public mlprog::impl::InlineAllocaScopesPassBase<InlineAllocaScopesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<memref::AllocaScopeOp> scopes;
+    getOperation()->walk([&](memref::AllocaScopeOp scope) {
+      bool hasAlloca = scope.getBodyRegion()
+                           .walk([](memref::AllocaOp) {
+                             return WalkResult::interrupt();
+                           })
+                           .wasInterrupted();
+      if (!hasAlloca && scope.getNumResults() == 0)
+        scopes.push_back(scope);
+    });
+    IRRewriter rewriter(&getContext());
+    for (memref::AllocaScopeOp scope : scopes) {
+      Block &body = scope.getBodyRegion().front();
+      Operation *terminator = body.getTerminator();
+      rewriter.eraseOp(terminator);
+      rewriter.inlineBlockBefore(&body, scope);
+      rewriter.eraseOp(scope);
+    }
+  }
+};
+} // namespace

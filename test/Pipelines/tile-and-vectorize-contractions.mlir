@@ -1,0 +1,49 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx2,+fma}))' | FileCheck %s --check-prefix=AVX2
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f parallel=false}))' | FileCheck %s --check-prefix=AVX512
+
+// A matmul becomes an scf.forall of 32x128 output tiles (4x16 register
+// blocks, 8 of each per tile) with the fill fused, the K loop inside, and
+// the 4x16 accumulator carried as a vector across K.
+// AVX2-LABEL: func.func @matmul
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (64, 256) step (32, 128)
+// AVX2: linalg.fill
+// AVX2: scf.for {{.*}} step %c4
+// AVX2: scf.for {{.*}} step %c16
+// AVX2: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<4x16xf32>
+// AVX2: scf.for {{.*}} iter_args({{.*}}, %[[V:.*]] = %[[ACC]]) -> (tensor<32x128xf32>, vector<4x16xf32>)
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2-NOT: linalg.matmul
+
+// With AVX-512, 8x32 register blocks; no forall without `parallel`.
+// AVX512-LABEL: func.func @matmul
+// AVX512-NOT: scf.forall
+// AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x256xf32>) -> tensor<64x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x256xf32>) outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// A convolution becomes an im2col column tensor and a vectorized contraction
+// over (output channels) x (output pixels); 7x7 = 49 pixels gives 7-wide
+// vectors, since the tile sizes divide the extents; the unit batch loop is
+// dropped, so the contraction is a plain matmul.
+// AVX2-LABEL: func.func @conv
+// AVX2: linalg.generic
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x7xf32> into vector<4x7xf32>
+// AVX2-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  return %r : tensor<1x16x7x7xf32>
+}
+
+// Not f32, or no contiguous N: left to the loop lowering.
+// AVX2-LABEL: func.func @left_alone
+// AVX2: linalg.matmul
+// AVX2-NOT: vector.contract
+func.func @left_alone(%a: tensor<8x8xi32>, %b: tensor<8x8xi32>, %c: tensor<8x8xi32>) -> tensor<8x8xi32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x8xi32>, tensor<8x8xi32>) outs(%c : tensor<8x8xi32>) -> tensor<8x8xi32>
+  return %r : tensor<8x8xi32>
+}
