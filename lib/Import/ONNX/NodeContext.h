@@ -139,7 +139,7 @@ const llvm::StringMap<OpHandler> &getOpHandlers();
 /// error caught at startup).
 using OpHandlerTable = llvm::StringMap<OpHandler>;
 /// OpHandlers.cpp: the core CNN slice (elementwise arithmetic, conv, pools,
-/// batch norm, softmax, matmul/gemm, reshape/transpose/concat, Constant).
+/// batch norm, softmax, matmul/gemm, Constant).
 void registerCoreOpHandlers(OpHandlerTable &table);
 /// MathOps.cpp: elementwise math, logic, comparisons, casts, activations,
 /// reductions, arg max/min, normalizations, einsum.

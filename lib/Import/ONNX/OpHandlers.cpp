@@ -13,7 +13,6 @@
 #include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Reduction.h"
-#include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/Spatial.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -294,78 +293,6 @@ LogicalResult importGlobalAveragePool(NodeContext &ctx) {
   return ctx.setResult(0, buildGlobalAveragePool(ctx.b, ctx.loc, *x));
 }
 
-//===--- Shapes -----------------------------------------------------------===//
-
-/// Flatten: axis = 1 by default, in [-rank, rank] since opset 11.
-LogicalResult importFlatten(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
-    return failure();
-  FailureOr<int64_t> axis = normalizeAxis(ctx, ctx.getInt("axis", 1),
-                                          rankOf(*x), /*inclusiveEnd=*/true);
-  if (failed(axis))
-    return failure();
-  return ctx.setResult(0, buildFlatten(ctx.b, ctx.loc, *x, *axis));
-}
-
-/// Reshape: the target shape is input 1 (opset 5+; an attribute before); 0
-/// copies the input extent unless allowzero (14+), one -1 is inferred. A
-/// non-constant shape input is accepted only when shape inference (or the
-/// model) gives the output a static shape, which then is the target.
-LogicalResult importReshape(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
-    return failure();
-  SmallVector<int64_t> requested;
-  if (ctx.opset < 5) {
-    requested = ctx.getInts("shape");
-  } else if (DenseElementsAttr shape = ctx.optionalConstantInput(1)) {
-    if (!shape.getElementType().isInteger(64))
-      return emitError(ctx.loc) << "Reshape shape must be int64";
-    for (const APInt &v : shape.getValues<APInt>())
-      requested.push_back(v.getSExtValue());
-  } else if (std::optional<SmallVector<int64_t>> out =
-                 ctx.staticOutputShape(0)) {
-    return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, *out));
-  } else {
-    (void)ctx.constantInput(1); // Not a constant: emits the error.
-    return failure();
-  }
-  FailureOr<SmallVector<int64_t>> resolved = resolveReshapeShape(
-      ctx.loc, cast<RankedTensorType>(x->getType()).getShape(), requested,
-      ctx.getInt("allowzero", 0));
-  if (failed(resolved))
-    return failure();
-  return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, *resolved));
-}
-
-/// Transpose: perm defaults to reversing the dims.
-LogicalResult importTranspose(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
-    return failure();
-  SmallVector<int64_t> perm = ctx.getInts("perm");
-  if (perm.empty())
-    for (int64_t d = rankOf(*x) - 1; d >= 0; --d)
-      perm.push_back(d);
-  return ctx.setResult(0, buildTranspose(ctx.b, ctx.loc, *x, perm));
-}
-
-/// Concat: axis is required (opset 4+), negative since opset 11.
-LogicalResult importConcat(NodeContext &ctx) {
-  if (!ctx.attribute("axis"))
-    return emitError(ctx.loc) << "Concat needs an 'axis' attribute";
-  SmallVector<Value> inputs;
-  for (int i = 0; i < ctx.node.input_size(); ++i) {
-    FailureOr<Value> v = ctx.input(i);
-    if (failed(v))
-      return failure();
-    inputs.push_back(*v);
-  }
-  return ctx.setResult(
-      0, buildConcat(ctx.b, ctx.loc, inputs, ctx.getInt("axis", 0)));
-}
-
 //===--- Constants --------------------------------------------------------===//
 
 /// The tensor of a Constant node: `value`, or (opset 12+) value_float(s),
@@ -414,14 +341,12 @@ void registerCoreOpHandlers(OpHandlerTable &table) {
       {"Add", importBinary<BinaryOpKind::Add>},
       {"AveragePool", importAveragePool},
       {"BatchNormalization", importBatchNorm},
-      {"Concat", importConcat},
       {"Constant", importConstant},
       {"Conv", importConv},
       {"Div", importBinary<BinaryOpKind::Div>},
       {"Dropout", importDropout},
       {"Erf", importUnary<UnaryOpKind::Erf>},
       {"Exp", importUnary<UnaryOpKind::Exp>},
-      {"Flatten", importFlatten},
       {"Gemm", importGemm},
       {"GlobalAveragePool", importGlobalAveragePool},
       {"Identity", importIdentity},
@@ -434,13 +359,11 @@ void registerCoreOpHandlers(OpHandlerTable &table) {
       {"Neg", importUnary<UnaryOpKind::Neg>},
       {"Pow", importPow},
       {"Relu", importUnary<UnaryOpKind::Relu>},
-      {"Reshape", importReshape},
       {"Sigmoid", importUnary<UnaryOpKind::Sigmoid>},
       {"Softmax", importSoftmax},
       {"Sqrt", importUnary<UnaryOpKind::Sqrt>},
       {"Sub", importBinary<BinaryOpKind::Sub>},
       {"Tanh", importUnary<UnaryOpKind::Tanh>},
-      {"Transpose", importTranspose},
   };
   for (const auto &[name, handler] : handlers)
     table[name] = handler;
