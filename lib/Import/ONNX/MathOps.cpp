@@ -21,6 +21,7 @@
 #include "mlprog/Import/Common/Normalization.h"
 #include "mlprog/Import/Common/Pointwise.h"
 #include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -337,11 +338,25 @@ LogicalResult importParamActivation(NodeContext &ctx) {
       0, buildParamActivation(ctx.b, ctx.loc, Kind, *x, alpha, beta));
 }
 
-/// PRelu (opset 7+: slope broadcast to X).
+/// PRelu: opset 7+ broadcasts the slope numpy-style to X; before opset 7 a
+/// 1-D slope [C] applies per channel (dim 1 of X).
 LogicalResult importPRelu(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), slope = ctx.input(1);
   if (failed(x) || failed(slope))
     return failure();
+  auto st = cast<RankedTensorType>(slope->getType());
+  int64_t rank = rankOf(*x);
+  if (ctx.opset < 7 && st.getRank() == 1 && rank >= 2 &&
+      st.getDimSize(0) != 1) {
+    if (st.isDynamicDim(0))
+      return emitError(ctx.loc)
+             << "unsupported PRelu (opset < 7) with a dynamic slope extent";
+    SmallVector<int64_t> shape(rank - 1, 1);
+    shape[0] = st.getDimSize(0);
+    slope = buildReshape(ctx.b, ctx.loc, *slope, shape);
+    if (failed(slope))
+      return failure();
+  }
   return ctx.setResult(0, buildPRelu(ctx.b, ctx.loc, *x, *slope));
 }
 
