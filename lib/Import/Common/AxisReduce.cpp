@@ -124,8 +124,8 @@ FailureOr<Value> mlprog::buildVariance(OpBuilder &b, Location loc, Value x,
 }
 
 FailureOr<Value> mlprog::buildArgReduce(OpBuilder &b, Location loc, Value x,
-                                        int64_t axis, bool keepDims,
-                                        bool isMax) {
+                                        int64_t axis, bool keepDims, bool isMax,
+                                        bool selectLast, bool isUnsigned) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || !type.getElementType().isIntOrFloat() || type.getRank() == 0)
     return emitError(loc) << "arg max/min needs a ranked int or float "
@@ -147,8 +147,13 @@ FailureOr<Value> mlprog::buildArgReduce(OpBuilder &b, Location loc, Value x,
       kept.push_back(getAffineDimExpr(d, ctx));
     }
   TypedAttr init = getLowestAttr(et);
+  if (isMax && isUnsigned)
+    init = b.getZeroAttr(et);
   if (!isMax) {
-    if (auto ft = dyn_cast<FloatType>(et))
+    if (isUnsigned)
+      init =
+          IntegerAttr::get(et, APInt::getMaxValue(et.getIntOrFloatBitWidth()));
+    else if (auto ft = dyn_cast<FloatType>(et))
       init = FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics()));
     else
       init = IntegerAttr::get(
@@ -169,16 +174,27 @@ FailureOr<Value> mlprog::buildArgReduce(OpBuilder &b, Location loc, Value x,
         Value i = linalg::IndexOp::create(nb, nl, axis);
         Value i64 = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), i);
         Value better;
+        using FP = arith::CmpFPredicate;
+        using IP = arith::CmpIPredicate;
+        // Ties go to the later index with `selectLast` (loops run upwards).
         if (isFloat)
-          better = arith::CmpFOp::create(nb, nl,
-                                         isMax ? arith::CmpFPredicate::OGT
-                                               : arith::CmpFPredicate::OLT,
-                                         a[0], a[1]);
+          better =
+              arith::CmpFOp::create(nb, nl,
+                                    isMax ? (selectLast ? FP::OGE : FP::OGT)
+                                          : (selectLast ? FP::OLE : FP::OLT),
+                                    a[0], a[1]);
+        else if (isUnsigned)
+          better =
+              arith::CmpIOp::create(nb, nl,
+                                    isMax ? (selectLast ? IP::uge : IP::ugt)
+                                          : (selectLast ? IP::ule : IP::ult),
+                                    a[0], a[1]);
         else
-          better = arith::CmpIOp::create(nb, nl,
-                                         isMax ? arith::CmpIPredicate::sgt
-                                               : arith::CmpIPredicate::slt,
-                                         a[0], a[1]);
+          better =
+              arith::CmpIOp::create(nb, nl,
+                                    isMax ? (selectLast ? IP::sge : IP::sgt)
+                                          : (selectLast ? IP::sle : IP::slt),
+                                    a[0], a[1]);
         Value v = arith::SelectOp::create(nb, nl, better, a[0], a[1]);
         Value idx = arith::SelectOp::create(nb, nl, better, i64, a[2]);
         linalg::YieldOp::create(nb, nl, ValueRange{v, idx});

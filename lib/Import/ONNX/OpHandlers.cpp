@@ -48,22 +48,6 @@ template <BinaryOpKind Kind> LogicalResult importBinary(NodeContext &ctx) {
                                                  *rhs, ctx.isUnsignedInput(0)));
 }
 
-/// Pow: ONNX allows an exponent type T1 different from the base type T
-/// (opset 12+); only float base and exponent of one type are implemented.
-LogicalResult importPow(NodeContext &ctx) {
-  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
-  if (failed(lhs) || failed(rhs))
-    return failure();
-  Type base = getElementTypeOrSelf(lhs->getType());
-  Type exponent = getElementTypeOrSelf(rhs->getType());
-  if (base != exponent)
-    return emitError(ctx.loc)
-           << "unsupported Pow with base element type " << base
-           << " and exponent element type " << exponent;
-  return ctx.setResult(
-      0, buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Pow, *lhs, *rhs));
-}
-
 /// Max, Min: variadic (opset 8+ broadcasting), folded left to right.
 template <BinaryOpKind Kind> LogicalResult importVariadic(NodeContext &ctx) {
   FailureOr<Value> acc = ctx.input(0);
@@ -357,7 +341,6 @@ void registerCoreOpHandlers(OpHandlerTable &table) {
       {"Min", importVariadic<BinaryOpKind::Min>},
       {"Mul", importBinary<BinaryOpKind::Mul>},
       {"Neg", importUnary<UnaryOpKind::Neg>},
-      {"Pow", importPow},
       {"Relu", importUnary<UnaryOpKind::Relu>},
       {"Sigmoid", importUnary<UnaryOpKind::Sigmoid>},
       {"Softmax", importSoftmax},

@@ -29,12 +29,15 @@ mlir::FailureOr<mlir::Value> buildVariance(mlir::OpBuilder &b,
 
 /// Index (i64) of the first maximum (`isMax`) or minimum of `x` along `axis`
 /// in [-rank, rank); the axis is dropped unless `keepDims`.
+/// With `selectLast` the last extreme index is returned instead;
+/// `isUnsigned` compares integers as unsigned.
 /// Spec: aten::argmax/argmin (with dim), ONNX ArgMax/ArgMin
-/// (select_last_index = 0).
+/// (select_last_index).
 mlir::FailureOr<mlir::Value> buildArgReduce(mlir::OpBuilder &b,
                                             mlir::Location loc, mlir::Value x,
                                             int64_t axis, bool keepDims,
-                                            bool isMax);
+                                            bool isMax, bool selectLast = false,
+                                            bool isUnsigned = false);
 
 /// `log(softmax(x))` along `axis`, computed as x - max - log(sum(exp(x -
 /// max))) for stability. Float only.

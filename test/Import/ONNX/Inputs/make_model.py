@@ -51,9 +51,9 @@ def initializers():
 
 def unsupported_op():
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="n1"),
-             helper.make_node("Cos", ["a"], ["y"], name="n3")]
-    return model(nodes, [helper.make_tensor_value_info("x", F, [2])],
-                 [helper.make_tensor_value_info("y", F, [2])])
+             helper.make_node("Det", ["a"], ["y"], name="n3")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [2, 2])],
+                 [helper.make_tensor_value_info("y", F, [])])
 
 
 def unnamed_node_error():
