@@ -244,9 +244,10 @@ TEST_F(JitRunnerTest, LoweringFailureIsAnError) {
   });
   mlir::OwningOpRef<mlir::ModuleOp> module = parse(R"mlir(
 ml_program.global private mutable @g : tensor<*xf32>
-ml_program.func @main() -> tensor<*xf32> {
+ml_program.func @main() -> tensor<2xf32> {
   %g = ml_program.global_load @g : tensor<*xf32>
-  ml_program.return %g : tensor<*xf32>
+  %r = tensor.cast %g : tensor<*xf32> to tensor<2xf32>
+  ml_program.return %r : tensor<2xf32>
 }
 )mlir");
   ASSERT_TRUE(module);
