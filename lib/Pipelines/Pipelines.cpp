@@ -97,6 +97,9 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // Subviews with dynamic offsets (slices inside loops) expand to
+  // affine.apply, which must be lowered again.
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLibmPass());
   if (options.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
