@@ -71,16 +71,14 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
 
 /// The single element of a one-element tensor (ONNX scalars such as If's
 /// condition and Loop's trip count are 0-d or 1-element tensors).
-FailureOr<Value> extractScalar(NodeContext &ctx, Value tensor,
-                               StringRef what) {
+FailureOr<Value> extractScalar(NodeContext &ctx, Value tensor, StringRef what) {
   auto type = dyn_cast<RankedTensorType>(tensor.getType());
   if (!type || (type.hasStaticShape() && type.getNumElements() != 1))
-    return emitError(ctx.loc) << what << " must be a one-element tensor, got "
-                              << tensor.getType();
+    return emitError(ctx.loc)
+           << what << " must be a one-element tensor, got " << tensor.getType();
   Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
   SmallVector<Value> indices(type.getRank(), zero);
-  return tensor::ExtractOp::create(ctx.b, ctx.loc, tensor, indices)
-      .getResult();
+  return tensor::ExtractOp::create(ctx.b, ctx.loc, tensor, indices).getResult();
 }
 
 /// A 0-d tensor holding scalar `v`.
@@ -98,8 +96,7 @@ FailureOr<SmallVector<Value>> importSubgraph(NodeContext &ctx,
 }
 
 /// Reads the GRAPH attribute `name`; a located error if it is absent.
-FailureOr<const onnx::GraphProto *> getGraph(NodeContext &ctx,
-                                             StringRef name) {
+FailureOr<const onnx::GraphProto *> getGraph(NodeContext &ctx, StringRef name) {
   if (const onnx::GraphProto *g = ctx.getGraph(name))
     return g;
   return emitError(ctx.loc) << "missing graph attribute '" << name << "'";
@@ -113,10 +110,8 @@ FailureOr<const onnx::GraphProto *> getGraph(NodeContext &ctx,
 /// the joined type (differing extents dynamic); branches producing
 /// different ranks, sequences or optionals are unsupported.
 LogicalResult importIf(NodeContext &ctx) {
-  FailureOr<const onnx::GraphProto *> thenGraph =
-      getGraph(ctx, "then_branch");
-  FailureOr<const onnx::GraphProto *> elseGraph =
-      getGraph(ctx, "else_branch");
+  FailureOr<const onnx::GraphProto *> thenGraph = getGraph(ctx, "then_branch");
+  FailureOr<const onnx::GraphProto *> elseGraph = getGraph(ctx, "else_branch");
   FailureOr<Value> condTensor = ctx.input(0);
   if (failed(thenGraph) || failed(elseGraph) || failed(condTensor))
     return failure();
@@ -144,14 +139,12 @@ LogicalResult importIf(NodeContext &ctx) {
     outputs.push_back(*out);
   }
   SmallVector<Type> types = typesOf(outputs[0]);
-  if (failed(joinInto(ctx, types, typesOf(outputs[1]),
-                      "If output"))) {
+  if (failed(joinInto(ctx, types, typesOf(outputs[1]), "If output"))) {
     probe.erase();
     return failure();
   }
-  for (auto [block, values] :
-       {std::pair(probe.thenBlock(), outputs[0]),
-        std::pair(probe.elseBlock(), outputs[1])}) {
+  for (auto [block, values] : {std::pair(probe.thenBlock(), outputs[0]),
+                               std::pair(probe.elseBlock(), outputs[1])}) {
     OpBuilder::InsertionGuard guard(ctx.b);
     ctx.b.setInsertionPointToEnd(block);
     SmallVector<Value> yielded;
@@ -208,8 +201,8 @@ LogicalResult checkScanElements(NodeContext &ctx, TypeRange types) {
   for (auto [k, t] : llvm::enumerate(types)) {
     auto ranked = dyn_cast<RankedTensorType>(t);
     if (!ranked || !ranked.hasStaticShape())
-      return emitError(ctx.loc) << "unsupported scan output " << k
-                                << " of dynamic type " << t;
+      return emitError(ctx.loc)
+             << "unsupported scan output " << k << " of dynamic type " << t;
   }
   return success();
 }
@@ -320,8 +313,7 @@ LogicalResult importLoop(NodeContext &ctx) {
       ValueRange scanOut(out.slice(1 + numCarried, numScan));
       FailureOr<bool> changed = joinInto(
           ctx, carriedTypes, TypeRange(carriedOut), "Loop-carried value");
-      if (failed(changed) ||
-          failed(checkScanElements(ctx, TypeRange(scanOut))))
+      if (failed(changed) || failed(checkScanElements(ctx, TypeRange(scanOut))))
         return failure();
       SmallVector<Type> observedScan = typesOf(scanOut);
       if (haveScanTypes && observedScan != scanTypes)
@@ -369,8 +361,8 @@ LogicalResult importLoop(NodeContext &ctx) {
       int64_t rank = rankOf(acc);
       SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
       SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-      Value stacked = tensor::ExtractSliceOp::create(b, loc, acc, offsets,
-                                                     sizes, strides);
+      Value stacked =
+          tensor::ExtractSliceOp::create(b, loc, acc, offsets, sizes, strides);
       if (failed(ctx.setResult(numCarried + k, stacked)))
         return failure();
     }
@@ -404,8 +396,8 @@ LogicalResult importScan(NodeContext &ctx) {
   int64_t numScanInputs = ctx.getInt("num_scan_inputs", 0);
   int numInputs = ctx.node.input_size();
   if (numScanInputs < 1 || numScanInputs > numInputs)
-    return emitError(loc) << "Scan num_scan_inputs must be in [1, "
-                          << numInputs << "], got " << numScanInputs;
+    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
+                          << "], got " << numScanInputs;
   int numState = numInputs - int(numScanInputs);
   if (body.input_size() != numInputs || body.output_size() < numState)
     return emitError(loc) << "Scan body must take " << numInputs
@@ -513,10 +505,9 @@ LogicalResult importScan(NodeContext &ctx) {
       ArrayRef<Value> out = *outputs;
       ValueRange stateOut(out.take_front(numState));
       ValueRange scanOut(out.drop_front(numState));
-      FailureOr<bool> changed = joinInto(ctx, stateTypes, TypeRange(stateOut),
-                                         "Scan state value");
-      if (failed(changed) ||
-          failed(checkScanElements(ctx, TypeRange(scanOut))))
+      FailureOr<bool> changed =
+          joinInto(ctx, stateTypes, TypeRange(stateOut), "Scan state value");
+      if (failed(changed) || failed(checkScanElements(ctx, TypeRange(scanOut))))
         return failure();
       SmallVector<Type> observedScan = typesOf(scanOut);
       if (haveScanTypes && observedScan != scanTypes)
@@ -538,9 +529,9 @@ LogicalResult importScan(NodeContext &ctx) {
       for (auto [v, t] : llvm::zip(stateOut, stateTypes))
         yielded.push_back(castTo(b, loc, v, t));
       for (auto [k, element] : llvm::enumerate(scanOut))
-        yielded.push_back(insertSlice(
-            b, loc, element, forOp.getRegionIterArg(numState + k),
-            (*outDirs)[k] ? reversed : iv, outAxes[k]));
+        yielded.push_back(
+            insertSlice(b, loc, element, forOp.getRegionIterArg(numState + k),
+                        (*outDirs)[k] ? reversed : iv, outAxes[k]));
       scf::YieldOp::create(b, loc, yielded);
       return true;
     };

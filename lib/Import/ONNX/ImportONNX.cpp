@@ -99,9 +99,8 @@ FailureOr<ExternalData> getExternalData(Location fileLoc, StringRef modelDir,
   llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
   uint64_t size = 0;
   if (llvm::sys::fs::file_size(path, size))
-    return emitError(fileLoc)
-           << "cannot open external data file '" << path << "' of tensor '"
-           << tensor.name() << "'";
+    return emitError(fileLoc) << "cannot open external data file '" << path
+                              << "' of tensor '" << tensor.name() << "'";
   uint64_t end = data.offset + data.length.value_or(0);
   if (data.offset > size || end > size || end < data.offset)
     return emitError(fileLoc)
@@ -132,8 +131,7 @@ onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
       continue;
     onnx::ValueInfoProto *input = graph->add_input();
     input->set_name(init.name());
-    onnx::TypeProto_Tensor *type =
-        input->mutable_type()->mutable_tensor_type();
+    onnx::TypeProto_Tensor *type = input->mutable_type()->mutable_tensor_type();
     type->set_elem_type(init.data_type());
     onnx::TensorShapeProto *shape = type->mutable_shape();
     for (int64_t dim : init.dims())
@@ -154,8 +152,8 @@ LogicalResult upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
       model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
     } catch (const std::exception &e) {
       return emitError(fileLoc)
-             << "unsupported opset " << id.version()
-             << ": upgrading to opset " << kMinOpset
+             << "unsupported opset " << id.version() << ": upgrading to opset "
+             << kMinOpset
              << " with the ONNX version converter failed: " << e.what();
     }
     return success();
@@ -243,8 +241,7 @@ private:
   /// Expands a call of an ONNX function (model-local, or the body the op's
   /// schema defines) inline; null if `node` names no function.
   std::optional<LogicalResult> expandFunction(const onnx::NodeProto &node,
-                                              StringRef name,
-                                              int64_t nodeOpset,
+                                              StringRef name, int64_t nodeOpset,
                                               unsigned depth);
   FailureOr<SmallVector<Value>>
   importSubgraph(const onnx::GraphProto &subgraph, ValueRange inputs,
@@ -368,8 +365,7 @@ private:
       return nullptr;
     auto it = schema->attributes().find(name);
     if (it == schema->attributes().end() ||
-        it->second.default_value.type() ==
-            onnx::AttributeProto::UNDEFINED)
+        it->second.default_value.type() == onnx::AttributeProto::UNDEFINED)
       return nullptr;
     return &it->second.default_value;
   }
@@ -451,12 +447,12 @@ ModelImporter::importExternalInitializer(const onnx::TensorProto &init) {
                           << "'";
   SmallVector<int64_t> shape(init.dims().begin(), init.dims().end());
   auto type = RankedTensorType::get(shape, *elementType);
-  uint64_t bytes = type.getNumElements() *
-                   (elementType->getIntOrFloatBitWidth() / 8);
+  uint64_t bytes =
+      type.getNumElements() * (elementType->getIntOrFloatBitWidth() / 8);
   if (data->length && *data->length != bytes)
     return emitError(loc) << "external data of tensor '" << init.name()
-                          << "' has length " << *data->length << " but "
-                          << type << " needs " << bytes << " bytes";
+                          << "' has length " << *data->length << " but " << type
+                          << " needs " << bytes << " bytes";
   uint64_t size = 0;
   if (llvm::sys::fs::file_size(data->path, size) || data->offset + bytes > size)
     return emitError(loc) << "external data file '" << data->path
@@ -464,14 +460,14 @@ ModelImporter::importExternalInitializer(const onnx::TensorProto &init) {
                           << "' (" << bytes << " bytes at offset "
                           << data->offset << ")";
   std::string symbol = uniqueSymbol(init.name());
-  auto global = GlobalOp::create(builder, loc, symbol, type,
-                                 /*is_mutable=*/false,
-                                 ExternAttr::get(ctx, type),
-                                 builder.getStringAttr("private"));
+  auto global =
+      GlobalOp::create(builder, loc, symbol, type,
+                       /*is_mutable=*/false, ExternAttr::get(ctx, type),
+                       builder.getStringAttr("private"));
   global->setAttr(ExternalStorageAttr::getAttrName(),
-                  ExternalStorageAttr::get(
-                      ctx, builder.getStringAttr(data->path), StringAttr(),
-                      data->offset, bytes));
+                  ExternalStorageAttr::get(ctx,
+                                           builder.getStringAttr(data->path),
+                                           StringAttr(), data->offset, bytes));
   state.addExternalInitializer(init.name(), type, symbol);
   state.recordDataType(init.name(), init.data_type());
   return success();
@@ -557,12 +553,11 @@ ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
   for (const onnx::FunctionProto &local : model.functions())
     if (local.name() == node.op_type() &&
         (local.domain() == node.domain() ||
-         (defaultDomain && (local.domain().empty() ||
-                            local.domain() == "ai.onnx"))))
+         (defaultDomain &&
+          (local.domain().empty() || local.domain() == "ai.onnx"))))
       function = &local;
   if (!function && defaultDomain) {
-    schema = onnx::OpSchemaRegistry::Schema(node.op_type(), int(nodeOpset),
-                                            "");
+    schema = onnx::OpSchemaRegistry::Schema(node.op_type(), int(nodeOpset), "");
     if (!schema)
       return std::nullopt;
     if (schema->HasFunction()) {
@@ -619,10 +614,10 @@ ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
   for (auto [index, bodyNode] : llvm::enumerate(function->node())) {
     onnx::NodeProto expanded = bodyNode;
     instance.instantiate(expanded);
-    std::string bodyName =
-        (name + "/").str() + (bodyNode.name().empty()
-                      ? bodyNode.op_type() + "#" + std::to_string(index)
-                      : bodyNode.name());
+    std::string bodyName = (name + "/").str() +
+                           (bodyNode.name().empty() ? bodyNode.op_type() + "#" +
+                                                          std::to_string(index)
+                                                    : bodyNode.name());
     if (failed(importNode(expanded, bodyName, bodyOpset, depth + 1)))
       return LogicalResult(failure());
   }
@@ -665,10 +660,9 @@ ModelImporter::importSubgraph(const onnx::GraphProto &subgraph,
        (subgraph.name().empty() ? std::string("body") : subgraph.name()) + "/")
           .str();
   for (auto [index, node] : llvm::enumerate(subgraph.node())) {
-    std::string name =
-        node.name().empty() ? prefix + node.op_type() + "#" +
-                                  std::to_string(index)
-                            : node.name();
+    std::string name = node.name().empty() ? prefix + node.op_type() + "#" +
+                                                 std::to_string(index)
+                                           : node.name();
     if (failed(importNode(node, name, nodeOpset, depth)))
       return failure();
   }
@@ -676,9 +670,9 @@ ModelImporter::importSubgraph(const onnx::GraphProto &subgraph,
   for (const onnx::ValueInfoProto &info : subgraph.output()) {
     Value value = state.lookup(info.name(), loc);
     if (!value)
-      return emitError(loc) << "output '" << info.name() << "' of subgraph '"
-                            << subgraph.name()
-                            << "' is not produced by any node";
+      return emitError(loc)
+             << "output '" << info.name() << "' of subgraph '"
+             << subgraph.name() << "' is not produced by any node";
     results.push_back(value);
   }
   return results;

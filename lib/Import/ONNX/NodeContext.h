@@ -85,9 +85,9 @@ private:
 /// at the builder's insertion point: binds the graph's inputs to `inputs`
 /// (in order), lets its nodes read values of the enclosing graphs, and
 /// returns the values of its outputs. Errors are emitted and fail.
-using SubgraphImporter = llvm::function_ref<mlir::FailureOr<
-    llvm::SmallVector<mlir::Value>>(const onnx::GraphProto &graph,
-                                    mlir::ValueRange inputs)>;
+using SubgraphImporter =
+    llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+        const onnx::GraphProto &graph, mlir::ValueRange inputs)>;
 
 /// One node under import.
 class NodeContext {
