@@ -215,7 +215,36 @@ def external_data(out_dir):
             [x], [x * w + b])
 
 
+def loop_unbounded():
+    # Neither a trip count nor a condition: an unbounded loop.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["y_in"], ["y_out"])],
+        "body", [vi("i", I64, []), vi("cond_in", B, []), vi("y_in", F, [2])],
+        [vi("cond_out", B, []), vi("y_out", F, [2])])
+    nodes = [helper.make_node("Loop", ["", "", "x"], ["y"], name="loop0",
+                              body=body)]
+    x = np.zeros(2, np.float32)
+    return model(nodes, [vi("x", F, [2])], [vi("y", F, [2])]), [x], [x]
+
+
+def if_rank_mismatch():
+    # The branches produce tensors of different ranks.
+    then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["a"])],
+                               "then", [], [vi("a", F, [2, 3])])
+    else_g = helper.make_graph([helper.make_node("Identity", ["w"], ["b"])],
+                               "else", [], [vi("b", F, [3])])
+    w = numpy_helper.from_array(np.ones(3, np.float32), "w")
+    nodes = [helper.make_node("If", ["cond"], ["y"], name="if0",
+                              then_branch=then_g, else_branch=else_g)]
+    x = np.zeros((2, 3), np.float32)
+    return (model(nodes, [vi("cond", B, []), vi("x", F, [2, 3])],
+                  [vi("y", F, [2, 3])], [w]), [np.array(True), x], [x])
+
+
 MODELS = {
+    "loop_unbounded": loop_unbounded,
+    "if_rank_mismatch": if_rank_mismatch,
     "local_function": local_function,
     "schema_function": schema_function,
     "nll_loss": nll_loss,
