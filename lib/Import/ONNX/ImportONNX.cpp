@@ -143,22 +143,27 @@ onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
 
 /// Upgrades a model of a default-domain opset older than kMinOpset with
 /// libonnx's version converter (ONNX's documented way to read old models).
-LogicalResult upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
+/// The converter needs inferred shapes for some adapters (Gemm 6 -> 7); if
+/// it still fails, the model is imported at its own opset, as the handlers
+/// read attributes by the model's opset.
+void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
   for (const onnx::OperatorSetIdProto &id : model.opset_import()) {
     if (!(id.domain().empty() || id.domain() == "ai.onnx") ||
         id.version() >= kMinOpset)
       continue;
     try {
-      model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+      onnx::ModelProto inferred = model;
+      inferLeniently(inferred);
+      model = onnx::version_conversion::ConvertVersion(inferred, kMinOpset);
     } catch (const std::exception &e) {
-      return emitError(fileLoc)
-             << "unsupported opset " << id.version() << ": upgrading to opset "
-             << kMinOpset
-             << " with the ONNX version converter failed: " << e.what();
+      emitWarning(fileLoc) << "upgrading opset " << id.version()
+                           << " to opset " << kMinOpset
+                           << " with the ONNX version converter failed ("
+                           << e.what() << "); importing at opset "
+                           << id.version();
     }
-    return success();
+    return;
   }
-  return success();
 }
 
 /// Parses, checks and shape-infers the model; ONNX reports problems by
@@ -188,8 +193,7 @@ LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
   } catch (const std::exception &e) {
     return emitError(fileLoc) << "ONNX model check failed: " << e.what();
   }
-  if (failed(upgradeOpset(fileLoc, model)))
-    return failure();
+  upgradeOpset(fileLoc, model);
   // Inference only refines the types the builders compute anyway, so a
   // model it rejects (e.g. ONNX 1.12 refusing int64 `Constant`s in old
   // opsets) is still importable: warn and keep whatever a lenient pass
