@@ -242,6 +242,18 @@ def if_rank_mismatch():
                   [vi("y", F, [2, 3])], [w]), [np.array(True), x], [x])
 
 
+def large_external(out_dir):
+    # A 200 MB float initializer in an external (sparse) file: y = x + w.
+    n = 50 * 1000 * 1000
+    with open(os.path.join(out_dir, "big.bin"), "wb") as f:
+        f.truncate(4 * n)
+    w = TensorProto(name="w", data_type=F, dims=[n])
+    w.data_location = TensorProto.EXTERNAL
+    w.external_data.add(key="location", value="big.bin")
+    nodes = [helper.make_node("Add", ["x", "w"], ["y"], name="add0")]
+    return (model(nodes, [vi("x", F, [n])], [vi("y", F, [n])], [w]), [], [])
+
+
 MODELS = {
     "loop_unbounded": loop_unbounded,
     "if_rank_mismatch": if_rank_mismatch,
@@ -255,6 +267,7 @@ MODELS = {
     "scan": scan_model,
     "old_opset": old_opset,
     "external_data": external_data,
+    "large_external": large_external,
 }
 
 
@@ -262,7 +275,7 @@ def main():
     name, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
     make = MODELS[name]
-    if name == "external_data":
+    if name in ("external_data", "large_external"):
         m, inputs, refs = make(out_dir)
     else:
         m, inputs, refs = make()
