@@ -5,8 +5,10 @@
 # 2. GoogleTest unit tests
 # 3. Python package tests (pytest)
 # 4. the downstream example: install, build a project against the install
-# 5. ONNX backend conformance (libonnx-testdata), with a final
-#    "N passed, M failed, K skipped" line
+# 5. ONNX backend conformance (libonnx-testdata): the fast subset (one or
+#    two expected-to-pass cases per op), checked against the
+#    expected-failures list test/Import/ONNX/conformance-xfail.txt. The full
+#    suite: scripts/onnx_conformance.py -j1 (see docs/importers/onnx.md).
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -16,4 +18,4 @@ bash "$root/scripts/build.sh"
 ninja -C "$root/build" check-mlprog
 bash "$root/scripts/test-downstream.sh" "$root/build"
 /usr/bin/python3 "$root/scripts/onnx_conformance.py" --build-dir "$root/build" \
-  -j "$(nproc)"
+  -j "$(nproc)" --ci-subset

@@ -162,7 +162,8 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
-  // Subview offsets inside OpenMP regions come out as affine.apply.
+  // Subviews with dynamic offsets (slices inside loops, OpenMP tiles)
+  // expand to affine.apply, which must be lowered again.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLibmPass());
   if (options.emitCInterface)

@@ -1,17 +1,567 @@
-//===- ControlFlowOps.cpp - ONNX If, Loop, Scan ---===//
+//===- ControlFlowOps.cpp - ONNX If, Loop, Scan ---------------------------===//
 //
-// Handlers only read operands and attributes (with the ONNX operator spec's
-// defaults for the model's opset) and call the shared builders in
-// mlprog/Import/Common; semantics belong in the builders.
+// Control flow maps onto scf: If -> scf.if, Loop -> scf.while, Scan ->
+// scf.for, with each ONNX subgraph imported (through the graph importer)
+// into the op's region. Subgraphs read values of the enclosing graphs
+// directly (SSA dominance replaces ONNX's outer-scope capture).
+//
+// The types an ONNX subgraph produces are only known once it is imported,
+// and a loop body's results may be less static than its initial values
+// (e.g. a tensor that grows every iteration). Each handler therefore builds
+// its op, compares what the subgraph produced with the region's types, and
+// if they differ rebuilds it with the join of both (extents that disagree
+// become dynamic), a bounded number of times.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NodeContext.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 using namespace mlir;
 
 namespace mlprog::onnx_import {
+namespace {
 
-void registerControlFlowOpHandlers(OpHandlerTable &table) { (void)table; }
+/// How often a loop is rebuilt with relaxed types before giving up.
+constexpr int kMaxAttempts = 4;
+
+/// The least static tensor type both `a` and `b` cast to: same rank and
+/// element type, extents that differ dynamic; null if there is none.
+Type joinTypes(Type a, Type b) {
+  if (a == b)
+    return a;
+  auto ra = dyn_cast<RankedTensorType>(a), rb = dyn_cast<RankedTensorType>(b);
+  if (!ra || !rb || ra.getRank() != rb.getRank() ||
+      ra.getElementType() != rb.getElementType())
+    return Type();
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(ra.getShape(), rb.getShape()))
+    shape.push_back(x == y ? x : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, ra.getElementType());
+}
+
+/// Joins `observed` into `types` elementwise; false (after a located
+/// error) when some pair has no join.
+FailureOr<bool> joinInto(NodeContext &ctx, SmallVectorImpl<Type> &types,
+                         TypeRange observed, StringRef what) {
+  bool changed = false;
+  for (auto [i, t, o] : llvm::enumerate(types, observed)) {
+    Type joined = joinTypes(t, o);
+    if (!joined)
+      return emitError(ctx.loc)
+             << "unsupported " << what << " " << i << ": the subgraph "
+             << "produces " << o << " where " << t << " is expected";
+    changed |= joined != t;
+    t = joined;
+  }
+  return changed;
+}
+
+SmallVector<Type> typesOf(ValueRange values) {
+  return SmallVector<Type>(values.getTypes());
+}
+
+/// Casts `v` to `type` if it is not of that type already.
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v);
+}
+
+/// The single element of a one-element tensor (ONNX scalars such as If's
+/// condition and Loop's trip count are 0-d or 1-element tensors).
+FailureOr<Value> extractScalar(NodeContext &ctx, Value tensor, StringRef what) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  if (!type || (type.hasStaticShape() && type.getNumElements() != 1))
+    return emitError(ctx.loc)
+           << what << " must be a one-element tensor, got " << tensor.getType();
+  Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
+  SmallVector<Value> indices(type.getRank(), zero);
+  return tensor::ExtractOp::create(ctx.b, ctx.loc, tensor, indices).getResult();
+}
+
+/// A 0-d tensor holding scalar `v`.
+Value makeScalarTensor(OpBuilder &b, Location loc, Value v) {
+  return tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, v.getType()), ValueRange{v});
+}
+
+FailureOr<SmallVector<Value>> importSubgraph(NodeContext &ctx,
+                                             const onnx::GraphProto &graph,
+                                             ValueRange inputs) {
+  if (!ctx.importSubgraph)
+    return emitError(ctx.loc) << "unsupported subgraph in this context";
+  return (*ctx.importSubgraph)(graph, inputs);
+}
+
+/// Reads the GRAPH attribute `name`; a located error if it is absent.
+FailureOr<const onnx::GraphProto *> getGraph(NodeContext &ctx, StringRef name) {
+  if (const onnx::GraphProto *g = ctx.getGraph(name))
+    return g;
+  return emitError(ctx.loc) << "missing graph attribute '" << name << "'";
+}
+
+//===--- If ---------------------------------------------------------------===//
+
+/// If (opset 1-16): `then_branch` or `else_branch` (graphs without inputs,
+/// reading outer values) runs depending on the one-element bool `cond`;
+/// lowered to scf.if. Outputs whose shapes differ between the branches get
+/// the joined type (differing extents dynamic); branches producing
+/// different ranks, sequences or optionals are unsupported.
+LogicalResult importIf(NodeContext &ctx) {
+  FailureOr<const onnx::GraphProto *> thenGraph = getGraph(ctx, "then_branch");
+  FailureOr<const onnx::GraphProto *> elseGraph = getGraph(ctx, "else_branch");
+  FailureOr<Value> condTensor = ctx.input(0);
+  if (failed(thenGraph) || failed(elseGraph) || failed(condTensor))
+    return failure();
+  FailureOr<Value> cond = extractScalar(ctx, *condTensor, "If condition");
+  if (failed(cond))
+    return failure();
+  if ((*thenGraph)->output_size() != ctx.node.output_size() ||
+      (*elseGraph)->output_size() != ctx.node.output_size())
+    return emitError(ctx.loc) << "If branches must produce the node's "
+                              << ctx.node.output_size() << " outputs";
+  // Import both branches into a result-less scf.if, then move them into
+  // one with the joined result types.
+  auto probe = scf::IfOp::create(ctx.b, ctx.loc, TypeRange(), *cond,
+                                 /*addThenBlock=*/true, /*addElseBlock=*/true);
+  SmallVector<SmallVector<Value>> outputs;
+  for (auto [block, graph] : {std::pair(probe.thenBlock(), *thenGraph),
+                              std::pair(probe.elseBlock(), *elseGraph)}) {
+    OpBuilder::InsertionGuard guard(ctx.b);
+    ctx.b.setInsertionPointToEnd(block);
+    FailureOr<SmallVector<Value>> out = importSubgraph(ctx, *graph, {});
+    if (failed(out)) {
+      probe.erase();
+      return failure();
+    }
+    outputs.push_back(*out);
+  }
+  SmallVector<Type> types = typesOf(outputs[0]);
+  if (failed(joinInto(ctx, types, typesOf(outputs[1]), "If output"))) {
+    probe.erase();
+    return failure();
+  }
+  for (auto [block, values] : {std::pair(probe.thenBlock(), outputs[0]),
+                               std::pair(probe.elseBlock(), outputs[1])}) {
+    OpBuilder::InsertionGuard guard(ctx.b);
+    ctx.b.setInsertionPointToEnd(block);
+    SmallVector<Value> yielded;
+    for (auto [v, t] : llvm::zip(values, types))
+      yielded.push_back(castTo(ctx.b, ctx.loc, v, t));
+    scf::YieldOp::create(ctx.b, ctx.loc, yielded);
+  }
+  auto ifOp = scf::IfOp::create(ctx.b, ctx.loc, types, *cond,
+                                /*addThenBlock=*/false,
+                                /*addElseBlock=*/false);
+  ifOp.getThenRegion().takeBody(probe.getThenRegion());
+  ifOp.getElseRegion().takeBody(probe.getElseRegion());
+  probe.erase();
+  for (unsigned i = 0; i < ifOp.getNumResults(); ++i)
+    if (failed(ctx.setResult(i, ifOp.getResult(i))))
+      return failure();
+  return success();
+}
+
+//===--- Loop -------------------------------------------------------------===//
+
+/// The sizes of `v` with a unit extent inserted at `axis`.
+SmallVector<OpFoldResult> sizesWithUnit(OpBuilder &b, Location loc, Value v,
+                                        int64_t axis) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  sizes.insert(sizes.begin() + axis, b.getIndexAttr(1));
+  return sizes;
+}
+
+/// Writes `element` into `acc` as slice `position` along `axis`.
+Value insertSlice(OpBuilder &b, Location loc, Value element, Value acc,
+                  Value position, int64_t axis) {
+  int64_t rank = rankOf(acc);
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[axis] = position;
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(b, loc, element, acc, offsets,
+                                       sizesWithUnit(b, loc, element, axis),
+                                       strides);
+}
+
+/// An empty accumulator for a scan output of `elementType` with `count`
+/// slices along `axis`.
+Value emptyAccumulator(OpBuilder &b, Location loc, RankedTensorType elementType,
+                       Value count, int64_t axis) {
+  SmallVector<int64_t> shape(elementType.getShape());
+  shape.insert(shape.begin() + axis, ShapedType::kDynamic);
+  return tensor::EmptyOp::create(b, loc, shape, elementType.getElementType(),
+                                 ValueRange{count});
+}
+
+/// Statically shaped element types of scan outputs, or an error.
+LogicalResult checkScanElements(NodeContext &ctx, TypeRange types) {
+  for (auto [k, t] : llvm::enumerate(types)) {
+    auto ranked = dyn_cast<RankedTensorType>(t);
+    if (!ranked || !ranked.hasStaticShape())
+      return emitError(ctx.loc)
+             << "unsupported scan output " << k << " of dynamic type " << t;
+  }
+  return success();
+}
+
+/// Loop (opset 1-16): runs `body` while `iteration < M` (if the trip count M
+/// is given) and the loop-carried condition holds (if `cond` is given).
+/// The body takes (iteration number: int64 0-d, condition: bool 0-d,
+/// loop-carried values...) and returns (condition, loop-carried values...,
+/// scan outputs...); the node returns the final loop-carried values and
+/// the scan outputs stacked along a new leading axis. Lowered to
+/// scf.while. Unsupported: a loop with neither M nor cond (unbounded), scan
+/// outputs without M or of non-static shape, sequence/optional values.
+LogicalResult importLoop(NodeContext &ctx) {
+  FailureOr<const onnx::GraphProto *> bodyOr = getGraph(ctx, "body");
+  if (failed(bodyOr))
+    return failure();
+  const onnx::GraphProto &body = **bodyOr;
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  Value tripCount, cond;
+  if (Value m = ctx.optionalInput(0)) {
+    FailureOr<Value> v = extractScalar(ctx, m, "Loop trip count M");
+    if (failed(v))
+      return failure();
+    tripCount = *v;
+    if (!tripCount.getType().isInteger(64))
+      return emitError(loc) << "Loop trip count M must be int64";
+  }
+  if (Value c = ctx.optionalInput(1)) {
+    FailureOr<Value> v = extractScalar(ctx, c, "Loop condition");
+    if (failed(v))
+      return failure();
+    cond = *v;
+  }
+  if (!tripCount && !cond)
+    return emitError(loc) << "unsupported Loop without trip count and "
+                             "condition (an unbounded loop)";
+  int numCarried = std::max(0, ctx.node.input_size() - 2);
+  if (body.input_size() != numCarried + 2 ||
+      body.output_size() < numCarried + 1)
+    return emitError(loc) << "Loop body must take " << numCarried + 2
+                          << " inputs and return at least " << numCarried + 1
+                          << " outputs";
+  int numScan = body.output_size() - 1 - numCarried;
+  if (numScan > 0 && !tripCount)
+    return emitError(loc) << "unsupported Loop scan outputs without a trip "
+                             "count M";
+  SmallVector<Value> inits;
+  for (int i = 0; i < numCarried; ++i) {
+    FailureOr<Value> v = ctx.input(i + 2);
+    if (failed(v))
+      return failure();
+    inits.push_back(*v);
+  }
+
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
+  Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+  Value one = arith::ConstantIntOp::create(b, loc, i64, 1);
+  Value initCond = cond ? cond : arith::ConstantIntOp::create(b, loc, i1, 1);
+  Value count;
+  if (tripCount) {
+    Value nonNegative = arith::MaxSIOp::create(b, loc, tripCount, zero);
+    count = arith::IndexCastOp::create(b, loc, b.getIndexType(), nonNegative);
+  }
+
+  SmallVector<Type> carriedTypes = typesOf(inits);
+  SmallVector<Type> scanTypes; // known once the body was imported once
+  bool haveScanTypes = numScan == 0;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    SmallVector<Value> whileInits = {zero, initCond};
+    for (auto [v, t] : llvm::zip(inits, carriedTypes))
+      whileInits.push_back(castTo(b, loc, v, t));
+    if (haveScanTypes)
+      for (Type t : scanTypes)
+        whileInits.push_back(
+            emptyAccumulator(b, loc, cast<RankedTensorType>(t), count, 0));
+    SmallVector<Type> types = typesOf(whileInits);
+    SmallVector<Location> locs(types.size(), loc);
+    auto whileOp = scf::WhileOp::create(b, loc, types, whileInits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+      Value keepGoing = before->getArgument(1);
+      if (tripCount) {
+        Value inRange =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                  before->getArgument(0), tripCount);
+        keepGoing = arith::AndIOp::create(b, loc, keepGoing, inRange);
+      }
+      scf::ConditionOp::create(b, loc, keepGoing, before->getArguments());
+    }
+    // Imports the body and yields; failure() on error, false to rebuild.
+    auto buildBody = [&]() -> FailureOr<bool> {
+      OpBuilder::InsertionGuard guard(b);
+      Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+      Value iteration = after->getArgument(0);
+      SmallVector<Value> bodyInputs = {
+          makeScalarTensor(b, loc, iteration),
+          makeScalarTensor(b, loc, after->getArgument(1))};
+      for (int i = 0; i < numCarried; ++i)
+        bodyInputs.push_back(after->getArgument(i + 2));
+      FailureOr<SmallVector<Value>> outputs =
+          importSubgraph(ctx, body, bodyInputs);
+      if (failed(outputs))
+        return failure();
+      ArrayRef<Value> out = *outputs;
+      ValueRange carriedOut(out.slice(1, numCarried));
+      ValueRange scanOut(out.slice(1 + numCarried, numScan));
+      FailureOr<bool> changed = joinInto(
+          ctx, carriedTypes, TypeRange(carriedOut), "Loop-carried value");
+      if (failed(changed) || failed(checkScanElements(ctx, TypeRange(scanOut))))
+        return failure();
+      SmallVector<Type> observedScan = typesOf(scanOut);
+      if (haveScanTypes && observedScan != scanTypes)
+        return emitError(loc) << "unsupported Loop scan output whose type "
+                                 "changes between iterations";
+      if (*changed || !haveScanTypes) {
+        scanTypes = observedScan;
+        haveScanTypes = true;
+        return false;
+      }
+      FailureOr<Value> nextCond =
+          extractScalar(ctx, out[0], "Loop body condition");
+      if (failed(nextCond))
+        return failure();
+      SmallVector<Value> yielded = {
+          arith::AddIOp::create(b, loc, iteration, one), *nextCond};
+      for (auto [v, t] : llvm::zip(carriedOut, carriedTypes))
+        yielded.push_back(castTo(b, loc, v, t));
+      Value position =
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
+      for (auto [k, element] : llvm::enumerate(scanOut))
+        yielded.push_back(insertSlice(b, loc, element,
+                                      after->getArgument(2 + numCarried + k),
+                                      position, /*axis=*/0));
+      scf::YieldOp::create(b, loc, yielded);
+      return true;
+    };
+    FailureOr<bool> built = buildBody();
+    if (failed(built) || !*built) {
+      whileOp.erase();
+      if (failed(built))
+        return failure();
+      continue;
+    }
+    for (int i = 0; i < numCarried; ++i)
+      if (failed(ctx.setResult(i, whileOp.getResult(2 + i))))
+        return failure();
+    // The condition may stop the loop early: keep the slices written.
+    Value done = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                            whileOp.getResult(0));
+    for (int k = 0; k < numScan; ++k) {
+      Value acc = whileOp.getResult(2 + numCarried + k);
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, acc);
+      sizes[0] = done;
+      int64_t rank = rankOf(acc);
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+      SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+      Value stacked =
+          tensor::ExtractSliceOp::create(b, loc, acc, offsets, sizes, strides);
+      if (failed(ctx.setResult(numCarried + k, stacked)))
+        return failure();
+    }
+    return success();
+  }
+  return emitError(loc) << "unsupported Loop: loop-carried types did not "
+                           "settle after "
+                        << kMaxAttempts << " attempts";
+}
+
+//===--- Scan -------------------------------------------------------------===//
+
+/// Scan (opset 9-16): iterates `body` over slices of the `num_scan_inputs`
+/// last inputs along `scan_input_axes` (default 0; `scan_input_directions`
+/// 1 = reverse), carrying the first inputs as state; the body returns the
+/// next state and one element per scan output, which the node stacks along
+/// `scan_output_axes` (reversed per `scan_output_directions`). Lowered to
+/// scf.for over the sequence length (the extent of the first scan input).
+/// Unsupported: Scan-8 (batched, with sequence_lens), scan outputs of
+/// non-static shape.
+LogicalResult importScan(NodeContext &ctx) {
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  if (ctx.opset < 9)
+    return emitError(loc) << "unsupported Scan-8 (batched scan with "
+                             "sequence_lens); opset 9 or newer is needed";
+  FailureOr<const onnx::GraphProto *> bodyOr = getGraph(ctx, "body");
+  if (failed(bodyOr))
+    return failure();
+  const onnx::GraphProto &body = **bodyOr;
+  int64_t numScanInputs = ctx.getInt("num_scan_inputs", 0);
+  int numInputs = ctx.node.input_size();
+  if (numScanInputs < 1 || numScanInputs > numInputs)
+    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
+                          << "], got " << numScanInputs;
+  int numState = numInputs - int(numScanInputs);
+  if (body.input_size() != numInputs || body.output_size() < numState)
+    return emitError(loc) << "Scan body must take " << numInputs
+                          << " inputs and return at least " << numState
+                          << " outputs";
+  int numScanOut = body.output_size() - numState;
+  SmallVector<Value> states, scans;
+  for (int i = 0; i < numInputs; ++i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    (i < numState ? states : scans).push_back(*v);
+  }
+  auto readAxes = [&](StringRef name, size_t n, ValueRange values,
+                      int64_t extraRank) -> FailureOr<SmallVector<int64_t>> {
+    SmallVector<int64_t> axes = ctx.getInts(name);
+    if (axes.empty())
+      axes.assign(n, 0);
+    if (axes.size() != n)
+      return emitError(loc) << "Scan " << name << " needs " << n
+                            << " entries, got " << axes.size();
+    if (!values.empty())
+      for (auto [axis, v] : llvm::zip(axes, values)) {
+        FailureOr<int64_t> a = normalizeAxis(ctx, axis, rankOf(v) + extraRank);
+        if (failed(a))
+          return failure();
+        axis = *a;
+      }
+    return axes;
+  };
+  auto readDirections = [&](StringRef name,
+                            size_t n) -> FailureOr<SmallVector<int64_t>> {
+    SmallVector<int64_t> dirs = ctx.getInts(name);
+    if (dirs.empty())
+      dirs.assign(n, 0);
+    if (dirs.size() != n)
+      return emitError(loc) << "Scan " << name << " needs " << n
+                            << " entries, got " << dirs.size();
+    return dirs;
+  };
+  FailureOr<SmallVector<int64_t>> inAxes =
+      readAxes("scan_input_axes", scans.size(), scans, 0);
+  FailureOr<SmallVector<int64_t>> inDirs =
+      readDirections("scan_input_directions", scans.size());
+  FailureOr<SmallVector<int64_t>> outDirs =
+      readDirections("scan_output_directions", numScanOut);
+  if (failed(inAxes) || failed(inDirs) || failed(outDirs))
+    return failure();
+  // Output axes are normalized once the element ranks are known.
+  SmallVector<int64_t> outAxesRaw = ctx.getInts("scan_output_axes");
+  if (outAxesRaw.empty())
+    outAxesRaw.assign(numScanOut, 0);
+  if (int(outAxesRaw.size()) != numScanOut)
+    return emitError(loc) << "Scan scan_output_axes needs " << numScanOut
+                          << " entries, got " << outAxesRaw.size();
+
+  Value length = tensor::DimOp::create(b, loc, scans[0], (*inAxes)[0]);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value last = arith::SubIOp::create(b, loc, length, one);
+
+  SmallVector<Type> stateTypes = typesOf(states);
+  SmallVector<Type> scanTypes;
+  SmallVector<int64_t> outAxes;
+  bool haveScanTypes = numScanOut == 0;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    SmallVector<Value> inits;
+    for (auto [v, t] : llvm::zip(states, stateTypes))
+      inits.push_back(castTo(b, loc, v, t));
+    if (haveScanTypes)
+      for (auto [t, axis] : llvm::zip(scanTypes, outAxes))
+        inits.push_back(
+            emptyAccumulator(b, loc, cast<RankedTensorType>(t), length, axis));
+    auto forOp = scf::ForOp::create(b, loc, zero, length, one, inits);
+    auto buildBody = [&]() -> FailureOr<bool> {
+      OpBuilder::InsertionGuard guard(b);
+      Block *block = forOp.getBody();
+      if (!block->empty())
+        block->back().erase();
+      b.setInsertionPointToEnd(block);
+      Value iv = forOp.getInductionVar();
+      Value reversed = arith::SubIOp::create(b, loc, last, iv);
+      SmallVector<Value> bodyInputs;
+      for (int i = 0; i < numState; ++i)
+        bodyInputs.push_back(forOp.getRegionIterArg(i));
+      for (auto [j, scan] : llvm::enumerate(scans)) {
+        int64_t axis = (*inAxes)[j];
+        auto type = cast<RankedTensorType>(scan.getType());
+        int64_t rank = type.getRank();
+        SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+        offsets[axis] = (*inDirs)[j] ? reversed : iv;
+        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, scan);
+        sizes[axis] = b.getIndexAttr(1);
+        SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+        SmallVector<int64_t> shape(type.getShape());
+        shape.erase(shape.begin() + axis);
+        auto sliceType = RankedTensorType::get(shape, type.getElementType());
+        bodyInputs.push_back(tensor::ExtractSliceOp::create(
+            b, loc, sliceType, scan, offsets, sizes, strides));
+      }
+      FailureOr<SmallVector<Value>> outputs =
+          importSubgraph(ctx, body, bodyInputs);
+      if (failed(outputs))
+        return failure();
+      ArrayRef<Value> out = *outputs;
+      ValueRange stateOut(out.take_front(numState));
+      ValueRange scanOut(out.drop_front(numState));
+      FailureOr<bool> changed =
+          joinInto(ctx, stateTypes, TypeRange(stateOut), "Scan state value");
+      if (failed(changed) || failed(checkScanElements(ctx, TypeRange(scanOut))))
+        return failure();
+      SmallVector<Type> observedScan = typesOf(scanOut);
+      if (haveScanTypes && observedScan != scanTypes)
+        return emitError(loc) << "unsupported Scan output whose type "
+                                 "changes between iterations";
+      if (*changed || !haveScanTypes) {
+        scanTypes = observedScan;
+        outAxes.clear();
+        for (auto [axis, v] : llvm::zip(outAxesRaw, scanOut)) {
+          FailureOr<int64_t> a = normalizeAxis(ctx, axis, rankOf(v) + 1);
+          if (failed(a))
+            return failure();
+          outAxes.push_back(*a);
+        }
+        haveScanTypes = true;
+        return false;
+      }
+      SmallVector<Value> yielded;
+      for (auto [v, t] : llvm::zip(stateOut, stateTypes))
+        yielded.push_back(castTo(b, loc, v, t));
+      for (auto [k, element] : llvm::enumerate(scanOut))
+        yielded.push_back(
+            insertSlice(b, loc, element, forOp.getRegionIterArg(numState + k),
+                        (*outDirs)[k] ? reversed : iv, outAxes[k]));
+      scf::YieldOp::create(b, loc, yielded);
+      return true;
+    };
+    FailureOr<bool> built = buildBody();
+    if (failed(built) || !*built) {
+      forOp.erase();
+      if (failed(built))
+        return failure();
+      continue;
+    }
+    for (unsigned i = 0; i < forOp.getNumResults(); ++i)
+      if (failed(ctx.setResult(i, forOp.getResult(i))))
+        return failure();
+    return success();
+  }
+  return emitError(loc) << "unsupported Scan: state types did not settle "
+                           "after "
+                        << kMaxAttempts << " attempts";
+}
+
+} // namespace
+
+void registerControlFlowOpHandlers(OpHandlerTable &table) {
+  static const std::pair<const char *, OpHandler> handlers[] = {
+      {"If", importIf},
+      {"Loop", importLoop},
+      {"Scan", importScan},
+  };
+  for (const auto &[name, handler] : handlers)
+    table[name] = handler;
+}
 
 } // namespace mlprog::onnx_import

@@ -13,19 +13,26 @@
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/InitAll.h"
 
+#include "mlprog/Import/Common/Elementwise.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnx/version_converter/convert.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -47,26 +54,146 @@ void inferLeniently(onnx::ModelProto &model) {
   }
 }
 
+/// The oldest default-domain opset the handlers implement; older models are
+/// upgraded to it with libonnx's version converter.
+constexpr int64_t kMinOpset = 7;
+
+/// Where the data of an initializer stored outside the model lives.
+struct ExternalData {
+  std::string path;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+};
+
+/// Reads the `external_data` entries of `tensor` (ONNX IR "External Tensor
+/// Data": location relative to the model's directory, optional offset and
+/// length) and checks that the file exists and holds the bytes.
+FailureOr<ExternalData> getExternalData(Location fileLoc, StringRef modelDir,
+                                        const onnx::TensorProto &tensor) {
+  ExternalData data;
+  std::string location;
+  for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+    uint64_t number = 0;
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      if (StringRef(entry.value()).getAsInteger(10, number))
+        return emitError(fileLoc)
+               << "invalid external data " << entry.key() << " '"
+               << entry.value() << "' of tensor '" << tensor.name() << "'";
+      if (entry.key() == "offset")
+        data.offset = number;
+      else
+        data.length = number;
+    }
+  }
+  if (location.empty())
+    return emitError(fileLoc) << "external data of tensor '" << tensor.name()
+                              << "' has no location";
+  llvm::SmallString<256> path(location);
+  if (llvm::sys::path::is_relative(path)) {
+    path = modelDir;
+    llvm::sys::path::append(path, location);
+  }
+  llvm::sys::fs::make_absolute(path);
+  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(path, size))
+    return emitError(fileLoc) << "cannot open external data file '" << path
+                              << "' of tensor '" << tensor.name() << "'";
+  uint64_t end = data.offset + data.length.value_or(0);
+  if (data.offset > size || end > size || end < data.offset)
+    return emitError(fileLoc)
+           << "external data of tensor '" << tensor.name() << "' (offset "
+           << data.offset << ", length " << data.length.value_or(0)
+           << ") lies beyond the end of '" << path << "' (" << size
+           << " bytes)";
+  data.path = std::string(path);
+  return data;
+}
+
+/// A copy of `model` for the ONNX checker, which resolves external data
+/// against the working directory: externally stored initializers become
+/// graph inputs of their type (their files were checked already).
+onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
+  onnx::ModelProto copy = model;
+  onnx::GraphProto *graph = copy.mutable_graph();
+  llvm::StringSet<> inputs;
+  for (const onnx::ValueInfoProto &input : graph->input())
+    inputs.insert(input.name());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (const onnx::TensorProto &init : graph->initializer()) {
+    if (init.data_location() != onnx::TensorProto::EXTERNAL) {
+      *kept.Add() = init;
+      continue;
+    }
+    if (inputs.contains(init.name()))
+      continue;
+    onnx::ValueInfoProto *input = graph->add_input();
+    input->set_name(init.name());
+    onnx::TypeProto_Tensor *type = input->mutable_type()->mutable_tensor_type();
+    type->set_elem_type(init.data_type());
+    onnx::TensorShapeProto *shape = type->mutable_shape();
+    for (int64_t dim : init.dims())
+      shape->add_dim()->set_dim_value(dim);
+  }
+  graph->mutable_initializer()->Swap(&kept);
+  return copy;
+}
+
+/// Upgrades a model of a default-domain opset older than kMinOpset with
+/// libonnx's version converter (ONNX's documented way to read old models).
+/// The converter needs inferred shapes for some adapters (Gemm 6 -> 7); if
+/// it still fails, the model is imported at its own opset, as the handlers
+/// read attributes by the model's opset.
+void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
+  for (const onnx::OperatorSetIdProto &id : model.opset_import()) {
+    if (!(id.domain().empty() || id.domain() == "ai.onnx") ||
+        id.version() >= kMinOpset)
+      continue;
+    try {
+      onnx::ModelProto inferred = model;
+      inferLeniently(inferred);
+      model = onnx::version_conversion::ConvertVersion(inferred, kMinOpset);
+    } catch (const std::exception &e) {
+      emitWarning(fileLoc) << "upgrading opset " << id.version()
+                           << " to opset " << kMinOpset
+                           << " with the ONNX version converter failed ("
+                           << e.what() << "); importing at opset "
+                           << id.version();
+    }
+    return;
+  }
+}
+
 /// Parses, checks and shape-infers the model; ONNX reports problems by
 /// throwing, which we turn into diagnostics at `fileLoc`.
 LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
-                        onnx::ModelProto &model) {
+                        StringRef modelDir, onnx::ModelProto &model) {
   if (buffer.getBufferSize() > size_t(INT_MAX) ||
       !model.ParseFromArray(buffer.getBufferStart(),
                             int(buffer.getBufferSize())))
     return emitError(fileLoc) << "failed to parse ONNX model: not a valid "
                                  "ModelProto";
   // The checker would look for external files relative to the working
-  // directory; report what we do not support before it does.
+  // directory: check them ourselves (relative to the model) and let the
+  // checker see a copy where they are graph inputs instead.
+  bool hasExternal = false;
   for (const onnx::TensorProto &init : model.graph().initializer())
-    if (init.data_location() == onnx::TensorProto::EXTERNAL)
-      return emitError(fileLoc)
-             << "unsupported external data in tensor '" << init.name() << "'";
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
+      hasExternal = true;
+      if (failed(getExternalData(fileLoc, modelDir, init)))
+        return failure();
+    }
   try {
-    onnx::checker::check_model(model);
+    if (hasExternal)
+      onnx::checker::check_model(withoutExternalData(model));
+    else
+      onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     return emitError(fileLoc) << "ONNX model check failed: " << e.what();
   }
+  upgradeOpset(fileLoc, model);
   // Inference only refines the types the builders compute anyway, so a
   // model it rejects (e.g. ONNX 1.12 refusing int64 `Constant`s in old
   // opsets) is still importable: warn and keep whatever a lenient pass
@@ -90,9 +217,11 @@ LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
 /// Builds the module for one checked model.
 class ModelImporter {
 public:
-  ModelImporter(MLIRContext *ctx, StringRef file, const onnx::ModelProto &model)
-      : ctx(ctx), file(file), model(model), graph(model.graph()), builder(ctx),
-        state(builder), fileLoc(FileLineColLoc::get(ctx, file, 0, 0)) {}
+  ModelImporter(MLIRContext *ctx, StringRef file, StringRef modelDir,
+                const onnx::ModelProto &model)
+      : ctx(ctx), file(file), modelDir(modelDir), model(model),
+        graph(model.graph()), builder(ctx), state(builder),
+        fileLoc(FileLineColLoc::get(ctx, file, 0, 0)) {}
 
   OwningOpRef<ModuleOp> run();
 
@@ -103,13 +232,30 @@ private:
   }
   LogicalResult readOpset();
   LogicalResult importInitializers(ModuleOp module);
+  /// An initializer stored in an external file: an `#ml_program.extern`
+  /// global with `ml_program.external_storage` (absolute file, offset,
+  /// length) that the runner memory-maps; its bytes are not read here.
+  LogicalResult importExternalInitializer(const onnx::TensorProto &init);
   FailureOr<FunctionType> getSignature();
-  LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
+  /// Imports `node` of a graph (or function body) whose default-domain
+  /// opset is `nodeOpset`; `name` labels its location. `depth` counts the
+  /// enclosing function expansions and subgraphs.
+  LogicalResult importNode(const onnx::NodeProto &node, StringRef name,
+                           int64_t nodeOpset, unsigned depth);
+  /// Expands a call of an ONNX function (model-local, or the body the op's
+  /// schema defines) inline; null if `node` names no function.
+  std::optional<LogicalResult> expandFunction(const onnx::NodeProto &node,
+                                              StringRef name, int64_t nodeOpset,
+                                              unsigned depth);
+  FailureOr<SmallVector<Value>>
+  importSubgraph(const onnx::GraphProto &subgraph, ValueRange inputs,
+                 StringRef parentName, int64_t nodeOpset, unsigned depth);
   LogicalResult importOutputs(FunctionType type);
   std::string uniqueSymbol(StringRef name);
 
   MLIRContext *ctx;
   StringRef file;
+  StringRef modelDir;
   const onnx::ModelProto &model;
   const onnx::GraphProto &graph;
   OpBuilder builder;
@@ -117,6 +263,121 @@ private:
   Location fileLoc;
   int64_t opset = 0;
   llvm::StringSet<> symbols;
+  /// Numbers function expansions, so their internal names stay unique.
+  unsigned expansions = 0;
+};
+
+/// Nesting limit for function expansions and subgraphs (a recursive
+/// model-local function would otherwise never end).
+constexpr unsigned kMaxDepth = 32;
+
+/// ONNX TensorProto::DataType of an MLIR element type (integers as signed),
+/// 0 if there is none.
+int32_t getONNXDataType(Type type) {
+  if (type.isF32())
+    return onnx::TensorProto::FLOAT;
+  if (type.isF64())
+    return onnx::TensorProto::DOUBLE;
+  if (type.isF16())
+    return onnx::TensorProto::FLOAT16;
+  if (type.isBF16())
+    return onnx::TensorProto::BFLOAT16;
+  if (type.isInteger(1))
+    return onnx::TensorProto::BOOL;
+  if (type.isInteger(8))
+    return onnx::TensorProto::INT8;
+  if (type.isInteger(16))
+    return onnx::TensorProto::INT16;
+  if (type.isInteger(32))
+    return onnx::TensorProto::INT32;
+  if (type.isInteger(64))
+    return onnx::TensorProto::INT64;
+  return 0;
+}
+
+/// Instantiates a FunctionProto at one call site, following the ONNX
+/// function semantics (IR spec, "Functions"): formal inputs and outputs
+/// become the caller's actual names (an omitted input ""), every other name
+/// gets a unique prefix, and attribute references (`ref_attr_name`) take the
+/// caller's attribute, or the schema's default, or are dropped.
+class FunctionInstantiation {
+public:
+  FunctionInstantiation(const onnx::NodeProto &call,
+                        const onnx::FunctionProto &function,
+                        const onnx::OpSchema *schema, std::string prefix)
+      : call(call), schema(schema), prefix(std::move(prefix)) {
+    for (int i = 0; i < function.input_size(); ++i)
+      names[function.input(i)] = i < call.input_size() ? call.input(i) : "";
+    for (int i = 0; i < function.output_size(); ++i)
+      if (i < call.output_size() && !call.output(i).empty())
+        names[function.output(i)] = call.output(i);
+  }
+
+  std::string rename(const std::string &name) const {
+    if (name.empty())
+      return name;
+    auto it = names.find(name);
+    return it != names.end() ? it->second : prefix + name;
+  }
+
+  void instantiate(onnx::NodeProto &node) const {
+    for (std::string &name : *node.mutable_input())
+      name = rename(name);
+    for (std::string &name : *node.mutable_output())
+      name = rename(name);
+    google::protobuf::RepeatedPtrField<onnx::AttributeProto> attributes;
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.ref_attr_name().empty()) {
+        onnx::AttributeProto *copy = attributes.Add();
+        *copy = attr;
+        if (copy->has_g())
+          instantiate(*copy->mutable_g());
+        for (onnx::GraphProto &g : *copy->mutable_graphs())
+          instantiate(g);
+        continue;
+      }
+      if (const onnx::AttributeProto *actual =
+              findAttribute(attr.ref_attr_name())) {
+        onnx::AttributeProto *copy = attributes.Add();
+        *copy = *actual;
+        copy->set_name(attr.name());
+      }
+    }
+    node.mutable_attribute()->Swap(&attributes);
+  }
+
+  void instantiate(onnx::GraphProto &graph) const {
+    for (onnx::ValueInfoProto &info : *graph.mutable_input())
+      info.set_name(rename(info.name()));
+    for (onnx::ValueInfoProto &info : *graph.mutable_output())
+      info.set_name(rename(info.name()));
+    for (onnx::ValueInfoProto &info : *graph.mutable_value_info())
+      info.set_name(rename(info.name()));
+    for (onnx::TensorProto &init : *graph.mutable_initializer())
+      init.set_name(rename(init.name()));
+    for (onnx::NodeProto &node : *graph.mutable_node())
+      instantiate(node);
+  }
+
+private:
+  /// The caller's attribute `name`, else the schema's default, else null.
+  const onnx::AttributeProto *findAttribute(const std::string &name) const {
+    for (const onnx::AttributeProto &attr : call.attribute())
+      if (attr.name() == name)
+        return &attr;
+    if (!schema)
+      return nullptr;
+    auto it = schema->attributes().find(name);
+    if (it == schema->attributes().end() ||
+        it->second.default_value.type() == onnx::AttributeProto::UNDEFINED)
+      return nullptr;
+    return &it->second.default_value;
+  }
+
+  const onnx::NodeProto &call;
+  const onnx::OpSchema *schema;
+  std::string prefix;
+  std::map<std::string, std::string> names;
 };
 
 } // namespace
@@ -156,6 +417,11 @@ LogicalResult ModelImporter::importInitializers(ModuleOp module) {
   builder.setInsertionPointToEnd(module.getBody());
   for (const onnx::TensorProto &init : graph.initializer()) {
     Location loc = locFor(init.name());
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
+      if (failed(importExternalInitializer(init)))
+        return failure();
+      continue;
+    }
     FailureOr<DenseElementsAttr> value = convertTensor(loc, init);
     if (failed(value))
       return failure();
@@ -166,6 +432,48 @@ LogicalResult ModelImporter::importInitializers(ModuleOp module) {
     state.addInitializer(init.name(), *value, symbol);
     state.recordDataType(init.name(), init.data_type());
   }
+  return success();
+}
+
+LogicalResult
+ModelImporter::importExternalInitializer(const onnx::TensorProto &init) {
+  Location loc = locFor(init.name());
+  FailureOr<ExternalData> data = getExternalData(fileLoc, modelDir, init);
+  if (failed(data))
+    return failure();
+  FailureOr<Type> elementType = convertElementType(loc, init.data_type());
+  if (failed(elementType))
+    return failure();
+  if (!elementType->isIntOrFloat() || elementType->isInteger(1) ||
+      elementType->getIntOrFloatBitWidth() % 8 != 0)
+    return emitError(loc) << "unsupported external data of element type "
+                          << *elementType << " in tensor '" << init.name()
+                          << "'";
+  SmallVector<int64_t> shape(init.dims().begin(), init.dims().end());
+  auto type = RankedTensorType::get(shape, *elementType);
+  uint64_t bytes =
+      type.getNumElements() * (elementType->getIntOrFloatBitWidth() / 8);
+  if (data->length && *data->length != bytes)
+    return emitError(loc) << "external data of tensor '" << init.name()
+                          << "' has length " << *data->length << " but " << type
+                          << " needs " << bytes << " bytes";
+  uint64_t size = 0;
+  if (llvm::sys::fs::file_size(data->path, size) || data->offset + bytes > size)
+    return emitError(loc) << "external data file '" << data->path
+                          << "' is too short for tensor '" << init.name()
+                          << "' (" << bytes << " bytes at offset "
+                          << data->offset << ")";
+  std::string symbol = uniqueSymbol(init.name());
+  auto global =
+      GlobalOp::create(builder, loc, symbol, type,
+                       /*is_mutable=*/false, ExternAttr::get(ctx, type),
+                       builder.getStringAttr("private"));
+  global->setAttr(ExternalStorageAttr::getAttrName(),
+                  ExternalStorageAttr::get(ctx,
+                                           builder.getStringAttr(data->path),
+                                           StringAttr(), data->offset, bytes));
+  state.addExternalInitializer(init.name(), type, symbol);
+  state.recordDataType(init.name(), init.data_type());
   return success();
 }
 
@@ -198,10 +506,8 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
 }
 
 LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
-                                        unsigned index) {
-  std::string name = node.name().empty()
-                         ? node.op_type() + "#" + std::to_string(index)
-                         : node.name();
+                                        StringRef name, int64_t nodeOpset,
+                                        unsigned depth) {
   Location loc = locFor(name);
   // Every error raised while importing this node names it.
   ScopedDiagnosticHandler nameNode(ctx, [&](Diagnostic &diag) {
@@ -209,14 +515,27 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
       diag << " in node '" << name << "'";
     return failure();
   });
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
-    return emitError(loc) << "unsupported ONNX op '" << node.domain()
-                          << "::" << node.op_type() << "'";
+  if (depth > kMaxDepth)
+    return emitError(loc) << "unsupported nesting of functions and "
+                             "subgraphs deeper than "
+                          << kMaxDepth;
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
   const llvm::StringMap<OpHandler> &handlers = getOpHandlers();
-  auto handler = handlers.find(node.op_type());
-  if (handler == handlers.end())
+  auto handler = defaultDomain ? handlers.find(node.op_type()) : handlers.end();
+  if (handler == handlers.end()) {
+    if (std::optional<LogicalResult> expanded =
+            expandFunction(node, name, nodeOpset, depth))
+      return *expanded;
+    if (!defaultDomain)
+      return emitError(loc) << "unsupported ONNX op '" << node.domain()
+                            << "::" << node.op_type() << "'";
     return emitError(loc) << "unsupported ONNX op '" << node.op_type() << "'";
-  NodeContext nodeCtx(state, node, builder, loc, opset);
+  }
+  NodeContext nodeCtx(state, node, builder, loc, nodeOpset);
+  auto subgraphs = [&](const onnx::GraphProto &subgraph, ValueRange inputs) {
+    return importSubgraph(subgraph, inputs, name, nodeOpset, depth + 1);
+  };
+  nodeCtx.importSubgraph = SubgraphImporter(subgraphs);
   if (failed(handler->second(nodeCtx)))
     return failure();
   for (int i = 0; i < node.output_size(); ++i)
@@ -224,6 +543,143 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
       return emitError(loc) << "unsupported output " << i << " of ONNX op '"
                             << node.op_type() << "'";
   return success();
+}
+
+std::optional<LogicalResult>
+ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
+                              int64_t nodeOpset, unsigned depth) {
+  Location loc = locFor(name);
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  const onnx::FunctionProto *function = nullptr;
+  const onnx::OpSchema *schema = nullptr;
+  onnx::FunctionProto built;
+  // Model-local functions (ModelProto.functions) first.
+  for (const onnx::FunctionProto &local : model.functions())
+    if (local.name() == node.op_type() &&
+        (local.domain() == node.domain() ||
+         (defaultDomain &&
+          (local.domain().empty() || local.domain() == "ai.onnx"))))
+      function = &local;
+  if (!function && defaultDomain) {
+    schema = onnx::OpSchemaRegistry::Schema(node.op_type(), int(nodeOpset), "");
+    if (!schema)
+      return std::nullopt;
+    if (schema->HasFunction()) {
+      function = schema->GetFunction();
+    } else if (schema->HasContextDependentFunction()) {
+      // Context-dependent bodies (e.g. NegativeLogLikelihoodLoss) depend on
+      // which inputs are present and on their types.
+      std::vector<onnx::TypeProto> inputTypes;
+      for (const std::string &input : node.input()) {
+        onnx::TypeProto type;
+        Value value = input.empty() ? Value() : state.lookup(input, loc);
+        if (auto tensor = dyn_cast_or_null<RankedTensorType>(
+                value ? value.getType() : Type())) {
+          int32_t dataType = state.dataType(input);
+          onnx::TypeProto_Tensor *t = type.mutable_tensor_type();
+          t->set_elem_type(dataType ? dataType
+                                    : getONNXDataType(tensor.getElementType()));
+          onnx::TensorShapeProto *shape = t->mutable_shape();
+          for (int64_t dim : tensor.getShape())
+            if (ShapedType::isDynamic(dim))
+              shape->add_dim();
+            else
+              shape->add_dim()->set_dim_value(dim);
+        }
+        inputTypes.push_back(std::move(type));
+      }
+      try {
+        onnx::FunctionBodyBuildContextImpl buildCtx(node, inputTypes);
+        if (!schema->BuildContextDependentFunction(buildCtx, built))
+          return LogicalResult(emitError(loc)
+                               << "unsupported ONNX op '" << node.op_type()
+                               << "': its function body cannot be built "
+                                  "for these inputs");
+      } catch (const std::exception &e) {
+        return LogicalResult(emitError(loc)
+                             << "unsupported ONNX op '" << node.op_type()
+                             << "': building its function body failed: "
+                             << e.what());
+      }
+      function = &built;
+    }
+  }
+  if (!function)
+    return std::nullopt;
+
+  int64_t bodyOpset = nodeOpset;
+  for (const onnx::OperatorSetIdProto &id : function->opset_import())
+    if (id.domain().empty() || id.domain() == "ai.onnx")
+      bodyOpset = id.version();
+  std::string prefix =
+      (name + "/" + node.op_type() + "#" + std::to_string(expansions++) + "/")
+          .str();
+  FunctionInstantiation instance(node, *function, schema, prefix);
+  for (auto [index, bodyNode] : llvm::enumerate(function->node())) {
+    onnx::NodeProto expanded = bodyNode;
+    instance.instantiate(expanded);
+    std::string bodyName = (name + "/").str() +
+                           (bodyNode.name().empty() ? bodyNode.op_type() + "#" +
+                                                          std::to_string(index)
+                                                    : bodyNode.name());
+    if (failed(importNode(expanded, bodyName, bodyOpset, depth + 1)))
+      return LogicalResult(failure());
+  }
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty() && !state.lookup(node.output(i), loc))
+      return LogicalResult(emitError(loc)
+                           << "output " << i << " of function '"
+                           << node.op_type() << "' is not computed");
+  return LogicalResult(success());
+}
+
+FailureOr<SmallVector<Value>>
+ModelImporter::importSubgraph(const onnx::GraphProto &subgraph,
+                              ValueRange inputs, StringRef parentName,
+                              int64_t nodeOpset, unsigned depth) {
+  Location loc = locFor(parentName);
+  if (subgraph.input_size() != int(inputs.size()))
+    return emitError(loc) << "subgraph '" << subgraph.name() << "' has "
+                          << subgraph.input_size() << " inputs, expected "
+                          << inputs.size();
+  for (const onnx::ValueInfoProto &info : subgraph.value_info())
+    state.recordValueInfo(info);
+  for (const onnx::ValueInfoProto &info : subgraph.output())
+    state.recordValueInfo(info);
+  for (auto [info, value] : llvm::zip(subgraph.input(), inputs)) {
+    state.recordValueInfo(info);
+    state.define(info.name(), value);
+  }
+  for (const onnx::TensorProto &init : subgraph.initializer()) {
+    FailureOr<DenseElementsAttr> value =
+        convertTensor(locFor(init.name()), init);
+    if (failed(value))
+      return failure();
+    state.define(init.name(), buildConstant(builder, loc, *value));
+    state.defineConstant(init.name(), *value);
+    state.recordDataType(init.name(), init.data_type());
+  }
+  std::string prefix =
+      (parentName + "/" +
+       (subgraph.name().empty() ? std::string("body") : subgraph.name()) + "/")
+          .str();
+  for (auto [index, node] : llvm::enumerate(subgraph.node())) {
+    std::string name = node.name().empty() ? prefix + node.op_type() + "#" +
+                                                 std::to_string(index)
+                                           : node.name();
+    if (failed(importNode(node, name, nodeOpset, depth)))
+      return failure();
+  }
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &info : subgraph.output()) {
+    Value value = state.lookup(info.name(), loc);
+    if (!value)
+      return emitError(loc)
+             << "output '" << info.name() << "' of subgraph '"
+             << subgraph.name() << "' is not produced by any node";
+    results.push_back(value);
+  }
+  return results;
 }
 
 LogicalResult ModelImporter::importOutputs(FunctionType type) {
@@ -264,12 +720,17 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
       /*sym_visibility=*/nullptr);
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
+  state.setEntryBlock(entry);
   unsigned argIndex = 0;
   for (const onnx::ValueInfoProto &info : graph.input())
     if (!state.isInitializer(info.name()))
       state.define(info.name(), entry->getArgument(argIndex++));
   for (auto [index, node] : llvm::enumerate(graph.node()))
-    if (failed(importNode(node, index)))
+    if (failed(importNode(node,
+                          node.name().empty()
+                              ? node.op_type() + "#" + std::to_string(index)
+                              : node.name(),
+                          opset, /*depth=*/0)))
       return nullptr;
   if (failed(importOutputs(*type)) || failed(verify(*module)))
     return nullptr;
@@ -279,12 +740,20 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
 OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
                                          MLIRContext *ctx) {
   ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
-                   math::MathDialect, tensor::TensorDialect>();
+                   math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   StringRef file = buffer.getBufferIdentifier();
+  // External data is relative to the model's directory (the working
+  // directory for stdin or an in-memory model).
+  std::string modelDir = ".";
+  if (file != "<stdin>" && llvm::sys::fs::exists(file))
+    modelDir = llvm::sys::path::parent_path(file).str();
+  if (modelDir.empty())
+    modelDir = ".";
   onnx::ModelProto model;
-  if (failed(loadModel(buffer, FileLineColLoc::get(ctx, file, 0, 0), model)))
+  if (failed(loadModel(buffer, FileLineColLoc::get(ctx, file, 0, 0), modelDir,
+                       model)))
     return nullptr;
-  return ModelImporter(ctx, file, model).run();
+  return ModelImporter(ctx, file, modelDir, model).run();
 }
 
 OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx) {

@@ -18,8 +18,15 @@ Value GraphState::lookup(StringRef name, Location loc) {
   if (symbol == initializerSymbols.end())
     return Value();
   DenseElementsAttr value = constants.lookup(name);
+  Type type = value ? value.getType() : externalTypes.lookup(name);
+  OpBuilder::InsertionGuard guard(builder);
+  Block *block = builder.getInsertionBlock();
+  if (entryBlock && block && block != entryBlock)
+    if (Operation *parent = block->getParentOp())
+      if (Operation *ancestor = entryBlock->findAncestorOpInBlock(*parent))
+        builder.setInsertionPoint(ancestor);
   Value loaded = GlobalLoadConstOp::create(
-      builder, loc, value.getType(),
+      builder, loc, type,
       FlatSymbolRefAttr::get(builder.getContext(), symbol->second));
   values[name] = loaded;
   return loaded;

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -42,6 +43,13 @@ public:
     constants[name] = value;
     initializerSymbols[name] = symbol.str();
   }
+  /// Records an initializer whose value is stored outside the model (no
+  /// compile-time value) and held by global `symbol` of type `type`.
+  void addExternalInitializer(llvm::StringRef name, mlir::Type type,
+                              llvm::StringRef symbol) {
+    initializerSymbols[name] = symbol.str();
+    externalTypes[name] = type;
+  }
   bool isInitializer(llvm::StringRef name) const {
     return initializerSymbols.count(name);
   }
@@ -57,15 +65,29 @@ public:
   /// The static shape declared for `name`, if every extent is known.
   std::optional<llvm::SmallVector<int64_t>>
   staticShape(llvm::StringRef name) const;
+  /// The block of the graph function: initializer reads requested from a
+  /// nested region (If branch, Loop body) are placed before that region's
+  /// ancestor op in this block, so they dominate every later use.
+  void setEntryBlock(mlir::Block *block) { entryBlock = block; }
 
 private:
   mlir::OpBuilder &builder;
+  mlir::Block *entryBlock = nullptr;
   llvm::StringMap<mlir::Value> values;
   llvm::StringMap<mlir::DenseElementsAttr> constants;
   llvm::StringMap<std::string> initializerSymbols;
+  llvm::StringMap<mlir::Type> externalTypes;
   llvm::StringMap<int32_t> dataTypes;
   llvm::StringMap<const onnx::TypeProto *> declaredTypes;
 };
+
+/// Imports the nodes of an ONNX subgraph (an If branch, a Loop or Scan body)
+/// at the builder's insertion point: binds the graph's inputs to `inputs`
+/// (in order), lets its nodes read values of the enclosing graphs, and
+/// returns the values of its outputs. Errors are emitted and fail.
+using SubgraphImporter =
+    llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+        const onnx::GraphProto &graph, mlir::ValueRange inputs)>;
 
 /// One node under import.
 class NodeContext {
@@ -116,6 +138,13 @@ public:
   std::string getString(llvm::StringRef name, llvm::StringRef dflt) const;
   /// INTS attribute `name`; empty if absent.
   llvm::SmallVector<int64_t> getInts(llvm::StringRef name) const;
+  /// GRAPH attribute `name`, or null.
+  const onnx::GraphProto *getGraph(llvm::StringRef name) const {
+    const onnx::AttributeProto *attr = attribute(name);
+    return attr && attr->has_g() ? &attr->g() : nullptr;
+  }
+  /// Imports subgraphs (set by the graph importer; see SubgraphImporter).
+  std::optional<SubgraphImporter> importSubgraph;
 
   /// Binds output `i` to `value` (ignored if the output is unnamed).
   mlir::LogicalResult setResult(unsigned i, mlir::FailureOr<mlir::Value> value);
