@@ -339,15 +339,24 @@ LogicalResult importParamActivation(NodeContext &ctx) {
 }
 
 /// PRelu: opset 7+ broadcasts the slope numpy-style to X; before opset 7 a
-/// 1-D slope [C] applies per channel (dim 1 of X).
+/// 1-D slope [C] applies per channel (dim 1 of X). Models upgraded from
+/// opset 6 by the version converter keep such a slope, so a 1-D slope that
+/// matches X's dim 1 but cannot broadcast against X's last dim is read the
+/// opset-6 way too.
 LogicalResult importPRelu(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), slope = ctx.input(1);
   if (failed(x) || failed(slope))
     return failure();
   auto st = cast<RankedTensorType>(slope->getType());
   int64_t rank = rankOf(*x);
-  if (ctx.opset < 7 && st.getRank() == 1 && rank >= 2 &&
-      st.getDimSize(0) != 1) {
+  auto xt = cast<RankedTensorType>(x->getType());
+  bool perChannelUpgrade = st.getRank() == 1 && rank >= 3 &&
+                           !st.isDynamicDim(0) &&
+                           xt.getDimSize(1) == st.getDimSize(0) &&
+                           !xt.isDynamicDim(rank - 1) &&
+                           xt.getDimSize(rank - 1) != st.getDimSize(0);
+  if ((ctx.opset < 7 || perChannelUpgrade) && st.getRank() == 1 &&
+      rank >= 2 && st.getDimSize(0) != 1) {
     if (st.isDynamicDim(0))
       return emitError(ctx.loc)
              << "unsupported PRelu (opset < 7) with a dynamic slope extent";
