@@ -54,6 +54,6 @@ echo "run-fuzzers: $target for $minutes min (log: $log)"
     exit $status
   }
 # "#N DONE cov: C ft: F corp: ..." and the final stats.
-grep -E "^#[0-9]+ +(DONE|INITED)" "$log" | tail -2
+grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)" "$log" | tail -2
 grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log"
 echo "run-fuzzers: $target: no crash in $minutes min"

@@ -7,6 +7,8 @@
 # 4. the downstream example: install, build a project against the install
 # 5. ONNX backend conformance (libonnx-testdata), with a final
 #    "N passed, M failed, K skipped" line
+# 6. the ASan + UBSan build (build-asan) and its test subset
+#    (scripts/test-sanitizers.sh --subset; docs/reliability.md)
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -17,3 +19,4 @@ ninja -C "$root/build" check-mlprog
 bash "$root/scripts/test-downstream.sh" "$root/build"
 /usr/bin/python3 "$root/scripts/onnx_conformance.py" --build-dir "$root/build" \
   -j "$(nproc)"
+bash "$root/scripts/test-sanitizers.sh" --subset

@@ -71,7 +71,7 @@ def onnx_negative_dim():
 
 
 def onnx_giant_dim():
-    return _init_model(_raw_tensor([1 << 60, 4]))
+    return _init_model(_raw_tensor([1 << 60, 4], b"\0"))
 
 
 def onnx_overflow_dims():
