@@ -40,7 +40,7 @@ mkdir -p "$work" "$artifacts"
 seeds="$root/fuzz/corpus/$target"
 # Uninstrumented libMLIR/libtorch/libprotobuf: no ODR checks; leaks of
 # global registries at exit are not findings.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_odr_violation=0:detect_leaks=0:allocator_may_return_null=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_odr_violation=0:detect_leaks=0:allocator_may_return_null=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 log="$build/$target.log"
 echo "run-fuzzers: $target for $minutes min (log: $log)"

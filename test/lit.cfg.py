@@ -39,7 +39,7 @@ if getattr(config, "mlprog_sanitize", ""):
     supp = os.path.join(config.mlprog_src_root, "scripts", "sanitizers")
     config.environment["ASAN_OPTIONS"] = os.environ.get(
         "ASAN_OPTIONS",
-        "detect_odr_violation=0:detect_leaks=1:abort_on_error=0:"
+        "detect_odr_violation=0:detect_leaks=1:abort_on_error=0:allow_user_poisoning=0:"
         "allocator_may_return_null=1")
     config.environment["UBSAN_OPTIONS"] = os.environ.get(
         "UBSAN_OPTIONS",
