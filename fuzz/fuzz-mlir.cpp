@@ -30,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ctx.disableMultithreading();
   ctx.loadAllAvailableDialects();
   mlprog::fuzz::DiagnosticCounter diags(ctx);
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // The MLIR lexer relies on a terminating NUL (files are read into
+  // null-terminated buffers); libFuzzer's data has none.
+  std::string text(reinterpret_cast<const char *>(data), size);
   ParserConfig config(&ctx);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
   mlprog::fuzz::checkFailureExplained(!module, diags, "parse");
