@@ -20,8 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::MLIRContext ctx;
   ctx.disableMultithreading();
   fuzz::DiagnosticCounter diags(ctx);
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(text, "fuzz.ir",
-                                                 /*RequiresNullTerminator=*/false);
+  auto buffer =
+      llvm::MemoryBuffer::getMemBuffer(text, "fuzz.ir",
+                                       /*RequiresNullTerminator=*/false);
   TorchScriptImportOptions options;
   auto module = importTorchScript(*buffer, &ctx, options);
   fuzz::checkFailureExplained(!module, diags, "importTorchScript");

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static bool initialized = (fuzz::initLimits(), true);
   (void)initialized;
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size), "weight.bin");
+      llvm::StringRef(reinterpret_cast<const char *>(data), size),
+      "weight.bin");
   llvm::Expected<BlobFile> file = BlobFile::fromBuffer(std::move(buffer));
   if (!file) {
     llvm::consumeError(file.takeError());
