@@ -9,6 +9,8 @@
 #    two expected-to-pass cases per op), checked against the
 #    expected-failures list test/Import/ONNX/conformance-xfail.txt. The full
 #    suite: scripts/onnx_conformance.py -j1 (see docs/importers/onnx.md).
+# 6. the ASan + UBSan build (build-asan) and its test subset
+#    (scripts/test-sanitizers.sh --subset; docs/reliability.md)
 #
 #===----------------------------------------------------------------------===//
 set -euo pipefail
@@ -19,3 +21,4 @@ ninja -C "$root/build" check-mlprog
 bash "$root/scripts/test-downstream.sh" "$root/build"
 /usr/bin/python3 "$root/scripts/onnx_conformance.py" --build-dir "$root/build" \
   -j "$(nproc)" --ci-subset
+bash "$root/scripts/test-sanitizers.sh" --subset

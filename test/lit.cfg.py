@@ -30,6 +30,21 @@ config.substitutions.append(
      os.path.join(config.mlprog_src_root, "include", "mlprog", "Import", "MIL")))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+
+# Sanitized builds (-DMLPROG_SANITIZE=...): the tools are instrumented, the
+# libraries they load (libMLIR, libtorch, libprotobuf) are not; see
+# docs/reliability.md for the options.
+if getattr(config, "mlprog_sanitize", ""):
+    config.available_features.add("sanitizer")
+    supp = os.path.join(config.mlprog_src_root, "scripts", "sanitizers")
+    config.environment["ASAN_OPTIONS"] = os.environ.get(
+        "ASAN_OPTIONS",
+        "detect_odr_violation=0:detect_leaks=1:abort_on_error=0:allow_user_poisoning=0:"
+        "allocator_may_return_null=1")
+    config.environment["UBSAN_OPTIONS"] = os.environ.get(
+        "UBSAN_OPTIONS",
+        "print_stacktrace=1:halt_on_error=1:suppressions=%s" %
+        os.path.join(supp, "ubsan.supp"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.mlprog_tools_dir, config.llvm_tools_dir]

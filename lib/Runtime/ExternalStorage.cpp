@@ -3,6 +3,7 @@
 #include "mlprog/Runtime/ExternalStorage.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -90,11 +91,12 @@ ExternalStorage::resolveGlobal(mlir::Operation *op,
                                                    "shaped to be loaded"));
   if (!elementType.isIntOrIndexOrFloat())
     return fail("extern values of this element type cannot be loaded");
-  uint64_t byteSize = getElementByteSize(elementType);
-  if (type)
-    for (int64_t extent : type.getShape())
-      if (__builtin_mul_overflow(byteSize, uint64_t(extent), &byteSize))
-        return fail("byte size overflows 64 bits");
+  Expected<uint64_t> checkedSize =
+      checkTensorByteSize(type ? type.getShape() : llvm::ArrayRef<int64_t>(),
+                          8 * getElementByteSize(elementType), "its value");
+  if (!checkedSize)
+    return fail(toString(checkedSize.takeError()));
+  uint64_t byteSize = *checkedSize;
 
   auto storage = global->getAttrOfType<ExternalStorageAttr>(
       ExternalStorageAttr::getAttrName());

@@ -6,6 +6,7 @@
 
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Pipelines/Pipelines.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -307,11 +308,63 @@ createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
   return engine;
 }
 
+/// Refuses a module holding a statically shaped tensor or memref (a value,
+/// or a global's type) whose byte size overflows int64 or exceeds
+/// getMaxTensorBytes(): compiling it would build or allocate that much.
+static Error checkTensorSizes(ModuleOp module) {
+  auto check = [](Operation *op, Type type) -> Error {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank() ||
+        !isa<RankedTensorType, MemRefType>(shaped))
+      return Error::success();
+    Type element = shaped.getElementType();
+    uint64_t bits = element.isIntOrIndexOrFloat()
+                        ? (element.isIndex()
+                               ? 64
+                               : std::max(8u, element.getIntOrFloatBitWidth()))
+                        : 64;
+    SmallVector<int64_t> shape;
+    for (int64_t extent : shaped.getShape())
+      shape.push_back(ShapedType::isDynamic(extent) ? 0 : extent);
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    if (auto fileLoc = op->getLoc()->findInstanceOf<FileLineColLoc>())
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+         << fileLoc.getColumn();
+    else
+      op->getLoc().print(os);
+    os << ": '" << op->getName() << "' " << type;
+    if (Expected<uint64_t> bytes = checkTensorByteSize(shape, bits, what);
+        !bytes)
+      return bytes.takeError();
+    return Error::success();
+  };
+  Error result = Error::success();
+  module.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (Error err = check(op, type)) {
+        result = std::move(err);
+        return WalkResult::interrupt();
+      }
+    if (isa<SymbolOpInterface>(op))
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto typeAttr = dyn_cast<TypeAttr>(attr.getValue()))
+          if (Error err = check(op, typeAttr.getValue())) {
+            result = std::move(err);
+            return WalkResult::interrupt();
+          }
+    return WalkResult::advance();
+  });
+  return result;
+}
+
 Expected<std::unique_ptr<JitRunner>>
 JitRunner::create(OwningOpRef<ModuleOp> module,
                   const JitRunnerOptions &options) {
   if (!module)
     return llvm::createStringError("no module to run");
+  if (Error err = checkTensorSizes(*module))
+    return std::move(err);
   bool isLowered = isLLVMModule(*module);
   Expected<FunctionOpInterface> func = findEntry(*module, options.entry);
   if (!func)

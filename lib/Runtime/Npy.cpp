@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Runtime/Npy.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemAlloc.h"
@@ -96,14 +98,12 @@ HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
 }
 
 Expected<HostTensor> HostTensor::create(DType dtype, ArrayRef<int64_t> shape) {
-  uint64_t bytes = getDTypeSize(dtype);
-  for (int64_t dim : shape) {
-    bool overflow = false;
-    if (dim >= 0)
-      bytes = SaturatingMultiply<uint64_t>(bytes, dim, &overflow);
-    if (dim < 0 || overflow || bytes > (uint64_t(1) << 48))
-      return createStringError("invalid tensor shape " + formatShape(shape));
-  }
+  Expected<uint64_t> bytes =
+      checkTensorByteSize(shape, 8 * getDTypeSize(dtype),
+                          "tensor of shape " + formatShape(shape) +
+                              " and dtype " + getNumpyDTypeName(dtype));
+  if (!bytes)
+    return bytes.takeError();
   return HostTensor(dtype, shape);
 }
 
@@ -270,8 +270,9 @@ static Expected<std::pair<StringRef, StringRef>> splitHeader(StringRef bytes) {
     return createStringError("truncated header");
   uint8_t major = bytes[kMagic.size()];
   if (major < 1 || major > 3)
-    return createStringError("unsupported .npy format version " + Twine(major) +
-                             "." + Twine(uint8_t(bytes[kMagic.size() + 1])));
+    return createStringError(
+        "unsupported .npy format version " + Twine(unsigned(major)) + "." +
+        Twine(unsigned(uint8_t(bytes[kMagic.size() + 1]))));
   size_t lengthSize = major == 1 ? 2 : 4;
   size_t prefix = kMagic.size() + 2 + lengthSize;
   if (bytes.size() < prefix)
@@ -321,6 +322,11 @@ Expected<HostTensor> mlprog::parseNpy(StringRef bytes, StringRef name) {
 }
 
 Expected<HostTensor> mlprog::readNpy(StringRef path) {
+  // A device or FIFO (e.g. /dev/zero) would be read until memory runs out.
+  sys::fs::file_status status;
+  if (!sys::fs::status(path, status) &&
+      status.type() != sys::fs::file_type::regular_file)
+    return createStringError(path + ": cannot open: not a regular file");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(
       path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)

@@ -60,6 +60,10 @@ static llvm::Error writeOutputs(llvm::StringRef dir,
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(
         dir + ": cannot create directory: " + ec.message());
+  // create_directories accepts an existing file of that name.
+  if (!llvm::sys::fs::is_directory(dir))
+    return llvm::createStringError(
+        dir + ": cannot create directory: a file of that name exists");
   std::vector<std::string> written;
   for (auto [i, tensor] : llvm::enumerate(results)) {
     llvm::SmallString<256> path(dir);

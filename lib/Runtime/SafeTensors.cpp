@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -245,6 +246,10 @@ static Expected<SafeTensorsEntry> parseEntry(StringRef file, StringRef name,
   if (__builtin_mul_overflow(count, uint64_t(getSafeTensorsDTypeSize(*dtype)),
                              &entry.byteSize))
     return fail("byte size overflows 64 bits");
+  if (entry.byteSize > uint64_t(INT64_MAX))
+    return fail("byte size overflows int64");
+  if (Error err = checkByteLimit(entry.byteSize, "the tensor"))
+    return fail(toString(std::move(err)));
   const llvm::json::Array *offsets = object->getArray("data_offsets");
   if (!offsets || offsets->size() != 2)
     return fail("'data_offsets' is not an array of two integers");

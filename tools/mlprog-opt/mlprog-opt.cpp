@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/InitAll.h"
+#include "mlprog/Support/AtomicOutput.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,6 +15,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlprog::registerMLProgDialects(registry);
   mlprog::registerMLProgPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "mlprog optimizer driver\n", registry));
+  // -o FILE is written to a temporary file and renamed on success.
+  return mlprog::runWithAtomicOutput(argc, argv, [&](int argc, char **argv) {
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, "mlprog optimizer driver\n", registry));
+  });
 }

@@ -15,6 +15,8 @@
 #include "mlprog/Import/MIL/ImportMIL.h"
 #endif
 
+#include "mlprog/Support/AtomicOutput.h"
+
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -41,17 +43,22 @@ int main(int argc, char **argv) {
       arg += "/Manifest.json";
     args.push_back(arg.data());
   }
-  return mlir::failed(mlir::mlirTranslateMain(
-      int(args.size()), args.data(),
-      "mlprog translation driver\n\n"
-      "Imports a model into the ml_program dialect (an import-contract "
-      "module:\n"
-      "ml_program.func @main, initializers as ml_program.global, ops as\n"
-      "linalg/tensor/arith/math on tensors). Errors name the file and node\n"
-      "and exit with status 1 without writing the output.\n\n"
-      "Examples:\n"
-      "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"
-      "  mlprog-translate --import-torchscript model.pt --input-shapes "
-      "1x3x224x224\n"
-      "  mlprog-translate --import-mil model.mlpackage -o model.mlir\n"));
+  // -o FILE is written to a temporary file and renamed on success.
+  return mlprog::runWithAtomicOutput(
+      int(args.size()), args.data(), [](int argc, char **argv) {
+        return mlir::failed(mlir::mlirTranslateMain(
+            argc, argv,
+            "mlprog translation driver\n\n"
+            "Imports a model into the ml_program dialect (an import-contract "
+            "module:\n"
+            "ml_program.func @main, initializers as ml_program.global, ops as\n"
+            "linalg/tensor/arith/math on tensors). Errors name the file and "
+            "node\n"
+            "and exit with status 1 without writing the output.\n\n"
+            "Examples:\n"
+            "  mlprog-translate --import-onnx model.onnx -o model.mlir\n"
+            "  mlprog-translate --import-torchscript model.pt --input-shapes "
+            "1x3x224x224\n"
+            "  mlprog-translate --import-mil model.mlpackage -o model.mlir\n"));
+      });
 }

@@ -72,8 +72,9 @@ public:
   /// caller checks: use `create` for untrusted shapes).
   HostTensor(DType dtype, llvm::ArrayRef<int64_t> shape);
 
-  /// Creates a zero-filled tensor, or an error if a dimension is negative or
-  /// the byte size overflows.
+  /// Creates a zero-filled tensor, or an error if a dimension is negative,
+  /// the byte size overflows int64 or exceeds `getMaxTensorBytes()`
+  /// (mlprog/Support/ResourceLimits.h), before anything is allocated.
   static llvm::Expected<HostTensor> create(DType dtype,
                                            llvm::ArrayRef<int64_t> shape);
 

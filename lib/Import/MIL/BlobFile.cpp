@@ -1,8 +1,10 @@
 //===- BlobFile.cpp - Core ML weight blob (storage v2) reader -------------===//
 
 #include "mlprog/Import/MIL/BlobFile.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -40,6 +42,12 @@ static Error makeError(const Twine &message) {
 }
 
 Expected<BlobFile> BlobFile::open(StringRef path) {
+  // A device or FIFO (e.g. /dev/zero) would be read until memory runs out.
+  sys::fs::file_status status;
+  if (!sys::fs::status(path, status) &&
+      status.type() != sys::fs::file_type::regular_file)
+    return makeError("cannot open weight blob file '" + path +
+                     "': not a regular file");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
@@ -127,6 +135,10 @@ Error BlobFile::checkTensor(const BlobRecord &record, BlobDataType dtype,
                              record.metadataOffset,
                              getBlobDataTypeName(uint32_t(record.dataType)),
                              getBlobDataTypeName(uint32_t(dtype))));
+  if (Error err = mlprog::checkByteLimit(
+          record.sizeInBytes,
+          formatv("blob at offset {0}", record.metadataOffset)))
+    return err;
   unsigned bits = getBlobDataTypeBitWidth(uint32_t(dtype));
   // numElements * bits + padding == sizeInBytes * 8, without overflow.
   uint64_t sizeBits = record.sizeInBytes * 8;

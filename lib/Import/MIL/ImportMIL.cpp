@@ -13,6 +13,7 @@
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/InitAll.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -102,6 +103,13 @@ FailureOr<Value> ProgramImporter::materialize(const mil::Value &value,
       convertValueType(loc, ctx, value.type(), "value '" + name.str() + "'");
   if (failed(type))
     return failure();
+  // Refuse overflowing or oversized tensors before anything is allocated.
+  if (type->hasStaticShape() && type->getElementType().isIntOrFloat())
+    if (llvm::Expected<uint64_t> bytes = checkTensorByteSize(
+            type->getShape(), type->getElementType().getIntOrFloatBitWidth(),
+            "value '" + name + "'");
+        !bytes)
+      return emitError(loc) << llvm::toString(bytes.takeError());
   if (value.has_blobfilevalue())
     return materializeBlob(value, *type, loc, name);
   if (!value.has_immediatevalue())
@@ -553,6 +561,14 @@ static LogicalResult loadPackage(StringRef manifestText, StringRef manifestPath,
   if (!relPath)
     return emitError(loc) << "invalid .mlpackage Manifest.json: no item '"
                           << *rootId << "' with a 'path'";
+  // The root model lies inside the package: no absolute paths, no '..'.
+  if (llvm::sys::path::is_absolute(*relPath) ||
+      llvm::is_contained(llvm::make_range(llvm::sys::path::begin(*relPath),
+                                          llvm::sys::path::end(*relPath)),
+                         ".."))
+    return emitError(loc) << "invalid .mlpackage Manifest.json: item '"
+                          << *rootId << "' has path '" << *relPath
+                          << "' outside the package's Data directory";
   SmallString<256> modelPath(parentDir(manifestPath));
   llvm::sys::path::append(modelPath, "Data", *relPath);
   llvm::sys::path::remove_dots(modelPath, /*remove_dot_dot=*/true);

@@ -2,6 +2,8 @@
 
 #include "TensorConversion.h"
 
+#include "mlprog/Support/ResourceLimits.h"
+
 #include "mlir/IR/Diagnostics.h"
 
 #include <cstring>
@@ -149,12 +151,17 @@ FailureOr<DenseElementsAttr> convertTensor(Location loc,
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return emitError(loc) << "tensor '" << tensor.name()
                           << "' has a negative extent";
+  bool isBool = elementType->isInteger(1);
+  unsigned width = isBool ? 1 : elementType->getIntOrFloatBitWidth() / 8;
+  // Refuse overflowing or oversized tensors before anything is allocated.
+  llvm::Expected<uint64_t> byteSize =
+      checkTensorByteSize(shape, 8 * width, "tensor '" + tensor.name() + "'");
+  if (!byteSize)
+    return emitError(loc) << llvm::toString(byteSize.takeError());
   auto type = RankedTensorType::get(shape, *elementType);
   int64_t count = type.getNumElements();
   if (count == 0)
     return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
-  bool isBool = elementType->isInteger(1);
-  unsigned width = isBool ? 1 : elementType->getIntOrFloatBitWidth() / 8;
   std::vector<char> bytes;
   if (tensor.has_raw_data()) {
     bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());

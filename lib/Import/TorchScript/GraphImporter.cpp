@@ -1192,6 +1192,10 @@ LogicalResult Importer::importNode(Node *node) {
       if (it != handlers.end())
         return it->second;
     }
+    // An out= overload also writes its result into an operand; the
+    // functional handler would drop that write.
+    if (overload == "out")
+      return nullptr;
     auto it = handlers.find(base);
     return it == handlers.end() ? nullptr : it->second;
   };

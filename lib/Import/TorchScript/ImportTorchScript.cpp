@@ -49,6 +49,34 @@ static std::string firstLine(const std::exception &e) {
   return line;
 }
 
+/// The IR parser accepts any operands for an op; an aten op whose operands
+/// match none of its schemas (libtorch's passes would throw "Schema not
+/// found", or the op would be imported from the wrong operands) is an
+/// error. `index` counts the nodes in textual order, for the message.
+static LogicalResult checkSchemas(torch::jit::Block &block, Location fileLoc,
+                                  unsigned &index) {
+  for (torch::jit::Node *node : block.nodes()) {
+    ++index;
+    const c10::FunctionSchema *schema =
+        node->kind().is_aten() ? node->maybeSchema() : nullptr;
+    if (node->kind().is_aten() &&
+        (!schema || (!schema->is_vararg() &&
+                     node->inputs().size() != schema->arguments().size()))) {
+      InFlightDiagnostic diag = emitError(fileLoc);
+      diag << "operands of '" << node->kind().toQualString() << "' ("
+           << node->inputs().size() << " values";
+      for (size_t i = 0; i < node->inputs().size(); ++i)
+        diag << (i ? ", " : ": ") << node->inputs()[i]->type()->str();
+      diag << ") match none of its schemas (node " << index << ")";
+      return failure();
+    }
+    for (torch::jit::Block *inner : node->blocks())
+      if (failed(checkSchemas(*inner, fileLoc, index)))
+        return failure();
+  }
+  return success();
+}
+
 static void loadDialects(MLIRContext *ctx) {
   ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
                    math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
@@ -174,6 +202,9 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
     emitError(fileLoc) << "cannot parse TorchScript IR: " << firstLine(e);
     return nullptr;
   }
+  unsigned index = 0;
+  if (failed(checkSchemas(*graph->block(), fileLoc, index)))
+    return nullptr;
   return importPrepared(graph, ctx, options, options.method, fileName,
                         c10::intrusive_ptr<c10::ivalue::Object>());
 }

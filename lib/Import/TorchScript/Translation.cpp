@@ -79,7 +79,8 @@ void mlprog::registerImportTorchScriptTranslation() {
         options.method = method;
         auto shapes = parseTorchScriptInputShapes(inputShapes);
         if (!shapes) {
-          emitError(UnknownLoc::get(ctx))
+          emitError(
+              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
               << "malformed --input-shapes '" << inputShapes
               << "': expected shapes like 2x3,?x4 separated by ','";
           return nullptr;

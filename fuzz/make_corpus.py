@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Regenerates the seed corpora in fuzz/corpus/<target>/ from the test inputs.
+
+usage: fuzz/make_corpus.py   (needs /usr/bin/python3 with numpy and onnx, and
+protoc; run from anywhere). Seeds are small valid files of each format, so
+the fuzzers start from inputs that reach deep into the readers.
+"""
+import hashlib
+import re
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "fuzz", "corpus")
+sys.path.insert(0, os.path.join(ROOT, "test", "BadInput", "Inputs"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Import", "ONNX", "Inputs"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Import", "MIL", "Inputs"))
+
+
+def put(target, data, name=None):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def mil_encode(text, message="Program"):
+    proto_dir = os.path.join(ROOT, "include", "mlprog", "Import", "MIL")
+    return subprocess.run(
+        ["protoc", "-I" + proto_dir, "mil.proto",
+         "--encode=mlprog.mil." + message],
+        input=text.encode(), capture_output=True, check=True).stdout
+
+
+def strip_comments(path):
+    lines = open(path).read().splitlines()
+    return "\n".join(l for l in lines if not l.lstrip().startswith("#")) + "\n"
+
+
+def main():
+    shutil.rmtree(CORPUS, ignore_errors=True)
+    import make_bad
+    import make_model
+    import onnx
+
+    # ONNX: the importer test models and the bad-input suite's valid model.
+    for name in ("add_bcast_dynamic", "matmul_dynamic", "initializers",
+                 "unsupported_op"):
+        put("fuzz-onnx", getattr(make_model, name)().SerializeToString(), name)
+    put("fuzz-onnx", make_bad.onnx_valid(), "relu")
+    put("fuzz-onnx", make_bad.onnx_cycle(), "cycle")
+
+    # TorchScript IR text: the importer tests are IR text files.
+    ts_dir = os.path.join(ROOT, "test", "Import", "TorchScript")
+    for name in sorted(os.listdir(ts_dir)):
+        path = os.path.join(ts_dir, name)
+        if name.endswith(".test") and "graph(" in open(path).read():
+            put("fuzz-torchscript", strip_comments(path).encode(), name[:-5])
+
+    # MIL: Programs and a Model from the test inputs.
+    inputs = os.path.join(ROOT, "test", "BadInput", "Inputs")
+    put("fuzz-mil", mil_encode(open(os.path.join(inputs, "mil-program.pbtxt")).read()), "program")
+    put("fuzz-mil", mil_encode(open(os.path.join(inputs, "mil-blob.pbtxt")).read()), "blob")
+    put("fuzz-mil", mil_encode(open(os.path.join(inputs, "mil-model.pbtxt")).read(), "Model"), "model")
+    mil_dir = os.path.join(ROOT, "test", "Import", "MIL")
+    for name in ("basic.pbtxt", "control-flow.pbtxt", "opset.pbtxt"):
+        try:
+            put("fuzz-mil", mil_encode(strip_comments(os.path.join(mil_dir, name))), name[:-6])
+        except subprocess.CalledProcessError:
+            pass
+
+    # weight.bin: the MIL test writer's file and the bad-input suite's.
+    from mil_writer import BlobWriter
+    w = BlobWriter()
+    w.add(np.arange(6, dtype=np.float32).reshape(2, 3))
+    w.add(np.arange(1, 5, dtype=np.float16))
+    w.add(np.arange(8, dtype=np.int8))
+    put("fuzz-weight-bin", w.bytes(), "three-blobs")
+    put("fuzz-weight-bin", make_bad.blob_valid(), "one-blob")
+
+    # safetensors.
+    put("fuzz-safetensors", make_bad._st(
+        {"w": {"dtype": "F32", "shape": [2, 4], "data_offsets": [0, 32]},
+         "b": {"dtype": "I64", "shape": [1], "data_offsets": [32, 40]},
+         "__metadata__": {"format": "pt"}}, bytes(range(40))), "two")
+    put("fuzz-safetensors", make_bad._st({}, b""), "empty")
+    put("fuzz-safetensors", make_bad._st(
+        {"h": {"dtype": "BF16", "shape": [], "data_offsets": [0, 2]}}, b"\1\2"),
+        "scalar")
+
+    # .npy: several dtypes, ranks and versions.
+    import io
+    for i, arr in enumerate([np.zeros((2, 4), np.float32),
+                             np.arange(5, dtype=np.int64),
+                             np.array(True),
+                             np.ones((1, 2, 3), np.float16),
+                             np.arange(6, dtype=np.uint8).reshape(2, 3)]):
+        buf = io.BytesIO()
+        np.save(buf, arr)
+        put("fuzz-npy", buf.getvalue(), "array%d" % i)
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.zeros(3, np.float64), version=(2, 0))
+    put("fuzz-npy", buf.getvalue(), "v2")
+
+    # .mlir: the dialect tests' cases that use only ml_program, arith and
+    # builtin ops.
+    dialect = os.path.join(ROOT, "test", "Dialect", "MLProgram")
+    allowed = ("ml_program", "arith", "cf", "builtin")
+    for name in sorted(os.listdir(dialect)):
+        if not name.endswith(".mlir"):
+            continue
+        text = open(os.path.join(dialect, name)).read()
+        for i, case in enumerate(text.split("// -----")):
+            body = "\n".join(l for l in case.splitlines()
+                             if not l.lstrip().startswith("//"))
+            dialects = {m.group(1) for m in
+                        re.finditer(r"(?:^|[\s=])\"?([a-z_]+)\.[a-z_]+", body)}
+            ops = dialects - set(allowed) - {"onnx", "weight", "model", "llvm"}
+            if body.strip() and not ops:
+                put("fuzz-mlir", body.encode(), "%s-%d" % (name[:-5], i))
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+
+
+ml_program.global private @wronapnns4xi
