@@ -33,7 +33,8 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.mlprog_tools_dir, config.llvm_tools_dir]
-tools = ["mlprog-opt", "mlprog-translate", "mlprog-run", "mlprog-lsp-server"]
+tools = ["mlprog-opt", "mlprog-translate", "mlprog-run", "mlprog-lsp-server",
+         "mlprog-compile"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.mlprog_tools_dir, append_path=True)

@@ -105,6 +105,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+std::unique_ptr<Pass> mlprog::createAnnotateEntryPointsPass() {
+  return std::make_unique<AnnotateEntryPointsPass>();
+}
+
 void mlprog::registerPipelines() {
   PassPipelineRegistration<LowerToCPUOptions>(
       "mlprog-lower-to-cpu",

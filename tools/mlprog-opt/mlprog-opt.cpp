@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/InitAll.h"
+#include "mlprog/Pipelines/GPUPipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,6 +15,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlprog::registerMLProgDialects(registry);
   mlprog::registerMLProgPasses();
+  mlprog::registerGPUDialects(registry);
+  mlprog::registerGPUPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mlprog optimizer driver\n", registry));
 }
