@@ -1,18 +1,18 @@
-/*===- mlprog-c/Model.h - C ABI of mlprog-compile shared libraries -*- C -*-===*\
-|*                                                                            *|
-|* A model compiled with `mlprog-compile FILE.mlir --target=cpu|cuda -o       *|
-|* model.so` is a shared library that depends only on libc and libm (and, for *|
-|* --target=cuda, on libcuda.so.1 loaded with dlopen at run time). It exports *|
-|* the functions below; everything else in it is an implementation detail.    *|
-|*                                                                            *|
-|* Tensors cross the ABI as dense C-ordered (row-major) arrays. Scalars are   *|
-|* rank-0 tensors. Inputs are only read. Results are freshly allocated with   *|
-|* malloc and released with mlprog_tensor_release.                            *|
-|*                                                                            *|
-|* Thread safety: mlprog_model_run may not be called concurrently on one      *|
-|* library when the model has mutable globals; otherwise it is reentrant.     *|
-|*                                                                            *|
-\*===----------------------------------------------------------------------===*/
+//===- mlprog-c/Model.h - C ABI of mlprog-compile libraries -------*- C -*-===//
+//
+// A model compiled with `mlprog-compile FILE.mlir --target=cpu|cuda -o
+// model.so` is a shared library that depends only on libc and libm (and, for
+// --target=cuda, on libcuda.so.1 loaded with dlopen at run time). It exports
+// the functions below; everything else in it is an implementation detail.
+//
+// Tensors cross the ABI as dense C-ordered (row-major) arrays. Scalars are
+// rank-0 tensors. Inputs are only read. Results are freshly allocated with
+// malloc and released with mlprog_tensor_release.
+//
+// Thread safety: mlprog_model_run may not be called concurrently on one
+// library when the model has mutable globals; otherwise it is reentrant.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef MLPROG_C_MODEL_H
 #define MLPROG_C_MODEL_H

@@ -96,8 +96,8 @@ struct DeviceGlobalsPass
           builder.setInsertionPointToStart(&func.getBody().front());
           Value source = memref::GetGlobalOp::create(builder, get.getLoc(),
                                                      type, get.getName());
-          auto bufferType = MemRefType::get(type.getShape(),
-                                            type.getElementType());
+          auto bufferType =
+              MemRefType::get(type.getShape(), type.getElementType());
           copy = memref::AllocOp::create(builder, get.getLoc(), bufferType);
           memref::CopyOp::create(builder, get.getLoc(), source, copy);
           for (func::ReturnOp ret : returns) {
@@ -199,8 +199,7 @@ static bool isScalarPTXFloat(Type type) {
 }
 
 /// math.floor/ceil/roundeven/sqrt → one PTX instruction.
-template <typename MathOp>
-struct MathToPTX : public OpRewritePattern<MathOp> {
+template <typename MathOp> struct MathToPTX : public OpRewritePattern<MathOp> {
   MathToPTX(MLIRContext *context, StringRef f32Inst, StringRef f64Inst)
       : OpRewritePattern<MathOp>(context, /*benefit=*/2), f32Inst(f32Inst),
         f64Inst(f64Inst) {}
@@ -243,7 +242,8 @@ struct KernelMathPattern : public RewritePattern {
                                 PatternRewriter &rewriter) const override {
     if (!isa<math::AbsFOp, math::CopySignOp, math::RoundOp, math::RsqrtOp>(
             op) ||
-        op->getNumResults() != 1 || !isScalarPTXFloat(op->getResult(0).getType()) ||
+        op->getNumResults() != 1 ||
+        !isScalarPTXFloat(op->getResult(0).getType()) ||
         !op->getParentOfType<gpu::GPUModuleOp>())
       return failure();
     Location loc = op->getLoc();
@@ -262,14 +262,13 @@ struct KernelMathPattern : public RewritePattern {
     Value x = op->getOperand(0);
     Value result;
     if (isa<math::AbsFOp>(op)) {
-      Value masked = arith::AndIOp::create(rewriter, loc, bits(x),
-                                           intConst(~signBit));
+      Value masked =
+          arith::AndIOp::create(rewriter, loc, bits(x), intConst(~signBit));
       result = arith::BitcastOp::create(rewriter, loc, type, masked);
     } else if (isa<math::CopySignOp>(op)) {
-      Value magnitude = arith::AndIOp::create(rewriter, loc, bits(x),
-                                              intConst(~signBit));
-      Value sign = arith::AndIOp::create(rewriter, loc,
-                                         bits(op->getOperand(1)),
+      Value magnitude =
+          arith::AndIOp::create(rewriter, loc, bits(x), intConst(~signBit));
+      Value sign = arith::AndIOp::create(rewriter, loc, bits(op->getOperand(1)),
                                          intConst(signBit));
       Value merged = arith::OrIOp::create(rewriter, loc, magnitude, sign);
       result = arith::BitcastOp::create(rewriter, loc, type, merged);
@@ -278,12 +277,12 @@ struct KernelMathPattern : public RewritePattern {
       Value truncated = LLVM::FTruncOp::create(rewriter, loc, type, x);
       Value diff = arith::SubFOp::create(rewriter, loc, x, truncated);
       Value absDiff = math::AbsFOp::create(rewriter, loc, diff);
-      Value half = arith::ConstantOp::create(
-          rewriter, loc, rewriter.getFloatAttr(type, 0.5));
+      Value half = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getFloatAttr(type, 0.5));
       Value one = arith::ConstantOp::create(rewriter, loc,
                                             rewriter.getFloatAttr(type, 1.0));
-      Value zero = arith::ConstantOp::create(
-          rewriter, loc, rewriter.getFloatAttr(type, 0.0));
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getFloatAttr(type, 0.0));
       Value up = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGE,
                                        absDiff, half);
       Value step = arith::SelectOp::create(rewriter, loc, up, one, zero);
@@ -325,9 +324,9 @@ struct ExpandMathPass
       return !llvm::is_contained({"sqrt", "rsqrt"}, name);
     };
     MLIRContext *context = &getContext();
-    patterns.add<KernelMathPattern,
-                 MathToIntrinsic<math::TruncOp, LLVM::FTruncOp>,
-                 MathToIntrinsic<math::FmaOp, LLVM::FMAOp>>(context);
+    patterns
+        .add<KernelMathPattern, MathToIntrinsic<math::TruncOp, LLVM::FTruncOp>,
+             MathToIntrinsic<math::FmaOp, LLVM::FMAOp>>(context);
     patterns.add<MathToPTX<math::FloorOp>>(context, "cvt.rmi.f32.f32",
                                            "cvt.rmi.f64.f64");
     patterns.add<MathToPTX<math::CeilOp>>(context, "cvt.rpi.f32.f32",
@@ -385,8 +384,7 @@ struct HostAllocToGPUPass
         needsDealloc = true;
       });
     }
-    if (needsDealloc &&
-        !module.lookupSymbol(mlprog::kCudaDeallocFunction)) {
+    if (needsDealloc && !module.lookupSymbol(mlprog::kCudaDeallocFunction)) {
       rewriter.setInsertionPointToEnd(module.getBody());
       auto decl = func::FuncOp::create(
           rewriter, module.getLoc(), mlprog::kCudaDeallocFunction,
@@ -417,8 +415,7 @@ struct CheckPTXPass
         for (size_t pos = text.find("__nv_"); pos != StringRef::npos;
              pos = text.find("__nv_", pos + 1)) {
           size_t end = pos;
-          while (end < text.size() &&
-                 (isalnum(text[end]) || text[end] == '_'))
+          while (end < text.size() && (isalnum(text[end]) || text[end] == '_'))
             ++end;
           names.insert(text.slice(pos, end));
         }

@@ -77,8 +77,7 @@ static Error lower(ModuleOp module, const AotOptions &options) {
   if (failed(pm.run(module)))
     return llvm::createStringError("lowering failed");
   if (!isLowered(module))
-    return llvm::createStringError(
-        "lowering left non-LLVM operations behind");
+    return llvm::createStringError("lowering left non-LLVM operations behind");
   return Error::success();
 }
 
@@ -145,11 +144,11 @@ static llvm::Function *createPackedWrapper(llvm::Function *func) {
   llvm::LLVMContext &context = module.getContext();
   auto *ptrType = llvm::PointerType::getUnqual(context);
   auto *wrapper = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptrType},
-                              false),
-      llvm::GlobalValue::InternalLinkage,
-      "__mlprog_packed_" + func->getName(), module);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptrType}, false),
+      llvm::GlobalValue::InternalLinkage, "__mlprog_packed_" + func->getName(),
+      module);
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", wrapper));
   llvm::Value *packed = wrapper->getArg(0);
   SmallVector<llvm::Value *> args;
   for (auto [i, arg] : llvm::enumerate(func->args())) {
@@ -184,9 +183,9 @@ public:
             context, {i32, i32, i32, i32, ptr, ptr, ptr, ptr})) {}
 
   llvm::Constant *privateConstant(llvm::Constant *init, const Twine &name) {
-    return new llvm::GlobalVariable(module, init->getType(), /*isConstant=*/true,
-                                    llvm::GlobalValue::PrivateLinkage, init,
-                                    name);
+    return new llvm::GlobalVariable(
+        module, init->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, init, name);
   }
 
   llvm::Constant *valueTypes(ArrayRef<Type> types, const Twine &name) {
@@ -225,13 +224,13 @@ public:
                            ArrayRef<llvm::Type *> params) {
     return llvm::cast<llvm::Constant>(
         module
-            .getOrInsertFunction(
-                name, llvm::FunctionType::get(result, params, false))
+            .getOrInsertFunction(name,
+                                 llvm::FunctionType::get(result, params, false))
             .getCallee());
   }
 
-  void emit(ArrayRef<EntryInfo> entries,
-            ArrayRef<llvm::Function *> wrappers, AotTarget target) {
+  void emit(ArrayRef<EntryInfo> entries, ArrayRef<llvm::Function *> wrappers,
+            AotTarget target) {
     SmallVector<llvm::Constant *> values;
     for (auto [i, entry] : llvm::enumerate(entries)) {
       std::string prefix = "__mlprog_entry" + std::to_string(i);
@@ -256,8 +255,8 @@ public:
       auto *sizeType = i64;
       prepare = function("mlprog_cuda_prepare", i32, {ptr, sizeType});
       alloc = function("mlprog_cuda_alloc_shared", ptr, {sizeType});
-      release = function("mlprog_cuda_free", llvm::Type::getVoidTy(context),
-                         {ptr});
+      release =
+          function("mlprog_cuda_free", llvm::Type::getVoidTy(context), {ptr});
     }
     auto *model = new llvm::GlobalVariable(
         module, modelType, /*isConstant=*/true,
@@ -292,7 +291,8 @@ static Error emitObject(llvm::Module &module, StringRef path,
                           ? llvm::sys::getDefaultTargetTriple()
                           : options.triple);
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return llvm::createStringError("target triple '" + triple.str() +
                                    "': " + error);
@@ -356,13 +356,13 @@ static Error link(StringRef object, StringRef output,
           " not found; pass --runtime-dir with mlprog's lib directory");
 
   // The C ABI's archive is needed whole: nothing in the object calls it.
-  std::vector<std::string> args = {*linker,         "-shared",
-                                   "-o",            output.str(),
-                                   object.str(),    "-Wl,--whole-archive",
-                                   archives[0],     "-Wl,--no-whole-archive"};
+  std::vector<std::string> args = {*linker,      "-shared",
+                                   "-o",         output.str(),
+                                   object.str(), "-Wl,--whole-archive",
+                                   archives[0],  "-Wl,--no-whole-archive"};
   args.insert(args.end(), archives.begin() + 1, archives.end());
-  for (const char *arg : {"-Wl,--as-needed", "-lm", "-ldl", "-lpthread",
-                          "-Wl,-z,noexecstack"})
+  for (const char *arg :
+       {"-Wl,--as-needed", "-lm", "-ldl", "-lpthread", "-Wl,-z,noexecstack"})
     args.push_back(arg);
   SmallVector<StringRef> argRefs(args.begin(), args.end());
 
@@ -381,10 +381,9 @@ static Error link(StringRef object, StringRef output,
     log = (*buffer)->getBuffer().str();
   llvm::sys::fs::remove(logPath);
   if (status != 0)
-    return llvm::createStringError(
-        "linking with " + *linker + " failed" +
-        (message.empty() ? "" : ": " + message) +
-        (log.empty() ? "" : "\n" + log));
+    return llvm::createStringError("linking with " + *linker + " failed" +
+                                   (message.empty() ? "" : ": " + message) +
+                                   (log.empty() ? "" : "\n" + log));
   return Error::success();
 }
 
@@ -420,13 +419,13 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
 
   // Object and library go to temporaries next to the output, renamed last.
   SmallString<256> objectPath, libraryPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "mlprog-model", "o", objectPath))
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("mlprog-model", "o", objectPath))
     return llvm::createStringError("cannot create a temporary file: " +
                                    ec.message());
   libraryPath = outputPath;
   libraryPath += ".tmp";
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(objectPath);
     llvm::sys::fs::remove(libraryPath);
   });

@@ -6,10 +6,10 @@
 #include "mlprog/Runtime/AotCompiler.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -188,8 +188,8 @@ static int reportError(const llvm::Twine &message) {
 static Error writeOutputs(llvm::StringRef dir,
                           llvm::ArrayRef<HostTensor> results) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return llvm::createStringError(dir + ": cannot create directory: " +
-                                   ec.message());
+    return llvm::createStringError(
+        dir + ": cannot create directory: " + ec.message());
   std::vector<std::string> written;
   for (auto [i, tensor] : llvm::enumerate(results)) {
     llvm::SmallString<256> path(dir);
@@ -208,8 +208,8 @@ static Error writeOutputs(llvm::StringRef dir,
 static std::string getDefaultRuntimeDir(const char *argv0) {
   static int anchor;
   std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
-  llvm::SmallString<256> dir(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(exe)));
+  llvm::SmallString<256> dir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
   llvm::sys::path::append(dir, "lib");
   return dir.str().str();
 }
@@ -225,21 +225,18 @@ int mlprog::mlprogRunLibraryMain(int argc, char **argv,
                                cl::cat(category),
                                cl::desc("Run a library from mlprog-compile"));
   cl::opt<std::string> target(
-      "target", cl::init("cpu"), cl::value_desc("cpu|cuda"),
-      cl::cat(category),
+      "target", cl::init("cpu"), cl::value_desc("cpu|cuda"), cl::cat(category),
       cl::desc("cuda: compile FILE.mlir for the GPU and run it"));
-  cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_80"),
-                               cl::cat(category),
+  cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_80"), cl::cat(category),
                                cl::desc("GPU architecture for --target=cuda"));
-  cl::opt<std::string> gpuFeatures(
-      "gpu-features", cl::init("+ptx70"), cl::cat(category),
-      cl::desc("PTX features for --target=cuda"));
+  cl::opt<std::string> gpuFeatures("gpu-features", cl::init("+ptx70"),
+                                   cl::cat(category),
+                                   cl::desc("PTX features for --target=cuda"));
   cl::opt<std::string> runtimeDir(
       "runtime-dir", cl::cat(category),
       cl::desc("Directory of mlprog's runtime archives (default: ../lib "
                "next to this executable)"));
-  cl::opt<std::string> entry("entry", cl::value_desc("NAME"),
-                             cl::cat(category),
+  cl::opt<std::string> entry("entry", cl::value_desc("NAME"), cl::cat(category),
                              cl::desc("Entry point to run"));
   cl::list<std::string> inputs("input", cl::value_desc("X.npy"),
                                cl::cat(category),
@@ -273,7 +270,7 @@ int mlprog::mlprogRunLibraryMain(int argc, char **argv,
   // --target=cuda FILE.mlir: compile to a temporary library first.
   std::string libraryPath = library;
   llvm::SmallString<128> temporary;
-  auto removeTemporary = llvm::make_scope_exit([&] {
+  llvm::scope_exit removeTemporary([&] {
     if (!temporary.empty())
       llvm::sys::fs::remove(temporary);
   });
@@ -303,8 +300,8 @@ int mlprog::mlprogRunLibraryMain(int argc, char **argv,
     libraryPath = temporary.str().str();
   }
 
-  llvm::StringRef name = library.empty() ? llvm::StringRef(inputFile)
-                                         : llvm::StringRef(library);
+  llvm::StringRef name =
+      library.empty() ? llvm::StringRef(inputFile) : llvm::StringRef(library);
   auto model = ModelLibrary::load(libraryPath);
   if (!model)
     return reportError(toString(model.takeError()));

@@ -63,8 +63,7 @@ int main(int argc, char **argv) {
                                       "machine's)"));
   cl::opt<unsigned> optLevel("O", cl::init(2), cl::Prefix, cl::cat(category),
                              cl::desc("Host optimization level (0-3)"));
-  cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_80"),
-                               cl::cat(category),
+  cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_80"), cl::cat(category),
                                cl::desc("GPU architecture (--target=cuda)"));
   cl::opt<std::string> gpuFeatures(
       "gpu-features", cl::init("+ptx70"), cl::cat(category),

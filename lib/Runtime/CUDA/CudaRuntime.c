@@ -1,21 +1,21 @@
-/*===- CudaRuntime.c - mgpu* entry points over the CUDA driver API --------===*\
-|*                                                                            *|
-|* MLIR's GPU-to-LLVM lowering (gpu.launch_func, gpu.alloc, gpu.memcpy, ...)  *|
-|* emits calls to `mgpu*` functions that upstream implements in               *|
-|* libmlir_cuda_runtime, which Debian does not ship and which needs the CUDA  *|
-|* toolkit to build. This is our own implementation: plain C on libc, with    *|
-|* the driver (libcuda.so.1) loaded by dlopen on first use and the few driver *|
-|* types and functions declared here, so nothing of CUDA is needed at build   *|
-|* time. The signatures are those MLIR 22's lowering declares (see            *|
-|* docs/gpu.md and test/Runtime/cuda-runtime-abi.mlir).                       *|
-|*                                                                            *|
-|* Errors. mlprog_cuda_prepare reports a missing driver, no device, or kernels *|
-|* the driver could not load, as a message. Errors inside the compiled code   *|
-|* (a launch or an allocation failing) cannot be returned through MLIR's      *|
-|* void-returning calls: they print "mlprog cuda runtime: error: ..." and     *|
-|* exit the process with status 1.                                            *|
-|*                                                                            *|
-\*===----------------------------------------------------------------------===*/
+//===- CudaRuntime.c - mgpu* entry points over the CUDA driver API --------===//
+//
+// MLIR's GPU-to-LLVM lowering (gpu.launch_func, gpu.alloc, gpu.memcpy, ...)
+// emits calls to `mgpu*` functions that upstream implements in
+// libmlir_cuda_runtime, which Debian does not ship and which needs the CUDA
+// toolkit to build. This is our own implementation: plain C on libc, with
+// the driver (libcuda.so.1) loaded by dlopen on first use and the few driver
+// types and functions declared here, so nothing of CUDA is needed at build
+// time. The signatures are those MLIR 22's lowering declares (see
+// docs/gpu.md and test/Tools/mlprog-compile/cuda-runtime.test).
+//
+// Errors. mlprog_cuda_prepare reports a missing driver, no device, or kernels
+// the driver could not load, as a message. Errors inside the compiled code
+// (a launch or an allocation failing) cannot be returned through MLIR's
+// void-returning calls: they print "mlprog cuda runtime: error: ..." and
+// exit the process with status 1.
+//
+//===----------------------------------------------------------------------===//
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -145,8 +145,7 @@ static void initialize(void) {
   int index = ordinal ? atoi(ordinal) : 0;
   CUdevice device;
   if ((result = p_cuDeviceGet(&device, index)) != CUDA_SUCCESS ||
-      (result = p_cuDevicePrimaryCtxRetain(&context, device)) !=
-          CUDA_SUCCESS ||
+      (result = p_cuDevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS ||
       (result = p_cuCtxSetCurrent(context)) != CUDA_SUCCESS) {
     snprintf(initError, sizeof(initError),
              "cannot use CUDA device %d (of %d): %s", index, count,

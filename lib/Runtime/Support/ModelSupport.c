@@ -1,19 +1,19 @@
-/*===- ModelSupport.c - The C ABI of mlprog-compile libraries -------------===*\
-|*                                                                            *|
-|* Linked into every shared library mlprog-compile makes (see                 *|
-|* include/mlprog-c/Model.h). Plain C on libc only: the libraries must load   *|
-|* on machines without LLVM or MLIR.                                          *|
-|*                                                                            *|
-|* The compiler emits one hidden table, __mlprog_model, describing the entry  *|
-|* points and pointing at their packed wrappers. A packed wrapper takes an    *|
-|* array of pointers: one per expanded LLVM argument (a memref argument       *|
-|* expands to allocated pointer, aligned pointer, offset, sizes[rank],        *|
-|* strides[rank]; a scalar is one value), then one pointer to where the       *|
-|* result is stored (nothing, the value, or a struct of the results with      *|
-|* natural alignment), the same convention as mlir::ExecutionEngine's         *|
-|* `_mlir_<name>` wrappers that lib/Runtime/JitRunner.cpp calls.              *|
-|*                                                                            *|
-\*===----------------------------------------------------------------------===*/
+//===- ModelSupport.c - The C ABI of mlprog-compile libraries -------------===//
+//
+// Linked into every shared library mlprog-compile makes (see
+// include/mlprog-c/Model.h). Plain C on libc only: the libraries must load
+// on machines without LLVM or MLIR.
+//
+// The compiler emits one hidden table, __mlprog_model, describing the entry
+// points and pointing at their packed wrappers. A packed wrapper takes an
+// array of pointers: one per expanded LLVM argument (a memref argument
+// expands to allocated pointer, aligned pointer, offset, sizes[rank],
+// strides[rank]; a scalar is one value), then one pointer to where the
+// result is stored (nothing, the value, or a struct of the results with
+// natural alignment), the same convention as mlir::ExecutionEngine's
+// `_mlir_<name>` wrappers that lib/Runtime/JitRunner.cpp calls.
+//
+//===----------------------------------------------------------------------===//
 
 #include "mlprog-c/Model.h"
 
@@ -73,8 +73,8 @@ static size_t dtypeSize(int32_t dtype) {
 }
 
 static const char *dtypeName(int32_t dtype) {
-  static const char *names[] = {"bool", "i8",  "i16", "i32",  "i64",
-                                "u8",   "u16", "u32", "u64",  "f16",
+  static const char *names[] = {"bool", "i8",  "i16", "i32", "i64",
+                                "u8",   "u16", "u32", "u64", "f16",
                                 "bf16", "f32", "f64"};
   return dtype >= 0 && dtype <= MLPROG_DTYPE_F64 ? names[dtype] : "?";
 }
@@ -170,8 +170,8 @@ static size_t layoutResults(const mlprog_entry_info *info, size_t *offsets) {
   for (int32_t i = 0; i < info->num_results; ++i) {
     const mlprog_value_type *type = &info->results[i];
     int isTensor = type->flags & MLPROG_VALUE_TENSOR;
-    size_t fieldSize = isTensor ? 8 * (3 + 2 * (size_t)type->rank)
-                                : dtypeSize(type->dtype);
+    size_t fieldSize =
+        isTensor ? 8 * (3 + 2 * (size_t)type->rank) : dtypeSize(type->dtype);
     size_t align = isTensor ? 8 : dtypeSize(type->dtype);
     size = (size + align - 1) / align * align;
     offsets[i] = size;
@@ -200,7 +200,8 @@ static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
   out->dtype = type->dtype;
   out->rank = rank;
   out->shape = malloc(sizeof(int64_t) * (rank ? rank : 1));
-  out->data = malloc(count * elementSize ? count * elementSize : 1);
+  size_t bytes = (size_t)count * elementSize;
+  out->data = malloc(bytes > 0 ? bytes : 1);
   if (!out->shape || !out->data)
     return fail(error, size, "result %d: out of memory", index);
   memcpy(out->shape, sizes, sizeof(int64_t) * rank);
@@ -212,8 +213,7 @@ static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
     int64_t element = offset;
     for (int32_t d = 0; d < rank; ++d)
       element += position[d] * strides[d];
-    memcpy(dst + n * elementSize, aligned + element * elementSize,
-           elementSize);
+    memcpy(dst + n * elementSize, aligned + element * elementSize, elementSize);
     for (int32_t d = rank - 1; d >= 0 && ++position[d] == sizes[d]; --d)
       position[d] = 0;
   }
@@ -273,8 +273,8 @@ MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
   for (int32_t i = 0; i < num_inputs; ++i) {
     const mlprog_value_type *type = &info->inputs[i];
     const mlprog_tensor *input = &inputs[i];
-    size_t bytes = numElements(input->rank, input->shape) *
-                   dtypeSize(input->dtype);
+    size_t bytes =
+        numElements(input->rank, input->shape) * dtypeSize(input->dtype);
     if (!(type->flags & MLPROG_VALUE_TENSOR)) {
       memcpy(&slots[slot++], input->data, dtypeSize(input->dtype));
       continue;
@@ -284,8 +284,8 @@ MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
       data = model->alloc(bytes ? bytes : 1);
       if (!data) {
         status = fail(error, error_size,
-                      "input %d: cannot allocate %zu bytes of device memory",
-                      i, bytes);
+                      "input %d: cannot allocate %zu bytes of device memory", i,
+                      bytes);
         goto cleanup;
       }
       memcpy(data, input->data, bytes);
@@ -367,10 +367,10 @@ cleanup:
   return status;
 }
 
-/*===----------------------------------------------------------------------===*\
-|* memrefCopy: memref.copy of non-contiguous memrefs calls it. The JIT        *|
-|* resolves it from libmlir_c_runner_utils; libraries carry their own copy.   *|
-\*===----------------------------------------------------------------------===*/
+//===----------------------------------------------------------------------===//
+// memrefCopy: memref.copy of non-contiguous memrefs calls it. The JIT
+// resolves it from libmlir_c_runner_utils; libraries carry their own copy.
+//===----------------------------------------------------------------------===//
 
 typedef struct {
   int64_t rank;
