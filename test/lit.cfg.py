@@ -48,7 +48,8 @@ if getattr(config, "mlprog_sanitize", ""):
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.mlprog_tools_dir, config.llvm_tools_dir]
-tools = ["mlprog-opt", "mlprog-translate", "mlprog-run", "mlprog-lsp-server"]
+tools = ["mlprog-opt", "mlprog-translate", "mlprog-run", "mlprog-lsp-server",
+         "mlprog-compile"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.mlprog_tools_dir, append_path=True)
@@ -62,3 +63,40 @@ try:
     config.available_features.add("torch")
 except Exception:
     pass
+
+# GPU tests. `cuda-device`: libcuda.so.1 loads, cuInit succeeds and reports a
+# device (GPU execution tests need it). `ptxas`: NVIDIA's PTX assembler is
+# around (not a dependency; when present, tests assemble our PTX with it).
+# Probed in a child process so that a broken driver cannot take lit down.
+import subprocess
+_cuda_probe = r"""
+import ctypes, sys
+try:
+    cuda = ctypes.CDLL('libcuda.so.1')
+except OSError as e:
+    sys.exit('libcuda.so.1 not loadable: %s' % e)
+if cuda.cuInit(0) != 0:
+    sys.exit('cuInit failed')
+count = ctypes.c_int(0)
+if cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value == 0:
+    sys.exit('no CUDA device')
+"""
+try:
+    _probe = subprocess.run([config.python_executable, "-c", _cuda_probe],
+                            capture_output=True, text=True, timeout=60)
+    if _probe.returncode == 0:
+        config.available_features.add("cuda-device")
+    else:
+        lit_config.note("GPU execution tests (REQUIRES: cuda-device) are "
+                        "skipped: " + (_probe.stderr.strip().splitlines() or
+                                       ["probe failed"])[-1])
+except Exception as e:
+    lit_config.note("GPU execution tests are skipped: %s" % e)
+
+import glob
+import shutil
+_ptxas = shutil.which("ptxas") or next(
+    iter(sorted(glob.glob("/usr/local/cuda*/bin/ptxas"))), None)
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

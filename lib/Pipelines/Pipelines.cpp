@@ -190,6 +190,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   }
 }
 
+std::unique_ptr<Pass> mlprog::createAnnotateEntryPointsPass() {
+  return std::make_unique<AnnotateEntryPointsPass>();
+}
+
 void mlprog::registerPipelines() {
   registerMLProgPipelinesPasses();
   PassPipelineRegistration<LowerToCPUOptions>(

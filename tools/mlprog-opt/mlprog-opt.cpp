@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/InitAll.h"
+#include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Support/AtomicOutput.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,9 +16,12 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlprog::registerMLProgDialects(registry);
   mlprog::registerMLProgPasses();
+  mlprog::registerGPUDialects(registry);
+  mlprog::registerGPUPipelines();
   // -o FILE is written to a temporary file and renamed on success.
   return mlprog::runWithAtomicOutput(argc, argv, [&](int argc, char **argv) {
     return mlir::asMainReturnCode(
-        mlir::MlirOptMain(argc, argv, "mlprog optimizer driver\n", registry));
+        mlir::MlirOptMain(argc, argv, "mlprog optimizer driver
+", registry));
   });
 }

@@ -86,6 +86,11 @@ CPUTarget getCPUTarget(const LowerToCPUOptions &options);
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 
+/// The step of `--mlprog-lower-to-cpu` that records each public function's
+/// tensor signature as `mlprog.signature` and marks its tensor arguments
+/// `bufferization.writable = false`; the GPU pipeline reuses it.
+std::unique_ptr<mlir::Pass> createAnnotateEntryPointsPass();
+
 /// Registers the named pipelines (`--mlprog-lower-to-cpu`) with mlir-opt style
 /// tools.
 void registerPipelines();

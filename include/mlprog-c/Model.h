@@ -1,0 +1,126 @@
+//===- mlprog-c/Model.h - C ABI of mlprog-compile libraries -------*- C -*-===//
+//
+// A model compiled with `mlprog-compile FILE.mlir --target=cpu|cuda -o
+// model.so` is a shared library that depends only on libc and libm (and, for
+// --target=cuda, on libcuda.so.1 loaded with dlopen at run time). It exports
+// the functions below; everything else in it is an implementation detail.
+//
+// Tensors cross the ABI as dense C-ordered (row-major) arrays. Scalars are
+// rank-0 tensors. Inputs are only read. Results are freshly allocated with
+// malloc and released with mlprog_tensor_release.
+//
+// Thread safety: mlprog_model_run may not be called concurrently on one
+// library when the model has mutable globals; otherwise it is reentrant.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_C_MODEL_H
+#define MLPROG_C_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this ABI; mlprog_model_abi_version returns it. */
+#define MLPROG_MODEL_ABI_VERSION 1
+
+/** Element types. The numbering equals mlprog::DType (Runtime/Npy.h). */
+typedef enum mlprog_dtype {
+  MLPROG_DTYPE_BOOL = 0, /**< one byte, 0 or 1; MLIR i1 */
+  MLPROG_DTYPE_I8 = 1,
+  MLPROG_DTYPE_I16 = 2,
+  MLPROG_DTYPE_I32 = 3,
+  MLPROG_DTYPE_I64 = 4,
+  MLPROG_DTYPE_U8 = 5,
+  MLPROG_DTYPE_U16 = 6,
+  MLPROG_DTYPE_U32 = 7,
+  MLPROG_DTYPE_U64 = 8,
+  MLPROG_DTYPE_F16 = 9,
+  MLPROG_DTYPE_BF16 = 10,
+  MLPROG_DTYPE_F32 = 11,
+  MLPROG_DTYPE_F64 = 12
+} mlprog_dtype;
+
+/** Where the compiled code runs. */
+typedef enum mlprog_target {
+  MLPROG_TARGET_CPU = 0,
+  MLPROG_TARGET_CUDA = 1 /**< NVIDIA GPU through the CUDA driver API */
+} mlprog_target;
+
+/** Bits of mlprog_value_type::flags. */
+enum {
+  /** The value is a tensor (else a scalar; then rank is 0). */
+  MLPROG_VALUE_TENSOR = 1,
+  /** A signless MLIR integer: inputs accept both intN and uintN arrays. */
+  MLPROG_VALUE_SIGNLESS = 2
+};
+
+/** The type of one argument or result of an entry point. */
+typedef struct mlprog_value_type {
+  int32_t dtype;        /**< an mlprog_dtype (results: the dtype returned) */
+  int32_t rank;         /**< number of dimensions; 0 for scalars */
+  int32_t flags;        /**< MLPROG_VALUE_* bits */
+  int32_t reserved;     /**< zero */
+  const int64_t *shape; /**< rank sizes; -1 for a dynamic dimension */
+} mlprog_value_type;
+
+/** One entry point (a public function of the compiled module). */
+typedef struct mlprog_entry_info {
+  const char *name;
+  int32_t num_inputs;
+  int32_t num_results;
+  const mlprog_value_type *inputs;
+  const mlprog_value_type *results;
+} mlprog_entry_info;
+
+/** A dense C-ordered tensor. For inputs the caller owns everything; for
+ *  results, data and shape are malloc'ed by the library and released with
+ *  mlprog_tensor_release. `data` is never null for results, even when the
+ *  tensor is empty. */
+typedef struct mlprog_tensor {
+  void *data;
+  int64_t *shape; /**< rank sizes */
+  int32_t rank;
+  int32_t dtype; /**< an mlprog_dtype */
+} mlprog_tensor;
+
+/** MLPROG_MODEL_ABI_VERSION of the library. */
+int32_t mlprog_model_abi_version(void);
+
+/** The mlprog_target the library was compiled for. */
+int32_t mlprog_model_target(void);
+
+/** Number of entry points. */
+int32_t mlprog_model_num_entries(void);
+
+/** Entry point `index` (0 <= index < num_entries), or NULL. */
+const mlprog_entry_info *mlprog_model_entry(int32_t index);
+
+/** Index of the entry point called `name`, or -1. */
+int32_t mlprog_model_find_entry(const char *name);
+
+/** Runs entry point `entry` on `inputs` and stores its results in
+ *  `results[0..num_results)`. Inputs are checked against the entry's types:
+ *  count, dtype (a signless iN accepts intN and uintN), rank and static
+ *  sizes. Returns 0 on success. On failure returns non-zero, writes a
+ *  NUL-terminated message to `error` (at most `error_size` bytes; `error`
+ *  may be NULL) and leaves `results` zeroed. For MLPROG_TARGET_CUDA, a
+ *  missing driver (libcuda.so.1), no device, or a PTX that the driver cannot
+ *  load are reported this way; a CUDA error in the middle of a run (a failed
+ *  launch or allocation) prints a message to stderr and exits the process
+ *  with status 1, because the compiled code cannot unwind. */
+int32_t mlprog_model_run(int32_t entry, const mlprog_tensor *inputs,
+                         int32_t num_inputs, mlprog_tensor *results,
+                         int32_t num_results, char *error, size_t error_size);
+
+/** Frees a result's data and shape and zeroes it. NULL is ignored. */
+void mlprog_tensor_release(mlprog_tensor *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLPROG_C_MODEL_H */

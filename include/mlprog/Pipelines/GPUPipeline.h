@@ -1,0 +1,79 @@
+//===- GPUPipeline.h - The mlprog NVIDIA GPU pipeline -----------*- C++ -*-===//
+
+#ifndef MLPROG_PIPELINES_GPUPIPELINE_H
+#define MLPROG_PIPELINES_GPUPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace mlprog {
+
+/// Name of the runtime function the GPU pipeline calls instead of
+/// memref.dealloc: `void mlprog_cuda_dealloc(int64_t ptr)` frees memory from
+/// gpu.alloc host_shared (lib/Runtime/CUDA/CudaRuntime.c).
+inline constexpr llvm::StringLiteral kCudaDeallocFunction =
+    "mlprog_cuda_dealloc";
+
+/// Options of `--mlprog-lower-to-gpu`.
+struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("NVIDIA GPU architecture (sm_XX)"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("NVPTX features; the PTX ISA version must support the "
+                     "chip (sm_80: +ptx70 or later, sm_90: +ptx80)"),
+      llvm::cl::init("+ptx70")};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of elementwise and reduction "
+                     "kernels (a multiple of 32, at most 1024)"),
+      llvm::cl::init(256)};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("LLVM optimization level of the kernels (0-3)"),
+      llvm::cl::init(3)};
+};
+
+/// Lowers an import-contract module to the LLVM dialect for the host plus
+/// NVIDIA PTX kernels embedded as `gpu.binary` ops:
+///
+///  1. as --mlprog-lower-to-cpu: subgraphs ordered, ml_program → func/memref,
+///     entry signatures recorded (`mlprog.signature`), elementwise → linalg
+///     and fused, one-shot bufferization, ownership-based deallocation;
+///  2. constant globals used by a function are copied into device-accessible
+///     buffers at its entry (kernels cannot read host .rodata);
+///  3. linalg → scf.parallel; every outermost parallel loop nest is collapsed
+///     to one dimension and tiled by `block-size`, then mapped to blocks ×
+///     threads and converted to gpu.launch (so a fused elementwise chain
+///     becomes one kernel; reduction dimensions stay sequential loops inside
+///     a thread);
+///  4. kernels outlined; math functions without native PTX instructions
+///     expanded to polynomial approximations (no libdevice is needed);
+///  5. host memref.alloc → gpu.alloc host_shared (managed memory, readable
+///     by host and device), memref.dealloc → `kCudaDeallocFunction`;
+///  6. upstream's gpu-lower-to-nvvm pipeline: NVVM, PTX for `chip` via
+///     LLVM's NVPTX backend (format `isa`, JIT-loaded by the driver), host →
+///     LLVM with calls to the `mgpu*` runtime functions.
+///
+/// Errors (emitted as diagnostics, the pass manager fails): mutable globals
+/// (not supported on the GPU yet), and kernels that still call libdevice
+/// (`__nv_*`) functions after the expansions.
+void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
+                             const LowerToGPUOptions &options);
+
+/// Registers `--mlprog-lower-to-gpu`.
+void registerGPUPipelines();
+
+/// Adds the dialects and interfaces the GPU pipeline creates or translates
+/// (gpu, nvvm, their LLVM conversions and LLVM IR translations, the NVVM
+/// target attribute's serialization to PTX).
+void registerGPUDialects(mlir::DialectRegistry &registry);
+
+} // namespace mlprog
+
+#endif // MLPROG_PIPELINES_GPUPIPELINE_H

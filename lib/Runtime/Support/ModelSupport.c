@@ -1,0 +1,404 @@
+//===- ModelSupport.c - The C ABI of mlprog-compile libraries -------------===//
+//
+// Linked into every shared library mlprog-compile makes (see
+// include/mlprog-c/Model.h). Plain C on libc only: the libraries must load
+// on machines without LLVM or MLIR.
+//
+// The compiler emits one hidden table, __mlprog_model, describing the entry
+// points and pointing at their packed wrappers. A packed wrapper takes an
+// array of pointers: one per expanded LLVM argument (a memref argument
+// expands to allocated pointer, aligned pointer, offset, sizes[rank],
+// strides[rank]; a scalar is one value), then one pointer to where the
+// result is stored (nothing, the value, or a struct of the results with
+// natural alignment), the same convention as mlir::ExecutionEngine's
+// `_mlir_<name>` wrappers that lib/Runtime/JitRunner.cpp calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog-c/Model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MLPROG_EXPORT __attribute__((visibility("default")))
+#define MLPROG_HIDDEN __attribute__((visibility("hidden")))
+
+/** One entry point: the public description and its packed wrapper. */
+typedef struct mlprog_internal_entry {
+  mlprog_entry_info info;
+  void (*packed)(void **);
+} mlprog_internal_entry;
+
+/** The table the compiler emits. For MLPROG_TARGET_CUDA, `prepare` loads
+ *  the driver and the kernels, and `alloc`/`release` manage memory that both
+ *  the host and the device can access (the compiled code allocates its
+ *  buffers the same way); for the CPU they are NULL (malloc/free). */
+typedef struct mlprog_internal_model {
+  int32_t abi_version;
+  int32_t target;
+  int32_t num_entries;
+  int32_t reserved;
+  const mlprog_internal_entry *entries;
+  int32_t (*prepare)(char *error, size_t error_size);
+  void *(*alloc)(size_t size);
+  void (*release)(void *ptr);
+} mlprog_internal_model;
+
+extern const mlprog_internal_model __mlprog_model MLPROG_HIDDEN;
+
+/** The allocated pointer memref.get_global puts in descriptors of globals;
+ *  it must never be freed. */
+#define MLPROG_GLOBAL_SENTINEL ((void *)(uintptr_t)0xdeadbeef)
+
+static size_t dtypeSize(int32_t dtype) {
+  switch (dtype) {
+  case MLPROG_DTYPE_BOOL:
+  case MLPROG_DTYPE_I8:
+  case MLPROG_DTYPE_U8:
+    return 1;
+  case MLPROG_DTYPE_I16:
+  case MLPROG_DTYPE_U16:
+  case MLPROG_DTYPE_F16:
+  case MLPROG_DTYPE_BF16:
+    return 2;
+  case MLPROG_DTYPE_I32:
+  case MLPROG_DTYPE_U32:
+  case MLPROG_DTYPE_F32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+static const char *dtypeName(int32_t dtype) {
+  static const char *names[] = {"bool", "i8",  "i16", "i32", "i64",
+                                "u8",   "u16", "u32", "u64", "f16",
+                                "bf16", "f32", "f64"};
+  return dtype >= 0 && dtype <= MLPROG_DTYPE_F64 ? names[dtype] : "?";
+}
+
+static int32_t fail(char *error, size_t size, const char *format, ...) {
+  if (error && size) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(error, size, format, args);
+    va_end(args);
+  }
+  return 1;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_abi_version(void) {
+  return __mlprog_model.abi_version;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_target(void) {
+  return __mlprog_model.target;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_num_entries(void) {
+  return __mlprog_model.num_entries;
+}
+
+MLPROG_EXPORT const mlprog_entry_info *mlprog_model_entry(int32_t index) {
+  if (index < 0 || index >= __mlprog_model.num_entries)
+    return NULL;
+  return &__mlprog_model.entries[index].info;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_find_entry(const char *name) {
+  for (int32_t i = 0; name && i < __mlprog_model.num_entries; ++i)
+    if (strcmp(__mlprog_model.entries[i].info.name, name) == 0)
+      return i;
+  return -1;
+}
+
+MLPROG_EXPORT void mlprog_tensor_release(mlprog_tensor *tensor) {
+  if (!tensor)
+    return;
+  free(tensor->data);
+  free(tensor->shape);
+  memset(tensor, 0, sizeof(*tensor));
+}
+
+static int64_t numElements(int32_t rank, const int64_t *shape) {
+  int64_t count = 1;
+  for (int32_t i = 0; i < rank; ++i)
+    count *= shape[i];
+  return count;
+}
+
+static int isCompatible(const mlprog_value_type *type, int32_t dtype) {
+  if (type->dtype == dtype)
+    return 1;
+  if (!(type->flags & MLPROG_VALUE_SIGNLESS))
+    return 0;
+  /* Signless iN: the same width of the other signedness. */
+  int isInt = dtype >= MLPROG_DTYPE_I8 && dtype <= MLPROG_DTYPE_U64;
+  return isInt && dtypeSize(dtype) == dtypeSize(type->dtype);
+}
+
+static int32_t checkInputs(const mlprog_entry_info *info,
+                           const mlprog_tensor *inputs, int32_t count,
+                           char *error, size_t size) {
+  if (count != info->num_inputs)
+    return fail(error, size, "@%s expects %d input(s), got %d", info->name,
+                info->num_inputs, count);
+  for (int32_t i = 0; i < count; ++i) {
+    const mlprog_value_type *type = &info->inputs[i];
+    const mlprog_tensor *input = &inputs[i];
+    int ok = isCompatible(type, input->dtype) && input->rank == type->rank &&
+             (input->rank == 0 || input->shape) && input->data;
+    for (int32_t d = 0; ok && d < type->rank; ++d)
+      ok = input->shape[d] >= 0 &&
+           (type->shape[d] < 0 || type->shape[d] == input->shape[d]);
+    if (!ok)
+      return fail(error, size,
+                  "input %d: expected a %s %s of rank %d, got a %s array of "
+                  "rank %d (or a mismatching shape)",
+                  i, dtypeName(type->dtype),
+                  (type->flags & MLPROG_VALUE_TENSOR) ? "tensor" : "scalar",
+                  type->rank, dtypeName(input->dtype), input->rank);
+  }
+  return 0;
+}
+
+/** Natural-alignment layout of the result struct; returns its size. */
+static size_t layoutResults(const mlprog_entry_info *info, size_t *offsets) {
+  size_t size = 0;
+  for (int32_t i = 0; i < info->num_results; ++i) {
+    const mlprog_value_type *type = &info->results[i];
+    int isTensor = type->flags & MLPROG_VALUE_TENSOR;
+    size_t fieldSize =
+        isTensor ? 8 * (3 + 2 * (size_t)type->rank) : dtypeSize(type->dtype);
+    size_t align = isTensor ? 8 : dtypeSize(type->dtype);
+    size = (size + align - 1) / align * align;
+    offsets[i] = size;
+    size += fieldSize;
+  }
+  return size;
+}
+
+/** Copies the elements a memref descriptor describes into a new C-ordered
+ *  tensor. */
+static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
+                          int32_t index, mlprog_tensor *out, char *error,
+                          size_t size) {
+  int32_t rank = type->rank;
+  const uint8_t *aligned = (const uint8_t *)(uintptr_t)words[1];
+  int64_t offset = words[2];
+  const int64_t *sizes = words + 3, *strides = words + 3 + rank;
+  for (int32_t d = 0; d < rank; ++d)
+    if (sizes[d] < 0 || (type->shape[d] >= 0 && type->shape[d] != sizes[d]))
+      return fail(error, size,
+                  "result %d: the compiled code returned size %lld for "
+                  "dimension %d",
+                  index, (long long)sizes[d], d);
+  size_t elementSize = dtypeSize(type->dtype);
+  int64_t count = numElements(rank, sizes);
+  out->dtype = type->dtype;
+  out->rank = rank;
+  out->shape = malloc(sizeof(int64_t) * (rank ? rank : 1));
+  size_t bytes = (size_t)count * elementSize;
+  out->data = malloc(bytes > 0 ? bytes : 1);
+  if (!out->shape || !out->data)
+    return fail(error, size, "result %d: out of memory", index);
+  memcpy(out->shape, sizes, sizeof(int64_t) * rank);
+  int64_t position[64] = {0};
+  if (rank > 64)
+    return fail(error, size, "result %d: rank %d is above 64", index, rank);
+  uint8_t *dst = out->data;
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t element = offset;
+    for (int32_t d = 0; d < rank; ++d)
+      element += position[d] * strides[d];
+    memcpy(dst + n * elementSize, aligned + element * elementSize, elementSize);
+    for (int32_t d = rank - 1; d >= 0 && ++position[d] == sizes[d]; --d)
+      position[d] = 0;
+  }
+  return 0;
+}
+
+static int contains(void *const *list, int32_t count, void *ptr) {
+  for (int32_t i = 0; i < count; ++i)
+    if (list[i] == ptr)
+      return 1;
+  return 0;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
+                                       const mlprog_tensor *inputs,
+                                       int32_t num_inputs,
+                                       mlprog_tensor *results,
+                                       int32_t num_results, char *error,
+                                       size_t error_size) {
+  const mlprog_internal_model *model = &__mlprog_model;
+  if (results && num_results > 0)
+    memset(results, 0, sizeof(*results) * num_results);
+  if (entry < 0 || entry >= model->num_entries)
+    return fail(error, error_size, "no entry point %d (the library has %d)",
+                entry, model->num_entries);
+  const mlprog_internal_entry *impl = &model->entries[entry];
+  const mlprog_entry_info *info = &impl->info;
+  if (num_results != info->num_results || (num_results && !results))
+    return fail(error, error_size, "@%s has %d result(s), got room for %d",
+                info->name, info->num_results, num_results);
+  if (num_inputs && !inputs)
+    return fail(error, error_size, "inputs is NULL");
+  if (checkInputs(info, inputs, num_inputs, error, error_size))
+    return 1;
+  if (model->prepare && model->prepare(error, error_size))
+    return 1;
+
+  /* Device-accessible copies of the inputs when the model needs them. */
+  size_t numSlots = 0;
+  for (int32_t i = 0; i < num_inputs; ++i)
+    numSlots += (info->inputs[i].flags & MLPROG_VALUE_TENSOR)
+                    ? 3 + 2 * (size_t)info->inputs[i].rank
+                    : 1;
+  void **buffers = calloc(num_inputs + 1, sizeof(void *));
+  uint64_t *slots = calloc(numSlots + 1, sizeof(uint64_t));
+  void **packed = calloc(numSlots + 2, sizeof(void *));
+  size_t *offsets = calloc(info->num_results + 1, sizeof(size_t));
+  size_t resultSize = layoutResults(info, offsets);
+  uint64_t *resultStorage = calloc(resultSize / 8 + 2, sizeof(uint64_t));
+  int32_t status = 0;
+  if (!buffers || !slots || !packed || !offsets || !resultStorage) {
+    status = fail(error, error_size, "out of memory");
+    goto cleanup;
+  }
+
+  size_t slot = 0;
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    const mlprog_value_type *type = &info->inputs[i];
+    const mlprog_tensor *input = &inputs[i];
+    size_t bytes =
+        numElements(input->rank, input->shape) * dtypeSize(input->dtype);
+    if (!(type->flags & MLPROG_VALUE_TENSOR)) {
+      memcpy(&slots[slot++], input->data, dtypeSize(input->dtype));
+      continue;
+    }
+    void *data = input->data;
+    if (model->alloc) {
+      data = model->alloc(bytes ? bytes : 1);
+      if (!data) {
+        status = fail(error, error_size,
+                      "input %d: cannot allocate %zu bytes of device memory", i,
+                      bytes);
+        goto cleanup;
+      }
+      memcpy(data, input->data, bytes);
+      buffers[i] = data;
+    }
+    slots[slot++] = (uint64_t)(uintptr_t)data;
+    slots[slot++] = (uint64_t)(uintptr_t)data;
+    slots[slot++] = 0;
+    int64_t stride = 1;
+    for (int32_t d = 0; d < input->rank; ++d)
+      slots[slot + d] = (uint64_t)input->shape[d];
+    for (int32_t d = input->rank - 1; d >= 0; --d) {
+      slots[slot + input->rank + d] = (uint64_t)stride;
+      stride *= input->shape[d];
+    }
+    slot += 2 * (size_t)input->rank;
+  }
+  for (size_t i = 0; i < numSlots; ++i)
+    packed[i] = &slots[i];
+  if (info->num_results)
+    packed[numSlots] = resultStorage;
+
+  impl->packed(packed);
+
+  const uint8_t *resultBytes = (const uint8_t *)resultStorage;
+  for (int32_t i = 0; i < info->num_results && !status; ++i) {
+    const mlprog_value_type *type = &info->results[i];
+    if (type->flags & MLPROG_VALUE_TENSOR) {
+      status = readTensor((const int64_t *)(resultBytes + offsets[i]), type, i,
+                          &results[i], error, error_size);
+      continue;
+    }
+    size_t bytes = dtypeSize(type->dtype);
+    results[i].dtype = type->dtype;
+    results[i].rank = 0;
+    results[i].shape = malloc(sizeof(int64_t));
+    results[i].data = malloc(bytes);
+    if (!results[i].data || !results[i].shape)
+      status = fail(error, error_size, "out of memory");
+    else
+      memcpy(results[i].data, resultBytes + offsets[i], bytes);
+  }
+
+  /* Free every distinct returned buffer once, never an input's. */
+  void **freed = calloc(info->num_results + 1, sizeof(void *));
+  int32_t numFreed = 0;
+  for (int32_t i = 0; i < info->num_results; ++i) {
+    if (!(info->results[i].flags & MLPROG_VALUE_TENSOR))
+      continue;
+    void *allocated =
+        (void *)(uintptr_t)((const int64_t *)(resultBytes + offsets[i]))[0];
+    int isInput = 0;
+    for (int32_t j = 0; j < num_inputs; ++j)
+      isInput |= allocated == inputs[j].data || allocated == buffers[j];
+    if (!allocated || allocated == MLPROG_GLOBAL_SENTINEL || isInput ||
+        (freed && contains(freed, numFreed, allocated)))
+      continue;
+    if (freed)
+      freed[numFreed++] = allocated;
+    if (model->release)
+      model->release(allocated);
+    else
+      free(allocated);
+  }
+  free(freed);
+  if (status)
+    for (int32_t i = 0; i < info->num_results; ++i)
+      mlprog_tensor_release(&results[i]);
+
+cleanup:
+  for (int32_t i = 0; buffers && i < num_inputs; ++i)
+    if (buffers[i])
+      model->release(buffers[i]);
+  free(buffers);
+  free(slots);
+  free(packed);
+  free(offsets);
+  free(resultStorage);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// memrefCopy: memref.copy of non-contiguous memrefs calls it. The JIT
+// resolves it from libmlir_c_runner_utils; libraries carry their own copy.
+//===----------------------------------------------------------------------===//
+
+typedef struct {
+  int64_t rank;
+  void *descriptor;
+} UnrankedMemRef;
+
+MLPROG_EXPORT void memrefCopy(int64_t elementSize, UnrankedMemRef *src,
+                              UnrankedMemRef *dst) {
+  int64_t rank = src->rank;
+  const int64_t *s = (const int64_t *)src->descriptor;
+  const int64_t *d = (const int64_t *)dst->descriptor;
+  const char *srcData = (const char *)(uintptr_t)s[1];
+  char *dstData = (char *)(uintptr_t)d[1];
+  const int64_t *sizes = s + 3;
+  const int64_t *srcStrides = s + 3 + rank, *dstStrides = d + 3 + rank;
+  int64_t count = numElements((int32_t)rank, sizes);
+  int64_t position[64] = {0};
+  if (rank > 64 || count == 0)
+    return;
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t srcIndex = s[2], dstIndex = d[2];
+    for (int64_t k = 0; k < rank; ++k) {
+      srcIndex += position[k] * srcStrides[k];
+      dstIndex += position[k] * dstStrides[k];
+    }
+    memcpy(dstData + dstIndex * elementSize, srcData + srcIndex * elementSize,
+           elementSize);
+    for (int64_t k = rank - 1; k >= 0 && ++position[k] == sizes[k]; --k)
+      position[k] = 0;
+  }
+}
