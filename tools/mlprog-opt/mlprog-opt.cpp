@@ -21,7 +21,6 @@ int main(int argc, char **argv) {
   // -o FILE is written to a temporary file and renamed on success.
   return mlprog::runWithAtomicOutput(argc, argv, [&](int argc, char **argv) {
     return mlir::asMainReturnCode(
-        mlir::MlirOptMain(argc, argv, "mlprog optimizer driver
-", registry));
+        mlir::MlirOptMain(argc, argv, "mlprog optimizer driver\n", registry));
   });
 }
