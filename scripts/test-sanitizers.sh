@@ -31,8 +31,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DMLPROG_SANITIZE="$sanitize"
 fi
 start=$(date +%s)
-ninja -C "$build" mlprog-opt mlprog-translate mlprog-run MLProgUnitTests \
-  MLProgPython mlprog-lsp-server
+ninja -C "$build"
 echo "test-sanitizers: build took $(( $(date +%s) - start )) s"
 
 lit_args=(-sv)
@@ -40,9 +39,13 @@ if [ "$subset" = 1 ]; then
   # The tests that export torchvision models or run dozens of PyTorch
   # programs dominate the time and exercise libtorch, not our code paths.
   filter=${MLPROG_SANITIZER_LIT_FILTER_OUT:-"Integration/TorchScript/(resnet18|mobilenet_v2|parity)|squeezenet|Integration/ONNX/conformance"}
-  lit_args+=(--filter-out "$filter")
 fi
 start=$(date +%s)
+# LeakSanitizer's tracer crashes on libomp's worker threads at exit, so the
+# sanitizer run keeps the compiled code single-threaded (the thread-count
+# test, Integration/opt-levels.mlir, asks for 2 threads and is left out).
+export MLPROG_NUM_THREADS=1
+lit_args+=(--filter-out "${filter:+$filter|}Integration/opt-levels")
 /usr/lib/llvm-22/bin/lit "${lit_args[@]}" "$build/test"
 ninja -C "$build" check-mlprog-unit check-mlprog-python
 echo "test-sanitizers: tests took $(( $(date +%s) - start )) s"

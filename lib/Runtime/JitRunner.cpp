@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Runtime/JitRunner.h"
+#include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Support/ResourceLimits.h"
 
@@ -20,16 +21,16 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/Support/DynamicLibrary.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -424,7 +425,18 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
   return runner;
 }
 
-JitRunner::~JitRunner() = default;
+JitRunner::~JitRunner() {
+  // Free the heap buffers of dynamic mutable globals before the code that
+  // manages them goes away (see kReleaseGlobalsFunction).
+  if (!engine)
+    return;
+  auto release = engine->lookupPacked(kReleaseGlobalsFunction);
+  if (!release) {
+    llvm::consumeError(release.takeError());
+    return;
+  }
+  (*release)(nullptr);
+}
 
 //===----------------------------------------------------------------------===//
 // Binding inputs

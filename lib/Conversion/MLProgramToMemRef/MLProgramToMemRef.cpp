@@ -301,6 +301,47 @@ void storeDynamic(RewriterBase &rewriter, Location loc,
       flag);
 }
 
+/// Creates `func.func @__mlprog_release_globals()`, which frees the buffers
+/// of every dynamic global and resets it to its initial value. Runners call
+/// it before they tear an engine down (see JitRunner), so that no buffer
+/// outlives the code that manages it.
+void createReleaseFunction(
+    RewriterBase &rewriter, ModuleOp module,
+    const llvm::DenseMap<StringAttr, DynamicGlobalState> &dynamic) {
+  Location loc = module.getLoc();
+  rewriter.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(rewriter, loc, kReleaseGlobalsFunction,
+                                   rewriter.getFunctionType({}, {}));
+  rewriter.setInsertionPointToStart(func.addEntryBlock());
+  // Deterministic order: by global name.
+  SmallVector<StringAttr> names;
+  for (const auto &entry : dynamic)
+    names.push_back(entry.first);
+  llvm::sort(names, [](StringAttr a, StringAttr b) {
+    return a.getValue() < b.getValue();
+  });
+  StringRef manual = bufferization::BufferizationDialect::kManualDeallocation;
+  for (StringAttr name : names) {
+    const DynamicGlobalState &state = dynamic.find(name)->second;
+    Value stored = loadStoredFlag(rewriter, loc, state);
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), stored,
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    auto dealloc = memref::DeallocOp::create(
+        rewriter, loc, loadBoxedBuffer(rewriter, loc, state));
+    dealloc->setAttr(manual, rewriter.getUnitAttr());
+    Value flag = memref::GetGlobalOp::create(
+        rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
+        state.stored.getValue());
+    memref::StoreOp::create(
+        rewriter, loc,
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false)),
+        flag);
+  }
+  func::ReturnOp::create(rewriter, loc);
+}
+
 /// Replaces a store by materializing the value in the global's buffer.
 LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
                          SymbolRefAttr global, Value value,
@@ -420,6 +461,8 @@ struct ConvertMLProgramToMemRefPass
     }
     if (failed(lowerAccessors(rewriter, module, symbols, dynamic)))
       return signalPassFailure();
+    if (!dynamic.empty())
+      createReleaseFunction(rewriter, module, dynamic);
     module.walk([&](CallOp call) {
       rewriter.setInsertionPoint(call);
       rewriter.replaceOpWithNewOp<func::CallOp>(call, call.getCalleeAttr(),

@@ -105,6 +105,11 @@ ml_program.func @forms() -> (tensor<2x3xf32>, i64, tensor<?xf32>) {
 // CHECK: memref.store %[[NEW]], %{{.*}}[] : memref<memref<?xf32>>
 // CHECK: memref.store %true, %{{.*}}[] : memref<i1>
 // CHECK: return %[[COPY]]
+// The release function frees the current buffer for the runner's teardown.
+// CHECK-LABEL: func.func @__mlprog_release_globals()
+// CHECK: scf.if
+// CHECK: memref.dealloc %{{.*}} {bufferization.manual_deallocation}
+// CHECK: memref.store %false, %{{.*}}[] : memref<i1>
 ml_program.global private mutable @history(dense<[1.0, 2.0]> : tensor<2xf32>) : tensor<?xf32>
 ml_program.func @append(%x: tensor<?xf32>) -> tensor<?xf32> {
   %h = ml_program.global_load @history : tensor<?xf32>

@@ -17,6 +17,13 @@ namespace mlprog {
 #define GEN_PASS_DECL_CONVERTMLPROGRAMTOMEMREF
 #include "mlprog/Conversion/Passes.h.inc"
 
+/// Name of the function `--convert-ml-program-to-memref` adds when a module
+/// has mutable globals with dynamic bounding types: it frees their heap
+/// buffers (and resets them to their initial values). A runner calls it, when
+/// present, before it destroys the compiled code.
+inline constexpr llvm::StringLiteral kReleaseGlobalsFunction =
+    "__mlprog_release_globals";
+
 } // namespace mlprog
 
 #endif // MLPROG_CONVERSION_MLPROGRAMTOMEMREF_MLPROGRAMTOMEMREF_H
