@@ -41,11 +41,14 @@ if [ "$subset" = 1 ]; then
   filter=${MLPROG_SANITIZER_LIT_FILTER_OUT:-"Integration/TorchScript/(resnet18|mobilenet_v2|parity)|squeezenet|Integration/ONNX/conformance"}
 fi
 start=$(date +%s)
-# LeakSanitizer's tracer crashes on libomp's worker threads at exit, so the
-# sanitizer run keeps the compiled code single-threaded (the thread-count
-# test, Integration/opt-levels.mlir, asks for 2 threads and is left out).
+# LeakSanitizer's tracer crashes (signal 11 in the tracer) at exit in
+# processes that ran OpenMP-parallel compiled code with libomp loaded, even
+# with MLPROG_NUM_THREADS=1. The tests whose models take the OpenMP path
+# (tiled convolutions and matmuls at -O2) are left out here; they run in the
+# normal build. Listed by name:
+omp_tests="Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/small-cnn|Integration/MIL/transformer-block"
 export MLPROG_NUM_THREADS=1
-lit_args+=(--filter-out "${filter:+$filter|}Integration/opt-levels")
+lit_args+=(--filter-out "${filter:+$filter|}$omp_tests")
 /usr/lib/llvm-22/bin/lit "${lit_args[@]}" "$build/test"
 ninja -C "$build" check-mlprog-unit check-mlprog-python
 echo "test-sanitizers: tests took $(( $(date +%s) - start )) s"
