@@ -31,8 +31,8 @@
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -87,10 +87,10 @@ CPUTarget mlprog::getCPUTarget(const LowerToCPUOptions &options) {
   bool nativeCPU = options.targetCPU.empty() || options.targetCPU == "native";
   target.cpu = nativeCPU ? llvm::sys::getHostCPUName().str()
                          : options.targetCPU.getValue();
-  target.features = (options.targetFeatures.empty() ||
-                     options.targetFeatures == "native")
-                        ? (nativeCPU ? getHostFeatures() : std::string())
-                        : options.targetFeatures.getValue();
+  target.features =
+      (options.targetFeatures.empty() || options.targetFeatures == "native")
+          ? (nativeCPU ? getHostFeatures() : std::string())
+          : options.targetFeatures.getValue();
   target.triple = options.targetTriple.empty()
                       ? llvm::sys::getProcessTriple()
                       : options.targetTriple.getValue();
@@ -210,9 +210,8 @@ tile(RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int64_t> sizes,
   options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
   options.setLoopType(loopType);
   rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> result =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()),
-                        options);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(result))
     return failure();
   rewriter.replaceOp(op, result->replacements);
@@ -360,8 +359,8 @@ struct TileAndVectorizeContractionsPass
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
     CPUTarget target;
-    target.features = targetFeatures.empty() ? getHostFeatures()
-                                             : targetFeatures.getValue();
+    target.features =
+        targetFeatures.empty() ? getHostFeatures() : targetFeatures.getValue();
 
     // Convolutions with a non-trivial window become a column buffer plus a
     // contraction; the contraction is then blocked like a matmul.
@@ -427,7 +426,8 @@ struct TileAndVectorizeContractionsPass
 /// Moves loop-invariant vector transfers (the accumulator of a register
 /// block) out of the loops around them, on buffers.
 struct HoistVectorTransfersPass
-    : public mlprog::impl::HoistVectorTransfersPassBase<HoistVectorTransfersPass> {
+    : public mlprog::impl::HoistVectorTransfersPassBase<
+          HoistVectorTransfersPass> {
   using Base::Base;
   void runOnOperation() override {
     linalg::hoistRedundantVectorTransfers(getOperation(),
@@ -446,11 +446,10 @@ struct InlineAllocaScopesPass
   void runOnOperation() override {
     SmallVector<memref::AllocaScopeOp> scopes;
     getOperation()->walk([&](memref::AllocaScopeOp scope) {
-      bool hasAlloca = scope.getBodyRegion()
-                           .walk([](memref::AllocaOp) {
-                             return WalkResult::interrupt();
-                           })
-                           .wasInterrupted();
+      bool hasAlloca =
+          scope.getBodyRegion()
+              .walk([](memref::AllocaOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
       if (!hasAlloca && scope.getNumResults() == 0)
         scopes.push_back(scope);
     });

@@ -2,8 +2,8 @@
 
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Conversion/Passes.h"
-#include "mlprog/Pipelines/Passes.h"
 #include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
+#include "mlprog/Pipelines/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -22,8 +22,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -90,7 +90,8 @@ struct SetTargetAttrsPass
       if (!cpu.empty())
         func.setTargetCpuAttr(StringAttr::get(ctx, cpu));
       if (!features.empty())
-        func.setTargetFeaturesAttr(LLVM::TargetFeaturesAttr::get(ctx, features));
+        func.setTargetFeaturesAttr(
+            LLVM::TargetFeaturesAttr::get(ctx, features));
     }
   }
   std::string cpu, features, triple;
@@ -172,7 +173,8 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   if (optimize) {
     // Register blocks: vector.contract -> outer products -> broadcast FMAs.
     ConvertVectorToLLVMPassOptions vectors;
-    vectors.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+    vectors.vectorContractLowering =
+        vector::VectorContractLowering::OuterProduct;
     pm.addPass(createConvertVectorToLLVMPass(vectors));
   }
   if (parallel)

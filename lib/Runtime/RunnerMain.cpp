@@ -145,7 +145,8 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
     llvm::StringRef text(arg);
     for (llvm::StringRef prefix : {"--threads", "-threads"})
       if (text == prefix || text.starts_with((prefix + "=").str())) {
-        renamed.push_back("--num-threads" + text.drop_front(prefix.size()).str());
+        renamed.push_back("--num-threads" +
+                          text.drop_front(prefix.size()).str());
         arg = renamed.back().data();
       }
   }

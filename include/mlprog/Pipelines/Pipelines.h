@@ -77,12 +77,12 @@ CPUTarget getCPUTarget(const LowerToCPUOptions &options);
 /// OpenMP threads) and registers and vectorized (vector.contract →
 /// outer products → FMAs), one-shot bufferization with identity-layout
 /// function boundaries, ownership-based deallocation, linalg → affine loops →
-/// scf/cf, math → libm/LLVM, and finally everything → LLVM. Public functions keep their
-/// tensor arguments and results as memref descriptors (see Runtime/JitRunner.h
-/// for the calling convention); returned buffers are owned by the caller and
-/// freed with free() (the deallocation pipeline clones returned arguments and
-/// globals), and tensor arguments are read-only (`bufferization.writable =
-/// false`).
+/// scf/cf, math → libm/LLVM, and finally everything → LLVM. Public functions
+/// keep their tensor arguments and results as memref descriptors (see
+/// Runtime/JitRunner.h for the calling convention); returned buffers are owned
+/// by the caller and freed with free() (the deallocation pipeline clones
+/// returned arguments and globals), and tensor arguments are read-only
+/// (`bufferization.writable = false`).
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 

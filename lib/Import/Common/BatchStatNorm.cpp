@@ -3,8 +3,8 @@
 #include "mlprog/Import/Common/BatchStatNorm.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/AxisReduce.h"
-#include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Reduction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -28,7 +28,7 @@ mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
       axes.push_back(d);
   BatchNormTrainingResult r;
   FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes,
-                                          /*keepDims=*/false);
+                                      /*keepDims=*/false);
   FailureOr<Value> var = buildVariance(b, loc, x, axes, false, 0);
   FailureOr<Value> uvar = buildVariance(b, loc, x, axes, false, 1);
   if (failed(mean) || failed(var) || failed(uvar))
@@ -65,8 +65,7 @@ FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc,
   SmallVector<int64_t> axes;
   for (int64_t d = type.getRank() - numNormalizedDims; d < type.getRank(); ++d)
     axes.push_back(d);
-  FailureOr<Value> mean =
-      buildReduce(b, loc, ReduceKind::Mean, x, axes, true);
+  FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes, true);
   FailureOr<Value> var = buildVariance(b, loc, x, axes, true, 0);
   if (failed(mean) || failed(var))
     return failure();

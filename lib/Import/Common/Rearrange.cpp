@@ -6,10 +6,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -99,11 +99,11 @@ FailureOr<Value> mlprog::buildTrilu(OpBuilder &b, Location loc, Value x,
                Value i = linalg::IndexOp::create(nb, nl, rank - 2);
                Value j = linalg::IndexOp::create(nb, nl, rank - 1);
                Value diff = arith::SubIOp::create(nb, nl, j, i);
-               Value keep = arith::CmpIOp::create(
-                   nb, nl,
-                   upper ? arith::CmpIPredicate::sge
-                         : arith::CmpIPredicate::sle,
-                   diff, kv);
+               Value keep =
+                   arith::CmpIOp::create(nb, nl,
+                                         upper ? arith::CmpIPredicate::sge
+                                               : arith::CmpIPredicate::sle,
+                                         diff, kv);
                Value zero = createScalar(nb, nl, et, 0.0);
                linalg::YieldOp::create(
                    nb, nl,
@@ -136,9 +136,10 @@ FailureOr<Value> mlprog::buildReverseSequence(OpBuilder &b, Location loc,
                SmallVector<Value> at;
                for (int64_t d = 0; d < rank; ++d)
                  at.push_back(linalg::IndexOp::create(nb, nl, d));
-               Value len = toIndex(
-                   nb, nl, tensor::ExtractOp::create(nb, nl, lengths,
-                                                     ValueRange{at[batchAxis]}));
+               Value len =
+                   toIndex(nb, nl,
+                           tensor::ExtractOp::create(
+                               nb, nl, lengths, ValueRange{at[batchAxis]}));
                Value t = at[timeAxis];
                Value inside = arith::CmpIOp::create(
                    nb, nl, arith::CmpIPredicate::slt, t, len);
@@ -296,19 +297,19 @@ FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
             Value m = linalg::IndexOp::create(nb, nl, rank);
             Value better, equal;
             if (isFloat) {
-              better = arith::CmpFOp::create(
-                  nb, nl,
-                  largest ? arith::CmpFPredicate::OGT
-                          : arith::CmpFPredicate::OLT,
-                  xm, xj);
+              better =
+                  arith::CmpFOp::create(nb, nl,
+                                        largest ? arith::CmpFPredicate::OGT
+                                                : arith::CmpFPredicate::OLT,
+                                        xm, xj);
               equal = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
                                             xm, xj);
             } else {
-              better = arith::CmpIOp::create(
-                  nb, nl,
-                  largest ? arith::CmpIPredicate::sgt
-                          : arith::CmpIPredicate::slt,
-                  xm, xj);
+              better =
+                  arith::CmpIOp::create(nb, nl,
+                                        largest ? arith::CmpIPredicate::sgt
+                                                : arith::CmpIPredicate::slt,
+                                        xm, xj);
               equal = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
                                             xm, xj);
             }
@@ -318,7 +319,8 @@ FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
                 nb, nl, better, arith::AndIOp::create(nb, nl, equal, earlier));
             Value inc = arith::ExtUIOp::create(nb, nl, nb.getI64Type(), before);
             linalg::YieldOp::create(
-                nb, nl, arith::AddIOp::create(nb, nl, args[2], inc).getResult());
+                nb, nl,
+                arith::AddIOp::create(nb, nl, args[2], inc).getResult());
           })
           .getResult(0);
   // values[.., q, ..] = x[.., j, ..] where rank[j] == q.
@@ -341,9 +343,8 @@ FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
             arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, args[1], q);
         linalg::YieldOp::create(
             nb, nl,
-            ValueRange{
-                arith::SelectOp::create(nb, nl, hit, args[0], args[2]),
-                arith::SelectOp::create(nb, nl, hit, j, args[3])});
+            ValueRange{arith::SelectOp::create(nb, nl, hit, args[0], args[2]),
+                       arith::SelectOp::create(nb, nl, hit, j, args[3])});
       });
   return std::make_pair(select.getResult(0), select.getResult(1));
 }
@@ -415,16 +416,14 @@ FailureOr<Value> mlprog::buildReshapeToShapeTensor(OpBuilder &b, Location loc,
   SmallVector<int64_t> dyn(r, ShapedType::kDynamic);
   Value result = tensor::ReshapeOp::create(
       b, loc, RankedTensorType::get(dyn, type->getElementType()), x, shapeIdx);
-  if (!hint.empty() && llvm::any_of(hint, [](int64_t d) {
-        return !ShapedType::isDynamic(d);
-      }))
+  if (!hint.empty() &&
+      llvm::any_of(hint, [](int64_t d) { return !ShapedType::isDynamic(d); }))
     result = tensor::CastOp::create(
         b, loc, RankedTensorType::get(hint, type->getElementType()), result);
   return result;
 }
 
-FailureOr<Value> mlprog::buildExpandToSizes(OpBuilder &b, Location loc,
-                                            Value x,
+FailureOr<Value> mlprog::buildExpandToSizes(OpBuilder &b, Location loc, Value x,
                                             ArrayRef<OpFoldResult> sizes) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "expand");
   if (failed(type))
@@ -479,8 +478,8 @@ FailureOr<Value> mlprog::buildRangeDynamic(OpBuilder &b, Location loc,
                                            Value start, Value limit,
                                            Value delta) {
   auto t = dyn_cast<RankedTensorType>(start.getType());
-  if (!t || t.getRank() != 0 || limit.getType() != t ||
-      delta.getType() != t || !t.getElementType().isIntOrFloat())
+  if (!t || t.getRank() != 0 || limit.getType() != t || delta.getType() != t ||
+      !t.getElementType().isIntOrFloat())
     return emitError(loc) << "range: start, limit and delta must be numeric "
                              "scalars of one type";
   Type et = t.getElementType();
@@ -498,8 +497,8 @@ FailureOr<Value> mlprog::buildRangeDynamic(OpBuilder &b, Location loc,
       b, loc,
       arith::DivFOp::create(
           b, loc, arith::SubFOp::create(b, loc, toF64(l), toF64(s)), toF64(d)));
-  count = arith::MaximumFOp::create(b, loc, count,
-                                    createScalar(b, loc, f64, 0.0));
+  count =
+      arith::MaximumFOp::create(b, loc, count, createScalar(b, loc, f64, 0.0));
   Value n = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       arith::FPToSIOp::create(b, loc, b.getI64Type(), count));
@@ -517,10 +516,10 @@ FailureOr<Value> mlprog::buildRangeDynamic(OpBuilder &b, Location loc,
                  v = arith::AddFOp::create(
                      nb, nl, s, arith::MulFOp::create(nb, nl, fi, d));
                } else {
-                 Value ii = et.getIntOrFloatBitWidth() == 64
-                                ? i
-                                : arith::TruncIOp::create(nb, nl, et, i)
-                                      .getResult();
+                 Value ii =
+                     et.getIntOrFloatBitWidth() == 64
+                         ? i
+                         : arith::TruncIOp::create(nb, nl, et, i).getResult();
                  v = arith::AddIOp::create(
                      nb, nl, s, arith::MulIOp::create(nb, nl, ii, d));
                }

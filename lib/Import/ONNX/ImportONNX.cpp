@@ -156,8 +156,8 @@ void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
       inferLeniently(inferred);
       model = onnx::version_conversion::ConvertVersion(inferred, kMinOpset);
     } catch (const std::exception &e) {
-      emitWarning(fileLoc) << "upgrading opset " << id.version()
-                           << " to opset " << kMinOpset
+      emitWarning(fileLoc) << "upgrading opset " << id.version() << " to opset "
+                           << kMinOpset
                            << " with the ONNX version converter failed ("
                            << e.what() << "); importing at opset "
                            << id.version();

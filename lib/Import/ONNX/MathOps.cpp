@@ -350,13 +350,12 @@ LogicalResult importPRelu(NodeContext &ctx) {
   auto st = cast<RankedTensorType>(slope->getType());
   int64_t rank = rankOf(*x);
   auto xt = cast<RankedTensorType>(x->getType());
-  bool perChannelUpgrade = st.getRank() == 1 && rank >= 3 &&
-                           !st.isDynamicDim(0) &&
-                           xt.getDimSize(1) == st.getDimSize(0) &&
-                           !xt.isDynamicDim(rank - 1) &&
-                           xt.getDimSize(rank - 1) != st.getDimSize(0);
-  if ((ctx.opset < 7 || perChannelUpgrade) && st.getRank() == 1 &&
-      rank >= 2 && st.getDimSize(0) != 1) {
+  bool perChannelUpgrade =
+      st.getRank() == 1 && rank >= 3 && !st.isDynamicDim(0) &&
+      xt.getDimSize(1) == st.getDimSize(0) && !xt.isDynamicDim(rank - 1) &&
+      xt.getDimSize(rank - 1) != st.getDimSize(0);
+  if ((ctx.opset < 7 || perChannelUpgrade) && st.getRank() == 1 && rank >= 2 &&
+      st.getDimSize(0) != 1) {
     if (st.isDynamicDim(0))
       return emitError(ctx.loc)
              << "unsupported PRelu (opset < 7) with a dynamic slope extent";

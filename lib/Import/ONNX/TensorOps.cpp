@@ -144,9 +144,8 @@ LogicalResult importShape(NodeContext &ctx) {
     elems.push_back(arith::IndexCastOp::create(
         ctx.b, ctx.loc, ctx.b.getI64Type(),
         tensor::DimOp::create(ctx.b, ctx.loc, *x, d)));
-  return ctx.setResult(
-      0, Value(tensor::FromElementsOp::create(ctx.b, ctx.loc, resultType,
-                                              elems)));
+  return ctx.setResult(0, Value(tensor::FromElementsOp::create(
+                              ctx.b, ctx.loc, resultType, elems)));
 }
 
 /// Size: the element count as an int64 scalar.
@@ -157,18 +156,16 @@ LogicalResult importSize(NodeContext &ctx) {
   auto type = cast<RankedTensorType>(x->getType());
   auto resultType = RankedTensorType::get({}, ctx.b.getI64Type());
   if (type.hasStaticShape())
-    return setFolded(ctx, 0,
-                     DenseElementsAttr::get(
-                         resultType, int64_t(type.getNumElements())));
+    return setFolded(
+        ctx, 0,
+        DenseElementsAttr::get(resultType, int64_t(type.getNumElements())));
   Value n = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 1);
   for (int64_t d = 0; d < type.getRank(); ++d)
     n = arith::MulIOp::create(ctx.b, ctx.loc, n,
                               tensor::DimOp::create(ctx.b, ctx.loc, *x, d));
-  Value v =
-      arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getI64Type(), n);
-  return ctx.setResult(
-      0, Value(tensor::FromElementsOp::create(ctx.b, ctx.loc, resultType,
-                                              ValueRange{v})));
+  Value v = arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getI64Type(), n);
+  return ctx.setResult(0, Value(tensor::FromElementsOp::create(
+                              ctx.b, ctx.loc, resultType, ValueRange{v})));
 }
 
 //===--- Reshapes ---------------------------------------------------------===//
@@ -194,10 +191,10 @@ LogicalResult importReshape(NodeContext &ctx) {
     std::optional<SmallVector<int64_t>> out = ctx.staticOutputShape(0);
     if (out && cast<RankedTensorType>(x->getType()).hasStaticShape())
       return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, *out));
-    return ctx.setResult(0, buildReshapeToShapeTensor(
-                                ctx.b, ctx.loc, *x, *shape, allowZero,
-                                out ? ArrayRef<int64_t>(*out)
-                                    : ArrayRef<int64_t>()));
+    return ctx.setResult(
+        0, buildReshapeToShapeTensor(ctx.b, ctx.loc, *x, *shape, allowZero,
+                                     out ? ArrayRef<int64_t>(*out)
+                                         : ArrayRef<int64_t>()));
   }
   FailureOr<SmallVector<int64_t>> resolved = resolveReshapeShape(
       ctx.loc, cast<RankedTensorType>(x->getType()).getShape(), requested,
@@ -236,8 +233,8 @@ FailureOr<SmallVector<int64_t>> getAxes(NodeContext &ctx, unsigned input) {
     return SmallVector<int64_t>();
   if (std::optional<SmallVector<int64_t>> c = constantInts(ctx, input))
     return *c;
-  return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
-                            << " with run-time axes";
+  return emitError(ctx.loc)
+         << "unsupported " << ctx.node.op_type() << " with run-time axes";
 }
 
 /// Unsqueeze: inserts unit dims at `axes` (positions in the output, in
@@ -417,11 +414,10 @@ LogicalResult importExpand(NodeContext &ctx) {
     DenseElementsAttr c = ctx.optionalConstantInput(0);
     if (c && c.isSplat() && type.hasStaticShape() &&
         llvm::none_of(target, ShapedType::isDynamic))
-      return setFolded(
-          ctx, 0,
-          DenseElementsAttr::get(
-              RankedTensorType::get(target, type.getElementType()),
-              c.getSplatValue<Attribute>()));
+      return setFolded(ctx, 0,
+                       DenseElementsAttr::get(
+                           RankedTensorType::get(target, type.getElementType()),
+                           c.getSplatValue<Attribute>()));
     return ctx.setResult(0, buildExpand(ctx.b, ctx.loc, *x, target));
   }
   FailureOr<Value> shape = ctx.input(1);
@@ -433,9 +429,9 @@ LogicalResult importExpand(NodeContext &ctx) {
   if (st.getRank() != 1 || st.isDynamicDim(0))
     return emitError(ctx.loc)
            << "unsupported Expand with a shape of unknown length";
-  return ctx.setResult(0, buildExpandToSizes(ctx.b, ctx.loc, *x,
-                                             extractShapeSizes(ctx.b, ctx.loc,
-                                                               *shape)));
+  return ctx.setResult(
+      0, buildExpandToSizes(ctx.b, ctx.loc, *x,
+                            extractShapeSizes(ctx.b, ctx.loc, *shape)));
 }
 
 //===--- Slicing and gathering --------------------------------------------===//
@@ -547,8 +543,8 @@ LogicalResult importGather(NodeContext &ctx) {
     int64_t n = s[*axis];
     for (int64_t &v : ivals) {
       if (v < -n || v >= n)
-        return emitError(ctx.loc) << "Gather: index " << v
-                                  << " out of range for extent " << n;
+        return emitError(ctx.loc)
+               << "Gather: index " << v << " out of range for extent " << n;
       v = v < 0 ? v + n : v;
     }
     out.append(s.begin(), s.begin() + *axis);
@@ -580,8 +576,8 @@ LogicalResult importGatherElements(NodeContext &ctx) {
       normalizeAxis(ctx, ctx.getInt("axis", 0), rankOf(*x));
   if (failed(axis))
     return failure();
-  return ctx.setResult(
-      0, buildGatherAlongAxis(ctx.b, ctx.loc, *x, *idx, *axis));
+  return ctx.setResult(0,
+                       buildGatherAlongAxis(ctx.b, ctx.loc, *x, *idx, *axis));
 }
 
 /// GatherND (opset 11+, batch_dims since 12).
@@ -589,8 +585,8 @@ LogicalResult importGatherND(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), idx = ctx.input(1);
   if (failed(x) || failed(idx))
     return failure();
-  return ctx.setResult(0, buildGatherND(ctx.b, ctx.loc, *x, *idx,
-                                        ctx.getInt("batch_dims", 0)));
+  return ctx.setResult(
+      0, buildGatherND(ctx.b, ctx.loc, *x, *idx, ctx.getInt("batch_dims", 0)));
 }
 
 /// Split: sizes from the `split` attribute (before 13) or input 1 (13+),
@@ -651,8 +647,7 @@ LogicalResult importTile(NodeContext &ctx) {
   SmallVector<int64_t> reps;
   if (std::optional<SmallVector<int64_t>> c = constantInts(ctx, 1)) {
     reps = *c;
-  } else if (std::optional<SmallVector<int64_t>> out =
-                 ctx.staticOutputShape(0);
+  } else if (std::optional<SmallVector<int64_t>> out = ctx.staticOutputShape(0);
              out && type.hasStaticShape() &&
              int64_t(out->size()) == type.getRank()) {
     for (auto [o, i] : llvm::zip(*out, type.getShape())) {
@@ -688,10 +683,10 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   if (std::optional<SmallVector<int64_t>> shape = constantInts(ctx, 0)) {
     if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
       return emitError(ctx.loc) << "ConstantOfShape: negative extent";
-    return setFolded(ctx, 0,
-                     DenseElementsAttr::get(
-                         RankedTensorType::get(*shape, value.getElementType()),
-                         scalar));
+    return setFolded(
+        ctx, 0,
+        DenseElementsAttr::get(
+            RankedTensorType::get(*shape, value.getElementType()), scalar));
   }
   FailureOr<Value> shape = ctx.input(0);
   if (failed(shape))
@@ -704,7 +699,8 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   if (std::optional<SmallVector<int64_t>> out = ctx.staticOutputShape(0);
       out && out->size() == sizes.size())
     sizes = getAsIndexOpFoldResult(ctx.b.getContext(), *out);
-  Value fill = arith::ConstantOp::create(ctx.b, ctx.loc, cast<TypedAttr>(scalar));
+  Value fill =
+      arith::ConstantOp::create(ctx.b, ctx.loc, cast<TypedAttr>(scalar));
   return ctx.setResult(
       0, buildFull(ctx.b, ctx.loc, sizes, value.getElementType(), fill));
 }
@@ -785,8 +781,8 @@ LogicalResult importTrilu(NodeContext &ctx) {
         return failure();
       Value e = tensor::ExtractOp::create(
           ctx.b, ctx.loc, *kv,
-          SmallVector<Value>(rankOf(*kv),
-                             arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0)));
+          SmallVector<Value>(
+              rankOf(*kv), arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0)));
       k = arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(), e)
               .getResult();
     }
@@ -813,8 +809,8 @@ LogicalResult importSpaceToDepth(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  return ctx.setResult(0, buildSpaceToDepth(ctx.b, ctx.loc, *x,
-                                            ctx.getInt("blocksize", 0)));
+  return ctx.setResult(
+      0, buildSpaceToDepth(ctx.b, ctx.loc, *x, ctx.getInt("blocksize", 0)));
 }
 
 /// ReverseSequence (opset 10+): batch_axis 1, time_axis 0 by default.
@@ -822,10 +818,9 @@ LogicalResult importReverseSequence(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), lens = ctx.input(1);
   if (failed(x) || failed(lens))
     return failure();
-  return ctx.setResult(
-      0, buildReverseSequence(ctx.b, ctx.loc, *x, *lens,
-                              ctx.getInt("batch_axis", 1),
-                              ctx.getInt("time_axis", 0)));
+  return ctx.setResult(0, buildReverseSequence(ctx.b, ctx.loc, *x, *lens,
+                                               ctx.getInt("batch_axis", 1),
+                                               ctx.getInt("time_axis", 0)));
 }
 
 /// OneHot (opset 9+): depth a constant scalar, values [off, on], axis -1
@@ -838,15 +833,14 @@ LogicalResult importOneHot(NodeContext &ctx) {
   if (!depth || depth.getNumElements() != 1)
     return emitError(ctx.loc) << "unsupported OneHot with a run-time depth";
   Attribute d = depth.getValues<Attribute>()[0];
-  int64_t n = isa<FloatAttr>(d)
-                  ? int64_t(cast<FloatAttr>(d).getValueAsDouble())
-                  : cast<IntegerAttr>(d).getInt();
+  int64_t n = isa<FloatAttr>(d) ? int64_t(cast<FloatAttr>(d).getValueAsDouble())
+                                : cast<IntegerAttr>(d).getInt();
   Value indices = *idx;
   Type it = getElementTypeOrSelf(indices.getType());
   if (isa<FloatType>(it)) {
     // Float indices truncate toward zero (the reference casts to int64).
-    FailureOr<Value> conv = buildConvertElementType(ctx.b, ctx.loc, indices,
-                                                    ctx.b.getI64Type());
+    FailureOr<Value> conv =
+        buildConvertElementType(ctx.b, ctx.loc, indices, ctx.b.getI64Type());
     if (failed(conv))
       return failure();
     indices = *conv;
@@ -862,8 +856,8 @@ LogicalResult importOneHot(NodeContext &ctx) {
   Value one = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 1);
   Value off = tensor::ExtractOp::create(ctx.b, ctx.loc, *values, zero);
   Value on = tensor::ExtractOp::create(ctx.b, ctx.loc, *values, one);
-  return ctx.setResult(
-      0, buildOneHot(ctx.b, ctx.loc, indices, n, *axis, off, on));
+  return ctx.setResult(0,
+                       buildOneHot(ctx.b, ctx.loc, indices, n, *axis, off, on));
 }
 
 /// TopK (opset 10+; k as input, largest/sorted since 11): sorted results
@@ -942,8 +936,8 @@ LogicalResult importPad(NodeContext &ctx) {
   }
   int64_t na = axes.size();
   if (int64_t(pads.size()) != 2 * na)
-    return emitError(ctx.loc) << "Pad: expected " << 2 * na << " pads, got "
-                              << pads.size();
+    return emitError(ctx.loc)
+           << "Pad: expected " << 2 * na << " pads, got " << pads.size();
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
   for (int64_t i = 0; i < na; ++i) {
     low[axes[i]] = pads[i];

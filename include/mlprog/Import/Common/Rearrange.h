@@ -72,8 +72,7 @@ mlir::FailureOr<mlir::Value> buildOneHot(mlir::OpBuilder &b, mlir::Location loc,
 /// count from the end, out-of-range ones clamp. q must be static.
 /// Spec: ONNX GatherND; tf.gather_nd.
 mlir::FailureOr<mlir::Value> buildGatherND(mlir::OpBuilder &b,
-                                           mlir::Location loc,
-                                           mlir::Value data,
+                                           mlir::Location loc, mlir::Value data,
                                            mlir::Value indices,
                                            int64_t batchDims);
 
@@ -93,8 +92,8 @@ buildTopK(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t k,
 /// empty) refines its type. Invalid shapes are undefined behaviour.
 /// Spec: ONNX Reshape with a non-constant shape input.
 mlir::FailureOr<mlir::Value>
-buildReshapeToShapeTensor(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::Value x, mlir::Value shape, bool allowZero,
+buildReshapeToShapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          mlir::Value shape, bool allowZero,
                           llvm::ArrayRef<int64_t> staticHint = {});
 
 /// The extents of the 1-D integer tensor `shape` (static length) as index
@@ -115,11 +114,9 @@ buildExpandToSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// delta), 0) elements, where start, limit and delta are 0-D tensors of one
 /// numeric element type read at run time.
 /// Spec: ONNX Range.
-mlir::FailureOr<mlir::Value> buildRangeDynamic(mlir::OpBuilder &b,
-                                               mlir::Location loc,
-                                               mlir::Value start,
-                                               mlir::Value limit,
-                                               mlir::Value delta);
+mlir::FailureOr<mlir::Value>
+buildRangeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value start,
+                  mlir::Value limit, mlir::Value delta);
 
 } // namespace mlprog
 
