@@ -1,6 +1,7 @@
 //===- ModelLibraryTest.cpp - Tests of AOT libraries ----------------------===//
 
 #include "mlprog/Runtime/ModelLibrary.h"
+#include "TestModules.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Runtime/AotCompiler.h"
@@ -17,30 +18,17 @@ using namespace mlprog;
 
 namespace {
 
-/// Adds a constant global to a dynamic batch; also returns the input and
-/// the global themselves (the library must hand out owned copies).
-constexpr llvm::StringLiteral kModule = R"mlir(
-ml_program.global private @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) : tensor<4xf32>
-ml_program.func @main(%arg0: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<4xf32>) {
-  %w = ml_program.global_load_const @w : tensor<4xf32>
-  %c0 = arith.constant 0 : index
-  %n = tensor.dim %arg0, %c0 : tensor<?x4xf32>
-  %e = tensor.empty(%n) : tensor<?x4xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel"]}
-      ins(%arg0, %w : tensor<?x4xf32>, tensor<4xf32>) outs(%e : tensor<?x4xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %s = arith.addf %a, %b : f32
-    linalg.yield %s : f32
-  } -> tensor<?x4xf32>
-  ml_program.return %r, %arg0, %w : tensor<?x4xf32>, tensor<?x4xf32>, tensor<4xf32>
-}
+/// kAddModule (a constant global added to a dynamic batch; the input and
+/// the global are also returned, so the library must hand out owned copies)
+/// plus a function with a scalar argument and result.
+const std::string kModule = (mlprog::testing::kAddModule + R"mlir(
 ml_program.func @scale(%x: tensor<3xi32>, %k: i32) -> (tensor<3xi32>, i32) {
   %b = tensor.splat %k : tensor<3xi32>
   %r = arith.muli %x, %b : tensor<3xi32>
   ml_program.return %r, %k : tensor<3xi32>, i32
 }
-)mlir";
+)mlir")
+                                .str();
 
 class ModelLibraryTest : public ::testing::Test {
 protected:
