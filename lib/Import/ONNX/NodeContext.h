@@ -174,10 +174,23 @@ void registerCoreOpHandlers(OpHandlerTable &table);
 /// reductions, arg max/min, normalizations, einsum.
 void registerMathOpHandlers(OpHandlerTable &table);
 /// TensorOps.cpp: shape and data-movement ops, indexing, scatter/gather,
-/// padding, resize, creation ops, sliding-window variants.
+/// padding, creation ops, sliding-window variants.
 void registerTensorOpHandlers(OpHandlerTable &table);
 /// ControlFlowOps.cpp: If, Loop, Scan and other subgraph-carrying ops.
 void registerControlFlowOpHandlers(OpHandlerTable &table);
+/// RecurrentOps.cpp: recurrent layers (RNN, GRU, LSTM) lowered to
+/// scf.for over the sequence.
+void registerRecurrentOpHandlers(OpHandlerTable &table);
+/// QuantizationOps.cpp: quantization ops (QuantizeLinear,
+/// DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul, QLinearConv,
+/// MatMulInteger, ConvInteger).
+void registerQuantizationOpHandlers(OpHandlerTable &table);
+/// IndexingOps.cpp: data-dependent indexing ops (Scatter, ScatterElements,
+/// ScatterND, NonZero, Compress, MaxUnpool, NonMaxSuppression).
+void registerIndexingOpHandlers(OpHandlerTable &table);
+/// ResizeOps.cpp: resampling ops (Resize, Upsample, GridSample,
+/// RoiAlign): interpolation with ONNX's coordinate transformation modes.
+void registerResizeOpHandlers(OpHandlerTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

@@ -359,6 +359,10 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
     registerMathOpHandlers(t);
     registerTensorOpHandlers(t);
     registerControlFlowOpHandlers(t);
+    registerResizeOpHandlers(t);
+    registerIndexingOpHandlers(t);
+    registerQuantizationOpHandlers(t);
+    registerRecurrentOpHandlers(t);
     return t;
   }();
   return table;
