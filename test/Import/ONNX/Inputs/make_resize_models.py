@@ -15,11 +15,16 @@ Usage: make_resize_models.py NAME OUT_DIR
             partly outside, one degenerate) for half_pixel and
             output_half_pixel, sampling_ratio 2 and adaptive (0), spatial
             scale 0.5 (4 outputs); references: torchvision roi_align.
+  sweep     Resize-13 with constant scales/sizes/roi over 3-D, 4-D and 5-D
+            inputs: trilinear, 1-D cubic, every coordinate transformation
+            mode of the ONNX 1.12 reference, nearest modes, exclude_outside,
+            extrapolation; references: onnx's own reference implementation
+            (onnx.backend.test.case.node.resize.interpolate_nd).
   bad_mode  Resize with mode "area" (not an ONNX mode).
   bad_nearest_mode  Resize with nearest_mode "round_half_even".
 Writes OUT_DIR/model.onnx and, for the runnable ones, OUT_DIR/x.npy and
 OUT_DIR/ref.npy (gridsample: x.npy, grid.npy, ref_K.npy per output K; roialign: x.npy,
-rois.npy, idx.npy, ref_K.npy).
+rois.npy, idx.npy, ref_K.npy; sweep: x3.npy, x4.npy, x5.npy, ref_K.npy).
 """
 import os
 import sys
@@ -114,6 +119,92 @@ def roialign(out, rng):
     np.save(os.path.join(out, "idx.npy"), idx)
 
 
+SWEEP = [
+    # (input, mode, attributes, scales, sizes, roi)
+    ("x5", "linear", {}, [1, 1, 1.5, 0.7, 2], None, None),
+    ("x4", "cubic", dict(coordinate_transformation_mode="asymmetric",
+                         exclude_outside=1, cubic_coeff_a=-0.5),
+     [1, 1, 0.6, 1.7], None, None),
+    ("x4", "nearest", dict(nearest_mode="round_prefer_ceil"),
+     [1, 1, 0.5, 1.3], None, None),
+    ("x4", "linear", dict(coordinate_transformation_mode="align_corners"),
+     None, [2, 3, 9, 4], None),
+    ("x4", "nearest", dict(coordinate_transformation_mode="tf_crop_and_resize",
+                           extrapolation_value=2.5),
+     None, [2, 3, 6, 5], [0, 0, -0.2, 0.1, 1, 1, 0.9, 1.3]),
+    ("x4", "linear", dict(coordinate_transformation_mode="tf_crop_and_resize"),
+     None, [2, 3, 4, 6], [0, 0, 0.1, 0.2, 1, 1, 0.8, 0.7]),
+    ("x4", "linear", dict(coordinate_transformation_mode="pytorch_half_pixel"),
+     None, [2, 3, 1, 10], None),
+    ("x3", "cubic", {}, [1, 1, 2.5], None, None),
+    ("x4", "nearest", dict(coordinate_transformation_mode="align_corners",
+                           nearest_mode="floor"), [1, 1, 2, 0.5], None, None),
+    ("x4", "cubic", dict(coordinate_transformation_mode="align_corners"),
+     None, [2, 3, 3, 11], None),
+    ("x4", "nearest", dict(coordinate_transformation_mode="asymmetric",
+                           nearest_mode="ceil"), None, [2, 3, 12, 3], None),
+    ("x4", "linear", dict(exclude_outside=1), [1, 1, 0.4, 2.2], None, None),
+]
+
+
+def sweep(out, rng):
+    from onnx.backend.test.case.node import resize as reference
+    xs = {"x3": rng.standard_normal((2, 3, 9)).astype(np.float32),
+          "x4": rng.standard_normal((2, 3, 5, 7)).astype(np.float32),
+          "x5": rng.standard_normal((1, 2, 4, 5, 6)).astype(np.float32)}
+    inputs = [helper.make_tensor_value_info(k, TensorProto.FLOAT,
+                                            list(v.shape))
+              for k, v in xs.items()]
+    nodes, outputs, inits = [], [], []
+    for k, (x, mode, attrs, scales, sizes, roi) in enumerate(SWEEP):
+        names = [x, "", "", ""]
+        if roi is not None:
+            names[1] = "roi%d" % k
+            inits.append(helper.make_tensor(names[1], TensorProto.FLOAT,
+                                            [len(roi)], roi))
+        if scales is not None:
+            names[2] = "scales%d" % k
+            inits.append(helper.make_tensor(names[2], TensorProto.FLOAT,
+                                            [len(scales)], scales))
+        else:
+            names[3] = "sizes%d" % k
+            inits.append(helper.make_tensor(names[3], TensorProto.INT64,
+                                            [len(sizes)], sizes))
+        while names[-1] == "":
+            names.pop()
+        nodes.append(helper.make_node("Resize", names, ["y%d" % k],
+                                      mode=mode, **attrs))
+        if mode == "nearest":
+            rounding = attrs.get("nearest_mode", "round_prefer_floor")
+            coeffs = lambda r, m=rounding: reference.nearest_coeffs(r, m)
+        elif mode == "linear":
+            coeffs = reference.linear_coeffs
+        else:
+            a = attrs.get("cubic_coeff_a", -0.75)
+            coeffs = lambda r, a=a: reference.cubic_coeffs(r, a)
+        # (float weights: the reference divides them in place for
+        # exclude_outside, which fails on its integer [0, 1] weights)
+        ref = reference.interpolate_nd(
+            xs[x], lambda r, c=coeffs: np.asarray(c(r), np.float64), output_size=sizes,
+            scale_factors=None if scales is None else np.array(scales,
+                                                               np.float32),
+            roi=None if roi is None else np.array(roi, np.float32),
+            coordinate_transformation_mode=attrs.get(
+                "coordinate_transformation_mode", "half_pixel"),
+            exclude_outside=bool(attrs.get("exclude_outside", 0)),
+            extrapolation_value=attrs.get("extrapolation_value", 0.0),
+        ).astype(np.float32)
+        outputs.append(helper.make_tensor_value_info(
+            "y%d" % k, TensorProto.FLOAT, list(ref.shape)))
+        np.save(os.path.join(out, "ref_%d.npy" % k), ref)
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(model, os.path.join(out, "model.onnx"))
+    for k, v in xs.items():
+        np.save(os.path.join(out, k + ".npy"), v)
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -138,6 +229,9 @@ def main():
         return
     elif name == "roialign":
         roialign(out, rng)
+        return
+    elif name == "sweep":
+        sweep(out, rng)
         return
     elif name == "bad_mode":
         model = resize_model([1, 1, 2, 2], [1, 1, 4, 4], [1, 1, 2, 2],
