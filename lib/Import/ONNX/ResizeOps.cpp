@@ -215,6 +215,9 @@ LogicalResult importResize(NodeContext &ctx) {
       parseResampleMode(ctx, ctx.getString("mode", "nearest"));
   if (failed(mode))
     return failure();
+  if (*mode != ResampleMode::Nearest && !isa<FloatType>(type.getElementType()))
+    return emitError(ctx.loc) << "unsupported Resize interpolation of a "
+                              << type.getElementType() << " tensor";
   ResizeOptions options;
   options.mode = *mode;
   VectorInput roi, scales, sizes;
@@ -290,6 +293,10 @@ LogicalResult importUpsample(NodeContext &ctx) {
       parseResampleMode(ctx, ctx.getString("mode", "nearest"));
   if (failed(mode))
     return failure();
+  Type elementType = cast<RankedTensorType>(x->getType()).getElementType();
+  if (*mode != ResampleMode::Nearest && !isa<FloatType>(elementType))
+    return emitError(ctx.loc) << "unsupported Upsample interpolation of a "
+                              << elementType << " tensor";
   ResizeOptions options;
   options.mode = *mode;
   options.transform = CoordinateTransform::Asymmetric;
@@ -329,6 +336,8 @@ LogicalResult importGridSample(NodeContext &ctx) {
   if (rankOf(*x) != 4)
     return emitError(ctx.loc)
            << "unsupported GridSample of rank " << rankOf(*x) << " (only 4-D)";
+  if (!isa<FloatType>(cast<RankedTensorType>(x->getType()).getElementType()))
+    return emitError(ctx.loc) << "unsupported GridSample of a non-float input";
   std::string modeName = ctx.getString("mode", "bilinear");
   std::optional<GridSampleMode> mode =
       llvm::StringSwitch<std::optional<GridSampleMode>>(modeName)
@@ -364,6 +373,9 @@ LogicalResult importRoiAlign(NodeContext &ctx) {
   FailureOr<Value> indices = ctx.input(2);
   if (failed(x) || failed(rois) || failed(indices))
     return failure();
+  for (Value v : {*x, *rois})
+    if (!isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()))
+      return emitError(ctx.loc) << "unsupported RoiAlign of a non-float input";
   std::string modeName = ctx.getString("mode", "avg");
   if (modeName != "avg" && modeName != "max")
     return emitError(ctx.loc)

@@ -140,22 +140,24 @@ buildGridSample(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 enum class RoiPoolMode { Avg, Max };
 
 /// Region-of-interest alignment: for each of the R boxes `rois` [R, 4]
-/// (float; x1, y1, x2, y2 in input pixel units before scaling by
-/// `spatialScale`) over the image `batchIndices` [R] (integer) of `x`
-/// [N, C, H, W] (float), pools an outputHeight x outputWidth grid of bins:
-/// each bin averages (or takes the maximum of) samplingRatio^2 bilinear
-/// samples at the bin's regularly spaced points (samplingRatio <= 0: an
-/// adaptive ceil(roi extent / output extent) per axis, which needs `rois`
-/// to be a compile-time constant, given as `constantRois`). With
-/// `halfPixel` the box is shifted by -0.5 pixel (ONNX
-/// coordinate_transformation_mode half_pixel, torchvision aligned=True)
-/// and its extent may be below 1, else it is at least 1 (output_half_pixel).
-/// Samples more than one pixel outside the image read 0; others are clamped
-/// to the border. Result: [R, C, outputHeight, outputWidth].
-/// Errors: bad ranks/shapes, non-positive output extents, adaptive sampling
-/// with run-time rois.
-/// Spec: ONNX RoiAlign-10/16 (reference: onnxruntime's RoiAlign,
-/// torchvision.ops.roi_align).
+/// (float; x1, y1, x2, y2 in input pixels before scaling by `spatialScale`)
+/// over the image `batchIndices[r]` (integer [R], clamped into [0, N)) of
+/// `x` [N, C, H, W] (float), pools an outputHeight x outputWidth grid of
+/// bins: each bin averages (Avg) the bilinear samples at a regular
+/// gh x gw grid of points inside it, or (Max) takes the largest weighted
+/// corner value of any sample (onnxruntime's definition). gh = gw =
+/// samplingRatio when positive, else ceil(bin extent) per box and axis
+/// (computed at run time: the sample grid is an scf.for nest in the body).
+/// With `halfPixel` the box is shifted by -0.5 pixel (ONNX
+/// coordinate_transformation_mode half_pixel, torchvision aligned=True),
+/// otherwise its extents are at least 1 pixel (output_half_pixel). Samples
+/// more than one pixel outside the image read 0; others are clamped to the
+/// border. Result: [R, C, outputHeight, outputWidth] of x's element type,
+/// computed in f64.
+/// Errors: bad ranks or element types, rois not [R, 4], non-positive output
+/// extents.
+/// Spec: ONNX RoiAlign-10/16 (reference: onnxruntime's RoiAlign;
+/// torchvision.ops.roi_align for Avg).
 mlir::FailureOr<mlir::Value>
 buildRoiAlign(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
               mlir::Value rois, mlir::Value batchIndices, RoiPoolMode mode,
