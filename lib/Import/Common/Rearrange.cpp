@@ -155,18 +155,28 @@ FailureOr<Value> mlprog::buildReverseSequence(OpBuilder &b, Location loc,
 FailureOr<Value> mlprog::buildOneHot(OpBuilder &b, Location loc, Value indices,
                                      int64_t depth, int64_t axis,
                                      Value offValue, Value onValue) {
+  if (depth < 0)
+    return emitError(loc) << "one_hot: invalid depth " << depth;
+  return buildOneHotDynamic(b, loc, indices, b.getIndexAttr(depth), axis,
+                            offValue, onValue);
+}
+
+FailureOr<Value> mlprog::buildOneHotDynamic(OpBuilder &b, Location loc,
+                                            Value indices, OpFoldResult depth,
+                                            int64_t axis, Value offValue,
+                                            Value onValue) {
   auto it = dyn_cast<RankedTensorType>(indices.getType());
   if (!it || !it.getElementType().isSignlessInteger())
     return emitError(loc) << "one_hot indices must be an integer tensor";
   int64_t rank = it.getRank() + 1;
-  if (axis < 0 || axis >= rank || depth < 0)
-    return emitError(loc) << "one_hot: invalid axis " << axis << " or depth "
-                          << depth;
+  if (axis < 0 || axis >= rank)
+    return emitError(loc) << "one_hot: invalid axis " << axis;
   if (offValue.getType() != onValue.getType())
     return emitError(loc) << "one_hot: on/off values differ in type";
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, indices);
-  sizes.insert(sizes.begin() + axis, b.getIndexAttr(depth));
+  sizes.insert(sizes.begin() + axis, depth);
   Value init = createEmpty(b, loc, sizes, onValue.getType());
+  Value depthIdx = getValueOrCreateConstantIndexOp(b, loc, depth);
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> exprs;
   for (int64_t d = 0; d < rank; ++d)
@@ -183,10 +193,7 @@ FailureOr<Value> mlprog::buildOneHot(OpBuilder &b, Location loc, Value indices,
                Value neg = arith::CmpIOp::create(
                    nb, nl, arith::CmpIPredicate::slt, idx, zero);
                idx = arith::SelectOp::create(
-                   nb, nl, neg,
-                   arith::AddIOp::create(
-                       nb, nl, idx,
-                       arith::ConstantIndexOp::create(nb, nl, depth)),
+                   nb, nl, neg, arith::AddIOp::create(nb, nl, idx, depthIdx),
                    idx);
                Value j = linalg::IndexOp::create(nb, nl, axis);
                Value hit = arith::CmpIOp::create(
@@ -266,13 +273,24 @@ FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "topk");
   if (failed(type))
     return failure();
-  int64_t rank = type->getRank();
-  Type et = type->getElementType();
-  if (axis < 0 || axis >= rank || !et.isIntOrFloat())
+  if (axis < 0 || axis >= type->getRank())
     return emitError(loc) << "topk: invalid axis or element type";
   int64_t n = type->getDimSize(axis);
   if (ShapedType::isDynamic(n) || k < 0 || k > n)
     return emitError(loc) << "topk: k " << k << " does not fit extent " << n;
+  return buildTopKDynamic(b, loc, x, b.getIndexAttr(k), axis, largest);
+}
+
+FailureOr<std::pair<Value, Value>>
+mlprog::buildTopKDynamic(OpBuilder &b, Location loc, Value x, OpFoldResult k,
+                         int64_t axis, bool largest) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "topk");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  Type et = type->getElementType();
+  if (axis < 0 || axis >= rank || !et.isIntOrFloat())
+    return emitError(loc) << "topk: invalid axis or element type";
   MLIRContext *ctx = b.getContext();
   bool isFloat = isa<FloatType>(et);
   // rank[.., j, ..] = #{m : x[m] before x[j]} in the sorted order.
@@ -324,7 +342,7 @@ FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
           })
           .getResult(0);
   // values[.., q, ..] = x[.., j, ..] where rank[j] == q.
-  sizes[axis] = b.getIndexAttr(k);
+  sizes[axis] = k;
   Value vInit = createFilled(b, loc, sizes, b.getZeroAttr(et));
   Value iInit = createFilled(b, loc, sizes, b.getI64IntegerAttr(0));
   maps = {AffineMap::get(rank + 1, 0, mExprs, ctx),

@@ -18,6 +18,7 @@
 
 #include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Creation.h"
+#include "mlprog/Import/Common/DynamicIndexing.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Indexing.h"
 #include "mlprog/Import/Common/Rearrange.h"
@@ -26,6 +27,7 @@
 #include "mlprog/Import/Common/Spatial.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -115,6 +117,61 @@ LogicalResult setReshaped(NodeContext &ctx, unsigned i, Value x,
   if (foldable(c) && llvm::none_of(shape, ShapedType::isDynamic))
     return setFolded(ctx, i, foldReshape(c, shape));
   return ctx.setResult(i, buildReshape(ctx.b, ctx.loc, x, shape));
+}
+
+//===--- Run-time arguments -----------------------------------------------===//
+
+/// Input `i`, an argument read at run time (axes, starts, pads, split
+/// sizes): a located error unless it is a 1-D signless-integer tensor of
+/// static length.
+FailureOr<Value> argumentTensor(NodeContext &ctx, unsigned i, StringRef what) {
+  FailureOr<Value> v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto t = dyn_cast<RankedTensorType>(v->getType());
+  if (!t || t.getRank() != 1 || t.isDynamicDim(0) ||
+      !t.getElementType().isSignlessInteger())
+    return emitError(ctx.loc)
+           << ctx.node.op_type() << ": " << what
+           << " must be a 1-D integer tensor of static length, got "
+           << v->getType();
+  return *v;
+}
+
+/// Static length of a 1-D tensor checked by argumentTensor.
+int64_t lengthOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(0);
+}
+
+/// The one element of input `i` (a scalar or a one-element tensor of an
+/// integer or, when `allowFloat`, a float type, read at run time and
+/// truncated toward zero) as an index.
+FailureOr<Value> scalarIndexInput(NodeContext &ctx, unsigned i, StringRef what,
+                                  bool allowFloat) {
+  FailureOr<Value> v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto t = dyn_cast<RankedTensorType>(v->getType());
+  Type et = t ? t.getElementType() : Type();
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1 ||
+      !(et.isSignlessInteger() || (allowFloat && isa<FloatType>(et))))
+    return emitError(ctx.loc)
+           << ctx.node.op_type() << ": " << what << " must be a one-element "
+           << (allowFloat ? "numeric" : "integer") << " tensor, got "
+           << v->getType();
+  Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
+  Value e = tensor::ExtractOp::create(ctx.b, ctx.loc, *v,
+                                      SmallVector<Value>(t.getRank(), zero));
+  if (isa<FloatType>(et))
+    e = arith::FPToSIOp::create(ctx.b, ctx.loc, ctx.b.getI64Type(), e);
+  return Value(
+      arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(), e));
+}
+
+/// The shape ONNX gives output `i`, or empty (a hint for refineToShape).
+SmallVector<int64_t> outputHint(NodeContext &ctx, unsigned i) {
+  std::optional<SmallVector<int64_t>> s = ctx.staticOutputShape(i);
+  return s ? *s : SmallVector<int64_t>();
 }
 
 //===--- Shape queries ----------------------------------------------------===//
@@ -225,7 +282,7 @@ LogicalResult importFlatten(NodeContext &ctx) {
 }
 
 /// The axes of Squeeze/Unsqueeze: attribute before opset 13, optional input
-/// since (must be a constant).
+/// since (a constant here; see hasRuntimeAxes).
 FailureOr<SmallVector<int64_t>> getAxes(NodeContext &ctx, unsigned input) {
   if (ctx.opset < 13)
     return ctx.getInts("axes");
@@ -237,9 +294,22 @@ FailureOr<SmallVector<int64_t>> getAxes(NodeContext &ctx, unsigned input) {
          << "unsupported " << ctx.node.op_type() << " with run-time axes";
 }
 
+/// Whether the axes of Squeeze/Unsqueeze are a run-time input (opset 13+).
+bool hasRuntimeAxes(NodeContext &ctx, unsigned input) {
+  return ctx.opset >= 13 && ctx.hasInput(input) && !constantInts(ctx, input);
+}
+
 /// Unsqueeze: inserts unit dims at `axes` (positions in the output, in
-/// [-r', r'), any order).
+/// [-r', r'), any order). Axes given at run time (opset 13+) give a result
+/// of rank r + len(axes) whose shape is computed at run time.
 LogicalResult importUnsqueeze(NodeContext &ctx) {
+  if (hasRuntimeAxes(ctx, 1)) {
+    FailureOr<Value> x = ctx.input(0), axes = ctx.input(1);
+    if (failed(x) || failed(axes))
+      return failure();
+    return ctx.setResult(0, buildUnsqueezeDynamic(ctx.b, ctx.loc, *x, *axes,
+                                                  outputHint(ctx, 0)));
+  }
   FailureOr<Value> x = ctx.input(0);
   FailureOr<SmallVector<int64_t>> axes = getAxes(ctx, 1);
   if (failed(x) || failed(axes))
@@ -274,8 +344,17 @@ LogicalResult importUnsqueeze(NodeContext &ctx) {
 }
 
 /// Squeeze: removes the listed dims (which must be 1; a dynamic extent is
-/// asserted to be 1), or every static unit dim without axes.
+/// asserted to be 1), or every static unit dim without axes. Axes given at
+/// run time (opset 13+) give a result of rank r - len(axes) whose shape is
+/// computed at run time.
 LogicalResult importSqueeze(NodeContext &ctx) {
+  if (hasRuntimeAxes(ctx, 1)) {
+    FailureOr<Value> x = ctx.input(0), axes = ctx.input(1);
+    if (failed(x) || failed(axes))
+      return failure();
+    return ctx.setResult(
+        0, buildSqueezeDynamic(ctx.b, ctx.loc, *x, *axes, outputHint(ctx, 0)));
+  }
   FailureOr<Value> x = ctx.input(0);
   FailureOr<SmallVector<int64_t>> axes = getAxes(ctx, 1);
   if (failed(x) || failed(axes))
@@ -436,9 +515,95 @@ LogicalResult importExpand(NodeContext &ctx) {
 
 //===--- Slicing and gathering --------------------------------------------===//
 
+/// Slice (opset 10+) whose starts, ends, axes or steps are read at run
+/// time: each dim's bounds are selected from the entries naming it (a
+/// constant axis picks its dim at import time), and the slice is a run-time
+/// gather typed with the output shape ONNX gives, where it gives one.
+LogicalResult importSliceDynamic(NodeContext &ctx, Value x) {
+  int64_t rank = rankOf(x);
+  FailureOr<Value> starts = argumentTensor(ctx, 1, "starts"),
+                   ends = argumentTensor(ctx, 2, "ends");
+  if (failed(starts) || failed(ends))
+    return failure();
+  int64_t n = lengthOf(*starts);
+  auto readOptional = [&](unsigned i, StringRef what, int64_t dflt,
+                          SmallVector<OpFoldResult> &out) -> LogicalResult {
+    if (!ctx.hasInput(i)) {
+      for (int64_t j = 0; j < n; ++j)
+        out.push_back(ctx.b.getIndexAttr(dflt < 0 ? j : dflt));
+      return success();
+    }
+    FailureOr<Value> v = argumentTensor(ctx, i, what);
+    if (failed(v))
+      return failure();
+    if (lengthOf(*v) != n)
+      return emitError(ctx.loc) << "Slice: " << what << " has " << lengthOf(*v)
+                                << " entries, starts has " << n;
+    out = extractShapeSizes(ctx.b, ctx.loc, *v);
+    return success();
+  };
+  if (lengthOf(*ends) != n)
+    return emitError(ctx.loc) << "Slice: starts and ends differ in length";
+  SmallVector<OpFoldResult> axes, steps;
+  // Default axes are [0, n): marked by dflt < 0.
+  if (failed(readOptional(3, "axes", -1, axes)) ||
+      failed(readOptional(4, "steps", 1, steps)))
+    return failure();
+  if (!ctx.hasInput(3) && n > rank)
+    return emitError(ctx.loc) << "Slice: " << n << " starts for rank " << rank;
+  SmallVector<OpFoldResult> s = extractShapeSizes(ctx.b, ctx.loc, *starts),
+                            e = extractShapeSizes(ctx.b, ctx.loc, *ends);
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  auto value = [&](OpFoldResult v) {
+    return getValueOrCreateConstantIndexOp(b, loc, v);
+  };
+  SmallVector<DynamicSliceDim> dims(rank);
+  for (int64_t j = 0; j < n; ++j) {
+    if (std::optional<int64_t> a = getConstantIntValue(axes[j])) {
+      FailureOr<int64_t> d = normalizeAxis(ctx, *a, rank);
+      if (failed(d))
+        return failure();
+      std::optional<int64_t> st = getConstantIntValue(steps[j]);
+      if (st && *st == 0)
+        return emitError(ctx.loc) << "Slice: step 0";
+      dims[*d] = {value(s[j]), value(e[j]), value(steps[j])};
+      continue;
+    }
+    // A run-time axis: every dim takes this entry's bounds if it is named.
+    Value a = value(axes[j]);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value r = arith::ConstantIndexOp::create(b, loc, rank);
+    Value neg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, zero);
+    a = arith::SelectOp::create(b, loc, neg,
+                                arith::AddIOp::create(b, loc, a, r), a);
+    for (int64_t d = 0; d < rank; ++d) {
+      DynamicSliceDim &dim = dims[d];
+      if (!dim.start) {
+        dim.start = arith::ConstantIndexOp::create(b, loc, 0);
+        dim.stop = arith::ConstantIndexOp::create(
+            b, loc, std::numeric_limits<int64_t>::max());
+        dim.step = arith::ConstantIndexOp::create(b, loc, 1);
+      }
+      Value named =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
+                                arith::ConstantIndexOp::create(b, loc, d));
+      dim.start =
+          arith::SelectOp::create(b, loc, named, value(s[j]), dim.start);
+      dim.stop = arith::SelectOp::create(b, loc, named, value(e[j]), dim.stop);
+      dim.step =
+          arith::SelectOp::create(b, loc, named, value(steps[j]), dim.step);
+    }
+  }
+  return ctx.setResult(0,
+                       buildSliceDynamic(b, loc, x, dims, outputHint(ctx, 0)));
+}
+
 /// Slice: opset 1-9 starts/ends/axes attributes; opset 10+ inputs starts,
-/// ends, axes, steps (constants). Python semantics: negative positions count
-/// from the end, out-of-range ones clamp, negative steps walk backwards.
+/// ends, axes, steps (constants here, else importSliceDynamic). Python
+/// semantics: negative positions count from the end, out-of-range ones
+/// clamp, negative steps walk backwards.
 LogicalResult importSlice(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -451,24 +616,19 @@ LogicalResult importSlice(NodeContext &ctx) {
     axes = ctx.getInts("axes");
   } else {
     std::optional<SmallVector<int64_t>> s = constantInts(ctx, 1),
-                                        e = constantInts(ctx, 2);
-    if (!s || !e)
-      return emitError(ctx.loc) << "unsupported Slice with run-time starts "
-                                   "or ends";
+                                        e = constantInts(ctx, 2), a, st;
+    if (ctx.hasInput(3))
+      a = constantInts(ctx, 3);
+    if (ctx.hasInput(4))
+      st = constantInts(ctx, 4);
+    if (!s || !e || (ctx.hasInput(3) && !a) || (ctx.hasInput(4) && !st))
+      return importSliceDynamic(ctx, *x);
     starts = *s;
     ends = *e;
-    if (ctx.hasInput(3)) {
-      std::optional<SmallVector<int64_t>> a = constantInts(ctx, 3);
-      if (!a)
-        return emitError(ctx.loc) << "unsupported Slice with run-time axes";
+    if (a)
       axes = *a;
-    }
-    if (ctx.hasInput(4)) {
-      std::optional<SmallVector<int64_t>> st = constantInts(ctx, 4);
-      if (!st)
-        return emitError(ctx.loc) << "unsupported Slice with run-time steps";
+    if (st)
       steps = *st;
-    }
   }
   if (axes.empty())
     for (int64_t d = 0; d < int64_t(starts.size()); ++d)
@@ -589,9 +749,29 @@ LogicalResult importGatherND(NodeContext &ctx) {
       0, buildGatherND(ctx.b, ctx.loc, *x, *idx, ctx.getInt("batch_dims", 0)));
 }
 
-/// Split: sizes from the `split` attribute (before 13) or input 1 (13+),
-/// else equal parts over the outputs (num_outputs in opset 18: the last
-/// piece may be smaller).
+/// Split (opset 13+) with sizes read at run time: one piece per output, each
+/// typed with the shape ONNX gives that output where it gives one.
+LogicalResult importSplitDynamic(NodeContext &ctx, Value x, int64_t axis) {
+  FailureOr<Value> split = argumentTensor(ctx, 1, "split");
+  if (failed(split))
+    return failure();
+  if (lengthOf(*split) != ctx.node.output_size())
+    return emitError(ctx.loc) << "Split: " << lengthOf(*split) << " sizes for "
+                              << ctx.node.output_size() << " outputs";
+  FailureOr<SmallVector<Value>> pieces = buildSplitDynamic(
+      ctx.b, ctx.loc, x, axis, extractShapeSizes(ctx.b, ctx.loc, *split));
+  if (failed(pieces))
+    return failure();
+  for (auto [i, p] : llvm::enumerate(*pieces))
+    if (failed(ctx.setResult(
+            i, refineToShape(ctx.b, ctx.loc, p, outputHint(ctx, i)))))
+      return failure();
+  return success();
+}
+
+/// Split: sizes from the `split` attribute (before 13) or input 1 (13+; a
+/// constant, else importSplitDynamic), else equal parts over the outputs
+/// (num_outputs in opset 18: the last piece may be smaller).
 LogicalResult importSplit(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -607,7 +787,7 @@ LogicalResult importSplit(NodeContext &ctx) {
   } else if (ctx.hasInput(1)) {
     std::optional<SmallVector<int64_t>> c = constantInts(ctx, 1);
     if (!c)
-      return emitError(ctx.loc) << "unsupported Split with run-time sizes";
+      return importSplitDynamic(ctx, *x, *axis);
     sizes = *c;
   }
   int64_t extent = type.getDimSize(*axis);
@@ -823,18 +1003,30 @@ LogicalResult importReverseSequence(NodeContext &ctx) {
                                                ctx.getInt("time_axis", 0)));
 }
 
-/// OneHot (opset 9+): depth a constant scalar, values [off, on], axis -1
-/// by default (in [-r-1, r]).
+/// OneHot (opset 9+): depth a scalar (a constant, or read at run time,
+/// giving a dynamic extent typed with the output shape ONNX gives), values
+/// [off, on], axis -1 by default (in [-r-1, r]).
 LogicalResult importOneHot(NodeContext &ctx) {
   FailureOr<Value> idx = ctx.input(0), values = ctx.input(2);
   if (failed(idx) || failed(values))
     return failure();
-  DenseElementsAttr depth = ctx.optionalConstantInput(1);
-  if (!depth || depth.getNumElements() != 1)
-    return emitError(ctx.loc) << "unsupported OneHot with a run-time depth";
-  Attribute d = depth.getValues<Attribute>()[0];
-  int64_t n = isa<FloatAttr>(d) ? int64_t(cast<FloatAttr>(d).getValueAsDouble())
-                                : cast<IntegerAttr>(d).getInt();
+  OpFoldResult n;
+  if (DenseElementsAttr depth = ctx.optionalConstantInput(1)) {
+    if (depth.getNumElements() != 1)
+      return emitError(ctx.loc) << "OneHot: depth must have one element";
+    Attribute d = depth.getValues<Attribute>()[0];
+    int64_t v = isa<FloatAttr>(d)
+                    ? int64_t(cast<FloatAttr>(d).getValueAsDouble())
+                    : cast<IntegerAttr>(d).getInt();
+    if (v < 0)
+      return emitError(ctx.loc) << "OneHot: negative depth " << v;
+    n = ctx.b.getIndexAttr(v);
+  } else {
+    FailureOr<Value> d = scalarIndexInput(ctx, 1, "depth", /*allowFloat=*/true);
+    if (failed(d))
+      return failure();
+    n = *d;
+  }
   Value indices = *idx;
   Type it = getElementTypeOrSelf(indices.getType());
   if (isa<FloatType>(it)) {
@@ -856,40 +1048,130 @@ LogicalResult importOneHot(NodeContext &ctx) {
   Value one = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 1);
   Value off = tensor::ExtractOp::create(ctx.b, ctx.loc, *values, zero);
   Value on = tensor::ExtractOp::create(ctx.b, ctx.loc, *values, one);
+  FailureOr<Value> r =
+      buildOneHotDynamic(ctx.b, ctx.loc, indices, n, *axis, off, on);
+  if (failed(r))
+    return failure();
   return ctx.setResult(0,
-                       buildOneHot(ctx.b, ctx.loc, indices, n, *axis, off, on));
+                       refineToShape(ctx.b, ctx.loc, *r, outputHint(ctx, 0)));
 }
 
 /// TopK (opset 10+; k as input, largest/sorted since 11): sorted results
-/// (sorted = 0 leaves the order unspecified, so sorted is valid).
+/// (sorted = 0 leaves the order unspecified, so sorted is valid). A k read
+/// at run time gives a dynamic extent, typed with the output shapes ONNX
+/// gives; k larger than the extent is undefined behaviour.
 LogicalResult importTopK(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  int64_t k;
-  if (ctx.opset < 10) {
-    k = ctx.getInt("k", 0);
-  } else {
-    std::optional<SmallVector<int64_t>> c = constantInts(ctx, 1);
-    if (!c || c->size() != 1)
-      return emitError(ctx.loc) << "unsupported TopK with a run-time k";
-    k = (*c)[0];
-  }
   FailureOr<int64_t> axis =
       normalizeAxis(ctx, ctx.getInt("axis", -1), rankOf(*x));
   if (failed(axis))
     return failure();
-  FailureOr<std::pair<Value, Value>> r =
-      buildTopK(ctx.b, ctx.loc, *x, k, *axis, ctx.getInt("largest", 1));
-  if (failed(r) || failed(ctx.setResult(0, r->first)))
+  bool largest = ctx.getInt("largest", 1);
+  FailureOr<std::pair<Value, Value>> r;
+  std::optional<SmallVector<int64_t>> c;
+  if (ctx.opset < 10)
+    c = SmallVector<int64_t>{ctx.getInt("k", 0)};
+  else
+    c = constantInts(ctx, 1);
+  if (c) {
+    if (c->size() != 1)
+      return emitError(ctx.loc) << "TopK: k must have one element";
+    r = buildTopK(ctx.b, ctx.loc, *x, (*c)[0], *axis, largest);
+  } else {
+    FailureOr<Value> k = scalarIndexInput(ctx, 1, "k", /*allowFloat=*/false);
+    if (failed(k))
+      return failure();
+    r = buildTopKDynamic(ctx.b, ctx.loc, *x, *k, *axis, largest);
+  }
+  if (failed(r) ||
+      failed(ctx.setResult(
+          0, refineToShape(ctx.b, ctx.loc, r->first, outputHint(ctx, 0)))))
     return failure();
-  return ctx.setResult(1, r->second);
+  return ctx.setResult(
+      1, refineToShape(ctx.b, ctx.loc, r->second, outputHint(ctx, 1)));
+}
+
+/// The Pad mode attribute; a located error for unknown modes.
+FailureOr<PadMode> padMode(NodeContext &ctx) {
+  std::string mode = ctx.getString("mode", "constant");
+  if (mode == "constant")
+    return PadMode::Constant;
+  if (mode == "reflect")
+    return PadMode::Reflect;
+  if (mode == "edge")
+    return PadMode::Replicate;
+  return emitError(ctx.loc) << "unsupported Pad mode '" << mode << "'";
+}
+
+/// The padded axes of Pad (input 3, opset 18+, a constant), normalized; all
+/// dims without it.
+FailureOr<SmallVector<int64_t>> padAxes(NodeContext &ctx, int64_t rank) {
+  SmallVector<int64_t> axes;
+  if (!ctx.hasInput(3)) {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  std::optional<SmallVector<int64_t>> a = constantInts(ctx, 3);
+  if (!a)
+    return emitError(ctx.loc) << "unsupported Pad with run-time axes";
+  for (int64_t ax : *a) {
+    FailureOr<int64_t> n = normalizeAxis(ctx, ax, rank);
+    if (failed(n))
+      return failure();
+    axes.push_back(*n);
+  }
+  return axes;
+}
+
+/// Pad (opset 11+) whose pads or constant_value are read at run time, or
+/// whose pads are negative (cropping): a run-time pad typed with the output
+/// shape ONNX gives, where it gives one.
+LogicalResult importPadDynamic(NodeContext &ctx, Value x) {
+  int64_t rank = rankOf(x);
+  FailureOr<SmallVector<int64_t>> axes = padAxes(ctx, rank);
+  FailureOr<PadMode> mode = padMode(ctx);
+  FailureOr<Value> pads = argumentTensor(ctx, 1, "pads");
+  if (failed(axes) || failed(mode) || failed(pads))
+    return failure();
+  int64_t na = axes->size();
+  if (lengthOf(*pads) != 2 * na)
+    return emitError(ctx.loc)
+           << "Pad: expected " << 2 * na << " pads, got " << lengthOf(*pads);
+  SmallVector<OpFoldResult> p = extractShapeSizes(ctx.b, ctx.loc, *pads);
+  SmallVector<OpFoldResult> low(rank, ctx.b.getIndexAttr(0)),
+      high(rank, ctx.b.getIndexAttr(0));
+  for (int64_t i = 0; i < na; ++i) {
+    low[(*axes)[i]] = p[i];
+    high[(*axes)[i]] = p[i + na];
+  }
+  Value fill;
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> v = ctx.input(2);
+    if (failed(v))
+      return failure();
+    auto vt = dyn_cast<RankedTensorType>(v->getType());
+    Type et = cast<RankedTensorType>(x.getType()).getElementType();
+    if (!vt || !vt.hasStaticShape() || vt.getNumElements() != 1 ||
+        vt.getElementType() != et)
+      return emitError(ctx.loc) << "Pad: constant_value must be one element "
+                                   "of the input's type "
+                                << et << ", got " << v->getType();
+    Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
+    fill = tensor::ExtractOp::create(ctx.b, ctx.loc, *v,
+                                     SmallVector<Value>(vt.getRank(), zero));
+  }
+  return ctx.setResult(0, buildPadDynamic(ctx.b, ctx.loc, x, low, high, *mode,
+                                          fill, outputHint(ctx, 0)));
 }
 
 /// Pad: mode constant (default), reflect or edge; pads as an attribute
 /// (before opset 11, `value` the fill) or input 1 (11+, with the fill in
-/// optional input 2 and, since 18, the padded axes in input 3). Negative
-/// pads (cropping) are not supported.
+/// optional input 2 and, since 18, the padded axes in input 3). Pads or a
+/// fill read at run time, and negative pads (cropping), go through
+/// importPadDynamic.
 LogicalResult importPad(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -902,14 +1184,16 @@ LogicalResult importPad(NodeContext &ctx) {
     value = ctx.getFloat("value", 0.0);
   } else {
     std::optional<SmallVector<int64_t>> c = constantInts(ctx, 1);
-    if (!c)
-      return emitError(ctx.loc) << "unsupported Pad with run-time pads";
+    if (!c || llvm::any_of(*c, [](int64_t p) { return p < 0; }))
+      return importPadDynamic(ctx, *x);
     pads = *c;
     if (ctx.hasInput(2)) {
       DenseElementsAttr v = ctx.optionalConstantInput(2);
-      if (!v || v.getNumElements() != 1)
-        return emitError(ctx.loc)
-               << "unsupported Pad with a run-time constant_value";
+      if (!v)
+        return importPadDynamic(ctx, *x);
+      if (v.getNumElements() != 1)
+        return emitError(ctx.loc) << "Pad: constant_value must have one "
+                                     "element";
       Attribute a = v.getValues<Attribute>()[0];
       if (auto f = dyn_cast<FloatAttr>(a))
         value = f.getValueAsDouble();
@@ -919,43 +1203,24 @@ LogicalResult importPad(NodeContext &ctx) {
         return emitError(ctx.loc) << "unsupported Pad constant_value";
     }
   }
-  SmallVector<int64_t> axes;
-  if (ctx.hasInput(3)) {
-    std::optional<SmallVector<int64_t>> a = constantInts(ctx, 3);
-    if (!a)
-      return emitError(ctx.loc) << "unsupported Pad with run-time axes";
-    for (int64_t ax : *a) {
-      FailureOr<int64_t> n = normalizeAxis(ctx, ax, rank);
-      if (failed(n))
-        return failure();
-      axes.push_back(*n);
-    }
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
-  int64_t na = axes.size();
+  FailureOr<SmallVector<int64_t>> axes = padAxes(ctx, rank);
+  if (failed(axes))
+    return failure();
+  int64_t na = axes->size();
   if (int64_t(pads.size()) != 2 * na)
     return emitError(ctx.loc)
            << "Pad: expected " << 2 * na << " pads, got " << pads.size();
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
   for (int64_t i = 0; i < na; ++i) {
-    low[axes[i]] = pads[i];
-    high[axes[i]] = pads[i + na];
+    low[(*axes)[i]] = pads[i];
+    high[(*axes)[i]] = pads[i + na];
   }
   if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return emitError(ctx.loc) << "unsupported Pad with negative pads";
-  std::string mode = ctx.getString("mode", "constant");
-  PadMode m;
-  if (mode == "constant")
-    m = PadMode::Constant;
-  else if (mode == "reflect")
-    m = PadMode::Reflect;
-  else if (mode == "edge")
-    m = PadMode::Replicate;
-  else
-    return emitError(ctx.loc) << "unsupported Pad mode '" << mode << "'";
-  return ctx.setResult(0, buildPad(ctx.b, ctx.loc, *x, low, high, m, value));
+  FailureOr<PadMode> m = padMode(ctx);
+  if (failed(m))
+    return failure();
+  return ctx.setResult(0, buildPad(ctx.b, ctx.loc, *x, low, high, *m, value));
 }
 
 //===--- Sliding windows --------------------------------------------------===//

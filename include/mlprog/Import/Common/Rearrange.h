@@ -118,6 +118,24 @@ mlir::FailureOr<mlir::Value>
 buildRangeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value start,
                   mlir::Value limit, mlir::Value delta);
 
+/// buildOneHot with a run-time `depth` (an index Value or attribute, >= 0;
+/// the new dim is dynamic unless `depth` is an attribute).
+/// Spec: ONNX OneHot with a non-constant depth input.
+mlir::FailureOr<mlir::Value>
+buildOneHotDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value indices,
+                   mlir::OpFoldResult depth, int64_t axis, mlir::Value offValue,
+                   mlir::Value onValue);
+
+/// buildTopK with a run-time `k` (an index Value or attribute): the result
+/// extent along `axis` is `k`, dynamic unless `k` is an attribute; the
+/// extent along `axis` may be dynamic. k in [0, extent] is the caller's
+/// contract (checked by buildTopK for static k); a larger k leaves the
+/// extra entries 0.
+/// Spec: ONNX TopK with a non-constant k input.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildTopKDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::OpFoldResult k, int64_t axis, bool largest);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_REARRANGE_H
