@@ -39,6 +39,7 @@ every failure makes the exit status 1.
           --write-coverage docs/onnx-op-coverage.md
 """
 import argparse
+import ast
 import collections
 import concurrent.futures
 import glob
@@ -62,6 +63,69 @@ def read_tensor(path):
     with open(path, "rb") as f:
         tensor.ParseFromString(f.read())
     return numpy_helper.to_array(tensor)
+
+
+# bfloat16 tensors: numpy has no bfloat16 dtype. mlprog-run reads and
+# writes them as .npy files whose header says 'descr': 'bfloat16' (see
+# include/mlprog/Runtime/Npy.h); here they are held as '<u2' arrays of bit
+# patterns. The ONNX test data stores them as uint16 bit patterns too (or as
+# BFLOAT16 tensors, which numpy_helper widens to float32). Outputs are
+# compared as the float32 values the bit patterns stand for, with the usual
+# tolerances (one bfloat16 ulp is 2**-8 relative, well above --rtol, so a
+# different rounding still shows).
+BF16 = onnx.TensorProto.BFLOAT16
+
+
+def to_bf16_bits(array):
+    """bfloat16 bit patterns of test data for a bfloat16 value."""
+    if array.dtype == np.uint16:
+        return array
+    return (np.asarray(array, np.float32).view(np.uint32) >> 16).astype(
+        np.uint16)
+
+
+def bf16_bits_to_f32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def save_npy(path, array, elem_type):
+    if elem_type != BF16:
+        np.save(path, array)
+        return
+    bits = np.ascontiguousarray(to_bf16_bits(array), dtype="<u2")
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "bfloat16", "fortran_order": False,
+                "shape": bits.shape})
+        f.write(bits.tobytes())
+
+
+def load_npy(path):
+    """(array, is_bf16); bfloat16 files come back as '<u2' bit patterns."""
+    with open(path, "rb") as f:
+        major, _ = np.lib.format.read_magic(f)
+        try:
+            header = (np.lib.format.read_array_header_1_0(f) if major == 1
+                      else np.lib.format.read_array_header_2_0(f))
+        except ValueError:
+            f.seek(8)
+            size = int.from_bytes(f.read(2 if major == 1 else 4), "little")
+            header = ast.literal_eval(f.read(size).decode("latin1"))
+            if header.get("descr") != "bfloat16":
+                raise
+            shape = tuple(header["shape"])
+            bits = np.frombuffer(f.read(), dtype="<u2")
+            return bits[:int(np.prod(shape))].reshape(shape), True
+    return np.load(path), False
+
+
+def graph_input_types(case_dir):
+    """ONNX element types of the model's non-initializer inputs, in order."""
+    m = onnx.load(os.path.join(case_dir, "model.onnx"),
+                  load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    return [i.type.tensor_type.elem_type for i in m.graph.input
+            if i.name not in inits]
 
 
 def compare(got, want, rtol, atol):
@@ -96,16 +160,21 @@ def run_case(case_dir, tools, rtol, atol, timeout):
             if m and proc.returncode == 1:
                 return "skipped", m.group(1)[:200]
             return "failed", "import: " + error
+        try:
+            input_types = graph_input_types(case_dir)
+        except Exception:  # the importer accepted it; types are a nicety
+            input_types = []
         for data_set in sorted(glob.glob(os.path.join(case_dir,
                                                       "test_data_set_*"))):
             status, detail = run_data_set(run, mlir, data_set, tmp, rtol,
-                                          atol, timeout)
+                                          atol, timeout, input_types)
             if status != "passed":
                 return status, detail
     return "passed", ""
 
 
-def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout):
+def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
+                 input_types=()):
     inputs = sorted(glob.glob(os.path.join(data_set, "input_*.pb")),
                     key=index_of)
     outputs = sorted(glob.glob(os.path.join(data_set, "output_*.pb")),
@@ -113,7 +182,8 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout):
     cmd = [run, mlir, "--output-dir", os.path.join(tmp, "out")]
     for i, path in enumerate(inputs):
         npy = os.path.join(tmp, f"input_{i}.npy")
-        np.save(npy, read_tensor(path))
+        save_npy(npy, read_tensor(path),
+                 input_types[i] if i < len(input_types) else 0)
         cmd += ["--input", npy]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True,
@@ -126,7 +196,12 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout):
         got_path = os.path.join(tmp, "out", f"output_{i}.npy")
         if not os.path.exists(got_path):
             return "failed", f"output {i} missing"
-        problem = compare(np.load(got_path), read_tensor(path), rtol, atol)
+        got, got_bf16 = load_npy(got_path)
+        want = read_tensor(path)
+        if got_bf16:
+            got, want = bf16_bits_to_f32(got), bf16_bits_to_f32(
+                to_bf16_bits(want))
+        problem = compare(got, want, rtol, atol)
         if problem:
             return "failed", f"output {i}: {problem}"
     return "passed", ""

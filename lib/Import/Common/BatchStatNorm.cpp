@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -86,4 +87,23 @@ FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc,
   if (succeeded(y) && bias)
     y = buildElementwiseBinary(b, loc, BinaryOpKind::Add, *y, bias);
   return y;
+}
+
+FailureOr<Value> mlprog::buildRunningAverage(OpBuilder &b, Location loc,
+                                             Value running, Value batch,
+                                             double keep) {
+  Type et = getElementTypeOrSelf(running.getType());
+  if (!isa<FloatType>(et) || getElementTypeOrSelf(batch.getType()) != et)
+    return emitError(loc) << "running average needs float tensors of one "
+                             "element type, got "
+                          << running.getType() << " and " << batch.getType();
+  return buildBroadcastedGeneric(
+      b, loc, {running, batch}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value r =
+            arith::MulFOp::create(nb, nl, a[0], createScalar(nb, nl, et, keep));
+        Value t = arith::MulFOp::create(nb, nl, a[1],
+                                        createScalar(nb, nl, et, 1.0 - keep));
+        return arith::AddFOp::create(nb, nl, r, t);
+      });
 }

@@ -15,6 +15,7 @@
 #include "mlprog/Import/Common/Activation.h"
 #include "mlprog/Import/Common/AxisOps.h"
 #include "mlprog/Import/Common/AxisReduce.h"
+#include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/ElementwiseMath.h"
 #include "mlprog/Import/Common/Logical.h"
@@ -78,41 +79,41 @@ Value selectCandidate(NodeContext &ctx, ArrayRef<std::pair<Value, Value>> c) {
 
 //===--- Casts ------------------------------------------------------------===//
 
-/// bfloat16 tensors cannot cross the runner's .npy interface yet, so casts
-/// from or to bfloat16 are reported unsupported rather than half-working.
-LogicalResult rejectBF16(NodeContext &ctx, Type from, Type to) {
-  if (!from.isBF16() && !to.isBF16())
-    return success();
-  return emitError(ctx.loc) << "unsupported " << ctx.node.op_type() << " from "
-                            << from << " to " << to << " (bfloat16)";
+/// Converts `x` to `to` as ONNX Cast does: float -> bfloat16 truncates
+/// (the rounding of ONNX 1.12's reference and test data), everything else
+/// as buildCast.
+FailureOr<Value> castTo(NodeContext &ctx, Value x, Type to, bool srcUnsigned,
+                        bool dstUnsigned) {
+  if (to.isBF16() && isa<FloatType>(getElementTypeOrSelf(x.getType())))
+    return buildTruncateToBF16(ctx.b, ctx.loc, x);
+  return buildCast(ctx.b, ctx.loc, x, to, srcUnsigned, dstUnsigned);
 }
 
 /// Cast (opset 6+; `to` an ONNX data type). Strings and float8 types are
-/// unsupported; float -> integer truncates toward zero.
+/// unsupported; float -> integer truncates toward zero; float -> bfloat16
+/// truncates the f32 value (ONNX 1.12's reference; later ONNX versions round
+/// to nearest even).
 LogicalResult importCast(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
   int64_t to = ctx.getInt("to", 0);
   FailureOr<Type> et = convertElementType(ctx.loc, int32_t(to));
-  if (failed(et) ||
-      failed(rejectBF16(ctx, getElementTypeOrSelf(x->getType()), *et)))
+  if (failed(et))
     return failure();
-  return ctx.setResult(0, buildCast(ctx.b, ctx.loc, *x, *et,
-                                    ctx.isUnsignedInput(0),
-                                    isUnsignedDataType(int32_t(to))));
+  ctx.setOutputDataType(0, int32_t(to));
+  return ctx.setResult(0, castTo(ctx, *x, *et, ctx.isUnsignedInput(0),
+                                 isUnsignedDataType(int32_t(to))));
 }
 
 /// CastLike (opset 15+): Cast to the element type of input 1.
 LogicalResult importCastLike(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), like = ctx.input(1);
-  if (failed(x) || failed(like) ||
-      failed(rejectBF16(ctx, getElementTypeOrSelf(x->getType()),
-                        getElementTypeOrSelf(like->getType()))))
+  if (failed(x) || failed(like))
     return failure();
-  return ctx.setResult(
-      0, buildCast(ctx.b, ctx.loc, *x, getElementTypeOrSelf(like->getType()),
-                   ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
+  return ctx.setResult(0,
+                       castTo(ctx, *x, getElementTypeOrSelf(like->getType()),
+                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
 }
 
 //===--- Elementwise ------------------------------------------------------===//

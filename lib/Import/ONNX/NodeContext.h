@@ -18,6 +18,10 @@
 
 #include "onnx/onnx_pb.h"
 
+namespace mlprog {
+struct WindowParams;
+} // namespace mlprog
+
 namespace mlprog::onnx_import {
 
 /// The named values of a graph under import.
@@ -151,6 +155,13 @@ public:
   /// Binds output `i` to `value` and records its compile-time value.
   void setConstantResult(unsigned i, mlir::Value value,
                          mlir::DenseElementsAttr constant);
+  /// Records the ONNX data type of output `i` when the model declares none
+  /// (values inside expanded function bodies), so that consumers can tell
+  /// unsigned from signed integers.
+  void setOutputDataType(unsigned i, int32_t dataType) {
+    if (hasOutput(i) && !graph.dataType(node.output(i)))
+      graph.recordDataType(node.output(i), dataType);
+  }
 
 private:
   GraphState &graph;
@@ -199,6 +210,15 @@ mlir::FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis,
                                        int64_t rank, bool inclusiveEnd = false);
 /// Rank of a ranked tensor value.
 int64_t rankOf(mlir::Value v);
+
+/// Strides, dilations and pads of Conv/MaxPool/AveragePool (and their
+/// integer/quantized variants) for a window of extents `kernel` over
+/// `input`; `auto_pad` (NOTSET, VALID, SAME_UPPER, SAME_LOWER) overrides
+/// `pads`, which lists all begins then all ends. Located errors on
+/// malformed attributes.
+mlir::FailureOr<WindowParams> getWindowParams(NodeContext &ctx,
+                                              mlir::Value input,
+                                              llvm::ArrayRef<int64_t> kernel);
 
 } // namespace mlprog::onnx_import
 

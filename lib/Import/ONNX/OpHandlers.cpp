@@ -10,6 +10,7 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
+#include "mlprog/Import/Common/BatchStatNorm.h"
 #include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Reduction.h"
@@ -103,21 +104,45 @@ LogicalResult importDropout(NodeContext &ctx) {
   return ctx.setResult(0, x);
 }
 
-/// BatchNormalization, inference only (opset 14+: training_mode = 0; before
-/// opset 9: spatial = 1). Training outputs (running mean/var) are rejected.
+/// BatchNormalization in training mode (opset 14+, training_mode = 1):
+/// normalizes with the batch statistics and returns the running averages
+/// `running * momentum + batch * (1 - momentum)` (biased batch variance) as
+/// outputs 1 and 2.
+LogicalResult importBatchNormTraining(NodeContext &ctx, ArrayRef<Value> in) {
+  FailureOr<BatchNormTrainingResult> r = buildBatchNormTraining(
+      ctx.b, ctx.loc, in[0], in[1], in[2], ctx.getFloat("epsilon", 1e-5));
+  if (failed(r) || failed(ctx.setResult(0, r->output)))
+    return failure();
+  double momentum = ctx.getFloat("momentum", 0.9);
+  if (ctx.hasOutput(1) &&
+      failed(ctx.setResult(
+          1, buildRunningAverage(ctx.b, ctx.loc, in[3], r->mean, momentum))))
+    return failure();
+  if (ctx.hasOutput(2) &&
+      failed(ctx.setResult(2, buildRunningAverage(ctx.b, ctx.loc, in[4],
+                                                  r->biasedVar, momentum))))
+    return failure();
+  return success();
+}
+
+/// BatchNormalization: inference (before opset 9: spatial = 1), or training
+/// mode from opset 14 (training_mode = 1, see importBatchNormTraining).
+/// The training outputs of opsets before 14 are rejected.
 LogicalResult importBatchNorm(NodeContext &ctx) {
-  if (int64_t mode = ctx.getInt("training_mode", 0))
+  int64_t mode = ctx.getInt("training_mode", 0);
+  if (mode != 0 && (mode != 1 || ctx.opset < 14))
     return emitError(ctx.loc)
            << "unsupported BatchNormalization attribute training_mode=" << mode;
   if (ctx.opset < 9 && ctx.getInt("spatial", 1) != 1)
     return emitError(ctx.loc)
            << "unsupported BatchNormalization attribute spatial="
            << ctx.getInt("spatial", 1);
-  for (int i = 1; i < ctx.node.output_size(); ++i)
-    if (ctx.hasOutput(i))
-      return emitError(ctx.loc) << "unsupported BatchNormalization training "
-                                   "output "
-                                << i;
+  if (!mode)
+    for (int i = 1; i < ctx.node.output_size(); ++i)
+      if (ctx.hasOutput(i))
+        return emitError(ctx.loc) << "unsupported BatchNormalization training "
+                                     "output "
+                                  << i;
   SmallVector<Value> in;
   for (unsigned i = 0; i < 5; ++i) {
     FailureOr<Value> v = ctx.input(i);
@@ -125,6 +150,8 @@ LogicalResult importBatchNorm(NodeContext &ctx) {
       return failure();
     in.push_back(*v);
   }
+  if (mode)
+    return importBatchNormTraining(ctx, in);
   return ctx.setResult(
       0, buildBatchNormInference(ctx.b, ctx.loc, in[0], in[1], in[2], in[3],
                                  in[4], ctx.getFloat("epsilon", 1e-5)));
@@ -172,9 +199,8 @@ LogicalResult importGemm(NodeContext &ctx) {
 
 //===--- Sliding windows --------------------------------------------------===//
 
-/// Strides, dilations and pads of Conv/MaxPool/AveragePool; `auto_pad`
-/// (NOTSET, VALID, SAME_UPPER, SAME_LOWER) overrides `pads`, which lists all
-/// begins then all ends.
+} // namespace
+
 FailureOr<WindowParams> getWindowParams(NodeContext &ctx, Value input,
                                         ArrayRef<int64_t> kernel) {
   WindowParams params;
@@ -209,6 +235,8 @@ FailureOr<WindowParams> getWindowParams(NodeContext &ctx, Value input,
                      params);
   return params;
 }
+
+namespace {
 
 /// Conv: group = 1, strides/dilations 1, pads 0 by default; kernel_shape
 /// defaults to the filter's spatial extents; bias B optional.

@@ -1,18 +1,218 @@
 //===- QuantizationOps.cpp - ONNX quantization ops ------------------------===//
 //
-// Handlers for ONNX quantize, dequantize, integer matmul/conv.
+// Handlers for ONNX quantize, dequantize, integer matmul/conv. The
+// semantics live in mlprog/Import/Common/Quantization.h; here the ONNX
+// element types (uint8 vs int8, which MLIR's signless integers do not
+// distinguish) pick the signedness of each operand and result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NodeContext.h"
+#include "TensorConversion.h"
+
+#include "mlprog/Import/Common/Quantization.h"
+#include "mlprog/Import/Common/Spatial.h"
+
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
 namespace mlprog::onnx_import {
+namespace {
+
+/// Inputs `first` .. `first + count - 1`, all required.
+FailureOr<SmallVector<Value>> requiredInputs(NodeContext &ctx, unsigned first,
+                                             unsigned count) {
+  SmallVector<Value> values;
+  for (unsigned i = first; i < first + count; ++i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  return values;
+}
+
+/// Whether integer input `i` is unsigned; when its ONNX type is unknown
+/// (e.g. inside an expanded function body), that of input `other`, which
+/// has the same ONNX type by the op's type constraints.
+bool isUnsigned(NodeContext &ctx, unsigned i, unsigned other) {
+  return ctx.isUnsignedInput(i) || ctx.isUnsignedInput(other);
+}
+
+/// The quantized type given by the zero point input `zpIndex`: its element
+/// type (uint8 when `dfltUnsigned` and the input is absent).
+FailureOr<QuantizedType> zeroPointType(NodeContext &ctx, unsigned zpIndex) {
+  Value zp = ctx.optionalInput(zpIndex);
+  if (!zp)
+    return QuantizedType{ctx.b.getIntegerType(8), /*isUnsigned=*/true};
+  auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(zp.getType()));
+  if (!it || it.getWidth() == 1)
+    return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
+                              << " zero point of type " << zp.getType();
+  return QuantizedType{it, ctx.isUnsignedInput(zpIndex)};
+}
+
+/// The quantization axis of QuantizeLinear/DequantizeLinear: the `axis`
+/// attribute (default 1) from opset 13; none before (per-tensor only). An
+/// axis outside the input's rank is reported by the builder only if a
+/// parameter is per-axis.
+std::optional<int64_t> quantAxis(NodeContext &ctx, Value x) {
+  if (ctx.opset < 13)
+    return std::nullopt;
+  int64_t rank = rankOf(x), axis = ctx.getInt("axis", 1);
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Records the ONNX type of output 0 from a quantized type.
+void recordQuantizedOutput(NodeContext &ctx, QuantizedType t) {
+  if (t.type.getWidth() == 8)
+    ctx.setOutputDataType(0, t.isUnsigned ? onnx::TensorProto::UINT8
+                                          : onnx::TensorProto::INT8);
+}
+
+/// QuantizeLinear (opsets 10 and 13): y = saturate(round(x / y_scale) +
+/// y_zero_point), uint8 without a zero point; per-axis scale and zero point
+/// along `axis` from opset 13. Rounding is half to even.
+LogicalResult importQuantizeLinear(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
+  if (failed(in))
+    return failure();
+  FailureOr<QuantizedType> type = zeroPointType(ctx, 2);
+  if (failed(type))
+    return failure();
+  recordQuantizedOutput(ctx, *type);
+  return ctx.setResult(0, buildQuantizeLinear(ctx.b, ctx.loc, (*in)[0],
+                                              (*in)[1], ctx.optionalInput(2),
+                                              quantAxis(ctx, (*in)[0]), *type));
+}
+
+/// DequantizeLinear (opsets 10 and 13): y = (x - x_zero_point) * x_scale
+/// for int8, uint8 and int32 x; per-axis scale and zero point along `axis`
+/// from opset 13.
+LogicalResult importDequantizeLinear(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
+  if (failed(in))
+    return failure();
+  return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, (*in)[0],
+                                                (*in)[1], ctx.optionalInput(2),
+                                                quantAxis(ctx, (*in)[0]),
+                                                isUnsigned(ctx, 0, 2)));
+}
+
+/// MatMulInteger (opset 10): (A - a_zero_point) @ (B - b_zero_point) in
+/// int32; zero points per-tensor, per-row of A and per-column of B.
+LogicalResult importMatMulInteger(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
+  if (failed(in))
+    return failure();
+  ctx.setOutputDataType(0, onnx::TensorProto::INT32);
+  return ctx.setResult(
+      0, buildMatMulInteger(ctx.b, ctx.loc, (*in)[0], (*in)[1],
+                            ctx.optionalInput(2), ctx.optionalInput(3),
+                            isUnsigned(ctx, 0, 2), isUnsigned(ctx, 1, 3)));
+}
+
+/// The window geometry and groups of ConvInteger/QLinearConv, whose
+/// attributes are Conv's (kernel_shape defaults to the filter's extents).
+FailureOr<WindowParams> convParams(NodeContext &ctx, Value x, Value w) {
+  auto wt = cast<RankedTensorType>(w.getType());
+  if (wt.getRank() < 3)
+    return emitError(ctx.loc)
+           << ctx.node.op_type() << " weight must have rank >= 3, got "
+           << w.getType();
+  return getWindowParams(ctx, x, wt.getShape().drop_front(2));
+}
+
+/// ConvInteger (opset 10): Conv of (x - x_zero_point) and (w -
+/// w_zero_point) accumulated in int32; w_zero_point per-tensor or per
+/// output channel.
+LogicalResult importConvInteger(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
+  if (failed(in))
+    return failure();
+  FailureOr<WindowParams> params = convParams(ctx, (*in)[0], (*in)[1]);
+  if (failed(params))
+    return failure();
+  ctx.setOutputDataType(0, onnx::TensorProto::INT32);
+  return ctx.setResult(
+      0, buildConvInteger(ctx.b, ctx.loc, (*in)[0], (*in)[1],
+                          ctx.optionalInput(2), ctx.optionalInput(3),
+                          /*bias=*/Value(), *params, ctx.getInt("group", 1),
+                          isUnsigned(ctx, 0, 2), isUnsigned(ctx, 1, 3)));
+}
+
+/// QLinearMatMul (opset 10): inputs a, a_scale, a_zero_point, b, b_scale,
+/// b_zero_point, y_scale, y_zero_point. The int32 product of the shifted
+/// operands is requantized with a_scale * b_scale / y_scale (a_scale
+/// per-tensor or per-row, b_scale per-tensor or per-column).
+LogicalResult importQLinearMatMul(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 8);
+  if (failed(in))
+    return failure();
+  Value a = (*in)[0], aScale = (*in)[1], aZp = (*in)[2], b = (*in)[3],
+        bScale = (*in)[4], bZp = (*in)[5], yScale = (*in)[6], yZp = (*in)[7];
+  FailureOr<QuantizedType> type = zeroPointType(ctx, 7);
+  if (failed(type))
+    return failure();
+  FailureOr<Value> acc =
+      buildMatMulInteger(ctx.b, ctx.loc, a, b, aZp, bZp, isUnsigned(ctx, 0, 2),
+                         isUnsigned(ctx, 3, 5));
+  if (failed(acc))
+    return failure();
+  recordQuantizedOutput(ctx, *type);
+  aScale = alignPerRowParam(ctx.b, ctx.loc, aScale, rankOf(a));
+  return ctx.setResult(0, buildRequantize(ctx.b, ctx.loc, *acc, aScale, bScale,
+                                          yScale, yZp, *type));
+}
+
+/// QLinearConv (opset 10): inputs x, x_scale, x_zero_point, w, w_scale,
+/// w_zero_point, y_scale, y_zero_point and optional int32 bias B; Conv's
+/// attributes. w_scale and w_zero_point are per-tensor or per output
+/// channel.
+LogicalResult importQLinearConv(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 8);
+  if (failed(in))
+    return failure();
+  Value x = (*in)[0], xScale = (*in)[1], xZp = (*in)[2], w = (*in)[3],
+        wScale = (*in)[4], wZp = (*in)[5], yScale = (*in)[6], yZp = (*in)[7];
+  FailureOr<QuantizedType> type = zeroPointType(ctx, 7);
+  if (failed(type))
+    return failure();
+  FailureOr<WindowParams> params = convParams(ctx, x, w);
+  if (failed(params))
+    return failure();
+  FailureOr<Value> acc = buildConvInteger(
+      ctx.b, ctx.loc, x, w, xZp, wZp, ctx.optionalInput(8), *params,
+      ctx.getInt("group", 1), isUnsigned(ctx, 0, 2), isUnsigned(ctx, 3, 5));
+  if (failed(acc))
+    return failure();
+  auto accType = cast<RankedTensorType>(acc->getType());
+  FailureOr<Value> wScaleAligned =
+      alignAxisParam(ctx.b, ctx.loc, wScale, accType.getRank(), 1,
+                     accType.getDimSize(1), "QLinearConv w_scale");
+  if (failed(wScaleAligned))
+    return failure();
+  recordQuantizedOutput(ctx, *type);
+  return ctx.setResult(0, buildRequantize(ctx.b, ctx.loc, *acc, xScale,
+                                          *wScaleAligned, yScale, yZp, *type));
+}
+
+} // namespace
 
 void registerQuantizationOpHandlers(OpHandlerTable &table) {
-  // No op of this family is supported yet.
-  (void)table;
+  static const std::pair<const char *, OpHandler> handlers[] = {
+      {"QuantizeLinear", importQuantizeLinear},
+      {"DequantizeLinear", importDequantizeLinear},
+      {"MatMulInteger", importMatMulInteger},
+      {"ConvInteger", importConvInteger},
+      {"QLinearMatMul", importQLinearMatMul},
+      {"QLinearConv", importQLinearConv},
+  };
+  for (const auto &[name, handler] : handlers)
+    table[name] = handler;
 }
 
 } // namespace mlprog::onnx_import

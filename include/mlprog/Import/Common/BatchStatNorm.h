@@ -45,6 +45,14 @@ buildLayerNormalization(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         int64_t numNormalizedDims, mlir::Value weight,
                         mlir::Value bias, double epsilon);
 
+/// Exponential moving average of batch statistics: `running * keep + batch
+/// * (1 - keep)` elementwise (numpy broadcasting), float tensors of one
+/// element type. ONNX calls `keep` momentum; PyTorch's momentum is 1 - keep.
+/// Spec: ONNX BatchNormalization running_mean/running_var (opset 14+).
+mlir::FailureOr<mlir::Value>
+buildRunningAverage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value running,
+                    mlir::Value batch, double keep);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_BATCHSTATNORM_H

@@ -51,6 +51,9 @@ def main():
         i = re.search(r"_(\d+)\.npy$", ref).group(1)
         got = np.load(os.path.join(d, "out", f"output_{i}.npy"))
         want = np.load(ref)
+        if np.issubdtype(want.dtype, np.integer):
+            # MLIR integers are signless; mlprog-run writes them signed.
+            got = got.astype(want.dtype)
         ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-5,
                                                       atol=1e-6)
         print(f"output {i}: {'MATCH' if ok else 'MISMATCH'} shape "

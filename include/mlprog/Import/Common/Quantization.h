@@ -1,0 +1,131 @@
+//===- Quantization.h - Linear quantization builders ------------*- C++ -*-===//
+//
+// Format-independent builders for affine (linear) quantization of ranked
+// tensors and for integer contractions on quantized operands. MLIR integers
+// are signless, so every builder takes the signedness of its integer
+// operands and results explicitly (ONNX uint8 vs int8).
+//
+// Quantization parameters (scales and zero points) are tensors: per-tensor
+// (rank 0, or 1-D with one element) or per-axis (1-D with one element per
+// index of the quantized axis). Zero points may be null, meaning 0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_QUANTIZATION_H
+#define MLPROG_IMPORT_COMMON_QUANTIZATION_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace mlprog {
+
+struct WindowParams;
+
+/// The integer element type of quantized values and its signedness (MLIR
+/// integers are signless): e.g. i8 + unsigned for ONNX uint8.
+struct QuantizedType {
+  mlir::IntegerType type;
+  bool isUnsigned = false;
+};
+
+/// Linear quantization `y = saturate(round_half_even(x / scale) +
+/// zeroPoint)` of `x` (float, or a signless integer read as signed, e.g.
+/// ONNX int32 inputs), computed in the scale's float type (f16/bf16 in
+/// f32). `scale` is float; `zeroPoint` (may be null) has
+/// `result.type` elements. Both are per-tensor, or per-axis along `axis`
+/// (already normalized to [0, rank)) when 1-D with more than one element.
+/// Saturation clamps to the range of `result` (e.g. [0, 255] for uint8,
+/// [-128, 127] for int8); NaN saturates to the lower bound.
+///
+/// Errors: non-float scale, a zero point whose element type is not
+/// `result.type`, a per-axis parameter without `axis`, a per-axis parameter
+/// whose static length differs from the static extent of x along `axis`.
+/// Spec: ONNX QuantizeLinear (opsets 10 and 13).
+mlir::FailureOr<mlir::Value>
+buildQuantizeLinear(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    mlir::Value scale, mlir::Value zeroPoint,
+                    std::optional<int64_t> axis, QuantizedType result);
+
+/// Linear dequantization `y = (x - zeroPoint) * scale` of the integer
+/// tensor `x` (signedness `xUnsigned`; the subtraction is exact in i32 or
+/// i64), giving the scale's float element type. `scale` and `zeroPoint`
+/// (may be null; x's element type) are per-tensor or per-axis as in
+/// buildQuantizeLinear.
+///
+/// Errors: as buildQuantizeLinear.
+/// Spec: ONNX DequantizeLinear (opsets 10 and 13).
+mlir::FailureOr<mlir::Value>
+buildDequantizeLinear(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value scale, mlir::Value zeroPoint,
+                      std::optional<int64_t> axis, bool xUnsigned);
+
+/// Integer matrix product `(a - aZeroPoint) @ (b - bZeroPoint)` with numpy
+/// matmul semantics (see buildMatMul), operands widened to i32 (sign or zero
+/// extension by `aUnsigned` / `bUnsigned`) and accumulated in i32. Zero
+/// points may be null, per-tensor, or per-row of `a` (1-D [M], or
+/// [..., M, 1]) and per-column of `b` (1-D [N], or [..., 1, N]); they have
+/// their operand's element type.
+///
+/// Errors: non-integer operands, shapes buildMatMul rejects, zero points
+/// that do not broadcast.
+/// Spec: ONNX MatMulInteger (opset 10).
+mlir::FailureOr<mlir::Value>
+buildMatMulInteger(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                   mlir::Value bm, mlir::Value aZeroPoint,
+                   mlir::Value bZeroPoint, bool aUnsigned, bool bUnsigned);
+
+/// Integer convolution of `input` [N, C, D1..Dn] minus `inputZeroPoint`
+/// (per-tensor) with `filter` [F, C / groups, K1..Kn] minus `filterZeroPoint`
+/// (per-tensor or per output channel, 1-D [F]), operands widened to i32 and
+/// accumulated in i32, plus the optional i32 `bias` [F] (may be null).
+/// Padding is zero after the zero point is subtracted. Geometry and shape
+/// rules as buildConv.
+///
+/// Errors: non-integer operands, what buildConv rejects.
+/// Spec: ONNX ConvInteger (opset 10); the accumulation of QLinearConv.
+mlir::FailureOr<mlir::Value>
+buildConvInteger(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                 mlir::Value filter, mlir::Value inputZeroPoint,
+                 mlir::Value filterZeroPoint, mlir::Value bias,
+                 const WindowParams &params, int64_t groups, bool inputUnsigned,
+                 bool filterUnsigned);
+
+/// Requantizes the i32 accumulator `acc` of a product of two quantized
+/// operands: `y = saturate(round_half_even(acc * (scaleA * scaleB / yScale))
+/// + yZeroPoint)`, computed in f32 (f64 for f64 scales). `scaleA` and
+/// `scaleB` are float tensors that broadcast (numpy) against `acc`;
+/// `yScale` and `yZeroPoint` (may be null) are per-tensor.
+///
+/// Errors: non-float scales, a zero point whose element type is not
+/// `result.type`, scales that do not broadcast against `acc`.
+/// Spec: the output stage of ONNX QLinearMatMul and QLinearConv (opset 10).
+mlir::FailureOr<mlir::Value>
+buildRequantize(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                mlir::Value scaleA, mlir::Value scaleB, mlir::Value yScale,
+                mlir::Value yZeroPoint, QuantizedType result);
+
+/// Reshapes the per-row parameter `param` of a matmul operand of rank
+/// `operandRank` so that it broadcasts along the rows: a 1-D [M] (M > 1)
+/// becomes [M, 1]; anything else is returned unchanged.
+/// Spec: ONNX MatMulInteger a_zero_point, QLinearMatMul a_scale.
+mlir::Value alignPerRowParam(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value param, int64_t operandRank);
+
+/// Reshapes the per-channel parameter `param` (1-D [C], C > 1) of a tensor
+/// of rank `rank` quantized along `axis` to [C, 1, ..., 1] (rank - axis
+/// dims) so that it broadcasts (numpy) along `axis`; a per-tensor parameter
+/// (rank 0 or one element) becomes rank 0. Errors: parameters of rank > 1,
+/// a static length that differs from `axisExtent` (when static).
+mlir::FailureOr<mlir::Value>
+alignAxisParam(mlir::OpBuilder &b, mlir::Location loc, mlir::Value param,
+               int64_t rank, std::optional<int64_t> axis, int64_t axisExtent,
+               llvm::StringRef what);
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_QUANTIZATION_H
