@@ -207,9 +207,9 @@ LogicalResult importReshape(NodeContext &ctx) {
     FailureOr<Value> shape = ctx.input(1);
     if (failed(shape))
       return failure();
-    return ctx.setResult(0, buildReshapeToShapeTensor(ctx.b, ctx.loc, *x,
-                                                      *shape, allowZero,
-                                                      *resolved));
+    return ctx.setResult(0,
+                         buildReshapeToShapeTensor(ctx.b, ctx.loc, *x, *shape,
+                                                   allowZero, *resolved));
   }
   return setReshaped(ctx, 0, *x, *resolved, ctx.optionalConstantInput(0));
 }
