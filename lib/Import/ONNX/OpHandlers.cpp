@@ -363,6 +363,7 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
     registerIndexingOpHandlers(t);
     registerQuantizationOpHandlers(t);
     registerRecurrentOpHandlers(t);
+    registerSignalOpHandlers(t);
     return t;
   }();
   return table;
