@@ -256,3 +256,94 @@ FailureOr<Value> mlprog::buildSTFT(OpBuilder &b, Location loc, Value signal,
       });
   return generic.getResult(0);
 }
+
+FailureOr<Value> mlprog::buildMelWeightMatrix(OpBuilder &b, Location loc,
+                                              Value numMelBins, Value dftLength,
+                                              Value sampleRate, Value lowerHz,
+                                              Value upperHz, Type elementType) {
+  if (!isa<FloatType>(elementType))
+    return emitError(loc) << "MelWeightMatrix: the output must be float, got "
+                          << elementType;
+  Type f64 = b.getF64Type();
+  auto c = [&](double v) { return createScalar(b, loc, f64, v); };
+  auto toF64 = [&](OpBuilder &nb, Location l, Value idx) {
+    Value i64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), idx);
+    return arith::SIToFPOp::create(nb, l, f64, i64).getResult();
+  };
+  auto hzToMel = [&](Value hz) {
+    Value ratio = arith::DivFOp::create(b, loc, hz, c(700));
+    Value log = math::Log10Op::create(
+        b, loc, arith::AddFOp::create(b, loc, c(1), ratio));
+    return arith::MulFOp::create(b, loc, c(2595), log).getResult();
+  };
+  Value lowMel = hzToMel(lowerHz);
+  Value highMel = hzToMel(upperHz);
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value melStep = arith::DivFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, highMel, lowMel),
+      toF64(b, loc, arith::AddIOp::create(b, loc, numMelBins, two)));
+  Value scale = arith::DivFOp::create(
+      b, loc, toF64(b, loc, arith::AddIOp::create(b, loc, dftLength, one)),
+      sampleRate);
+  Value rows = arith::AddIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, dftLength, two), one);
+  Value init = createEmpty(
+      b, loc, {OpFoldResult(rows), OpFoldResult(numMelBins)}, elementType);
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{id}, parallelIterators(2),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        auto k = [&](double v) { return createScalar(nb, l, f64, v); };
+        Value j = toF64(nb, l, linalg::IndexOp::create(nb, l, 0));
+        Value i = linalg::IndexOp::create(nb, l, 1);
+        // The spectrogram bin of mel edge point p.
+        auto edge = [&](int64_t offset) {
+          Value p = toF64(
+              nb, l,
+              arith::AddIOp::create(
+                  nb, l, i, arith::ConstantIndexOp::create(nb, l, offset)));
+          Value mel = arith::AddFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, p, melStep), lowMel);
+          Value pow = math::PowFOp::create(
+              nb, l, k(10), arith::DivFOp::create(nb, l, mel, k(2595)));
+          Value hz = arith::MulFOp::create(
+              nb, l, k(700), arith::SubFOp::create(nb, l, pow, k(1)));
+          return math::FloorOp::create(nb, l,
+                                       arith::MulFOp::create(nb, l, hz, scale))
+              .getResult();
+        };
+        Value lo = edge(0), mid = edge(1), hi = edge(2);
+        auto cmp = [&](arith::CmpFPredicate pred, Value x, Value y) {
+          return arith::CmpFOp::create(nb, l, pred, x, y).getResult();
+        };
+        auto sel = [&](Value cond, Value x, Value y) {
+          return arith::SelectOp::create(nb, l, cond, x, y).getResult();
+        };
+        auto andi = [&](Value x, Value y) {
+          return arith::AndIOp::create(nb, l, x, y).getResult();
+        };
+        using P = arith::CmpFPredicate;
+        // Rising edge on [lo, mid] (a single 1 at mid when lo == mid), then
+        // the falling edge on [mid, hi) overrides.
+        Value rising =
+            sel(cmp(P::OEQ, lo, mid), sel(cmp(P::OEQ, j, mid), k(1), k(0)),
+                sel(andi(cmp(P::OGE, j, lo), cmp(P::OLE, j, mid)),
+                    arith::DivFOp::create(
+                        nb, l, arith::SubFOp::create(nb, l, j, lo),
+                        arith::SubFOp::create(nb, l, mid, lo)),
+                    k(0)));
+        Value falling =
+            arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, hi, j),
+                                  arith::SubFOp::create(nb, l, hi, mid));
+        Value inFalling = andi(cmp(P::OGT, hi, mid),
+                               andi(cmp(P::OGE, j, mid), cmp(P::OLT, j, hi)));
+        Value w = sel(inFalling, falling, rising);
+        if (elementType != f64)
+          w = arith::TruncFOp::create(nb, l, elementType, w);
+        linalg::YieldOp::create(nb, l, w);
+      });
+  return generic.getResult(0);
+}

@@ -1,7 +1,7 @@
-//===- SignalOps.cpp - ONNX DFT, STFT -------------------------------------===//
+//===- SignalOps.cpp - ONNX DFT, STFT, MelWeightMatrix --------------------===//
 //
-// Handlers for ONNX's signal processing ops; the transforms themselves are
-// built by Common/Spectral.h.
+// Handlers for ONNX's signal processing ops (DFT, STFT, MelWeightMatrix);
+// the transforms themselves are built by Common/Spectral.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,12 +117,65 @@ LogicalResult importSTFT(NodeContext &ctx) {
   return ctx.setResult(0, refineToOutputShape(ctx, *result));
 }
 
+/// The one-element numeric input `i` as an f64 value.
+FailureOr<Value> scalarF64Input(NodeContext &ctx, unsigned i, StringRef what) {
+  FailureOr<Value> v = ctx.input(i);
+  if (failed(v))
+    return failure();
+  auto type = dyn_cast<RankedTensorType>(v->getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1 ||
+      !(isa<FloatType>(type.getElementType()) ||
+        type.getElementType().isSignlessInteger()))
+    return emitError(ctx.loc)
+           << ctx.node.op_type() << ": " << what
+           << " must be a one-element numeric tensor, got " << v->getType();
+  Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
+  SmallVector<Value> indices(type.getRank(), zero);
+  Value elem = tensor::ExtractOp::create(ctx.b, ctx.loc, *v, indices);
+  Type f64 = ctx.b.getF64Type();
+  if (isa<IntegerType>(elem.getType()))
+    return arith::SIToFPOp::create(ctx.b, ctx.loc, f64, elem).getResult();
+  if (elem.getType() != f64)
+    return arith::ExtFOp::create(ctx.b, ctx.loc, f64, elem).getResult();
+  return elem;
+}
+
+/// MelWeightMatrix (opset 17): all five inputs may be run-time scalars;
+/// output_datatype FLOAT, FLOAT16 or DOUBLE (others unsupported).
+LogicalResult importMelWeightMatrix(NodeContext &ctx) {
+  int64_t dtype = ctx.getInt("output_datatype", onnx::TensorProto::FLOAT);
+  Type elt;
+  if (dtype == onnx::TensorProto::FLOAT)
+    elt = ctx.b.getF32Type();
+  else if (dtype == onnx::TensorProto::DOUBLE)
+    elt = ctx.b.getF64Type();
+  else if (dtype == onnx::TensorProto::FLOAT16)
+    elt = ctx.b.getF16Type();
+  else
+    return emitError(ctx.loc)
+           << "unsupported MelWeightMatrix output_datatype " << dtype;
+  FailureOr<Value> bins = scalarIndexInput(ctx, 0, "num_mel_bins");
+  FailureOr<Value> length = scalarIndexInput(ctx, 1, "dft_length");
+  FailureOr<Value> rate = scalarF64Input(ctx, 2, "sample_rate");
+  FailureOr<Value> lower = scalarF64Input(ctx, 3, "lower_edge_hertz");
+  FailureOr<Value> upper = scalarF64Input(ctx, 4, "upper_edge_hertz");
+  if (failed(bins) || failed(length) || failed(rate) || failed(lower) ||
+      failed(upper))
+    return failure();
+  FailureOr<Value> result = buildMelWeightMatrix(ctx.b, ctx.loc, *bins, *length,
+                                                 *rate, *lower, *upper, elt);
+  if (failed(result))
+    return failure();
+  return ctx.setResult(0, refineToOutputShape(ctx, *result));
+}
+
 } // namespace
 
 void registerSignalOpHandlers(OpHandlerTable &table) {
   static const std::pair<const char *, OpHandler> handlers[] = {
       {"DFT", importDFT},
       {"STFT", importSTFT},
+      {"MelWeightMatrix", importMelWeightMatrix},
   };
   for (const auto &[name, handler] : handlers)
     table[name] = handler;

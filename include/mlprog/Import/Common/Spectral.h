@@ -52,6 +52,21 @@ mlir::FailureOr<mlir::Value> buildSTFT(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value window,
                                        mlir::Value frameLength, bool onesided);
 
+/// Mel filter bank [dftLength / 2 + 1, numMelBins] of `elementType`
+/// (float): triangular filters whose edges are numMelBins + 2 points evenly
+/// spaced on the mel scale (mel = 2595 log10(1 + hz / 700)) between
+/// `lowerHz` and `upperHz` (the step being the range divided by
+/// numMelBins + 2, as ONNX's definition has it), each mapped to the
+/// spectrogram bin floor((dftLength + 1) hz / sampleRate). `numMelBins` and
+/// `dftLength` are index values, `sampleRate`, `lowerHz` and `upperHz` f64
+/// values (compile or run time).
+/// Spec: ONNX MelWeightMatrix (opset 17).
+mlir::FailureOr<mlir::Value>
+buildMelWeightMatrix(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::Value numMelBins, mlir::Value dftLength,
+                     mlir::Value sampleRate, mlir::Value lowerHz,
+                     mlir::Value upperHz, mlir::Type elementType);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_SPECTRAL_H

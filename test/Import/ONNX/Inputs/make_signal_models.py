@@ -1,4 +1,4 @@
-"""Writes DFT/STFT test models with inputs and numpy.fft references.
+"""Writes DFT/STFT/MelWeightMatrix test models with inputs and numpy.fft references.
 
 usage: make_signal_models.py CASE OUT_DIR
 
@@ -21,6 +21,52 @@ def complex_of(x):
 
 def stack(z):
     return np.stack([z.real, z.imag], -1).astype(np.float32)
+
+
+def mel_reference(bins, length, rate, lower, upper):
+    """The triangular filters of the ONNX MelWeightMatrix definition."""
+    def to_mel(hz):
+        return 2595 * np.log10(1 + hz / 700)
+    step = (to_mel(upper) - to_mel(lower)) / (bins + 2)
+    hz = 700 * (10 ** ((np.arange(bins + 2) * step + to_mel(lower)) / 2595)
+                - 1)
+    edges = np.floor((length + 1) * hz / rate).astype(int)
+    out = np.zeros((length // 2 + 1, bins))
+    for i in range(bins):
+        lo, mid, hi = edges[i], edges[i + 1], edges[i + 2]
+        if lo == mid:
+            out[mid, i] = 1
+        else:
+            for j in range(lo, mid + 1):
+                out[j, i] = (j - lo) / (mid - lo)
+        for j in range(mid, hi):
+            out[j, i] = (hi - j) / (hi - mid)
+    return out.astype(np.float32)
+
+
+def make_mel(out):
+    """num_mel_bins and dft_length are inputs (run-time values), the rest
+    initializers."""
+    bins, length = np.int64(5), np.int64(40)
+    inits = [helper.make_tensor("rate", TensorProto.INT64, [], [16000]),
+             helper.make_tensor("lo", TensorProto.FLOAT, [], [100.0]),
+             helper.make_tensor("hi", TensorProto.FLOAT, [], [7000.0])]
+    node = helper.make_node("MelWeightMatrix",
+                            ["bins", "length", "rate", "lo", "hi"], ["y"])
+    ref = mel_reference(int(bins), int(length), 16000, 100.0, 7000.0)
+    graph = helper.make_graph(
+        [node], "mel",
+        [helper.make_tensor_value_info("bins", TensorProto.INT64, []),
+         helper.make_tensor_value_info("length", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["r", "m"])],
+        initializer=inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    os.makedirs(out, exist_ok=True)
+    onnx.save(model, os.path.join(out, "model.onnx"))
+    np.save(os.path.join(out, "input_0.npy"), np.array(bins))
+    np.save(os.path.join(out, "input_1.npy"), np.array(length))
+    np.save(os.path.join(out, "reference_0.npy"), ref)
 
 
 def main():
@@ -57,6 +103,8 @@ def main():
         ref = stack(np.stack([np.fft.fft(sig[:, f * 6:f * 6 + 10], axis=1)
                               for f in range(frames)], 1))
         op = "STFT"
+    elif name == "mel":
+        return make_mel(out)
     else:
         sys.exit("unknown case " + name)
     node = helper.make_node(op, node_inputs, ["y"], **attrs)
