@@ -202,6 +202,9 @@ void registerIndexingOpHandlers(OpHandlerTable &table);
 /// ResizeOps.cpp: resampling ops (Resize, Upsample, GridSample,
 /// RoiAlign): interpolation with ONNX's coordinate transformation modes.
 void registerResizeOpHandlers(OpHandlerTable &table);
+/// SignalOps.cpp: signal processing ops (DFT, STFT as direct Fourier sums,
+/// MelWeightMatrix).
+void registerSignalOpHandlers(OpHandlerTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

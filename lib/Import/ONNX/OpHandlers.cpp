@@ -391,6 +391,7 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
     registerIndexingOpHandlers(t);
     registerQuantizationOpHandlers(t);
     registerRecurrentOpHandlers(t);
+    registerSignalOpHandlers(t);
     return t;
   }();
   return table;

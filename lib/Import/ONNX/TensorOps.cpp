@@ -258,6 +258,16 @@ LogicalResult importReshape(NodeContext &ctx) {
       allowZero);
   if (failed(resolved))
     return failure();
+  // A constant shape that copies (0) several dynamic input extents, e.g.
+  // [0, 0, -1] on [?, ?, 2, 8]: the extents are read at run time.
+  if (ctx.opset >= 5 && llvm::count_if(*resolved, ShapedType::isDynamic) > 1) {
+    FailureOr<Value> shape = ctx.input(1);
+    if (failed(shape))
+      return failure();
+    return ctx.setResult(0,
+                         buildReshapeToShapeTensor(ctx.b, ctx.loc, *x, *shape,
+                                                   allowZero, *resolved));
+  }
   return setReshaped(ctx, 0, *x, *resolved, ctx.optionalConstantInput(0));
 }
 
