@@ -3,7 +3,8 @@
 
 Usage: make_indexing_models.py NAME OUT_DIR
   scatter_elements  ScatterElements(axis=1, reduction=add) on data [N, 5]
-                    (N symbolic) with negative and duplicate indices.
+                    (N symbolic) with negative, duplicate and out-of-range
+                    indices (the last are skipped).
   nonzero           NonZero of a float [N, 3] input (N symbolic).
   scatter_float_indices  ScatterElements with float indices (bad input).
   scatter_rank_mismatch  ScatterElements with indices of rank 1 for data of
@@ -35,13 +36,15 @@ def scatter_elements(out):
               [helper.make_tensor_value_info("y", f, ["N", 5])])
     rng = np.random.default_rng(0)
     x = rng.standard_normal((4, 5)).astype(np.float32)
-    i = np.array([[0, -1, 0], [2, 2, -5], [4, 3, 1], [-2, -2, -2]],
+    i = np.array([[0, -1, 0], [2, 2, -5], [4, 7, -6], [-2, -2, -2]],
                  dtype=np.int64)
     u = rng.standard_normal((4, 3)).astype(np.float32)
     ref = x.copy()
     for r in range(i.shape[0]):
         for c in range(i.shape[1]):
-            ref[r, i[r, c] % 5] += u[r, c]
+            # Out-of-range indices are skipped (Scatter.h).
+            if -5 <= i[r, c] < 5:
+                ref[r, i[r, c] % 5] += u[r, c]
     np.save(os.path.join(out, "i.npy"), i)
     np.save(os.path.join(out, "u.npy"), u)
     return m, x, ref
