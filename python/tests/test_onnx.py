@@ -97,15 +97,18 @@ def test_unsupported_op_is_a_located_error():
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
     graph = helper.make_graph(
-        [helper.make_node("Det", ["x"], ["y"], name="the_cos")], "g",
+        [helper.make_node("Frobnicate", ["x"], ["y"], name="the_cos",
+                          domain="com.example")], "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13),
+                              helper.make_opsetid("com.example", 1)])
     with pytest.raises(mlprog.Error) as info:
         mlprog.import_onnx(model.SerializeToString(), name="cos.onnx")
     message = str(info.value)
-    assert "cos.onnx:0:0: error: unsupported ONNX op 'Det' in node " \
+    assert "cos.onnx:0:0: error: unsupported ONNX op " \
+           "'com.example::Frobnicate' in node " \
            "'the_cos'" in message
     assert info.value.diagnostics[0].startswith("cos.onnx:0:0: error:")
 

@@ -50,10 +50,14 @@ def initializers():
 
 
 def unsupported_op():
+    # An op of a made-up domain: no handler will ever exist for it.
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="n1"),
-             helper.make_node("Det", ["a"], ["y"], name="n3")]
-    return model(nodes, [helper.make_tensor_value_info("x", F, [2, 2])],
-                 [helper.make_tensor_value_info("y", F, [])])
+             helper.make_node("Frobnicate", ["a"], ["y"], name="n3",
+                              domain="com.example")]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, [2, 2])],
+              [helper.make_tensor_value_info("y", F, [])])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    return m
 
 
 def unnamed_node_error():
