@@ -668,7 +668,7 @@ FailureOr<Value> mlprog::buildNonMaxSuppression(OpBuilder &b, Location loc,
   }
 
   Value zero = cIndex(b, loc, 0), one = cIndex(b, loc, 1);
-  Value batches = tensor::DimOp::create(b, loc, scores, 0);
+  Value batches = sharedBound(b, loc, boxes, 0, scores, 0);
   Value classes = tensor::DimOp::create(b, loc, scores, 1);
   Value numBoxes = sharedBound(b, loc, boxes, 1, scores, 2);
   Value capacity = arith::MulIOp::create(
