@@ -476,6 +476,38 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
   return success();
 }
 
+/// Rewrites a `linalg.depthwise_conv_2d_nchw_chw` (loops n, c, oh, ow, kh,
+/// kw) into a generic whose innermost loop is ow:
+///   for n, c, oh, kh, kw: for ow: out[n,c,oh,ow] += x[n,c,oh*s+kh,ow*s+kw] *
+///   w[c,kh,kw]
+/// The output row then stays in L1 across the window, the filter tap is
+/// loop-invariant, and LLVM vectorizes the contiguous ow loop (the named
+/// op's innermost loop runs over the 3 taps of kw and does not vectorize).
+static LogicalResult
+interchangeDepthwiseConv(RewriterBase &rewriter,
+                         linalg::DepthwiseConv2DNchwChwOp conv) {
+  rewriter.setInsertionPoint(conv);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, conv);
+  if (failed(generic))
+    return failure();
+  // Find the loops from the maps: out[n, c, oh, ow] and w[c, kh, kw].
+  AffineMap outMap = generic->getIndexingMapsArray()[2];
+  AffineMap filterMap = generic->getIndexingMapsArray()[1];
+  SmallVector<unsigned> order;
+  for (AffineMap map : {outMap.getMinorSubMap(4).getMajorSubMap(3),
+                        filterMap.getMinorSubMap(2), outMap.getMinorSubMap(1)})
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return success(); // An unexpected form: keep the generic as is.
+      order.push_back(dim.getPosition());
+    }
+  if (generic->getNumLoops() != 6 || order.size() != 6)
+    return success();
+  return linalg::interchangeGenericOp(rewriter, *generic, order);
+}
+
 namespace {
 /// Rewrites convolutions into im2col + matmul and blocks every f32
 /// contraction for caches and registers (see the file comment).
@@ -509,6 +541,14 @@ struct TileAndVectorizeContractionsPass
     });
     for (linalg::Conv2DNchwFchwOp conv : convs)
       (void)rewriteConvAsMatmul(rewriter, conv);
+
+    SmallVector<linalg::DepthwiseConv2DNchwChwOp> depthwise;
+    func.walk([&](linalg::DepthwiseConv2DNchwChwOp conv) {
+      if (conv.hasPureTensorSemantics())
+        depthwise.push_back(conv);
+    });
+    for (linalg::DepthwiseConv2DNchwChwOp conv : depthwise)
+      (void)interchangeDepthwiseConv(rewriter, conv);
 
     // Contraction generics with unit loops (the im2col contraction of a
     // batch-1 convolution) lose them and become named matmuls, which
