@@ -1,7 +1,9 @@
 //===- CPUCodegen.cpp - Tiling and vectorization for the CPU pipeline -----===//
 //
 // The -O2 code generation strategy of --mlprog-lower-to-cpu for contractions
-// (matmul, batch_matmul, and convolutions after im2col):
+// (matmul, batch_matmul, and convolutions as a column tensor + one matmul
+// with the batch folded into N; depthwise convolutions only get their loops
+// reordered so that the output row is innermost):
 //
 //   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
 //     scf.for over K in steps of Kc               B block Kc x Nc stays in L2
