@@ -26,6 +26,9 @@ def main():
     parser.add_argument("--image-size", type=int, default=224)
     parser.add_argument("--opset", type=int, default=13)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--export-batch", type=int, default=1,
+                        help="batch size of the traced (static) input and of "
+                        "input_0.npy/reference_0.npy")
     parser.add_argument("--dynamic-batch", action="store_true",
                         help="export with a symbolic batch dimension")
     parser.add_argument("--batch", type=int, action="append", default=[],
@@ -38,7 +41,7 @@ def main():
     if constructor is None:
         sys.exit(f"export_torchvision: unknown torchvision model '{args.model}'")
     model = constructor(weights=None).eval()
-    x = torch.randn(1, 3, args.image_size, args.image_size)
+    x = torch.randn(args.export_batch, 3, args.image_size, args.image_size)
     with torch.no_grad():
         reference = model(x)
 

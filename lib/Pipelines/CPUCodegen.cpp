@@ -1,7 +1,9 @@
 //===- CPUCodegen.cpp - Tiling and vectorization for the CPU pipeline -----===//
 //
 // The -O2 code generation strategy of --mlprog-lower-to-cpu for contractions
-// (matmul, batch_matmul, and convolutions after im2col):
+// (matmul, batch_matmul, and convolutions as a column tensor + one matmul
+// with the batch folded into N; depthwise convolutions only get their loops
+// reordered so that the output row is innermost):
 //
 //   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
 //     scf.for over K in steps of Kc               B block Kc x Nc stays in L2
@@ -321,6 +323,36 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(current, vectorized->replacements);
 }
 
+/// Splits `op` along its innermost N dimension into parts whose N extents are
+/// multiples of the register block widths: n = 2w * a + w * b + r with
+/// w the vector width (392 = 384 + 8 with w = 16), so that the bulk of the
+/// contraction gets full-width register blocks and only a narrow remainder
+/// runs with narrow vectors or scalar loops. Returns the parts.
+static SmallVector<linalg::LinalgOp>
+splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
+                       const CPUTarget &target) {
+  int64_t width = target.getVectorWidthF32();
+  SmallVector<linalg::LinalgOp> parts;
+  for (int64_t multiple : {2 * width, width}) {
+    std::optional<ContractionPlan> plan = planContraction(op);
+    if (!plan)
+      break;
+    int64_t n = plan->ranges[plan->n];
+    if (n <= multiple || n % multiple == 0)
+      continue;
+    rewriter.setInsertionPoint(op);
+    auto [head, tail] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                        plan->n, rewriter.getIndexAttr(n - n % multiple));
+    if (!head || !tail)
+      break;
+    parts.push_back(cast<linalg::LinalgOp>(head.getOperation()));
+    op = cast<linalg::LinalgOp>(tail.getOperation());
+  }
+  parts.push_back(op);
+  return parts;
+}
+
 /// Drops the unit loops of a contraction generic and turns it into the
 /// named op it then is (matmul, batch_matmul, ...), when it is one.
 static void simplifyContraction(RewriterBase &rewriter,
@@ -337,6 +369,145 @@ static void simplifyContraction(RewriterBase &rewriter,
     rewriter.setInsertionPoint(newGeneric);
     (void)linalg::specializeGenericOp(rewriter, newGeneric);
   }
+}
+
+/// The static values of an i64 elements attribute (strides, dilations).
+static SmallVector<int64_t> getValues(DenseIntElementsAttr attr) {
+  return llvm::to_vector(attr.getValues<int64_t>());
+}
+
+/// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor and
+/// one `linalg.matmul` whose N dimension covers the batch and the output
+/// pixels, so a batch > 1 convolution is one large GEMM (upstream's im2col
+/// keeps a batch loop around a contraction that vectorizes badly):
+///
+///   col[c, kh, kw, b, oh, ow] = x[b, c, oh * sh + kh * dh, ow * sw + kw * dw]
+///   mm[f, b.oh.ow] += w[f, c.kh.kw] * col[c.kh.kw, b.oh.ow]
+///
+/// With batch 1, mm accumulates into the convolution's init in place; with a
+/// larger batch it starts from zero and a transposing add writes
+/// out[b, f, oh, ow] = init[b, f, oh, ow] + mm[f, b, oh, ow]. A 1x1 stride-1
+/// convolution of batch 1 needs no column tensor: x is already [C, H*W].
+static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
+                                         linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
+  Value init = conv.getDpsInits()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  int64_t batch = inputType.getDimSize(0), channels = inputType.getDimSize(1);
+  int64_t features = filterType.getDimSize(0);
+  int64_t fh = filterType.getDimSize(2), fw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  SmallVector<int64_t> strides = getValues(conv.getStrides());
+  SmallVector<int64_t> dilations = getValues(conv.getDilations());
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Type f32 = initType.getElementType();
+  rewriter.setInsertionPoint(conv);
+
+  int64_t k = channels * fh * fw, n = batch * oh * ow;
+  Value col;
+  if (batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 && strides[1] == 1 &&
+      inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow) {
+    col = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({k, n}, f32), input,
+        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  } else {
+    AffineExpr c, kh, kw, b, y, x;
+    bindDims(ctx, c, kh, kw, b, y, x);
+    AffineMap inputMap =
+        AffineMap::get(6, 0,
+                       {b, c, y * strides[0] + kh * dilations[0],
+                        x * strides[1] + kw * dilations[1]},
+                       ctx);
+    SmallVector<int64_t> colShape = {channels, fh, fw, batch, oh, ow};
+    Value empty = tensor::EmptyOp::create(rewriter, loc, colShape, f32);
+    SmallVector<utils::IteratorType> parallel6(6,
+                                               utils::IteratorType::parallel);
+    Value col6 =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{empty.getType()}, ValueRange{input},
+            ValueRange{empty},
+            ArrayRef<AffineMap>{inputMap, rewriter.getMultiDimIdentityMap(6)},
+            parallel6,
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+    col = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({k, n}, f32), col6,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  }
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto mmType = RankedTensorType::get({features, n}, f32);
+  if (batch == 1) {
+    Value acc = tensor::CollapseShapeOp::create(
+        rewriter, loc, mmType, init,
+        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+    Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{mmType},
+                                        ValueRange{weights, col}, acc)
+                   .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        conv, initType, mm, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+    return success();
+  }
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
+  Value empty = tensor::EmptyOp::create(rewriter, loc, mmType.getShape(), f32);
+  Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{mmType},
+                                      ValueRange{weights, col}, acc)
+                 .getResult(0);
+  Value mm4 = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({features, batch, oh, ow}, f32), mm,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  AffineExpr b, f, y, x;
+  bindDims(ctx, b, f, y, x);
+  AffineMap transposed = AffineMap::get(4, 0, {f, b, y, x}, ctx);
+  SmallVector<utils::IteratorType> parallel4(4, utils::IteratorType::parallel);
+  rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+      conv, TypeRange{initType}, ValueRange{mm4}, ValueRange{init},
+      ArrayRef<AffineMap>{transposed, rewriter.getMultiDimIdentityMap(4)},
+      parallel4, [](OpBuilder &b, Location l, ValueRange args) {
+        Value sum = arith::AddFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(b, l, sum);
+      });
+  return success();
+}
+
+/// Rewrites a `linalg.depthwise_conv_2d_nchw_chw` (loops n, c, oh, ow, kh,
+/// kw) into a generic whose innermost loop is ow:
+///   for n, c, oh, kh, kw: for ow: out[n,c,oh,ow] += x[n,c,oh*s+kh,ow*s+kw] *
+///   w[c,kh,kw]
+/// The output row then stays in L1 across the window, the filter tap is
+/// loop-invariant, and LLVM vectorizes the contiguous ow loop (the named
+/// op's innermost loop runs over the 3 taps of kw and does not vectorize).
+static LogicalResult
+interchangeDepthwiseConv(RewriterBase &rewriter,
+                         linalg::DepthwiseConv2DNchwChwOp conv) {
+  rewriter.setInsertionPoint(conv);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, conv);
+  if (failed(generic))
+    return failure();
+  // Find the loops from the maps: out[n, c, oh, ow] and w[c, kh, kw].
+  AffineMap outMap = generic->getIndexingMapsArray()[2];
+  AffineMap filterMap = generic->getIndexingMapsArray()[1];
+  SmallVector<unsigned> order;
+  for (AffineMap map : {outMap.getMinorSubMap(4).getMajorSubMap(3),
+                        filterMap.getMinorSubMap(2), outMap.getMinorSubMap(1)})
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return success(); // An unexpected form: keep the generic as is.
+      order.push_back(dim.getPosition());
+    }
+  if (generic->getNumLoops() != 6 || order.size() != 6)
+    return success();
+  return linalg::interchangeGenericOp(rewriter, *generic, order);
 }
 
 namespace {
@@ -370,10 +541,16 @@ struct TileAndVectorizeContractionsPass
           getElementTypeOrSelf(conv.getResult(0).getType()).isF32())
         convs.push_back(conv);
     });
-    for (linalg::Conv2DNchwFchwOp conv : convs) {
-      rewriter.setInsertionPoint(conv);
-      (void)linalg::rewriteInIm2Col(rewriter, conv);
-    }
+    for (linalg::Conv2DNchwFchwOp conv : convs)
+      (void)rewriteConvAsMatmul(rewriter, conv);
+
+    SmallVector<linalg::DepthwiseConv2DNchwChwOp> depthwise;
+    func.walk([&](linalg::DepthwiseConv2DNchwChwOp conv) {
+      if (conv.hasPureTensorSemantics())
+        depthwise.push_back(conv);
+    });
+    for (linalg::DepthwiseConv2DNchwChwOp conv : depthwise)
+      (void)interchangeDepthwiseConv(rewriter, conv);
 
     // Contraction generics with unit loops (the im2col contraction of a
     // batch-1 convolution) lose them and become named matmuls, which
@@ -393,7 +570,8 @@ struct TileAndVectorizeContractionsPass
         contractions.push_back(op);
     });
     for (linalg::LinalgOp op : contractions)
-      tileAndVectorize(rewriter, op, target, parallel);
+      for (linalg::LinalgOp part : splitForRegisterBlocks(rewriter, op, target))
+        tileAndVectorize(rewriter, part, target, parallel);
 
     // Fold the slices into the transfers and drop the unit dimensions of
     // batch and K, leaving <mr x nr> contractions.

@@ -26,17 +26,46 @@ func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x256xf32>) -> tensor<64x25
   return %r : tensor<64x256xf32>
 }
 
-// A convolution becomes an im2col column tensor and a vectorized contraction
-// over (output channels) x (output pixels); 7x7 = 49 pixels gives 7-wide
-// vectors, since the tile sizes divide the extents; the unit batch loop is
-// dropped, so the contraction is a plain matmul.
+// A convolution becomes a column tensor [C, Fh, Fw, N, Oh, Ow] and a matmul
+// of the [F, C*Fh*Fw] filter with it; 7x7 = 49 output pixels split into 48
+// (16-wide register blocks) and a 1-column remainder left to the loops.
 // AVX2-LABEL: func.func @conv
-// AVX2: linalg.generic
-// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x7xf32> into vector<4x7xf32>
+// AVX2: linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3x3x1x7x7xf32>)
+// AVX2: tensor.collapse_shape {{.*}} into tensor<72x49xf32>
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 48)
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: linalg.matmul {{.*}} -> tensor<16x1xf32>
 // AVX2-NOT: linalg.conv_2d_nchw_fchw
 func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %r : tensor<1x16x7x7xf32>
+}
+
+// A batch-2 strided convolution: the batch joins the matmul's N dimension
+// (2 x 4 x 4 = 32 columns), which accumulates into zeros; a transposing add
+// brings [F, N, Oh, Ow] back to the NCHW init.
+// AVX2-LABEL: func.func @conv_batch
+// AVX2: linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3x3x2x4x4xf32>)
+// AVX2: tensor.collapse_shape {{.*}} into tensor<72x32xf32>
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 32)
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: tensor.expand_shape {{.*}} into tensor<16x2x4x4xf32>
+// AVX2: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x2x4x4xf32>) outs(%{{.*}} : tensor<2x16x4x4xf32>)
+// AVX2: arith.addf
+// AVX2-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv_batch(%x: tensor<2x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<2x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32>
+  return %r : tensor<2x16x4x4xf32>
+}
+
+// A 1x1 stride-1 convolution of batch 1 reads the input as the matrix.
+// AVX2-LABEL: func.func @conv_pointwise
+// AVX2-NOT: linalg.generic
+// AVX2: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] : tensor<1x8x4x8xf32> into tensor<8x32xf32>
+// AVX2: vector.contract
+func.func @conv_pointwise(%x: tensor<1x8x4x8xf32>, %w: tensor<16x8x1x1xf32>, %init: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x8xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32>
+  return %r : tensor<1x16x4x8xf32>
 }
 
 // Not f32, or no contiguous N: left to the loop lowering.
@@ -46,4 +75,14 @@ func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor
 func.func @left_alone(%a: tensor<8x8xi32>, %b: tensor<8x8xi32>, %c: tensor<8x8xi32>) -> tensor<8x8xi32> {
   %r = linalg.matmul ins(%a, %b : tensor<8x8xi32>, tensor<8x8xi32>) outs(%c : tensor<8x8xi32>) -> tensor<8x8xi32>
   return %r : tensor<8x8xi32>
+}
+
+// A depthwise convolution becomes a generic whose innermost loop runs over
+// the output row (n, c, oh, kh, kw, ow), which LLVM vectorizes.
+// AVX2-LABEL: func.func @depthwise
+// AVX2: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
+// AVX2-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %r : tensor<1x8x4x4xf32>
 }

@@ -13,8 +13,17 @@ def TileAndVectorizeContractionsPass
     The -O2 code generation strategy of `--mlprog-lower-to-cpu`, on tensors
     (before bufferization):
 
-    - `linalg.conv_2d_nchw_fchw` with static shapes is rewritten into an
-      im2col column tensor plus a contraction (`linalg::rewriteInIm2Col`);
+    - `linalg.conv_2d_nchw_fchw` with static shapes is rewritten into a
+      column tensor [C, Fh, Fw, N, Oh, Ow] and one `linalg.matmul` of the
+      [F, C*Fh*Fw] filter with it, whose N dimension covers batch and output
+      pixels (batch > 1: into zeros, then a transposing add into the init;
+      a 1x1 stride-1 convolution of batch 1 uses its input as the matrix);
+    - `linalg.depthwise_conv_2d_nchw_chw` becomes a generic with loops
+      (n, c, oh, kh, kw, ow), so the innermost loop runs along the output
+      row and LLVM vectorizes it;
+    - a contraction whose innermost N extent is not a multiple of the
+      register block width is split (`linalg::splitOp`) into a part that is
+      (multiples of 2 and 1 vector widths) and a narrow remainder;
     - every f32 contraction with static loop ranges whose innermost N
       dimension is contiguous in B and C (matmul, batch_matmul, the im2col
       contraction) is tiled into an `scf.forall` over Mc x Nc output tiles
