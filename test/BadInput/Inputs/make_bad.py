@@ -213,6 +213,16 @@ def npy_unterminated_dict():
     return _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4")
 
 
+def npy_wrong_magic():
+    return b"\x93NUMPX" + _npy("{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (2, 4), }", b"\0" * 32)[6:]
+
+
+def npy_f32_2x3():
+    return _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                b"\0" * 24)
+
+
 def npy_i32():
     return _npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 4), }",
                 b"\0" * 32)
@@ -292,6 +302,13 @@ def st_missing_key():
                       "data_offsets": [0, 32]}}, b"\0" * 32)
 
 
+def st_duplicate_key():
+    # json.dumps cannot write a key twice: splice the text.
+    entry = '{"dtype": "F32", "shape": [2, 4], "data_offsets": [0, 32]}'
+    text = ('{"w": %s, "w": %s}' % (entry, entry)).encode()
+    return struct.pack("<Q", len(text)) + text + b"\0" * 32
+
+
 def st_wrong_shape():
     return _st({"w": {"dtype": "F32", "shape": [4, 2],
                       "data_offsets": [0, 32]}}, b"\0" * 32)
@@ -328,6 +345,10 @@ def blob_over_limit():
 
 def blob_bad_padding():
     return _blob(padding=3)
+
+
+def blob_bad_sentinel():
+    return _blob(sentinel=0xDEADBEEE)
 
 
 def blob_valid():
