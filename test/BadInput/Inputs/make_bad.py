@@ -115,6 +115,23 @@ def onnx_duplicate_output():
         [helper.make_tensor_value_info("y", T.FLOAT, [2])])
 
 
+def onnx_duplicate_initializer():
+    onnx, T, helper = _onnx()
+    w = _raw_tensor([2, 3], b"\0" * 24)
+    return _onnx_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                       [helper.make_tensor_value_info("x", T.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])],
+                       [w, w])
+
+
+def onnx_duplicate_input():
+    onnx, T, helper = _onnx()
+    return _onnx_model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                       [helper.make_tensor_value_info("x", T.FLOAT, [2, 3]),
+                        helper.make_tensor_value_info("x", T.FLOAT, [4])],
+                       [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])])
+
+
 def onnx_type_mismatch():
     onnx, T, helper = _onnx()
     return _onnx_model(
