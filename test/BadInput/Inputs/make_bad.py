@@ -165,6 +165,22 @@ def onnx_unproduced_output():
                         helper.make_tensor_value_info("z", T.FLOAT, [2])])
 
 
+def onnx_old_opset_unproduced_output():
+    """Opset 5 (upgraded by libonnx's version converter) with a graph output
+    that no node produces: the converter dereferenced a null value for it
+    (found by fuzz-onnx)."""
+    onnx, T, helper = _onnx()
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")], "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2]),
+         helper.make_tensor_value_info("h", T.FLOAT, [2])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 5)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
 def onnx_valid():
     return _relu_model()
 
