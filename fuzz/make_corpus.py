@@ -124,5 +124,15 @@ def main():
             if body.strip() and not ops:
                 put("fuzz-mlir", body.encode(), "%s-%d" % (name[:-5], i))
 
+    # Every fuzzer finding, kept as a bad-input test input named
+    # test/BadInput/Inputs/fuzz-TARGET-WHAT.EXT, is a seed of its target too.
+    targets = ("onnx", "torchscript", "mil", "weight-bin", "safetensors",
+               "npy", "mlir")
+    for name in sorted(os.listdir(inputs)):
+        m = re.match(r"fuzz-(%s)-(.+)\.[a-z]+$" % "|".join(targets), name)
+        if m:
+            data = open(os.path.join(inputs, name), "rb").read()
+            put("fuzz-" + m.group(1), data, "regression-" + m.group(2))
+
 if __name__ == "__main__":
     main()

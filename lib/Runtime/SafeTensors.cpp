@@ -269,6 +269,41 @@ static Expected<SafeTensorsEntry> parseEntry(StringRef file, StringRef name,
   return entry;
 }
 
+/// The first tensor name that the header object holds twice, if any.
+/// llvm::json keeps only one of the two entries, so which one a reader sees
+/// would be arbitrary: the file is ambiguous. `header` is valid JSON (it has
+/// been parsed), so a scan for the strings followed by ':' at nesting depth
+/// one finds the top-level keys.
+static std::optional<std::string> findDuplicateKey(StringRef header) {
+  llvm::StringSet<> keys;
+  unsigned depth = 0;
+  for (size_t i = 0; i < header.size(); ++i) {
+    char c = header[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == '"') {
+      size_t begin = i++;
+      while (i < header.size() && header[i] != '"')
+        i += header[i] == '\\' ? 2 : 1;
+      StringRef token = header.slice(begin, i + 1);
+      size_t next = header.find_first_not_of(" \t\r\n", i + 1);
+      if (depth != 1 || next == StringRef::npos || header[next] != ':')
+        continue;
+      Expected<llvm::json::Value> key = llvm::json::parse(token);
+      if (!key) {
+        llvm::consumeError(key.takeError());
+        continue;
+      }
+      std::optional<StringRef> text = key->getAsString();
+      if (text && !keys.insert(*text).second)
+        return text->str();
+    }
+  }
+  return std::nullopt;
+}
+
 Error SafeTensorsFile::parseHeader() {
   uint64_t headerSize = llvm::support::endian::read64le(
       reinterpret_cast<const void *>(bytes.data()));
@@ -284,6 +319,9 @@ Error SafeTensorsFile::parseHeader() {
   const llvm::json::Object *object = header->getAsObject();
   if (!object)
     return makeError(path, "header is not a JSON object");
+  if (std::optional<std::string> key =
+          findDuplicateKey(bytes.substr(8, headerSize)))
+    return makeError(path, "header names tensor '" + *key + "' twice");
   uint64_t dataStart = 8 + headerSize;
   uint64_t dataSize = bytes.size() - dataStart;
   for (const auto &[key, value] : *object) {

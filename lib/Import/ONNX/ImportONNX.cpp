@@ -141,6 +141,35 @@ onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
   return copy;
 }
 
+/// The first output of `graph` or of a subgraph in it (If/Loop/Scan bodies)
+/// that no node, input or initializer of that same graph defines, or "".
+/// libonnx's version converter dereferences a null value for such an output
+/// (a segfault in onnx::graphProtoToGraph, found by fuzz-onnx); the
+/// importer reports it, or resolves a subgraph's outer-scope output, itself.
+static std::string findUnproducedOutput(const onnx::GraphProto &graph) {
+  llvm::StringSet<> defined;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    defined.insert(input.name());
+  for (const onnx::TensorProto &init : graph.initializer())
+    defined.insert(init.name());
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &output : node.output())
+      defined.insert(output);
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        if (std::string name = findUnproducedOutput(attr.g()); !name.empty())
+          return name;
+      for (const onnx::GraphProto &sub : attr.graphs())
+        if (std::string name = findUnproducedOutput(sub); !name.empty())
+          return name;
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (!defined.contains(output.name()))
+      return output.name().empty() ? std::string("<empty>") : output.name();
+  return "";
+}
+
 /// Upgrades a model of a default-domain opset older than kMinOpset with
 /// libonnx's version converter (ONNX's documented way to read old models).
 /// The converter needs inferred shapes for some adapters (Gemm 6 -> 7); if
@@ -151,6 +180,16 @@ void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
     if (!(id.domain().empty() || id.domain() == "ai.onnx") ||
         id.version() >= kMinOpset)
       continue;
+    if (std::string output = findUnproducedOutput(model.graph());
+        !output.empty()) {
+      emitWarning(fileLoc) << "not upgrading opset " << id.version()
+                           << " with the ONNX version converter: output '"
+                           << output
+                           << "' is not produced inside its graph; "
+                              "importing at opset "
+                           << id.version();
+      return;
+    }
     try {
       onnx::ModelProto inferred = model;
       inferLeniently(inferred);

@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <torch/csrc/jit/ir/irparser.h>
@@ -47,6 +49,104 @@ static std::string firstLine(const std::exception &e) {
   if (line.empty() && nl != std::string::npos)
     return firstLine(std::runtime_error(msg.substr(nl + 1)));
   return line;
+}
+
+/// libtorch's IR parser maps value names to values in one table and lets a
+/// later definition of `%x` silently replace an earlier one, so uses after
+/// the second definition read a different value than the text's author may
+/// have meant. Printed graphs never reuse a name (in any block), so every
+/// name defined twice is an error, located at the second definition with a
+/// note at the first. `text` has already been parsed by libtorch, so a
+/// lexical scan suffices: a `%name` defines a value when it stands outside
+/// any parentheses or brackets (an operator's output list, before `=`) or
+/// directly inside the parameter list of `graph(...)` or `blockN(...)`;
+/// every other `%name` (operands, `return (...)`, `-> (...)`) is a use.
+/// String literals and `#` comments are skipped.
+static LogicalResult checkUniqueValueNames(StringRef text, StringRef fileName,
+                                           MLIRContext *ctx) {
+  auto isNameChar = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.';
+  };
+  // One entry per open '(' or '['; true for a parameter list.
+  SmallVector<bool> parens;
+  llvm::StringMap<Location> defined;
+  unsigned line = 1, column = 1;
+  auto advance = [&](size_t &i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    ++i;
+  };
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (c == '"' || c == '\'') {
+      advance(i);
+      while (i < text.size() && text[i] != c) {
+        if (text[i] == '\\' && i + 1 < text.size())
+          advance(i);
+        advance(i);
+      }
+      if (i < text.size())
+        advance(i);
+      continue;
+    }
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n')
+        advance(i);
+      continue;
+    }
+    if (c == '(' || c == '[') {
+      // The identifier before '(' (skipping blanks): `graph` or `blockN`.
+      size_t end = i;
+      while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t'))
+        --end;
+      size_t begin = end;
+      while (begin > 0 &&
+             (isNameChar(text[begin - 1]) || text[begin - 1] == ':'))
+        --begin;
+      StringRef ident = text.slice(begin, end);
+      bool params = false;
+      if (c == '(' && (begin == 0 || text[begin - 1] != '%')) {
+        unsigned blockIndex;
+        params = ident == "graph" ||
+                 (ident.consume_front("block") && !ident.empty() &&
+                  !ident.getAsInteger(10, blockIndex));
+      }
+      parens.push_back(params);
+      advance(i);
+      continue;
+    }
+    if (c == ')' || c == ']') {
+      if (!parens.empty())
+        parens.pop_back();
+      advance(i);
+      continue;
+    }
+    if (c != '%') {
+      advance(i);
+      continue;
+    }
+    Location loc = FileLineColLoc::get(ctx, fileName, line, column);
+    advance(i);
+    size_t begin = i;
+    while (i < text.size() && isNameChar(text[i]))
+      advance(i);
+    StringRef name = text.slice(begin, i);
+    if (name.empty() || !(parens.empty() || parens.back()))
+      continue;
+    auto [it, inserted] = defined.try_emplace(name, loc);
+    if (!inserted) {
+      InFlightDiagnostic diag = emitError(loc)
+                                << "value '%" << name << "' is defined twice";
+      diag.attachNote(it->second)
+          << "first definition of '%" << name << "' here";
+      return failure();
+    }
+  }
+  return success();
 }
 
 /// The IR parser accepts any operands for an op; an aten op whose operands
@@ -202,6 +302,8 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
     emitError(fileLoc) << "cannot parse TorchScript IR: " << firstLine(e);
     return nullptr;
   }
+  if (failed(checkUniqueValueNames(text, fileName, ctx)))
+    return nullptr;
   unsigned index = 0;
   if (failed(checkSchemas(*graph->block(), fileLoc, index)))
     return nullptr;

@@ -115,6 +115,23 @@ def onnx_duplicate_output():
         [helper.make_tensor_value_info("y", T.FLOAT, [2])])
 
 
+def onnx_duplicate_initializer():
+    onnx, T, helper = _onnx()
+    w = _raw_tensor([2, 3], b"\0" * 24)
+    return _onnx_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                       [helper.make_tensor_value_info("x", T.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])],
+                       [w, w])
+
+
+def onnx_duplicate_input():
+    onnx, T, helper = _onnx()
+    return _onnx_model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                       [helper.make_tensor_value_info("x", T.FLOAT, [2, 3]),
+                        helper.make_tensor_value_info("x", T.FLOAT, [4])],
+                       [helper.make_tensor_value_info("y", T.FLOAT, [2, 3])])
+
+
 def onnx_type_mismatch():
     onnx, T, helper = _onnx()
     return _onnx_model(
@@ -146,6 +163,22 @@ def onnx_unproduced_output():
                        [helper.make_tensor_value_info("x", T.FLOAT, [2])],
                        [helper.make_tensor_value_info("y", T.FLOAT, [2]),
                         helper.make_tensor_value_info("z", T.FLOAT, [2])])
+
+
+def onnx_old_opset_unproduced_output():
+    """Opset 5 (upgraded by libonnx's version converter) with a graph output
+    that no node produces: the converter dereferenced a null value for it
+    (found by fuzz-onnx)."""
+    onnx, T, helper = _onnx()
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")], "g",
+        [helper.make_tensor_value_info("x", T.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2]),
+         helper.make_tensor_value_info("h", T.FLOAT, [2])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 5)])
+    model.ir_version = 8
+    return model.SerializeToString()
 
 
 def onnx_valid():
@@ -211,6 +244,16 @@ def npy_structured():
 
 def npy_unterminated_dict():
     return _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4")
+
+
+def npy_wrong_magic():
+    return b"\x93NUMPX" + _npy("{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (2, 4), }", b"\0" * 32)[6:]
+
+
+def npy_f32_2x3():
+    return _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                b"\0" * 24)
 
 
 def npy_i32():
@@ -292,6 +335,13 @@ def st_missing_key():
                       "data_offsets": [0, 32]}}, b"\0" * 32)
 
 
+def st_duplicate_key():
+    # json.dumps cannot write a key twice: splice the text.
+    entry = '{"dtype": "F32", "shape": [2, 4], "data_offsets": [0, 32]}'
+    text = ('{"w": %s, "w": %s}' % (entry, entry)).encode()
+    return struct.pack("<Q", len(text)) + text + b"\0" * 32
+
+
 def st_wrong_shape():
     return _st({"w": {"dtype": "F32", "shape": [4, 2],
                       "data_offsets": [0, 32]}}, b"\0" * 32)
@@ -328,6 +378,10 @@ def blob_over_limit():
 
 def blob_bad_padding():
     return _blob(padding=3)
+
+
+def blob_bad_sentinel():
+    return _blob(sentinel=0xDEADBEEE)
 
 
 def blob_valid():
