@@ -13,41 +13,6 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
 
-namespace {
-using ForBody =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>;
-using BranchBody = function_ref<SmallVector<Value>(OpBuilder &, Location)>;
-} // namespace
-
-static Value cIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// One scf.for over [lb, ub) carrying `init`; returns its results.
-static SmallVector<Value> loop(OpBuilder &b, Location loc, Value lb, Value ub,
-                               ValueRange init, ForBody body) {
-  auto forOp = scf::ForOp::create(
-      b, loc, lb, ub, cIndex(b, loc, 1), init,
-      [&](OpBuilder &nb, Location nl, Value iv, ValueRange args) {
-        scf::YieldOp::create(nb, nl, body(nb, nl, iv, args));
-      });
-  return SmallVector<Value>(forOp.getResults());
-}
-
-/// scf.if yielding the values of `thenFn` or `elseFn`.
-static SmallVector<Value> ifElse(OpBuilder &b, Location loc, Value cond,
-                                 BranchBody thenFn, BranchBody elseFn) {
-  auto ifOp = scf::IfOp::create(
-      b, loc, cond,
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(nb, nl, thenFn(nb, nl));
-      },
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(nb, nl, elseFn(nb, nl));
-      });
-  return SmallVector<Value>(ifOp.getResults());
-}
-
 /// Determinant of the square matrix `a` [M, M] by Gaussian elimination
 /// with partial pivoting, carried out on a copy threaded through the loops.
 static Value luDeterminant(OpBuilder &b, Location loc, Value a, Value m) {

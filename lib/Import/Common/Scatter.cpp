@@ -21,12 +21,7 @@ using namespace mlprog::detail;
 namespace {
 using LoopBody = function_ref<SmallVector<Value>(
     OpBuilder &, Location, ValueRange ivs, ValueRange args)>;
-using BranchBody = function_ref<SmallVector<Value>(OpBuilder &, Location)>;
 } // namespace
-
-static Value cIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
 
 /// The extents of `t` as index values.
 static SmallVector<Value> extents(OpBuilder &b, Location loc, Value t) {
@@ -46,33 +41,6 @@ static SmallVector<Value> loopNest(OpBuilder &b, Location loc, ValueRange ubs,
         return scf::ValueVector(body(nb, nl, ivs, args));
       });
   return SmallVector<Value>(nest.results);
-}
-
-/// One scf.for over [lb, ub) carrying `init`.
-static SmallVector<Value>
-loop(OpBuilder &b, Location loc, Value lb, Value ub, ValueRange init,
-     function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>
-         body) {
-  auto forOp = scf::ForOp::create(
-      b, loc, lb, ub, cIndex(b, loc, 1), init,
-      [&](OpBuilder &nb, Location nl, Value iv, ValueRange args) {
-        scf::YieldOp::create(nb, nl, body(nb, nl, iv, args));
-      });
-  return SmallVector<Value>(forOp.getResults());
-}
-
-/// scf.if yielding the values of `thenFn` or `elseFn` (same types).
-static SmallVector<Value> ifElse(OpBuilder &b, Location loc, Value cond,
-                                 BranchBody thenFn, BranchBody elseFn) {
-  auto ifOp = scf::IfOp::create(
-      b, loc, cond,
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(nb, nl, thenFn(nb, nl));
-      },
-      [&](OpBuilder &nb, Location nl) {
-        scf::YieldOp::create(nb, nl, elseFn(nb, nl));
-      });
-  return SmallVector<Value>(ifOp.getResults());
 }
 
 static Value andI(OpBuilder &b, Location loc, Value x, Value y) {

@@ -3,6 +3,7 @@
 #include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 
@@ -164,6 +165,33 @@ Value padStatic(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
   return tensor::PadOp::create(
       b, loc, Type(), x, getAsIndexOpFoldResult(b.getContext(), low),
       getAsIndexOpFoldResult(b.getContext(), high), padValue);
+}
+
+Value cIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+SmallVector<Value> loop(OpBuilder &b, Location loc, Value lb, Value ub,
+                        ValueRange init, ForBody body) {
+  auto forOp = scf::ForOp::create(
+      b, loc, lb, ub, cIndex(b, loc, 1), init,
+      [&](OpBuilder &nb, Location nl, Value iv, ValueRange args) {
+        scf::YieldOp::create(nb, nl, body(nb, nl, iv, args));
+      });
+  return SmallVector<Value>(forOp.getResults());
+}
+
+SmallVector<Value> ifElse(OpBuilder &b, Location loc, Value cond,
+                          BranchBody thenFn, BranchBody elseFn) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(nb, nl, thenFn(nb, nl));
+      },
+      [&](OpBuilder &nb, Location nl) {
+        scf::YieldOp::create(nb, nl, elseFn(nb, nl));
+      });
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 } // namespace mlprog::detail

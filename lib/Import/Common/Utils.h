@@ -81,6 +81,29 @@ mlir::Value padStatic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                       mlir::TypedAttr value);
 
+/// An index constant.
+mlir::Value cIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// Body of one scf.for step: (builder, loc, induction variable, iter_args)
+/// -> the values it yields.
+using ForBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::ValueRange)>;
+/// Body of one scf.if branch: the values it yields.
+using BranchBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location)>;
+
+/// One scf.for over [lb, ub) with step 1 carrying `init`; returns its
+/// results.
+llvm::SmallVector<mlir::Value> loop(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value lb, mlir::Value ub,
+                                    mlir::ValueRange init, ForBody body);
+
+/// scf.if on `cond` yielding the values of `thenFn` or `elseFn` (same
+/// types); returns its results.
+llvm::SmallVector<mlir::Value> ifElse(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value cond, BranchBody thenFn,
+                                      BranchBody elseFn);
+
 } // namespace mlprog::detail
 
 #endif // MLPROG_LIB_IMPORT_COMMON_UTILS_H
