@@ -9,6 +9,7 @@
 
 #include "FuzzCommon.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -33,6 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The MLIR lexer relies on a terminating NUL (files are read into
   // null-terminated buffers); libFuzzer's data has none.
   std::string text(reinterpret_cast<const char *>(data), size);
+  // The tools refuse input nested deeper than MLIR's recursive parser can
+  // take (Support/ParseLimits.h); so does the harness.
+  if (mlprog::findExcessiveNesting(text))
+    return 0;
   ParserConfig config(&ctx);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
   mlprog::fuzz::checkFailureExplained(!module, diags, "parse");

@@ -15,6 +15,7 @@
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Runtime/Npy.h"
+#include "mlprog/Support/ParseLimits.h"
 
 #ifdef MLPROG_HAVE_ONNX
 #include "mlprog/Import/ONNX/ImportONNX.h"
@@ -239,7 +240,8 @@ parseModule(std::unique_ptr<llvm::MemoryBuffer> buffer) {
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
     sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
     ParserConfig config(ctx.get());
-    module = parseSourceFile<ModuleOp>(sourceMgr, config);
+    if (succeeded(mlprog::checkNestingDepth(*sourceMgr, ctx.get())))
+      module = parseSourceFile<ModuleOp>(sourceMgr, config);
   }
   if (!module)
     capture.raise();

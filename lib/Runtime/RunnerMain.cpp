@@ -3,6 +3,7 @@
 #include "mlprog/Runtime/RunnerMain.h"
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Runtime/Npy.h"
+#include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -89,6 +90,8 @@ static OwningOpRef<ModuleOp> parseModule(llvm::StringRef file,
     return nullptr;
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  if (failed(checkNestingDepth(sourceMgr, &context)))
+    return nullptr;
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 

@@ -124,6 +124,21 @@ def test_parse_and_pipeline_errors_are_located():
     assert str(module) == before
 
 
+def test_deep_nesting_is_refused_before_parsing():
+    # 8,543 nested '[' overflowed the stack of MLIR's recursive parser
+    # (found by fuzz-mlir); the package refuses input nested deeper than 256.
+    text = "ml_program.global private @g(" + "[" * 300 + "] : i32\n"
+    with pytest.raises(mlprog.Error) as info:
+        mlprog.parse(text, "deep.mlir")
+    assert str(info.value).startswith("deep.mlir:1:285: error: brackets nest "
+                                      "deeper than 256 levels")
+    # At the limit the text reaches the parser, which reports its own error.
+    text = "ml_program.global private @g(" + "[" * 255 + "] : i32\n"
+    with pytest.raises(mlprog.Error) as info:
+        mlprog.parse(text, "deep.mlir")
+    assert "brackets nest" not in str(info.value)
+
+
 def test_compile_errors():
     module = mlprog.parse(ADD)
     with pytest.raises(mlprog.Error, match="unsupported target 'gpu'"):

@@ -9,6 +9,7 @@
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Runtime/AotCompiler.h"
+#include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -114,6 +115,8 @@ int main(int argc, char **argv) {
   if (!buffer)
     return reportError(inputFile + ": " + message);
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  if (failed(mlprog::checkNestingDepth(sourceMgr, &context)))
+    return 1;
   auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
