@@ -30,7 +30,12 @@ def TileAndVectorizeContractionsPass
       (when `parallel`; a `linalg.fill` of its init is fused into it), an
       `scf.for` over K in steps of Kc, and `scf.for` loops over mr x nr x 1
       register blocks, each vectorized to a `vector.contract` (with masks at
-      partial edge tiles).
+      partial edge tiles);
+    - before that, when M (N) spans at least 4 register blocks, B [.., K, N]
+      (A [.., M, K]) is copied into panels [.., N / nr, K, nr]
+      ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
+      `scf.forall` over panels when `parallel`), and the register blocks
+      read the panels, so their K loop streams contiguous memory.
 
     mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
     4 x 16 with AVX2 (8 of 16 ymm); Mc = 8 mr, Nc = 8 nr, Kc = 256 (all of K
