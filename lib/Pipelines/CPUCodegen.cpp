@@ -2,8 +2,8 @@
 //
 // The -O2 code generation strategy of --mlprog-lower-to-cpu for contractions
 // (matmul, batch_matmul, and convolutions as a column tensor + one matmul
-// with the batch folded into N; depthwise convolutions only get their loops
-// reordered so that the output row is innermost):
+// with the batch folded into N; depthwise convolutions become vector code
+// of their own, see vectorizeDepthwiseConv):
 //
 //   Bp[n / nr][K][nr] = B, Ap[m / mr][K][mr] = A  panels (when reused enough)
 //   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
@@ -687,6 +687,188 @@ interchangeDepthwiseConv(RewriterBase &rewriter,
 }
 
 namespace {
+/// Static shape of a depthwise convolution [N, C, H, W] * [C, Kh, Kw] ->
+/// [N, C, Oh, Ow] and the vector length of its rows.
+struct DepthwiseShape {
+  int64_t kh, kw, oh, ow, width;
+  int64_t sh, sw, dh, dw;
+  int64_t vl;
+};
+} // namespace
+
+/// Reads input columns col0, col0 + sw, ... (`len` of them) of row `row` of
+/// channel (n, c) of x: one contiguous read for stride 1, else two reads of
+/// `len` contiguous elements and a shuffle of every sw-th (sw = 2). Reads
+/// that may pass the end of the row are masked (padding 0).
+static Value readInputColumns(OpBuilder &b, Location loc, Value x, Value n,
+                              Value c, Value row, int64_t col0, int64_t len,
+                              const DepthwiseShape &shape, Value zero) {
+  auto read = [&](int64_t col) {
+    Value index = arith::ConstantIndexOp::create(b, loc, col);
+    bool inBounds = col + len <= shape.width;
+    return vector::TransferReadOp::create(
+        b, loc, VectorType::get({len}, zero.getType()), x,
+        ValueRange{n, c, row, index}, zero, ArrayRef<bool>{inBounds});
+  };
+  if (shape.sw == 1)
+    return read(col0);
+  Value lo = read(col0), hi = read(col0 + len);
+  SmallVector<int64_t> mask;
+  for (int64_t i = 0; i < len; ++i)
+    mask.push_back(i * shape.sw);
+  return vector::ShuffleOp::create(b, loc, lo, hi, mask);
+}
+
+/// Emits output row `oh` of channel (n, c) of a depthwise convolution into
+/// `out` (indexed [outN, outC, oh, ow]) and returns the updated tensor. The
+/// row is cut into vectors of `vl` columns (the last one overlapping its
+/// predecessor when vl does not divide Ow), accumulated in registers over
+/// the Kh x Kw taps, in groups of at most `group` vectors.
+static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
+                              Value n, Value c, Value outN, Value outC,
+                              Value oh, ArrayRef<Value> taps,
+                              const DepthwiseShape &shape, int64_t group,
+                              Value zero) {
+  int64_t len = std::min(shape.vl, shape.ow);
+  SmallVector<int64_t> starts;
+  for (int64_t j = 0; j + len <= shape.ow; j += len)
+    starts.push_back(j);
+  if (shape.ow % len != 0)
+    starts.push_back(shape.ow - len);
+  // Groups from the end, so an overlapping last vector shares its group
+  // (reads of the accumulators before writes) with the one it overlaps.
+  SmallVector<std::pair<size_t, size_t>> groups;
+  for (size_t end = starts.size(); end > 0;) {
+    size_t begin = end > static_cast<size_t>(group) ? end - group : 0;
+    groups.push_back({begin, end});
+    end = begin;
+  }
+  auto vecType = VectorType::get({len}, zero.getType());
+  for (auto [begin, end] : llvm::reverse(groups)) {
+    SmallVector<Value> acc;
+    for (size_t i = begin; i < end; ++i) {
+      Value col = arith::ConstantIndexOp::create(b, loc, starts[i]);
+      acc.push_back(vector::TransferReadOp::create(
+          b, loc, vecType, out, ValueRange{outN, outC, oh, col}, zero,
+          ArrayRef<bool>{true}));
+    }
+    for (int64_t i = 0; i < shape.kh; ++i) {
+      AffineExpr d0 = b.getAffineDimExpr(0);
+      Value row = affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(1, 0, d0 * shape.sh + i * shape.dh), oh);
+      for (int64_t j = 0; j < shape.kw; ++j) {
+        Value tap = taps[i * shape.kw + j];
+        for (size_t v = begin; v < end; ++v) {
+          Value in = readInputColumns(b, loc, x, n, c, row,
+                                      starts[v] * shape.sw + j * shape.dw, len,
+                                      shape, zero);
+          acc[v - begin] =
+              vector::FMAOp::create(b, loc, in, tap, acc[v - begin]);
+        }
+      }
+    }
+    for (size_t i = begin; i < end; ++i) {
+      Value col = arith::ConstantIndexOp::create(b, loc, starts[i]);
+      out = vector::TransferWriteOp::create(b, loc, acc[i - begin], out,
+                                            ValueRange{outN, outC, oh, col},
+                                            ArrayRef<bool>{true})
+                .getResult();
+    }
+  }
+  return out;
+}
+
+/// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with strides of
+/// 1 or 2 into vector code: an scf.forall over (n, c) (OpenMP when
+/// `parallel`), an scf.for over output rows, and per row Kh x Kw broadcast
+/// FMAs on vectors along the row (see emitDepthwiseRow); the taps are
+/// broadcast once per channel.
+static LogicalResult
+vectorizeDepthwiseConv(RewriterBase &rewriter,
+                       linalg::DepthwiseConv2DNchwChwOp conv,
+                       const CPUTarget &target) {
+  Value x = conv.getDpsInputs()[0], w = conv.getDpsInputs()[1];
+  Value init = conv.getDpsInits()[0];
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
+      !initType.hasStaticShape() || !initType.getElementType().isF32() ||
+      !xType.getElementType().isF32() || !wType.getElementType().isF32())
+    return failure();
+  SmallVector<int64_t> strides = getValues(conv.getStrides());
+  SmallVector<int64_t> dilations = getValues(conv.getDilations());
+  DepthwiseShape shape;
+  shape.kh = wType.getDimSize(1);
+  shape.kw = wType.getDimSize(2);
+  shape.oh = initType.getDimSize(2);
+  shape.ow = initType.getDimSize(3);
+  shape.width = xType.getDimSize(3);
+  shape.sh = strides[0];
+  shape.sw = strides[1];
+  shape.dh = dilations[0];
+  shape.dw = dilations[1];
+  shape.vl = target.getVectorWidthF32();
+  if (shape.sw > 2 || shape.kh * shape.kw > 25 || shape.ow == 0 ||
+      shape.oh == 0)
+    return failure();
+  // Taps, accumulators and the input vectors share the register file.
+  int64_t registers = target.getNumVectorRegisters();
+  int64_t group = std::max<int64_t>(1, registers - shape.kh * shape.kw - 3);
+  group = std::min<int64_t>(group, 8);
+
+  Location loc = conv.getLoc();
+  Type f32 = initType.getElementType();
+  rewriter.setInsertionPoint(conv);
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
+  int64_t batch = initType.getDimSize(0), channels = initType.getDimSize(1);
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
+                             rewriter.getIndexAttr(channels)},
+      ValueRange{init}, std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value n = forall.getInductionVar(0), c = forall.getInductionVar(1);
+  Value shared = forall.getRegionIterArgs()[0];
+  auto planeType = RankedTensorType::get({1, 1, shape.oh, shape.ow}, f32);
+  SmallVector<OpFoldResult> offsets = {n, c, rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {
+      rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
+      rewriter.getIndexAttr(shape.oh), rewriter.getIndexAttr(shape.ow)};
+  SmallVector<OpFoldResult> unit(4, rewriter.getIndexAttr(1));
+  Value plane = tensor::ExtractSliceOp::create(rewriter, loc, planeType, shared,
+                                               offsets, sizes, unit);
+  auto vecType = VectorType::get({std::min(shape.vl, shape.ow)}, f32);
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < shape.kh; ++i)
+    for (int64_t j = 0; j < shape.kw; ++j) {
+      Value ci = arith::ConstantIndexOp::create(rewriter, loc, i);
+      Value cj = arith::ConstantIndexOp::create(rewriter, loc, j);
+      Value tap =
+          tensor::ExtractOp::create(rewriter, loc, w, ValueRange{c, ci, cj});
+      taps.push_back(vector::BroadcastOp::create(rewriter, loc, vecType, tap));
+    }
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value ohEnd = arith::ConstantIndexOp::create(rewriter, loc, shape.oh);
+  auto rows = scf::ForOp::create(
+      rewriter, loc, c0, ohEnd, c1, ValueRange{plane},
+      [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
+        Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
+                                        taps, shape, group, zero);
+        scf::YieldOp::create(b, l, result);
+      });
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, rows.getResult(0),
+                                        shared, offsets, sizes, unit);
+  rewriter.replaceOp(conv, forall.getResults());
+  return success();
+}
+
+namespace {
 /// Rewrites convolutions into im2col + matmul and blocks every f32
 /// contraction for caches and registers (see the file comment).
 struct TileAndVectorizeContractionsPass
@@ -726,7 +908,8 @@ struct TileAndVectorizeContractionsPass
         depthwise.push_back(conv);
     });
     for (linalg::DepthwiseConv2DNchwChwOp conv : depthwise)
-      (void)interchangeDepthwiseConv(rewriter, conv);
+      if (failed(vectorizeDepthwiseConv(rewriter, conv, target)))
+        (void)interchangeDepthwiseConv(rewriter, conv);
 
     // Contraction generics with unit loops (the im2col contraction of a
     // batch-1 convolution) lose them and become named matmuls, which

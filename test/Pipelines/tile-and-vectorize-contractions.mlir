@@ -85,10 +85,20 @@ func.func @left_alone(%a: tensor<8x8xi32>, %b: tensor<8x8xi32>, %c: tensor<8x8xi
   return %r : tensor<8x8xi32>
 }
 
-// A depthwise convolution becomes a generic whose innermost loop runs over
-// the output row (n, c, oh, kh, kw, ow), which LLVM vectorizes.
+// A depthwise convolution becomes an scf.forall over (n, c) with the 3x3
+// taps broadcast once, and a loop over output rows whose 4 columns (stride
+// 2) are one vector accumulated over the taps: every tap reads two input
+// vectors of the row and keeps the even elements.
 // AVX2-LABEL: func.func @depthwise
-// AVX2: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
+// AVX2: scf.forall ({{.*}}) in (1, 8) shared_outs
+// AVX2-COUNT-9: vector.broadcast {{.*}} : f32 to vector<4xf32>
+// AVX2: scf.for
+// AVX2: vector.transfer_read {{.*}} : tensor<1x1x4x4xf32>, vector<4xf32>
+// AVX2: vector.shuffle {{.*}} [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
+// AVX2: vector.fma
+// AVX2-COUNT-8: vector.fma
+// AVX2: vector.transfer_write {{.*}} : vector<4xf32>, tensor<1x1x4x4xf32>
+// AVX2: tensor.parallel_insert_slice
 // AVX2-NOT: linalg.depthwise_conv_2d_nchw_chw
 func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>

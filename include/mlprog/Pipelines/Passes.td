@@ -18,9 +18,13 @@ def TileAndVectorizeContractionsPass
       [F, C*Fh*Fw] filter with it, whose N dimension covers batch and output
       pixels (batch > 1: into zeros, then a transposing add into the init;
       a 1x1 stride-1 convolution of batch 1 uses its input as the matrix);
-    - `linalg.depthwise_conv_2d_nchw_chw` becomes a generic with loops
-      (n, c, oh, kh, kw, ow), so the innermost loop runs along the output
-      row and LLVM vectorizes it;
+    - a static f32 `linalg.depthwise_conv_2d_nchw_chw` with strides of 1
+      or 2 becomes an `scf.forall` over (n, c) and a loop over output rows
+      whose columns are accumulated in vector registers over the window
+      taps (`vector.fma` with the tap broadcast; stride 2 reads two vectors
+      and shuffles out every other element); other depthwise convolutions
+      become a generic with loops (n, c, oh, kh, kw, ow), so the innermost
+      loop runs along the output row and LLVM vectorizes it;
     - a contraction whose innermost N extent is not a multiple of the
       register block width is split (`linalg::splitOp`) into a part that is
       (multiples of 2 and 1 vector widths) and a narrow remainder;

@@ -1,4 +1,5 @@
-"""Execution test of the contraction code generation on odd shapes.
+"""Execution test of the contraction and depthwise convolution code
+generation on odd shapes.
 
   contraction_shapes.py gen DIR      writes DIR/module.mlir (one function with
                                      every case below) and DIR/in_<i>.npy
@@ -25,6 +26,16 @@ CONVS = [((1, 16, 15, 15), (40, 16, 3, 3), 1),
          ((2, 8, 17, 17), (36, 8, 3, 3), 2),
          ((1, 64, 10, 10), (48, 64, 1, 1), 1),
          ((1, 3, 23, 23), (64, 3, 7, 7), 2)]
+# (x shape NCHW, w shape CHW, stride, dilation) of
+# linalg.depthwise_conv_2d_nchw_chw: rows of 17 (a vector and an overlapping
+# one), 8 (less than a vector), 96 (more vectors than fit the registers),
+# strides 2 whose last reads pass the end of the row, dilation 2.
+DEPTHWISE = [((1, 5, 19, 19), (5, 3, 3), 1, 1),
+             ((2, 3, 40, 37), (3, 3, 3), 2, 1),
+             ((1, 4, 9, 12), (4, 3, 3), 1, 2),
+             ((1, 6, 20, 100), (6, 5, 5), 1, 1),
+             ((1, 7, 11, 130), (7, 3, 3), 2, 1),
+             ((1, 9, 7, 7), (9, 3, 3), 2, 1)]
 
 
 def ty(shape):
@@ -57,6 +68,22 @@ def cases():
                  "tensor<2xi64>}" % s)
         out.append(("linalg.conv_2d_nchw_fchw", attrs, [x, w],
                     conv_out(x, w, s), ref))
+    for x, w, s, d in DEPTHWISE:
+        oh = (x[2] - d * (w[1] - 1) - 1) // s + 1
+        ow = (x[3] - d * (w[2] - 1) - 1) // s + 1
+
+        def ref(xv, wv, s=s, d=d, oh=oh, ow=ow):
+            r = np.zeros((xv.shape[0], xv.shape[1], oh, ow))
+            for i in range(wv.shape[1]):
+                for j in range(wv.shape[2]):
+                    patch = xv[:, :, i * d:i * d + s * (oh - 1) + 1:s,
+                               j * d:j * d + s * (ow - 1) + 1:s]
+                    r += patch * wv[None, :, i, j, None, None]
+            return r
+        attrs = ("{dilations = dense<%d> : tensor<2xi64>, strides = dense<%d> : "
+                 "tensor<2xi64>}" % (d, s))
+        out.append(("linalg.depthwise_conv_2d_nchw_chw", attrs, [x, w],
+                    (x[0], x[1], oh, ow), ref))
     return out
 
 
