@@ -307,6 +307,24 @@ static bool isPackable(linalg::LinalgOp op, const ContractionPlan &plan,
   return true;
 }
 
+/// Panels pay for their copy only with enough K steps per register block.
+static constexpr int64_t kMinPackedK = 256;
+
+/// Whether the rows of the matrix `value` (or of the tensor it is a slice
+/// of) are a multiple of 1 KiB apart, so that a column of them falls into at
+/// most 4 of the 64 sets of a 48 KiB, 12-way L1 (4 KiB period) and a K x nr
+/// block cannot stay in L1 (square power-of-two matrices).
+static bool rowsAliasInL1(Value value) {
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+    value = slice.getSource();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1))
+    return false;
+  int64_t bytes = type.getDimSize(type.getRank() - 1) *
+                  type.getElementType().getIntOrFloatBitWidth() / 8;
+  return bytes % 1024 == 0;
+}
+
 /// Copies `operand.source` into panels (see PackedOperand):
 ///   B: Bp[b..., n1, k, n0] = B[b..., k, n1 * nr + n0]
 ///   A: Ap[b..., m1, k, m0] = A[b..., m1 * mr + m0, k]
@@ -439,17 +457,24 @@ static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
     return sizes;
   };
 
-  // Pack B into contiguous K x nr panels when each panel is reused by
-  // enough register blocks along M to pay for the copy, and A into K x mr
-  // panels likewise.
+  // Pack B into contiguous K x nr panels, and A into K x mr panels, when
+  // their rows alias in L1 and each panel is reused by enough register
+  // blocks to pay for the copy. The copies are plain loops (about as slow
+  // per element as the column tensor of a convolution), so operands whose
+  // rows do not alias keep their layout: packing the column tensor of
+  // resnet18's convolutions measured slower than not.
   int bIndex = getBIndex(op, *plan);
   SmallVector<PackedOperand> packed;
   int64_t m = plan->ranges[plan->m], n = plan->ranges[plan->n];
+  int64_t k = plan->ranges[plan->k];
   if (config.nr % target.getVectorWidthF32() == 0 && m >= 4 * config.mr &&
-      n > config.nr && isPackable(op, *plan, bIndex, /*isB=*/true))
+      n > config.nr && k >= kMinPackedK &&
+      rowsAliasInL1(op.getDpsInputOperand(bIndex)->get()) &&
+      isPackable(op, *plan, bIndex, /*isB=*/true))
     packed.push_back({bIndex, op.getDpsInputOperand(bIndex)->get(), Value(),
                       config.nr, /*splitLast=*/true});
-  if (n >= 4 * config.nr && m > config.mr &&
+  if (n >= 4 * config.nr && m > config.mr && k >= kMinPackedK &&
+      rowsAliasInL1(op.getDpsInputOperand(1 - bIndex)->get()) &&
       isPackable(op, *plan, 1 - bIndex, /*isB=*/false))
     packed.push_back({1 - bIndex, op.getDpsInputOperand(1 - bIndex)->get(),
                       Value(), config.mr, /*splitLast=*/false});
