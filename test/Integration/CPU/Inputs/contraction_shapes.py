@@ -9,7 +9,8 @@ generation on odd shapes.
 
 The shapes are not multiples of the register blocks (mr x nr = 8 x 32 with
 AVX-512, 4 x 16 with AVX2), include extents of 1, K blocked into Kc (K >
-768), and are large enough along M and N that B and A are packed into panels.
+768), and some have rows 1 KiB apart and enough M, N and K that B and A are
+packed into panels.
 """
 import os
 import sys
@@ -18,9 +19,11 @@ import numpy as np
 
 # (M, K, N) of linalg.matmul.
 MATMULS = [(1, 17, 63), (17, 1, 100), (63, 100, 17), (100, 63, 130),
-           (130, 96, 64), (64, 1000, 96), (48, 1030, 160), (256, 40, 288)]
+           (130, 96, 64), (64, 1000, 96), (48, 1030, 160), (256, 40, 288),
+           # Rows a multiple of 1 KiB apart: packed into panels.
+           (100, 256, 256), (40, 1280, 512)]
 # (batch, M, K, N) of linalg.batch_matmul.
-BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64)]
+BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64), (2, 36, 256, 256)]
 # (x shape NCHW, w shape FCHW, stride) of linalg.conv_2d_nchw_fchw.
 CONVS = [((1, 16, 15, 15), (40, 16, 3, 3), 1),
          ((2, 8, 17, 17), (36, 8, 3, 3), 2),
