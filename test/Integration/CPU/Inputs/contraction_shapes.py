@@ -9,7 +9,7 @@ generation on odd shapes.
 
 The shapes are not multiples of the register blocks (mr x nr = 8 x 32 with
 AVX-512, 4 x 16 with AVX2), include extents of 1, K blocked into Kc (K >
-768), and some have rows 1 KiB apart and enough M, N and K that B and A are
+768), and some have rows 4 KiB apart and enough M, N and K that B and A are
 packed into panels.
 """
 import os
@@ -20,10 +20,10 @@ import numpy as np
 # (M, K, N) of linalg.matmul.
 MATMULS = [(1, 17, 63), (17, 1, 100), (63, 100, 17), (100, 63, 130),
            (130, 96, 64), (64, 1000, 96), (48, 1030, 160), (256, 40, 288),
-           # Rows a multiple of 1 KiB apart: packed into panels.
-           (100, 256, 256), (40, 1280, 512)]
+           # Rows a multiple of 4 KiB apart: packed into panels.
+           (100, 1024, 1024), (40, 1280, 1024)]
 # (batch, M, K, N) of linalg.batch_matmul.
-BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64), (2, 36, 256, 256)]
+BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64), (2, 36, 1024, 1024)]
 # (x shape NCHW, w shape FCHW, stride) of linalg.conv_2d_nchw_fchw.
 CONVS = [((1, 16, 15, 15), (40, 16, 3, 3), 1),
          ((2, 8, 17, 17), (36, 8, 3, 3), 2),
