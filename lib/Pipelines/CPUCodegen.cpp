@@ -5,7 +5,7 @@
 // with the batch folded into N; depthwise convolutions become vector code
 // of their own, see vectorizeDepthwiseConv):
 //
-//   Bp[n / nr][K][nr] = B, Ap[m / mr][K][mr] = A  panels (when reused enough)
+//   Bp[n / nr][K][nr] = B, Ap[m / mr][K][mr] = A  panels (rows 4 KiB apart)
 //   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
 //     scf.for over K in steps of Kc               B block Kc x Nc stays in L2
 //       scf.for over M step mr, N step nr, K step 1
@@ -16,8 +16,8 @@
 // contraction lowers to outer products, i.e. mr broadcast FMAs on nr-wide
 // vectors. mr and nr follow the target's vector width and register count.
 // The panels make each register block's K loop read two contiguous streams
-// (nr and mr floats per step) instead of rows 1-4 KiB apart, which share a
-// few L1 sets and evict each other (1024^3: 50-65 -> 95-99 GFLOP/s on one
+// (nr and mr floats per step) instead of rows 4 KiB apart, which share one
+// L1 set and evict each other (1024^3: 65-70 -> 95-97 GFLOP/s on one
 // AVX-512 core).
 //
 //===----------------------------------------------------------------------===//
@@ -328,9 +328,8 @@ static bool rowsAliasInL1(Value value) {
 /// Copies `operand.source` into panels (see PackedOperand):
 ///   B: Bp[b..., n1, k, n0] = B[b..., k, n1 * nr + n0]
 ///   A: Ap[b..., m1, k, m0] = A[b..., m1 * mr + m0, k]
-/// (the tile divides the split extent). Panels do not alias in the L1 sets
-/// the way rows with a 1 KiB or 4 KiB stride do. When `parallel`, the copy
-/// runs on the forall threads, one panel per iteration.
+/// (the tile divides the split extent). When `parallel`, the copy runs on
+/// the forall threads, one panel per iteration.
 static void pack(RewriterBase &rewriter, Location loc, PackedOperand &operand,
                  bool parallel) {
   auto type = cast<RankedTensorType>(operand.source.getType());

@@ -35,8 +35,9 @@ def TileAndVectorizeContractionsPass
       `scf.for` over K in steps of Kc, and `scf.for` loops over mr x nr x 1
       register blocks, each vectorized to a `vector.contract` (with masks at
       partial edge tiles);
-    - before that, when M (N) spans at least 4 register blocks, B [.., K, N]
-      (A [.., M, K]) is copied into panels [.., N / nr, K, nr]
+    - before that, when the rows of B [.., K, N] (A [.., M, K]) are a
+      multiple of 4 KiB apart, K >= 256 and M (N) spans at least 4 register
+      blocks, B (A) is copied into panels [.., N / nr, K, nr]
       ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
       `scf.forall` over panels when `parallel`), and the register blocks
       read the panels, so their K loop streams contiguous memory.
