@@ -1,28 +1,51 @@
 // RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx2,+fma}))' | FileCheck %s --check-prefix=AVX2
 // RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f parallel=false}))' | FileCheck %s --check-prefix=AVX512
 
-// A matmul becomes an scf.forall of 32x128 output tiles (4x16 register
-// blocks, 8 of each per tile) with the fill fused, the K loop inside, and
-// the 4x16 accumulator carried as a vector across K.
+// A matmul whose rows are 4 KiB apart (they alias in L1) copies B into 64
+// panels of 1024x16 (K x nr) and A into 16 panels of 1024x4 (K x mr), one
+// per forall iteration, then becomes an scf.forall of 64x128 output tiles
+// with the fill fused, K blocks of 512, 4x16 register blocks, and the 4x16
+// accumulator carried as a vector across K; its K loop reads one panel row
+// of A and of B per step.
 // AVX2-LABEL: func.func @matmul
-// AVX2: scf.forall ({{.*}}) = (0, 0) to (64, 256) step (32, 128)
+// AVX2: %[[AP:.*]] = scf.forall (%{{.*}}) in (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<16x1024x4xf32>)
+// AVX2: %[[BP:.*]] = scf.forall (%{{.*}}) in (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64x1024x16xf32>)
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (64, 1024) step (64, 128)
 // AVX2: linalg.fill
+// AVX2: scf.for {{.*}} step %c512
 // AVX2: scf.for {{.*}} step %c4
 // AVX2: scf.for {{.*}} step %c16
 // AVX2: %[[ACC:.*]] = vector.transfer_read {{.*}} vector<4x16xf32>
-// AVX2: scf.for {{.*}} iter_args({{.*}}, %[[V:.*]] = %[[ACC]]) -> (tensor<32x128xf32>, vector<4x16xf32>)
+// AVX2: scf.for {{.*}} iter_args({{.*}}, %[[V:.*]] = %[[ACC]]) -> (tensor<64x128xf32>, vector<4x16xf32>)
+// AVX2: tensor.extract_slice %[[AP]][{{.*}}] [1, 1, 4] [1, 1, 1] : tensor<16x1024x4xf32> to tensor<4xf32>
+// AVX2: vector.transfer_read %[[BP]][{{.*}}]{{.*}} : tensor<64x1024x16xf32>, vector<16xf32>
 // AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 // AVX2-NOT: linalg.matmul
 
-// With AVX-512, 8x32 register blocks; no forall without `parallel`.
+// With AVX-512, 8x32 register blocks; no forall without `parallel`, and
+// the panels are copied by one generic each.
 // AVX512-LABEL: func.func @matmul
 // AVX512-NOT: scf.forall
+// AVX512: linalg.generic {{.*}} outs(%{{.*}} : tensor<32x1024x32xf32>)
 // AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x256xf32>) -> tensor<64x256xf32> {
+func.func @matmul(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<64x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x1024xf32>, tensor<1024x1024xf32>) outs(%init : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+  return %r : tensor<64x1024xf32>
+}
+
+// Rows 1 KiB apart: no panels; the register blocks read B itself.
+// AVX2-LABEL: func.func @matmul_unpacked
+// AVX2-NOT: linalg.generic
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (64, 256)
+// AVX2: vector.transfer_read %arg1{{.*}} vector<16xf32>
+func.func @matmul_unpacked(%a: tensor<64x256xf32>, %b: tensor<256x256xf32>) -> tensor<64x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x256xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x256xf32>) outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x256xf32>, tensor<256x256xf32>) outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %r : tensor<64x256xf32>
 }
 
@@ -77,10 +100,20 @@ func.func @left_alone(%a: tensor<8x8xi32>, %b: tensor<8x8xi32>, %c: tensor<8x8xi
   return %r : tensor<8x8xi32>
 }
 
-// A depthwise convolution becomes a generic whose innermost loop runs over
-// the output row (n, c, oh, kh, kw, ow), which LLVM vectorizes.
+// A depthwise convolution becomes an scf.forall over (n, c) with the 3x3
+// taps broadcast once, and a loop over output rows whose 4 columns (stride
+// 2) are one vector accumulated over the taps: every tap reads two input
+// vectors of the row and keeps the even elements.
 // AVX2-LABEL: func.func @depthwise
-// AVX2: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
+// AVX2: scf.forall ({{.*}}) in (1, 8) shared_outs
+// AVX2-COUNT-9: vector.broadcast {{.*}} : f32 to vector<4xf32>
+// AVX2: scf.for
+// AVX2: vector.transfer_read {{.*}} : tensor<1x1x4x4xf32>, vector<4xf32>
+// AVX2: vector.shuffle {{.*}} [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
+// AVX2: vector.fma
+// AVX2-COUNT-8: vector.fma
+// AVX2: vector.transfer_write {{.*}} : vector<4xf32>, tensor<1x1x4x4xf32>
+// AVX2: tensor.parallel_insert_slice
 // AVX2-NOT: linalg.depthwise_conv_2d_nchw_chw
 func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>

@@ -18,9 +18,13 @@ def TileAndVectorizeContractionsPass
       [F, C*Fh*Fw] filter with it, whose N dimension covers batch and output
       pixels (batch > 1: into zeros, then a transposing add into the init;
       a 1x1 stride-1 convolution of batch 1 uses its input as the matrix);
-    - `linalg.depthwise_conv_2d_nchw_chw` becomes a generic with loops
-      (n, c, oh, kh, kw, ow), so the innermost loop runs along the output
-      row and LLVM vectorizes it;
+    - a static f32 `linalg.depthwise_conv_2d_nchw_chw` with strides of 1
+      or 2 becomes an `scf.forall` over (n, c) and a loop over output rows
+      whose columns are accumulated in vector registers over the window
+      taps (`vector.fma` with the tap broadcast; stride 2 reads two vectors
+      and shuffles out every other element); other depthwise convolutions
+      become a generic with loops (n, c, oh, kh, kw, ow), so the innermost
+      loop runs along the output row and LLVM vectorizes it;
     - a contraction whose innermost N extent is not a multiple of the
       register block width is split (`linalg::splitOp`) into a part that is
       (multiples of 2 and 1 vector widths) and a narrow remainder;
@@ -30,7 +34,13 @@ def TileAndVectorizeContractionsPass
       (when `parallel`; a `linalg.fill` of its init is fused into it), an
       `scf.for` over K in steps of Kc, and `scf.for` loops over mr x nr x 1
       register blocks, each vectorized to a `vector.contract` (with masks at
-      partial edge tiles).
+      partial edge tiles);
+    - before that, when the rows of B [.., K, N] (A [.., M, K]) are a
+      multiple of 4 KiB apart, K >= 256 and M (N) spans at least 4 register
+      blocks, B (A) is copied into panels [.., N / nr, K, nr]
+      ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
+      `scf.forall` over panels when `parallel`), and the register blocks
+      read the panels, so their K loop streams contiguous memory.
 
     mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
     4 x 16 with AVX2 (8 of 16 ymm); Mc = 8 mr, Nc = 8 nr, Kc = 256 (all of K

@@ -1,0 +1,146 @@
+"""Execution test of the contraction and depthwise convolution code
+generation on odd shapes.
+
+  contraction_shapes.py gen DIR      writes DIR/module.mlir (one function with
+                                     every case below) and DIR/in_<i>.npy
+  contraction_shapes.py check DIR RUN...
+                                     compares DIR/<RUN>/output_<i>.npy with
+                                     numpy in float64
+
+The shapes are not multiples of the register blocks (mr x nr = 8 x 32 with
+AVX-512, 4 x 16 with AVX2), include extents of 1, K blocked into Kc (K >
+768), and some have rows 4 KiB apart and enough M, N and K that B and A are
+packed into panels.
+"""
+import os
+import sys
+
+import numpy as np
+
+# (M, K, N) of linalg.matmul.
+MATMULS = [(1, 17, 63), (17, 1, 100), (63, 100, 17), (100, 63, 130),
+           (130, 96, 64), (64, 1000, 96), (48, 1030, 160), (256, 40, 288),
+           # Rows a multiple of 4 KiB apart: packed into panels.
+           (100, 1024, 1024), (40, 1280, 1024)]
+# (batch, M, K, N) of linalg.batch_matmul.
+BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64), (2, 36, 1024, 1024)]
+# (x shape NCHW, w shape FCHW, stride) of linalg.conv_2d_nchw_fchw.
+CONVS = [((1, 16, 15, 15), (40, 16, 3, 3), 1),
+         ((2, 8, 17, 17), (36, 8, 3, 3), 2),
+         ((1, 64, 10, 10), (48, 64, 1, 1), 1),
+         ((1, 3, 23, 23), (64, 3, 7, 7), 2)]
+# (x shape NCHW, w shape CHW, stride, dilation) of
+# linalg.depthwise_conv_2d_nchw_chw: rows of 17 (a vector and an overlapping
+# one), 8 (less than a vector), 96 (more vectors than fit the registers),
+# strides 2 whose last reads pass the end of the row, dilation 2.
+DEPTHWISE = [((1, 5, 19, 19), (5, 3, 3), 1, 1),
+             ((2, 3, 40, 37), (3, 3, 3), 2, 1),
+             ((1, 4, 9, 12), (4, 3, 3), 1, 2),
+             ((1, 6, 20, 100), (6, 5, 5), 1, 1),
+             ((1, 7, 11, 130), (7, 3, 3), 2, 1),
+             ((1, 9, 7, 7), (9, 3, 3), 2, 1)]
+
+
+def ty(shape):
+    return "tensor<%sxf32>" % "x".join(map(str, shape))
+
+
+def conv_out(x, w, s):
+    return (x[0], w[0], (x[2] - w[2]) // s + 1, (x[3] - w[3]) // s + 1)
+
+
+def cases():
+    """(op text builder, input shapes, output shape, reference function)."""
+    out = []
+    for m, k, n in MATMULS:
+        out.append(("linalg.matmul", None, [(m, k), (k, n)], (m, n),
+                    lambda a, b: a @ b))
+    for bt, m, k, n in BATCH_MATMULS:
+        out.append(("linalg.batch_matmul", None, [(bt, m, k), (bt, k, n)],
+                    (bt, m, n), lambda a, b: a @ b))
+    for x, w, s in CONVS:
+        def ref(xv, wv, s=s):
+            n, f, oh, ow = conv_out(xv.shape, wv.shape, s)
+            r = np.zeros((n, f, oh, ow))
+            for i in range(wv.shape[2]):
+                for j in range(wv.shape[3]):
+                    patch = xv[:, :, i:i + s * (oh - 1) + 1:s, j:j + s * (ow - 1) + 1:s]
+                    r += np.einsum("fc,ncyx->nfyx", wv[:, :, i, j], patch)
+            return r
+        attrs = ("{dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : "
+                 "tensor<2xi64>}" % s)
+        out.append(("linalg.conv_2d_nchw_fchw", attrs, [x, w],
+                    conv_out(x, w, s), ref))
+    for x, w, s, d in DEPTHWISE:
+        oh = (x[2] - d * (w[1] - 1) - 1) // s + 1
+        ow = (x[3] - d * (w[2] - 1) - 1) // s + 1
+
+        def ref(xv, wv, s=s, d=d, oh=oh, ow=ow):
+            r = np.zeros((xv.shape[0], xv.shape[1], oh, ow))
+            for i in range(wv.shape[1]):
+                for j in range(wv.shape[2]):
+                    patch = xv[:, :, i * d:i * d + s * (oh - 1) + 1:s,
+                               j * d:j * d + s * (ow - 1) + 1:s]
+                    r += patch * wv[None, :, i, j, None, None]
+            return r
+        attrs = ("{dilations = dense<%d> : tensor<2xi64>, strides = dense<%d> : "
+                 "tensor<2xi64>}" % (d, s))
+        out.append(("linalg.depthwise_conv_2d_nchw_chw", attrs, [x, w],
+                    (x[0], x[1], oh, ow), ref))
+    return out
+
+
+def gen(root):
+    rng = np.random.default_rng(7)
+    args, body, results = [], [], []
+    index = 0
+    for i, (op, attrs, shapes, result, _) in enumerate(cases()):
+        names = []
+        for shape in shapes:
+            np.save(os.path.join(root, "in_%d.npy" % index),
+                    rng.standard_normal(shape, dtype=np.float32))
+            names.append("%%in%d" % index)
+            args.append("%%in%d: %s" % (index, ty(shape)))
+            index += 1
+        body.append("  %%e%d = tensor.empty() : %s" % (i, ty(result)))
+        body.append("  %%f%d = linalg.fill ins(%%zero : f32) outs(%%e%d : %s) -> %s"
+                    % (i, i, ty(result), ty(result)))
+        body.append("  %%r%d = %s %sins(%s : %s) outs(%%f%d : %s) -> %s"
+                    % (i, op, attrs + " " if attrs else "", ", ".join(names),
+                       ", ".join(ty(s) for s in shapes), i, ty(result),
+                       ty(result)))
+        results.append(("%%r%d" % i, ty(result)))
+    text = ["ml_program.func @main(%s) -> (%s) {"
+            % (", ".join(args), ", ".join(t for _, t in results)),
+            "  %zero = arith.constant 0.0 : f32"] + body + [
+            "  ml_program.return %s : %s" % (", ".join(v for v, _ in results),
+                                             ", ".join(t for _, t in results)),
+            "}"]
+    with open(os.path.join(root, "module.mlir"), "w") as f:
+        f.write("\n".join(text) + "\n")
+    with open(os.path.join(root, "inputs.txt"), "w") as f:
+        f.write(" ".join("--input %s" % os.path.join(root, "in_%d.npy" % j)
+                         for j in range(index)))
+
+
+def check(root, runs):
+    index = 0
+    refs = []
+    for op, _, shapes, _, ref in cases():
+        ins = [np.load(os.path.join(root, "in_%d.npy" % (index + j))).astype(np.float64)
+               for j in range(len(shapes))]
+        index += len(shapes)
+        refs.append((op, [s for s in shapes], ref(*ins)))
+    for run in runs:
+        for i, (op, shapes, want) in enumerate(refs):
+            got = np.load(os.path.join(root, run, "output_%d.npy" % i))
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
+                                       err_msg="%s: %s %s" % (run, op, shapes))
+    print("ok", len(refs), "cases:", *runs)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+    else:
+        check(sys.argv[2], sys.argv[3:])
