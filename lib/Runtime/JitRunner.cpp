@@ -540,18 +540,35 @@ static Descriptor readDescriptor(const uint8_t *bytes, int64_t rank) {
 }
 
 /// Copies the elements `desc` describes, honouring offset and strides, into
-/// the C-ordered `tensor` of the same shape.
+/// the C-ordered `tensor` of the same shape: one memcpy when the layout is
+/// already C-ordered (the usual case), element by element otherwise.
 static void copyStrided(const Descriptor &desc, HostTensor &tensor) {
   size_t elementSize = getDTypeSize(tensor.getDType());
   int64_t rank = tensor.getRank();
   int64_t count = tensor.getNumElements();
-  SmallVector<int64_t> index(rank, 0);
   uint8_t *out = tensor.getData();
+  if (count == 0)
+    return;
+  const uint8_t *in = desc.aligned + desc.offset * elementSize;
+  // Dimensions of extent 1 may carry any stride.
+  bool contiguous = true;
+  for (int64_t d = rank - 1, expected = 1; d >= 0; --d) {
+    if (desc.sizes[d] != 1 && desc.strides[d] != expected)
+      contiguous = false;
+    expected *= desc.sizes[d];
+  }
+  if (contiguous) {
+    std::memcpy(out, in, count * elementSize);
+    return;
+  }
+  // Element by element (the pipeline's identity-layout function boundaries
+  // make this path rare).
+  SmallVector<int64_t> index(rank, 0);
   for (int64_t n = 0; n < count; ++n) {
-    int64_t position = desc.offset;
+    int64_t position = 0;
     for (int64_t d = 0; d < rank; ++d)
       position += index[d] * desc.strides[d];
-    std::memcpy(out + n * elementSize, desc.aligned + position * elementSize,
+    std::memcpy(out + n * elementSize, in + position * elementSize,
                 elementSize);
     for (int64_t d = rank - 1; d >= 0 && ++index[d] == desc.sizes[d]; --d)
       index[d] = 0;

@@ -118,6 +118,39 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   EXPECT_EQ(inputs[0].getValues<float>()[3], 3.0f);
 }
 
+TEST_F(JitRunnerTest, StridedResultsAreCopiedInOrder) {
+  // Views of the input: every column of a 4x6 input with stride 2, a block
+  // of rows 1..2 and columns 1..4, and a transpose, whatever layout the
+  // lowering gives them at the function boundary.
+  auto runner = compile(R"mlir(
+func.func @main(%a: tensor<4x6xf32>) -> (tensor<4x3xf32>, tensor<2x4xf32>, tensor<6x4xf32>) {
+  %s = tensor.extract_slice %a[0, 1] [4, 3] [1, 2] : tensor<4x6xf32> to tensor<4x3xf32>
+  %b = tensor.extract_slice %a[1, 1] [2, 4] [1, 1] : tensor<4x6xf32> to tensor<2x4xf32>
+  %e = tensor.empty() : tensor<6x4xf32>
+  %t = linalg.transpose ins(%a : tensor<4x6xf32>) outs(%e : tensor<6x4xf32>) permutation = [1, 0]
+  return %s, %b, %t : tensor<4x3xf32>, tensor<2x4xf32>, tensor<6x4xf32>
+}
+)mlir");
+  ASSERT_TRUE(runner);
+  std::vector<HostTensor> inputs;
+  inputs.push_back(makeF32({4, 6}));
+  auto results = runner->run(inputs);
+  ASSERT_TRUE(static_cast<bool>(results))
+      << llvm::toString(results.takeError());
+  ASSERT_EQ(results->size(), 3u);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      EXPECT_EQ((*results)[0].getValues<float>()[i * 3 + j],
+                float(i * 6 + 1 + 2 * j));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      EXPECT_EQ((*results)[1].getValues<float>()[i * 4 + j],
+                float((i + 1) * 6 + j + 1));
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      EXPECT_EQ((*results)[2].getValues<float>()[i * 4 + j], float(j * 6 + i));
+}
+
 TEST_F(JitRunnerTest, RepeatKeepsGlobalsAcrossCalls) {
   auto runner = compile(kCounterModule);
   ASSERT_TRUE(runner);
