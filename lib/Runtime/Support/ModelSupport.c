@@ -181,7 +181,8 @@ static size_t layoutResults(const mlprog_entry_info *info, size_t *offsets) {
 }
 
 /** Copies the elements a memref descriptor describes into a new C-ordered
- *  tensor. */
+ *  tensor: one memcpy when the descriptor is C-ordered, else element by
+ *  element. */
 static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
                           int32_t index, mlprog_tensor *out, char *error,
                           size_t size) {
@@ -209,6 +210,20 @@ static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
   if (rank > 64)
     return fail(error, size, "result %d: rank %d is above 64", index, rank);
   uint8_t *dst = out->data;
+  /* C-ordered (the usual case; extents of 1 may carry any stride): one
+     memcpy. */
+  int contiguous = 1;
+  int64_t expected = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    if (sizes[d] != 1 && strides[d] != expected)
+      contiguous = 0;
+    expected *= sizes[d];
+  }
+  if (contiguous) {
+    if (bytes > 0)
+      memcpy(dst, aligned + offset * (int64_t)elementSize, bytes);
+    return 0;
+  }
   for (int64_t n = 0; n < count; ++n) {
     int64_t element = offset;
     for (int32_t d = 0; d < rank; ++d)
