@@ -402,10 +402,27 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
       return std::move(err);
   }
 
+  // Weights go around LLVM (see ConstantPool.h).
+  auto constants =
+      ConstantPool::extract(*module, options.constantPoolThreshold);
+  if (!constants)
+    return constants.takeError();
+  runner->constants = std::move(*constants);
+
   auto engine = createEngine(*module, options);
   if (!engine)
     return engine.takeError();
   runner->engine = std::move(*engine);
+  if (!runner->constants->getEntries().empty()) {
+    runner->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      for (const auto &item : runner->constants->getAddresses())
+        symbols[interner(item.getKey())] = {
+            llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
+            llvm::JITSymbolFlags::Exported};
+      return symbols;
+    });
+  }
   if (runner->externalStorage) {
     runner->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
       llvm::orc::SymbolMap symbols;

@@ -75,6 +75,13 @@ int main(int argc, char **argv) {
                "executable)"));
   cl::opt<std::string> linker("linker", cl::init("cc"), cl::cat(category),
                               cl::desc("C compiler driver used to link"));
+  cl::opt<uint64_t> poolThreshold(
+      "constant-pool-threshold",
+      cl::init(mlprog::kDefaultConstantPoolThreshold), cl::value_desc("BYTES"),
+      cl::cat(category),
+      cl::desc("Global initial values of at least this many bytes bypass "
+               "LLVM and are copied into the library's data sections by the "
+               "assembler (ELF; 18446744073709551615: none)"));
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
 
@@ -92,6 +99,7 @@ int main(int argc, char **argv) {
   options.gpuChip = gpuChip;
   options.gpuFeatures = gpuFeatures;
   options.linker = linker;
+  options.constantPoolThreshold = poolThreshold;
   if (runtimeDir.empty()) {
     static int anchor;
     std::string exe = llvm::sys::fs::getMainExecutable(argv[0], &anchor);

@@ -11,6 +11,8 @@
 #ifndef MLPROG_RUNTIME_AOTCOMPILER_H
 #define MLPROG_RUNTIME_AOTCOMPILER_H
 
+#include "mlprog/Runtime/ConstantPool.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
@@ -36,6 +38,11 @@ struct AotOptions {
   std::string runtimeDir;
   /// The C compiler driver used to link (`cc` from PATH by default).
   std::string linker = "cc";
+  /// Initial values of lowered globals holding at least this many bytes
+  /// bypass LLVM's optimizer and code generator: they are copied into the
+  /// library's data sections by the assembler (ELF targets; see
+  /// ConstantPool.h). UINT64_MAX keeps every value in the IR.
+  uint64_t constantPoolThreshold = kDefaultConstantPoolThreshold;
 };
 
 /// Lowers `module` (unless already lowered by our pipelines) with
