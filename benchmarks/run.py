@@ -192,7 +192,7 @@ def make_model(name):
 
 
 COMPILE_SCRIPT = r"""
-import resource, sys, time
+import sys, time
 sys.path.insert(0, sys.argv[1])
 import mlprog
 start = time.perf_counter()
@@ -200,8 +200,10 @@ module = mlprog.import_onnx(sys.argv[2])
 imported = time.perf_counter()
 exe = mlprog.compile(module)
 done = time.perf_counter()
-print(imported - start, done - imported,
-      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork+exec, so it would
+# report the (torch-laden) parent's size when that is larger.
+peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+print(imported - start, done - imported, float(peak[0].split()[1]) / 1024.0)
 """
 
 
