@@ -145,16 +145,25 @@ static llvm::Expected<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
   if (entries.empty())
     return llvm::createStringError(
         "the module has no public function to export");
-  // Extern globals (#ml_program.extern) are bound by the JIT to mapped
-  // files; a library would need their data embedded.
-  for (auto global : module.getOps<LLVM::GlobalOp>())
-    if (global.getLinkage() == LLVM::Linkage::External &&
-        !global.getValueOrNull() && global.getInitializerRegion().empty())
-      return llvm::createStringError(
-          "global @" + global.getSymName() +
-          " is external (weights in a separate file); mlprog-compile does "
-          "not embed external weights yet, use mlprog-run");
   return entries;
+}
+
+/// Refuses external globals that nothing defines: the library must carry
+/// the data of every global (`pool` defines those it holds).
+static Error checkExternalGlobals(ModuleOp module, const ConstantPool *pool) {
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (global.getLinkage() != LLVM::Linkage::External ||
+        global.getValueOrNull() || !global.getInitializerRegion().empty() ||
+        (pool && pool->getAddresses().count(global.getSymName())))
+      continue;
+    return llvm::createStringError(
+        "global @" + global.getSymName() +
+        " is external and its data cannot be embedded (an extern global of "
+        "a module lowered elsewhere, one that is not a statically shaped "
+        "array of int/float elements, or a non-ELF target); use mlprog-run, "
+        "or compile the import-contract module");
+  }
+  return Error::success();
 }
 
 /// `void __mlprog_packed_<name>(void **args)`: loads each LLVM argument of
@@ -463,9 +472,17 @@ static Error link(StringRef object, StringRef output, const AotOptions &options,
 
 Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                                      const AotOptions &options) {
-  if (!isLowered(module))
+  // The data of extern globals is read while the module still names its
+  // files, and embedded like other weights below.
+  std::unique_ptr<ExternalStorage> storage;
+  if (!isLowered(module)) {
+    auto resolved = ExternalStorage::resolve(module, options.externalStorage);
+    if (!resolved)
+      return resolved.takeError();
+    storage = std::move(*resolved);
     if (Error err = lower(module, options))
       return err;
+  }
   auto entries = collectEntries(module);
   if (!entries)
     return entries.takeError();
@@ -479,11 +496,14 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                           : options.triple);
   if (triple.isOSBinFormatELF()) {
     auto extracted =
-        ConstantPool::extract(module, options.constantPoolThreshold);
+        ConstantPool::extract(module, options.constantPoolThreshold,
+                              storage ? &storage->getAddresses() : nullptr);
     if (!extracted)
       return extracted.takeError();
     pool = std::move(*extracted);
   }
+  if (Error err = checkExternalGlobals(module, pool.get()))
+    return err;
 
   MLIRContext *context = module.getContext();
   registerBuiltinDialectTranslation(*context);

@@ -28,6 +28,8 @@ struct Candidate {
   uint64_t elementBytes;
   uint64_t numElements;
   uint64_t alignment;
+  /// The bytes of an external declaration's data; null for initial values.
+  const char *external = nullptr;
 };
 } // namespace
 
@@ -63,6 +65,27 @@ static bool isPlainSymbolName(StringRef name) {
   return !name.empty() && llvm::none_of(name, [](char c) {
     return c == '"' || c == '\\' || c == '\n' || c == '\0';
   });
+}
+
+/// Checks whether `global`, an external declaration whose data is at
+/// `data`, can be defined by the pool.
+static std::optional<Candidate> getExternalCandidate(LLVM::GlobalOp global,
+                                                     const char *data) {
+  if (global.getValueOrNull() || !global.getInitializerRegion().empty() ||
+      global.getLinkage() != LLVM::Linkage::External ||
+      global.getThreadLocal_() || global.getSection() || global.getComdat() ||
+      global.getAddrSpace() != 0 || !isPlainSymbolName(global.getSymName()))
+    return std::nullopt;
+  uint64_t numElements;
+  Type leaf = getArrayElementType(global.getGlobalType(), numElements);
+  uint64_t elementBytes = leaf ? getElementBytes(leaf) : 0;
+  if (elementBytes == 0 || numElements > UINT64_MAX / elementBytes)
+    return std::nullopt;
+  uint64_t alignment =
+      std::max<uint64_t>(64, global.getAlignment().value_or(1));
+  if (!llvm::isPowerOf2_64(alignment))
+    return std::nullopt;
+  return Candidate{global, nullptr, elementBytes, numElements, alignment, data};
 }
 
 /// Checks whether `global`'s initial value can move to the pool.
@@ -107,6 +130,10 @@ static std::optional<Candidate> getCandidate(LLVM::GlobalOp global,
 /// Writes the memory image of `candidate`'s initial value to `out`.
 static void writeValue(const Candidate &candidate, char *out) {
   uint64_t bytes = candidate.elementBytes * candidate.numElements;
+  if (candidate.external) {
+    std::memcpy(out, candidate.external, bytes);
+    return;
+  }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(candidate.value)) {
     std::memcpy(out, resource.getRawHandle().getBlob()->getData().data(),
                 bytes);
@@ -129,12 +156,17 @@ static void writeValue(const Candidate &candidate, char *out) {
 }
 
 llvm::Expected<std::unique_ptr<ConstantPool>>
-ConstantPool::extract(ModuleOp module, uint64_t threshold) {
+ConstantPool::extract(ModuleOp module, uint64_t threshold,
+                      const llvm::StringMap<void *> *externalData) {
   std::unique_ptr<ConstantPool> pool(new ConstantPool());
   SmallVector<Candidate> candidates;
   uint64_t size = 0;
   for (auto global : module.getOps<LLVM::GlobalOp>()) {
-    std::optional<Candidate> candidate = getCandidate(global, threshold);
+    void *external =
+        externalData ? externalData->lookup(global.getSymName()) : nullptr;
+    std::optional<Candidate> candidate =
+        external ? getExternalCandidate(global, static_cast<char *>(external))
+                 : getCandidate(global, threshold);
     if (!candidate)
       continue;
     uint64_t offset = llvm::alignTo(size, candidate->alignment);

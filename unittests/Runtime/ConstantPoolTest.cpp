@@ -144,4 +144,36 @@ TEST_F(ConstantPoolTest, NothingToMoveLeavesTheModuleUnchanged) {
   EXPECT_EQ(before, after);
 }
 
+TEST_F(ConstantPoolTest, DefinesExternalDeclarationsFromTheirData) {
+  auto module = parseSourceString<ModuleOp>(R"mlir(
+llvm.mlir.global external constant @ext() {addr_space = 0 : i32} : !llvm.array<2 x array<2 x f32>>
+llvm.mlir.global external @state() {addr_space = 0 : i32} : i64
+llvm.mlir.global external constant @odd() {addr_space = 0 : i32} : !llvm.struct<(f32)>
+llvm.mlir.global external constant @unknown() {addr_space = 0 : i32} : !llvm.array<2 x f32>
+)mlir",
+                                            &context);
+  ASSERT_TRUE(module);
+  float ext[4] = {1, 2, 3, 4};
+  int64_t state = 42;
+  float odd = 5;
+  llvm::StringMap<void *> data;
+  data["ext"] = ext;
+  data["state"] = &state;
+  data["odd"] = &odd;
+  // External data moves whatever its size.
+  auto pool = ConstantPool::extract(*module, UINT64_MAX, &data);
+  ASSERT_TRUE(bool(pool)) << llvm::toString(pool.takeError());
+  ASSERT_EQ((*pool)->getEntries().size(), 2u);
+  EXPECT_EQ((*pool)->getEntries()[0].name, "ext");
+  EXPECT_TRUE((*pool)->getEntries()[0].isConstant);
+  EXPECT_EQ((*pool)->getEntries()[1].name, "state");
+  EXPECT_FALSE((*pool)->getEntries()[1].isConstant);
+  EXPECT_EQ(read<float>(**pool, "ext", 4), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(read<int64_t>(**pool, "state", 1), std::vector<int64_t>{42});
+  // The copy is the pool's own.
+  EXPECT_NE((*pool)->getAddresses().lookup("ext"), static_cast<void *>(ext));
+  EXPECT_FALSE((*pool)->getAddresses().count("odd"));
+  EXPECT_FALSE((*pool)->getAddresses().count("unknown"));
+}
+
 } // namespace

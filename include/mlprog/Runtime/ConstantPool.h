@@ -57,10 +57,18 @@ public:
   /// or a `dense_resource` blob of matching size, on a global whose type is
   /// a (nested) `!llvm.array` or vector of that element type. Everything
   /// else (small values, initializer regions, other element types, names
-  /// that need quoting in assembly) stays in the IR. Errors: a buffer
-  /// allocation that fails.
+  /// that need quoting in assembly) stays in the IR.
+  ///
+  /// `externalData`, when given, maps symbol names of external declarations
+  /// (lowered `#ml_program.extern` globals, see ExternalStorage.h) to their
+  /// data: those of (nested) array-of-scalar type are copied into the pool
+  /// too, whatever their size, so that an AOT library can define them. The
+  /// map's data must hold the LLVM alloc size of the global's type.
+  ///
+  /// Errors: a buffer allocation that fails.
   static llvm::Expected<std::unique_ptr<ConstantPool>>
-  extract(mlir::ModuleOp module, uint64_t threshold);
+  extract(mlir::ModuleOp module, uint64_t threshold,
+          const llvm::StringMap<void *> *externalData = nullptr);
 
   ~ConstantPool();
 
