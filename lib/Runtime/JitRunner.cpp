@@ -367,7 +367,7 @@ static Error checkTensorSizes(ModuleOp module) {
 /// glibc's defaults (a 128 KiB mmap threshold, raised only after a large
 /// block is freed) every large buffer is a fresh mmap whose pages fault in
 /// again on each call: a quarter of a resnet18 batch-1 run. Serve buffers up
-/// to 32 MiB (glibc's largest threshold) from the heap and keep up to 64 MiB
+/// to 32 MiB (glibc's largest threshold) from the heap and keep up to 1 GiB
 /// of freed memory, unless the user tuned malloc through the environment.
 /// Process-wide, once; the same as libmlprog_model_support does for AOT
 /// libraries.
@@ -380,7 +380,7 @@ static void tuneAllocator() {
         std::getenv("MALLOC_TRIM_THRESHOLD_"))
       return;
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
   });
 #endif
 }

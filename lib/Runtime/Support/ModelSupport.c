@@ -234,7 +234,7 @@ static int contains(void *const *list, int32_t count, void *ptr) {
  * glibc's defaults (a 128 KiB mmap threshold, raised only after a large block
  * is freed) every large buffer is a fresh mmap whose pages fault in again on
  * each call: a quarter of a resnet18 batch-1 run. Serve buffers up to 32 MiB
- * (glibc's largest threshold) from the heap and keep up to 64 MiB of freed
+ * (glibc's largest threshold) from the heap and keep up to 1 GiB of freed
  * memory, unless the user tuned malloc through the environment. Once per
  * process (a race only sets the same values twice); JitRunner does the
  * same. */
@@ -247,7 +247,7 @@ static void tuneAllocator(void) {
       getenv("MALLOC_TRIM_THRESHOLD_"))
     return;
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
 
