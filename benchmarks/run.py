@@ -16,7 +16,8 @@ torch.set_num_threads all set to the same count):
           exported to ONNX, imported and compiled by mlprog; batch-1 latency
           and batch-8 throughput vs PyTorch eager and TorchScript-frozen.
           Import + compile wall time and peak RSS are measured in a fresh
-          subprocess per model.
+          subprocess per model, for the JIT (mlprog.compile) and for the AOT
+          compiler (mlprog-translate, then mlprog-compile to a library).
 
 Ours and the peer run alternately in one process; each figure is the median
 of the repetitions. Nothing here is a test: it prints tables, and
@@ -191,7 +192,7 @@ def make_model(name):
 
 
 COMPILE_SCRIPT = r"""
-import resource, sys, time
+import sys, time
 sys.path.insert(0, sys.argv[1])
 import mlprog
 start = time.perf_counter()
@@ -199,8 +200,10 @@ module = mlprog.import_onnx(sys.argv[2])
 imported = time.perf_counter()
 exe = mlprog.compile(module)
 done = time.perf_counter()
-print(imported - start, done - imported,
-      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork+exec, so it would
+# report the (torch-laden) parent's size when that is larger.
+peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+print(imported - start, done - imported, float(peak[0].split()[1]) / 1024.0)
 """
 
 
@@ -213,6 +216,29 @@ def compile_stats(build, path):
     out = proc.stdout
     imp, comp, rss = (float(v) for v in out.split()[-3:])
     return imp, comp, rss
+
+
+def timed(cmd):
+    """Wall seconds and peak RSS (MB) of the subprocess `cmd`."""
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1])
+    return wall, float(proc.stderr.strip().splitlines()[-1]) / 1024.0
+
+
+def aot_stats(build, path):
+    """Import (mlprog-translate) and AOT compile (mlprog-compile) of the
+    ONNX model `path`: wall seconds of each and the larger peak RSS."""
+    bindir = os.path.join(os.path.abspath(build), "bin")
+    mlir, library = path + ".mlir", path + ".so"
+    imp, rss1 = timed([os.path.join(bindir, "mlprog-translate"),
+                       "--import-onnx", path, "-o", mlir])
+    comp, rss2 = timed([os.path.join(bindir, "mlprog-compile"), mlir,
+                        "-o", library])
+    return imp, comp, max(rss1, rss2)
 
 
 def bench_models(mlprog, build, threads, quick, tmp):
@@ -241,6 +267,8 @@ def bench_model(mlprog, build, threads, quick, tmp, name):
             if batch == 1 and threads == 1:
                 row["import_s"], row["compile_s"], row["peak_rss_mb"] = \
                     compile_stats(build, path)
+                row["aot_import_s"], row["aot_compile_s"], row["aot_rss_mb"] = \
+                    aot_stats(build, path)
             exe = mlprog.compile(mlprog.import_onnx(path))
             xn = x.numpy()
             with torch.no_grad():
@@ -273,6 +301,11 @@ def print_models(rows, threads):
             print("%-13s import %.2f s + compile %.2f s = %.2f s, peak RSS %.0f MB" % (
                 r["model"], r["import_s"], r["compile_s"],
                 r["import_s"] + r["compile_s"], r["peak_rss_mb"]))
+        if "aot_compile_s" in r:
+            print("%-13s AOT: mlprog-translate %.2f s + mlprog-compile %.2f s = "
+                  "%.2f s, peak RSS %.0f MB" % (
+                      r["model"], r["aot_import_s"], r["aot_compile_s"],
+                      r["aot_import_s"] + r["aot_compile_s"], r["aot_rss_mb"]))
 
 
 def worker(args):

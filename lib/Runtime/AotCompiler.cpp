@@ -12,10 +12,12 @@
 #include "mlprog/Runtime/AotCompiler.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Pipelines/Pipelines.h"
+#include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/JitRunner.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
@@ -23,6 +25,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/IRBuilder.h"
@@ -64,10 +67,27 @@ static bool isLowered(ModuleOp module) {
   return true;
 }
 
+/// Whether `module` has OpenMP constructs (the -O2 CPU pipeline's parallel
+/// loops), i.e. the library needs libomp.
+static bool usesOpenMP(ModuleOp module) {
+  return module
+      .walk([](Operation *op) {
+        return isa<omp::OpenMPDialect>(op->getDialect())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 static Error lower(ModuleOp module, const AotOptions &options) {
   PassManager pm = PassManager::on<ModuleOp>(module.getContext());
   if (options.target == AotTarget::CPU) {
-    buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+    // Register tiles are sized for the CPU the library is compiled for.
+    LowerToCPUOptions cpu;
+    cpu.optLevel = std::min(options.optLevel, 3u);
+    cpu.targetCPU = options.cpu;
+    cpu.targetFeatures = options.features;
+    buildLowerToCPUPipeline(pm, cpu);
   } else {
     LowerToGPUOptions gpu;
     gpu.chip = options.gpuChip;
@@ -125,16 +145,25 @@ static llvm::Expected<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
   if (entries.empty())
     return llvm::createStringError(
         "the module has no public function to export");
-  // Extern globals (#ml_program.extern) are bound by the JIT to mapped
-  // files; a library would need their data embedded.
-  for (auto global : module.getOps<LLVM::GlobalOp>())
-    if (global.getLinkage() == LLVM::Linkage::External &&
-        !global.getValueOrNull() && global.getInitializerRegion().empty())
-      return llvm::createStringError(
-          "global @" + global.getSymName() +
-          " is external (weights in a separate file); mlprog-compile does "
-          "not embed external weights yet, use mlprog-run");
   return entries;
+}
+
+/// Refuses external globals that nothing defines: the library must carry
+/// the data of every global (`pool` defines those it holds).
+static Error checkExternalGlobals(ModuleOp module, const ConstantPool *pool) {
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (global.getLinkage() != LLVM::Linkage::External ||
+        global.getValueOrNull() || !global.getInitializerRegion().empty() ||
+        (pool && pool->getAddresses().count(global.getSymName())))
+      continue;
+    return llvm::createStringError(
+        "global @" + global.getSymName() +
+        " is external and its data cannot be embedded (an extern global of "
+        "a module lowered elsewhere, one that is not a statically shaped "
+        "array of int/float elements, or a non-ELF target); use mlprog-run, "
+        "or compile the import-contract module");
+  }
+  return Error::success();
 }
 
 /// `void __mlprog_packed_<name>(void **args)`: loads each LLVM argument of
@@ -280,6 +309,55 @@ private:
 };
 } // namespace
 
+/// Defines the globals of `pool` in `module`: writes the pool's buffer to a
+/// temporary file (its path goes to `poolPath`, for the caller to remove)
+/// and adds module-level assembly that copies each global's bytes from it
+/// with `.incbin` into a read-only (constant) or writable section. The
+/// assembler copies them as a block, where LLVM would have built and
+/// emitted a constant per element. The declarations become hidden and
+/// dso_local: they are defined in the same object, and not exported.
+static Error addPoolSections(llvm::Module &module, const ConstantPool &pool,
+                             SmallString<256> &poolPath) {
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "mlprog-weights", "bin", fd, poolPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    ArrayRef<char> buffer = pool.getBuffer();
+    os.write(buffer.data(), buffer.size());
+    os.close();
+    if (os.has_error())
+      return llvm::createStringError(poolPath + ": " + os.error().message());
+  }
+  if (StringRef(poolPath).contains('\\') || StringRef(poolPath).contains('"'))
+    return llvm::createStringError("temporary file name " + poolPath +
+                                   " cannot be quoted in assembly");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const ConstantPool::Entry &entry : pool.getEntries()) {
+    llvm::GlobalVariable *global = module.getGlobalVariable(entry.name);
+    if (!global || !global->isDeclaration())
+      return llvm::createStringError("global @" + entry.name +
+                                     " vanished in the translation");
+    global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    global->setDSOLocal(true);
+    os << "\t.section\t" << (entry.isConstant ? ".rodata" : ".data")
+       << ".mlprog_weights,\"" << (entry.isConstant ? "a" : "aw") << "\"\n"
+       << "\t.p2align\t" << llvm::Log2_64(entry.alignment) << "\n"
+       << "\t.globl\t\"" << entry.name << "\"\n"
+       << "\t.hidden\t\"" << entry.name << "\"\n"
+       << "\"" << entry.name << "\":\n"
+       << "\t.incbin\t\"" << poolPath << "\", " << entry.offset << ", "
+       << entry.size << "\n"
+       << "\t.size\t\"" << entry.name << "\", " << entry.size << "\n";
+  }
+  os << "\t.text\n";
+  module.appendModuleInlineAsm(text);
+  return Error::success();
+}
+
 /// Emits `module` as a position-independent object file at `path`.
 static Error emitObject(llvm::Module &module, StringRef path,
                         const AotOptions &options) {
@@ -287,6 +365,8 @@ static Error emitObject(llvm::Module &module, StringRef path,
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
   llvm::InitializeAllAsmPrinters();
+  // Module-level assembly (addPoolSections) is parsed by the target.
+  llvm::InitializeAllAsmParsers();
   llvm::Triple triple(options.triple.empty()
                           ? llvm::sys::getDefaultTargetTriple()
                           : options.triple);
@@ -333,9 +413,10 @@ static Error emitObject(llvm::Module &module, StringRef path,
   return Error::success();
 }
 
-/// Links `object` with the runtime archives into `output`.
-static Error link(StringRef object, StringRef output,
-                  const AotOptions &options) {
+/// Links `object` with the runtime archives (and libomp when `openMP`) into
+/// `output`.
+static Error link(StringRef object, StringRef output, const AotOptions &options,
+                  bool openMP) {
   auto linker = llvm::sys::findProgramByName(options.linker);
   if (!linker)
     return llvm::createStringError("cannot find the linker driver '" +
@@ -361,6 +442,8 @@ static Error link(StringRef object, StringRef output,
                                    object.str(), "-Wl,--whole-archive",
                                    archives[0],  "-Wl,--no-whole-archive"};
   args.insert(args.end(), archives.begin() + 1, archives.end());
+  if (openMP)
+    args.push_back(MLPROG_LIBOMP_PATH);
   for (const char *arg :
        {"-Wl,--as-needed", "-lm", "-ldl", "-lpthread", "-Wl,-z,noexecstack"})
     args.push_back(arg);
@@ -389,16 +472,43 @@ static Error link(StringRef object, StringRef output,
 
 Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                                      const AotOptions &options) {
-  if (!isLowered(module))
+  // The data of extern globals is read while the module still names its
+  // files, and embedded like other weights below.
+  std::unique_ptr<ExternalStorage> storage;
+  if (!isLowered(module)) {
+    auto resolved = ExternalStorage::resolve(module, options.externalStorage);
+    if (!resolved)
+      return resolved.takeError();
+    storage = std::move(*resolved);
     if (Error err = lower(module, options))
       return err;
+  }
   auto entries = collectEntries(module);
   if (!entries)
     return entries.takeError();
+  bool openMP = usesOpenMP(module);
+
+  // Weights go around LLVM into a data section the assembler copies from a
+  // file (see ConstantPool.h); ELF only, as that is what `link` makes.
+  std::unique_ptr<ConstantPool> pool;
+  llvm::Triple triple(options.triple.empty()
+                          ? llvm::sys::getDefaultTargetTriple()
+                          : options.triple);
+  if (triple.isOSBinFormatELF()) {
+    auto extracted =
+        ConstantPool::extract(module, options.constantPoolThreshold,
+                              storage ? &storage->getAddresses() : nullptr);
+    if (!extracted)
+      return extracted.takeError();
+    pool = std::move(*extracted);
+  }
+  if (Error err = checkExternalGlobals(module, pool.get()))
+    return err;
 
   MLIRContext *context = module.getContext();
   registerBuiltinDialectTranslation(*context);
   registerLLVMDialectTranslation(*context);
+  registerOpenMPDialectTranslation(*context);
   registerGPUDialectTranslation(*context);
   registerNVVMDialectTranslation(*context);
   llvm::LLVMContext llvmContext;
@@ -425,13 +535,19 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                                    ec.message());
   libraryPath = outputPath;
   libraryPath += ".tmp";
+  SmallString<256> poolPath;
   llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(objectPath);
     llvm::sys::fs::remove(libraryPath);
+    if (!poolPath.empty())
+      llvm::sys::fs::remove(poolPath);
   });
+  if (pool && !pool->getEntries().empty())
+    if (Error err = addPoolSections(*llvmModule, *pool, poolPath))
+      return err;
   if (Error err = emitObject(*llvmModule, objectPath, options))
     return err;
-  if (Error err = link(objectPath, libraryPath, options))
+  if (Error err = link(objectPath, libraryPath, options, openMP))
     return err;
   if (std::error_code ec = llvm::sys::fs::rename(libraryPath, outputPath))
     return llvm::createStringError(outputPath + ": " + ec.message());

@@ -138,6 +138,12 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
       "mattr", cl::value_desc("+F1,-F2,..."), cl::cat(category),
       cl::desc("LLVM target features to compile for (default: the host's); "
                "the code runs here, so name only features the host has"));
+  cl::opt<uint64_t> poolThreshold(
+      "constant-pool-threshold", cl::init(kDefaultConstantPoolThreshold),
+      cl::value_desc("BYTES"), cl::cat(category),
+      cl::desc("Global initial values of at least this many bytes bypass "
+               "LLVM and are bound to the JIT's code from one buffer "
+               "(0: all; 18446744073709551615: none, all stay in the IR)"));
   cl::HideUnrelatedOptions(category);
   // libLLVM already owns a global "threads" option; accept --threads as a
   // spelling of --num-threads.
@@ -183,6 +189,7 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
   options.numThreads = threads;
   options.targetCPU = mcpu;
   options.targetFeatures = mattr;
+  options.constantPoolThreshold = poolThreshold;
   options.externalStorage.defaultBundle = bundle;
   options.externalStorage.baseDirectory =
       weightsDir.empty() ? llvm::sys::path::parent_path(inputFile).str()

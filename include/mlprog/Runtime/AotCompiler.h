@@ -11,6 +11,9 @@
 #ifndef MLPROG_RUNTIME_AOTCOMPILER_H
 #define MLPROG_RUNTIME_AOTCOMPILER_H
 
+#include "mlprog/Runtime/ConstantPool.h"
+#include "mlprog/Runtime/ExternalStorage.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
@@ -36,6 +39,14 @@ struct AotOptions {
   std::string runtimeDir;
   /// The C compiler driver used to link (`cc` from PATH by default).
   std::string linker = "cc";
+  /// Initial values of lowered globals holding at least this many bytes
+  /// bypass LLVM's optimizer and code generator: they are copied into the
+  /// library's data sections by the assembler (ELF targets; see
+  /// ConstantPool.h). UINT64_MAX keeps every value in the IR.
+  uint64_t constantPoolThreshold = kDefaultConstantPoolThreshold;
+  /// Where the data of `#ml_program.extern` globals is read from (see
+  /// ExternalStorage.h); it is copied into the library like inline weights.
+  ExternalStorageOptions externalStorage;
 };
 
 /// Lowers `module` (unless already lowered by our pipelines) with
@@ -47,8 +58,10 @@ struct AotOptions {
 /// public functions; their argument and result types must be ranked tensors
 /// or scalars the runner supports (see JitRunner.h). Errors: lowering
 /// failures (diagnostics go to the context first), unsupported types, extern
-/// globals (external weights are not embedded yet), an unknown triple, and
-/// linker failures (with its output).
+/// globals whose storage cannot be read (`ExternalStorage::resolve`: the
+/// file is missing, too short, ...) or embedded (a module lowered before,
+/// element types other than int/float arrays, a non-ELF target), an unknown
+/// triple, and linker failures (with its output).
 llvm::Error compileToSharedLibrary(mlir::ModuleOp module,
                                    llvm::StringRef outputPath,
                                    const AotOptions &options);

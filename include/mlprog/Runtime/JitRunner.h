@@ -31,6 +31,7 @@
 #ifndef MLPROG_RUNTIME_JITRUNNER_H
 #define MLPROG_RUNTIME_JITRUNNER_H
 
+#include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/ExternalStorage.h"
 #include "mlprog/Runtime/Npy.h"
 
@@ -87,6 +88,10 @@ struct JitRunnerOptions {
   /// (an LLVM-dialect module no longer names its extern globals' files);
   /// used instead of `externalStorage` when set, and shared by the runners.
   std::shared_ptr<ExternalStorage> mappedStorage;
+  /// Initial values of lowered globals holding at least this many bytes
+  /// bypass LLVM: they move to a `ConstantPool` the JIT binds by symbol
+  /// (see ConstantPool.h). UINT64_MAX keeps every value in the IR.
+  uint64_t constantPoolThreshold = kDefaultConstantPoolThreshold;
 };
 
 /// A JIT-compiled module with a chosen entry function. Inputs and results
@@ -136,6 +141,8 @@ private:
   std::vector<mlir::Type> inputTypes;
   std::vector<mlir::Type> resultTypes;
   std::shared_ptr<ExternalStorage> externalStorage;
+  /// Declared before `engine`, so that the code goes away first.
+  std::unique_ptr<ConstantPool> constants;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
 };
