@@ -20,7 +20,8 @@ torch.set_num_threads all set to the same count):
           compiler (mlprog-translate, then mlprog-compile to a library).
 
 Ours and the peer run alternately in one process; each figure is the median
-of the repetitions. Nothing here is a test: it prints tables, and
+of the repetitions. OMP_WAIT_POLICY=PASSIVE (unless set): the two OpenMP
+runtimes in the process would otherwise spin against each other. Nothing here is a test: it prints tables, and
 --json FILE writes the raw medians.
 """
 
@@ -60,8 +61,15 @@ def median(values):
     return values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
 
 
-def alternate(ours, peers, reps, warmup=1):
-    """Times `ours` and each peer alternately; returns median seconds."""
+# Untimed pause after each call when several threads run: the thread pools
+# of OpenBLAS, libgomp and libomp keep spinning for a while after their work,
+# and the next contender would share the cores with them.
+SETTLE_SECONDS = 0.3
+
+
+def alternate(ours, peers, reps, warmup=1, settle=0.0):
+    """Times `ours` and each peer alternately; returns median seconds.
+    `settle` seconds of sleep (untimed) follow every call."""
     for _ in range(warmup):
         ours()
         for peer in peers.values():
@@ -69,10 +77,12 @@ def alternate(ours, peers, reps, warmup=1):
     times = {"ours": []}
     times.update({name: [] for name in peers})
     for _ in range(reps):
+        time.sleep(settle)
         start = time.perf_counter()
         ours()
         times["ours"].append(time.perf_counter() - start)
         for name, peer in peers.items():
+            time.sleep(settle)
             start = time.perf_counter()
             peer()
             times[name].append(time.perf_counter() - start)
@@ -116,7 +126,8 @@ def bench_sgemm(mlprog, threads, quick):
         ref = a.astype(np.float64) @ b.astype(np.float64)
         err = np.abs(call(exe, a, b)[0] - ref).max() / np.abs(ref).max()
         reps = max(3, min(30, int(2e9 / (2 * n ** 3))))
-        t = alternate(lambda: call(exe, a, b), {"openblas": lambda: a @ b}, reps)
+        t = alternate(lambda: call(exe, a, b), {"openblas": lambda: a @ b}, reps,
+                      settle=SETTLE_SECONDS if threads > 1 else 0.0)
         flops = 2.0 * n ** 3
         ours, peer = flops / t["ours"] / 1e9, flops / t["openblas"] / 1e9
         rows.append({"n": n, "threads": threads, "ours_gflops": ours,
@@ -162,7 +173,8 @@ def bench_conv(mlprog, threads, quick, tmp):
 
             def peer():
                 torch.nn.functional.conv2d(x, weight, stride=s, padding=p)
-            t = alternate(lambda: call(exe, xn), {"torch": peer}, 5 if quick else 15)
+            t = alternate(lambda: call(exe, xn), {"torch": peer}, 5 if quick else 15,
+                          settle=SETTLE_SECONDS if threads > 1 else 0.0)
         ho = (hw + 2 * p - k) // s + 1
         flops = 2.0 * cout * ho * ho * cin * k * k
         rows.append({"shape": "%dx%dx%d k%d s%d" % (cin, cout, hw, k, s),
@@ -278,7 +290,8 @@ def bench_model(mlprog, build, threads, quick, tmp, name):
                 reps = (3 if quick else 10) if batch == 1 else (2 if quick else 5)
                 t = alternate(lambda: call(exe, xn),
                               {"eager": lambda: model(x),
-                               "frozen": lambda: frozen(x)}, reps)
+                               "frozen": lambda: frozen(x)}, reps,
+                              settle=SETTLE_SECONDS if threads > 1 else 0.0)
             row.update({"ours_ms": 1e3 * t["ours"], "eager_ms": 1e3 * t["eager"],
                         "frozen_ms": 1e3 * t["frozen"], "max_abs_err": float(err)})
             rows.append(row)
@@ -350,6 +363,11 @@ def main():
         env = dict(os.environ)
         for var in ["MLPROG_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"]:
             env[var] = str(threads)
+        # Two OpenMP runtimes share the process (PyTorch's libgomp, our
+        # libomp), and each one's idle threads spin-wait (libomp for 200 ms)
+        # on the cores the other then needs: timed alternately, each peer
+        # ran up to 10x slower right after the other. Idle threads sleep.
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
             cmd = [sys.executable, os.path.abspath(__file__), "--worker",
                    "--build", args.build, "--only", ",".join(args.only),
