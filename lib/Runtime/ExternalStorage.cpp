@@ -173,3 +173,26 @@ ExternalStorage::resolve(mlir::ModuleOp module,
   }
   return storage;
 }
+
+ExternalStorageCLOptions::ExternalStorageCLOptions(
+    llvm::cl::OptionCategory &category)
+    : bundle("bundle", llvm::cl::value_desc("FILE.safetensors"),
+             llvm::cl::cat(category),
+             llvm::cl::desc("Weights bundle holding #ml_program.extern "
+                            "globals that have no "
+                            "ml_program.external_storage, by symbol name")),
+      weightsDir("weights-dir", llvm::cl::value_desc("DIR"),
+                 llvm::cl::cat(category),
+                 llvm::cl::desc("Directory against which relative external "
+                                "storage paths resolve (default: the "
+                                "directory of FILE.mlir)")) {}
+
+ExternalStorageOptions
+ExternalStorageCLOptions::get(llvm::StringRef inputFile) const {
+  ExternalStorageOptions options;
+  options.defaultBundle = bundle;
+  options.baseDirectory = weightsDir.empty()
+                              ? llvm::sys::path::parent_path(inputFile).str()
+                              : weightsDir.getValue();
+  return options;
+}

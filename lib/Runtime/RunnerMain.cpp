@@ -115,14 +115,7 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
       "repeat", cl::init(1), cl::value_desc("N"), cl::cat(category),
       cl::desc("Run the entry N times in one engine (globals persist); "
                "outputs are those of the last run"));
-  cl::opt<std::string> bundle(
-      "bundle", cl::value_desc("FILE.safetensors"), cl::cat(category),
-      cl::desc("Weights bundle holding #ml_program.extern globals that have "
-               "no ml_program.external_storage, by symbol name"));
-  cl::opt<std::string> weightsDir(
-      "weights-dir", cl::value_desc("DIR"), cl::cat(category),
-      cl::desc("Directory against which relative external storage paths "
-               "resolve (default: the directory of FILE.mlir)"));
+  mlprog::ExternalStorageCLOptions storageOptions(category);
   cl::opt<unsigned> optLevel(
       "O", cl::Prefix, cl::init(2), cl::value_desc("N"), cl::cat(category),
       cl::desc("Optimization level 0-3 of the lowering and the JIT (-O2: "
@@ -190,10 +183,7 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
   options.targetCPU = mcpu;
   options.targetFeatures = mattr;
   options.constantPoolThreshold = poolThreshold;
-  options.externalStorage.defaultBundle = bundle;
-  options.externalStorage.baseDirectory =
-      weightsDir.empty() ? llvm::sys::path::parent_path(inputFile).str()
-                         : weightsDir.getValue();
+  options.externalStorage = storageOptions.get(inputFile);
   auto runner = JitRunner::create(std::move(module), options);
   if (!runner)
     return reportError(inputFile + ": " + toString(runner.takeError()));

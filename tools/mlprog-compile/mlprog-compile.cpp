@@ -83,14 +83,7 @@ int main(int argc, char **argv) {
       cl::desc("Global initial values of at least this many bytes bypass "
                "LLVM and are copied into the library's data sections by the "
                "assembler (ELF; 18446744073709551615: none)"));
-  cl::opt<std::string> bundle(
-      "bundle", cl::value_desc("FILE.safetensors"), cl::cat(category),
-      cl::desc("Weights bundle holding #ml_program.extern globals that have "
-               "no ml_program.external_storage, by symbol name"));
-  cl::opt<std::string> weightsDir(
-      "weights-dir", cl::value_desc("DIR"), cl::cat(category),
-      cl::desc("Directory against which relative external storage paths "
-               "resolve (default: the directory of FILE.mlir)"));
+  mlprog::ExternalStorageCLOptions storageOptions(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
 
@@ -110,10 +103,7 @@ int main(int argc, char **argv) {
   options.linker = linker;
   options.constantPoolThreshold = poolThreshold;
   // Extern globals' data is embedded in the library.
-  options.externalStorage.defaultBundle = bundle;
-  options.externalStorage.baseDirectory =
-      weightsDir.empty() ? llvm::sys::path::parent_path(inputFile).str()
-                         : weightsDir.getValue();
+  options.externalStorage = storageOptions.get(inputFile);
   if (runtimeDir.empty()) {
     static int anchor;
     std::string exe = llvm::sys::fs::getMainExecutable(argv[0], &anchor);

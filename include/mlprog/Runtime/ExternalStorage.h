@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -33,6 +34,19 @@ struct ExternalStorageOptions {
   /// no `ml_program.external_storage` (a relative path is taken as is).
   /// Empty: such globals are an error.
   std::string defaultBundle;
+};
+
+/// The `--bundle FILE.safetensors` and `--weights-dir DIR` command-line
+/// options of mlprog-run and mlprog-compile, registered in `category`.
+struct ExternalStorageCLOptions {
+  explicit ExternalStorageCLOptions(llvm::cl::OptionCategory &category);
+
+  /// The options for the IR file `inputFile`: relative storage paths
+  /// resolve against --weights-dir, else against `inputFile`'s directory.
+  ExternalStorageOptions get(llvm::StringRef inputFile) const;
+
+  llvm::cl::opt<std::string> bundle;
+  llvm::cl::opt<std::string> weightsDir;
 };
 
 /// The data of a module's extern globals, memory-mapped copy-on-write: reads
