@@ -111,7 +111,12 @@ int32_t mlprog_model_find_entry(const char *name);
  *  missing driver (libcuda.so.1), no device, or a PTX that the driver cannot
  *  load are reported this way; a CUDA error in the middle of a run (a failed
  *  launch or allocation) prints a message to stderr and exits the process
- *  with status 1, because the compiled code cannot unwind. */
+ *  with status 1, because the compiled code cannot unwind.
+ *
+ *  A CPU library whose loops run in parallel (OpenMP; the default -O2
+ *  pipeline) runs them on MLPROG_NUM_THREADS threads when that environment
+ *  variable is a positive integer at the time of the call, else on libomp's
+ *  default (OMP_NUM_THREADS, else all cores). */
 int32_t mlprog_model_run(int32_t entry, const mlprog_tensor *inputs,
                          int32_t num_inputs, mlprog_tensor *results,
                          int32_t num_results, char *error, size_t error_size);

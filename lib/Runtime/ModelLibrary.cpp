@@ -4,6 +4,7 @@
 #include "mlprog-c/Model.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Runtime/AotCompiler.h"
+#include "mlprog/Runtime/RunnerMain.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -169,7 +170,7 @@ bool mlprog::isLibraryRunCommandLine(int argc, char **argv) {
 static constexpr const char *kOverview = R"(mlprog runner for compiled libraries
 
   mlprog-run --library model.so [--entry NAME] [--input X.npy]...
-             [--output-dir DIR] [--print] [--repeat N]
+             [--output-dir DIR] [--print] [--repeat N] [--threads N]
   mlprog-run --target=cuda FILE.mlir [--gpu-chip sm_90 --gpu-features +ptx80]
              [--entry NAME] [--input X.npy]... [--output-dir DIR] ...
 
@@ -250,10 +251,23 @@ int mlprog::mlprogRunLibraryMain(int argc, char **argv,
   cl::opt<unsigned> repeat("repeat", cl::init(1), cl::value_desc("N"),
                            cl::cat(category),
                            cl::desc("Run the entry N times"));
+  cl::opt<unsigned> numThreads(
+      "num-threads", cl::init(0), cl::value_desc("N"), cl::cat(category),
+      cl::desc("OpenMP threads of a CPU library, also spelled --threads "
+               "(default: MLPROG_NUM_THREADS, else OMP_NUM_THREADS, else all "
+               "cores)"));
+
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, kOverview);
+  std::vector<std::string> renamed;
+  std::vector<char *> args = renameThreadsOption(argc, argv, renamed);
+  cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
+                              kOverview);
   if (repeat == 0)
     return reportError("--repeat must be at least 1");
+  // The library reads it at every call (see mlprog_model_run).
+  if (numThreads > 0)
+    ::setenv("MLPROG_NUM_THREADS", std::to_string(numThreads).c_str(),
+             /*overwrite=*/1);
   if (target != "cpu" && target != "cuda")
     return reportError("unknown --target '" + target + "' (cpu or cuda)");
   if (library.empty() == inputFile.empty())

@@ -95,6 +95,24 @@ static OwningOpRef<ModuleOp> parseModule(llvm::StringRef file,
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
+std::vector<char *>
+mlprog::renameThreadsOption(int argc, char **argv,
+                            std::vector<std::string> &storage) {
+  storage.clear();
+  storage.reserve(argc); // Pointers into it must stay valid.
+  std::vector<char *> args(argv, argv + argc);
+  for (char *&arg : args) {
+    llvm::StringRef text(arg);
+    for (llvm::StringRef prefix : {"--threads", "-threads"})
+      if (text == prefix || text.starts_with((prefix + "=").str())) {
+        storage.push_back("--num-threads" +
+                          text.drop_front(prefix.size()).str());
+        arg = storage.back().data();
+      }
+  }
+  return args;
+}
+
 int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::OptionCategory category("mlprog-run options");
@@ -138,20 +156,8 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
                "LLVM and are bound to the JIT's code from one buffer "
                "(0: all; 18446744073709551615: none, all stay in the IR)"));
   cl::HideUnrelatedOptions(category);
-  // libLLVM already owns a global "threads" option; accept --threads as a
-  // spelling of --num-threads.
   std::vector<std::string> renamed;
-  renamed.reserve(argc); // Pointers into it must stay valid.
-  std::vector<char *> args(argv, argv + argc);
-  for (char *&arg : args) {
-    llvm::StringRef text(arg);
-    for (llvm::StringRef prefix : {"--threads", "-threads"})
-      if (text == prefix || text.starts_with((prefix + "=").str())) {
-        renamed.push_back("--num-threads" +
-                          text.drop_front(prefix.size()).str());
-        arg = renamed.back().data();
-      }
-  }
+  std::vector<char *> args = renameThreadsOption(argc, argv, renamed);
   cl::ParseCommandLineOptions(static_cast<int>(args.size()), args.data(),
                               kOverview);
   if (repeat == 0)

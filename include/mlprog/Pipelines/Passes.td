@@ -40,7 +40,12 @@ def TileAndVectorizeContractionsPass
       blocks, B (A) is copied into panels [.., N / nr, K, nr]
       ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
       `scf.forall` over panels when `parallel`), and the register blocks
-      read the panels, so their K loop streams contiguous memory.
+      read the panels, so their K loop streams contiguous memory;
+    - a contraction's init that is a `linalg.fill` or a bias broadcast
+      (`out[..] = bias[dk]`, seen through reshapes and shared by several
+      contractions) is recreated per contraction, and per part after a
+      split, and fused into the forall's tiles, so no contraction copies a
+      shared init during bufferization.
 
     mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
     4 x 16 with AVX2 (8 of 16 ymm); Mc = 8 mr, Nc = 8 nr, Kc = 256 (all of K
@@ -57,6 +62,7 @@ def TileAndVectorizeContractionsPass
   let dependentDialects = [
     "mlir::affine::AffineDialect",
     "mlir::arith::ArithDialect",
+    "mlir::bufferization::BufferizationDialect",
     "mlir::linalg::LinalgDialect",
     "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",

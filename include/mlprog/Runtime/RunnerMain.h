@@ -3,6 +3,9 @@
 #ifndef MLPROG_RUNTIME_RUNNERMAIN_H
 #define MLPROG_RUNTIME_RUNNERMAIN_H
 
+#include <string>
+#include <vector>
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -21,6 +24,13 @@ namespace mlprog {
 /// the file; they return 1 and leave no output files behind. Returns 0 on
 /// success.
 int mlprogRunMain(int argc, char **argv, mlir::DialectRegistry &registry);
+
+/// `argv` with `--threads[=N]` and `-threads[=N]` spelled `--num-threads`:
+/// libLLVM already owns a global "threads" option, so mlprog-run registers
+/// --num-threads and accepts --threads through this. The renamed arguments
+/// live in `storage`, which must outlive the result.
+std::vector<char *> renameThreadsOption(int argc, char **argv,
+                                        std::vector<std::string> &storage);
 
 } // namespace mlprog
 

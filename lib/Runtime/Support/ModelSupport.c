@@ -266,6 +266,24 @@ static void tuneAllocator(void) {
 #endif
 }
 
+/* libomp's, when the library's loops use OpenMP (weak: a library without
+ * them does not link libomp). */
+extern void omp_set_num_threads(int) __attribute__((weak));
+
+/* Runs the OpenMP loops on MLPROG_NUM_THREADS threads when that is a
+ * positive integer, as the JIT does; otherwise libomp's default
+ * (OMP_NUM_THREADS, else all cores) stays. Read at every call, because
+ * OpenMP's thread count belongs to the calling thread. */
+static void setNumThreads(void) {
+  const char *env = getenv("MLPROG_NUM_THREADS");
+  if (!env || !omp_set_num_threads)
+    return;
+  char *end = NULL;
+  long value = strtol(env, &end, 10);
+  if (end != env && *end == '\0' && value > 0 && value <= 1 << 16)
+    omp_set_num_threads((int)value);
+}
+
 MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
                                        const mlprog_tensor *inputs,
                                        int32_t num_inputs,
@@ -274,6 +292,7 @@ MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
                                        size_t error_size) {
   const mlprog_internal_model *model = &__mlprog_model;
   tuneAllocator();
+  setNumThreads();
   if (results && num_results > 0)
     memset(results, 0, sizeof(*results) * num_results);
   if (entry < 0 || entry >= model->num_entries)

@@ -1,0 +1,69 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f}),canonicalize,cse)' | FileCheck %s
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f}),canonicalize,cse,one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops function-boundary-type-conversion=identity-layout-map},canonicalize,cse,canonicalize)' | FileCheck %s --check-prefix=BUF
+
+// Two matmuls accumulate into one shared bias broadcast (what CSE makes of
+// two layers with equal biases). N = 196 splits into 192 + 4 columns. Each
+// part of each matmul computes its slice of the broadcast inside its own
+// forall tiles, into a slice of its own alloc_tensor, so bufferization
+// neither copies the shared init nor a part's slice in and out.
+#bias = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @shared_bias
+// CHECK-NOT: linalg.generic
+// CHECK: %[[A:.*]] = bufferization.alloc_tensor() : tensor<256x196xf32>
+// CHECK: %[[B:.*]] = bufferization.alloc_tensor() : tensor<256x196xf32>
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[B]][0, 0] [256, 192]
+// CHECK: %[[F0:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[S0]]) -> (tensor<256x192xf32>)
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<128xf32>) outs(%{{.*}} : tensor<128x192xf32>)
+// CHECK:   vector.contract
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[F0]] into %[[B]][0, 0] [256, 192]
+// CHECK: %[[S1:.*]] = tensor.extract_slice %[[I0]][0, 192] [256, 4]
+// CHECK: %[[F1:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[S1]]) -> (tensor<256x4xf32>)
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<128xf32>) outs(%{{.*}} : tensor<128x4xf32>)
+// CHECK: tensor.insert_slice %[[F1]] into %[[I0]][0, 192] [256, 4]
+// CHECK: tensor.extract_slice %[[A]][0, 0] [256, 192]
+// CHECK-NOT: linalg.matmul
+
+// BUF-LABEL: func.func @shared_bias
+// BUF-NOT: memref.copy
+// BUF: return
+func.func @shared_bias(%a: tensor<256x2304xf32>, %b: tensor<2304x196xf32>,
+                       %c: tensor<2304x196xf32>, %bias: tensor<256xf32>)
+    -> (tensor<256x196xf32>, tensor<256x196xf32>) {
+  %e = tensor.empty() : tensor<256x196xf32>
+  %init = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<256xf32>) outs(%e : tensor<256x196xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<256x196xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<256x2304xf32>, tensor<2304x196xf32>) outs(%init : tensor<256x196xf32>) -> tensor<256x196xf32>
+  %1 = linalg.matmul ins(%a, %c : tensor<256x2304xf32>, tensor<2304x196xf32>) outs(%init : tensor<256x196xf32>) -> tensor<256x196xf32>
+  return %0, %1 : tensor<256x196xf32>, tensor<256x196xf32>
+}
+
+// A bias broadcast over [1, F, H, W] seen through the collapse to the
+// im2col matmul's [F, H*W] is rebuilt as a [F, H*W] broadcast and fused
+// into the forall's tiles.
+// CHECK-LABEL: func.func @conv_bias
+// CHECK: %[[A:.*]] = bufferization.alloc_tensor() : tensor<64x3136xf32>
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[A]]) -> (tensor<64x3136xf32>)
+// CHECK:   linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<64x224xf32>)
+// CHECK:   vector.contract
+// BUF-LABEL: func.func @conv_bias
+// BUF-NOT: memref.copy
+// BUF: return
+#bias4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_bias(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>,
+                     %bias: tensor<64xf32>) -> (tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>) {
+  %e = tensor.empty() : tensor<1x64x56x56xf32>
+  %init = linalg.generic {indexing_maps = [#bias4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<64xf32>) outs(%e : tensor<1x64x56x56xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x64x56x56xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x64x58x58xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %0, %init : tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>
+}
