@@ -251,9 +251,9 @@ static std::optional<unsigned> getBroadcastDim(linalg::GenericOp op) {
   return dim.getPosition();
 }
 
-/// Follows the dimension `dim` of `type` through the reshape `op` (from its
-/// source to its result): the result dimension holding it when every other
-/// dimension it is grouped with has size 1.
+/// Follows the dimension `dim` of `type` through the reshape or pad `op` (from
+/// its source to its result): the result dimension holding it when every
+/// other dimension it is grouped with has size 1 (a pad must not pad it).
 static std::optional<unsigned> reshapeDim(Operation *op, unsigned dim) {
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
     ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
@@ -267,6 +267,13 @@ static std::optional<unsigned> reshapeDim(Operation *op, unsigned dim) {
       return index;
     }
     return std::nullopt;
+  }
+  // The padding of an init is never read back (see padForRegisterBlocks),
+  // so only the broadcast dimension must keep its extent.
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    if (pad.getStaticLow()[dim] != 0 || pad.getStaticHigh()[dim] != 0)
+      return std::nullopt;
+    return dim;
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
     ArrayRef<int64_t> shape = expand.getResultType().getShape();
@@ -285,7 +292,9 @@ static std::optional<unsigned> reshapeDim(Operation *op, unsigned dim) {
 }
 
 /// Gives the contraction `op` an init of its own when it starts from a fill
-/// or a bias broadcast reached through reshapes or shared with other ops
+/// or a bias broadcast reached through reshapes or a tensor.pad (whose
+/// padding the contraction overwrites and nobody reads) or shared with other
+/// ops
 /// (CSE merges the broadcasts of equal biases): a fresh fill or broadcast
 /// of the init's shape, into a bufferization.alloc_tensor (which CSE does not
 /// merge, unlike tensor.empty), right before `op`. The contraction's forall
@@ -296,8 +305,8 @@ static void useOwnInit(RewriterBase &rewriter, linalg::LinalgOp op) {
   Value init = initOperand->get();
   SmallVector<Operation *> reshapes;
   Value value = init;
-  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      value.getDefiningOp())) {
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                         tensor::PadOp>(value.getDefiningOp())) {
     reshapes.push_back(value.getDefiningOp());
     value = value.getDefiningOp()->getOperand(0);
   }
@@ -424,6 +433,10 @@ static bool isPackable(linalg::LinalgOp op, const ContractionPlan &plan,
       return false;
   return true;
 }
+
+/// Contractions with at most this N are padded to full vectors (see
+/// padForRegisterBlocks) rather than split.
+static constexpr int64_t kMaxPaddedN = 64;
 
 /// Panels pay for their copy only with enough K steps per register block.
 static constexpr int64_t kMinPackedK = 256;
@@ -745,6 +758,43 @@ static void splitInitProducer(RewriterBase &rewriter,
   rewriter.eraseOp(producer);
   if (dest.use_empty() && dest.getDefiningOp<bufferization::AllocTensorOp>())
     rewriter.eraseOp(dest.getDefiningOp());
+}
+
+/// Pads the N dimension of a contraction whose N extent is small and not a
+/// multiple of the vector width up to a multiple of two vectors, the widest
+/// register block (49 -> 64 for a 7x7 output map), with zero columns in B
+/// and the result's padding sliced off.
+/// One full-width pass over A then replaces the parts splitForRegisterBlocks
+/// would make (49 = 32 + 16 + 1), each of which streams all of A (the
+/// weights: 9 MiB for resnet18's 512x512x3x3 layers), the last one with
+/// scalar code. Returns the padded contraction, or `op` when it does not
+/// apply.
+static linalg::LinalgOp padForRegisterBlocks(RewriterBase &rewriter,
+                                             linalg::LinalgOp op,
+                                             const CPUTarget &target) {
+  std::optional<ContractionPlan> plan = planContraction(op);
+  int64_t width = target.getVectorWidthF32();
+  if (!plan)
+    return op;
+  int64_t n = plan->ranges[plan->n];
+  if (n % width == 0 || n > kMaxPaddedN || n < width)
+    return op;
+  Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
+  Attribute zero = rewriter.getZeroAttr(elementType);
+  linalg::LinalgPaddingOptions options;
+  options.setPaddingDimensions({static_cast<int64_t>(plan->n)})
+      .setPadToMultipleOf({2 * width})
+      .setPaddingValues({zero, zero, zero});
+  options.copyBackOp = linalg::LinalgPaddingOptions::CopyBackOp::None;
+  linalg::LinalgOp padded;
+  SmallVector<Value> replacements;
+  SmallVector<tensor::PadOp> pads;
+  rewriter.setInsertionPoint(op);
+  if (failed(linalg::rewriteAsPaddedOp(rewriter, op, options, padded,
+                                       replacements, pads)))
+    return op;
+  rewriter.replaceOp(op, replacements);
+  return padded;
 }
 
 /// Drops the unit loops of a contraction generic and turns it into the
@@ -1149,6 +1199,7 @@ struct TileAndVectorizeContractionsPass
         contractions.push_back(op);
     });
     for (linalg::LinalgOp op : contractions) {
+      op = padForRegisterBlocks(rewriter, op, target);
       useOwnInit(rewriter, op);
       Value init = op.getDpsInitOperand(0)->get();
       SmallVector<linalg::LinalgOp> parts =

@@ -67,3 +67,26 @@ func.func @conv_bias(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>,
       ins(%x, %w : tensor<1x64x58x58xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
   return %0, %init : tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>
 }
+
+// N = 49 (a 7x7 output map) is padded with zero columns to 64, blocked as
+// one contraction (no split into 32 + 16 + 1, each reading all of A), and
+// the padding sliced off; the bias is broadcast over the padded init.
+// CHECK-LABEL: func.func @small_n
+// CHECK: %[[B:.*]] = tensor.pad %{{.*}} low[0, 0] high[0, 15]
+// CHECK: tensor<4608x49xf32> to tensor<4608x64xf32>
+// CHECK: %[[A:.*]] = bufferization.alloc_tensor() : tensor<512x64xf32>
+// CHECK: %[[F:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[A]]) -> (tensor<512x64xf32>)
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<128xf32>) outs(%{{.*}} : tensor<128x64xf32>)
+// CHECK:   vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// CHECK: tensor.extract_slice %[[F]][0, 0] [512, 49] [1, 1] : tensor<512x64xf32> to tensor<512x49xf32>
+func.func @small_n(%a: tensor<512x4608xf32>, %b: tensor<4608x49xf32>,
+                   %bias: tensor<512xf32>) -> tensor<512x49xf32> {
+  %e = tensor.empty() : tensor<512x49xf32>
+  %init = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<512xf32>) outs(%e : tensor<512x49xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<512x49xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<512x4608xf32>, tensor<4608x49xf32>) outs(%init : tensor<512x49xf32>) -> tensor<512x49xf32>
+  return %0 : tensor<512x49xf32>
+}

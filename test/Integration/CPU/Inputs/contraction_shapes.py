@@ -21,14 +21,19 @@ import numpy as np
 MATMULS = [(1, 17, 63), (17, 1, 100), (63, 100, 17), (100, 63, 130),
            (130, 96, 64), (64, 1000, 96), (48, 1030, 160), (256, 40, 288),
            # Rows a multiple of 4 KiB apart: packed into panels.
-           (100, 1024, 1024), (40, 1280, 1024)]
+           (100, 1024, 1024), (40, 1280, 1024),
+           # Small N, not a multiple of the vectors: padded to full vectors.
+           (96, 1100, 49)]
 # (batch, M, K, N) of linalg.batch_matmul.
-BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64), (2, 36, 1024, 1024)]
+BATCH_MATMULS = [(3, 40, 50, 96), (2, 33, 17, 64), (2, 36, 1024, 1024),
+                 (2, 24, 40, 49)]
 # (x shape NCHW, w shape FCHW, stride) of linalg.conv_2d_nchw_fchw.
 CONVS = [((1, 16, 15, 15), (40, 16, 3, 3), 1),
          ((2, 8, 17, 17), (36, 8, 3, 3), 2),
          ((1, 64, 10, 10), (48, 64, 1, 1), 1),
-         ((1, 3, 23, 23), (64, 3, 7, 7), 2)]
+         ((1, 3, 23, 23), (64, 3, 7, 7), 2),
+         # A 7x7 output map: N = 49 padded to 64.
+         ((1, 32, 9, 9), (40, 32, 3, 3), 1)]
 # (x shape NCHW, w shape CHW, stride, dilation) of
 # linalg.depthwise_conv_2d_nchw_chw: rows of 17 (a vector and an overlapping
 # one), 8 (less than a vector), 96 (more vectors than fit the registers),
