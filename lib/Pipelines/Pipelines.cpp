@@ -101,6 +101,8 @@ struct SetTargetAttrsPass
 void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
                                      const LowerToCPUOptions &options) {
   pm.addPass(createTopologicalSort());
+  if (options.optLevel >= 1)
+    pm.addPass(createFoldConstantTransposes());
   pm.addPass(createConvertMLProgramToMemRef());
   pm.addPass(std::make_unique<AnnotateEntryPointsPass>());
   pm.addPass(createCanonicalizerPass());

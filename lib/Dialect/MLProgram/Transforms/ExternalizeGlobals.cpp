@@ -9,6 +9,7 @@
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
+#include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
 #include "mlprog/Runtime/SafeTensors.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -27,44 +28,6 @@ namespace mlprog {
 
 using namespace mlir;
 using namespace mlprog;
-
-/// Bytes per element in a bundle (i1 as one byte).
-static uint64_t getStoredElementSize(Type elementType) {
-  return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
-}
-
-/// The raw little-endian bytes of an inline initial value in C order, in
-/// `storage` when they must be materialized (splats, i1). Fails for
-/// attributes that hold no raw data.
-static FailureOr<ArrayRef<char>> getRawBytes(ElementsAttr value,
-                                             std::vector<char> &storage) {
-  auto type = cast<ShapedType>(value.getType());
-  Type elementType = type.getElementType();
-  uint64_t elementSize = getStoredElementSize(elementType);
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || elementType.isInteger(1))
-      return failure();
-    ArrayRef<char> data = blob->getData();
-    if (data.size() != type.getNumElements() * elementSize)
-      return failure();
-    return data;
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(value);
-  if (!dense)
-    return failure();
-  if (elementType.isInteger(1)) {
-    for (bool bit : dense.getValues<bool>())
-      storage.push_back(bit ? 1 : 0);
-    return ArrayRef<char>(storage);
-  }
-  ArrayRef<char> raw = dense.getRawData();
-  if (!dense.isSplat())
-    return raw;
-  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
-    storage.insert(storage.end(), raw.begin(), raw.begin() + elementSize);
-  return ArrayRef<char>(storage);
-}
 
 namespace {
 struct ExternalizeGlobalsPass
@@ -97,7 +60,8 @@ struct ExternalizeGlobalsPass
       if (size < threshold)
         continue;
       storage.emplace_back();
-      FailureOr<ArrayRef<char>> bytes = getRawBytes(value, storage.back());
+      FailureOr<ArrayRef<char>> bytes =
+          getRawElementBytes(value, storage.back());
       if (failed(bytes)) {
         global.emitRemark("stays inline: its initial value has no raw data");
         continue;

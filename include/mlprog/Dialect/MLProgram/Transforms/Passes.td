@@ -108,4 +108,31 @@ def InternalizeGlobals
   ];
 }
 
+def FoldConstantTransposes
+    : Pass<"mlprog-fold-constant-transposes", "mlir::ModuleOp"> {
+  let summary = "Transposes immutable globals' inline values at compile time";
+  let description = [{
+    Replaces every `linalg.transpose` (on tensors) of an
+    `ml_program.global_load_const` of an immutable global with an inline
+    dense or dense_resource value by a `global_load_const` of a new private
+    global holding the transposed data (one per global and permutation,
+    named after the global with `_transposed`). The original global is
+    erased when it is private and nothing else reads it. Importers emit
+    such transposes for weights stored [out, in] (ONNX Gemm with transB = 1,
+    aten::linear); without this pass they run at every call.
+
+    ```mlir
+    ml_program.global private @w(dense<[[1.0, 2.0]]> : tensor<1x2xf32>) : tensor<1x2xf32>
+    %w = ml_program.global_load_const @w : tensor<1x2xf32>
+    %t = linalg.transpose ins(%w : tensor<1x2xf32>) outs(%e : tensor<2x1xf32>) permutation = [1, 0]
+    // becomes
+    ml_program.global private @w_transposed(dense_resource<w_transposed> : tensor<2x1xf32>) : tensor<2x1xf32>
+    %t = ml_program.global_load_const @w_transposed : tensor<2x1xf32>
+    ```
+
+    Extern globals, mutable globals and i1 values are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // MLPROG_DIALECT_MLPROGRAM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,34 @@
+//===- RawElements.h - Raw bytes of elements attributes ---------*- C++ -*-===//
+//
+// The bytes of a global's inline initial value, as the bundle writer
+// (--mlprog-externalize-globals) and the layout folds
+// (--mlprog-fold-constant-transposes) need them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_DIALECT_MLPROGRAM_TRANSFORMS_RAWELEMENTS_H
+#define MLPROG_DIALECT_MLPROGRAM_TRANSFORMS_RAWELEMENTS_H
+
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/Support/LLVM.h"
+
+#include <vector>
+
+namespace mlprog {
+
+/// Bytes per stored element of `elementType`, an integer or float type: its
+/// bit width rounded up to bytes (i1 takes one byte).
+uint64_t getStoredElementSize(mlir::Type elementType);
+
+/// The raw little-endian bytes of `value` (a dense or dense_resource
+/// elements attribute of integers or floats) in C order, one element after
+/// the other at getStoredElementSize bytes each. Splats and i1 values are
+/// materialized into `storage`, which must outlive the result; otherwise
+/// the result points into the attribute. Fails for other attributes and for
+/// a dense_resource whose blob is missing or has the wrong size.
+mlir::FailureOr<mlir::ArrayRef<char>>
+getRawElementBytes(mlir::ElementsAttr value, std::vector<char> &storage);
+
+} // namespace mlprog
+
+#endif // MLPROG_DIALECT_MLPROGRAM_TRANSFORMS_RAWELEMENTS_H
