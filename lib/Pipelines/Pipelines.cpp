@@ -146,6 +146,13 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   // without owning them (its arguments, constant globals); lower those
   // clones and the remaining deallocs to memref.alloc/copy/dealloc.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (optimize) {
+    // Strided copies (pads, column blocks) as vector loops, not memrefCopy.
+    LowerStridedCopiesPassOptions copies;
+    copies.targetFeatures = getCPUTarget(options).features;
+    copies.parallel = parallel;
+    pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass(copies));
+  }
 
   pm.addPass(createConvertLinalgToAffineLoopsPass());
   if (optimize) {

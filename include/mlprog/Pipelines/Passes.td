@@ -90,4 +90,44 @@ def InlineAllocaScopesPass : Pass<"mlprog-inline-alloca-scopes"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def LowerStridedCopiesPass
+    : Pass<"mlprog-lower-strided-copies", "mlir::func::FuncOp"> {
+  let summary = "Lowers memref.copy ops that are not contiguous to vector "
+                "loops";
+  let description = [{
+    `finalize-memref-to-llvm` turns a `memref.copy` whose operands are not
+    both contiguous (a copy into the interior of a padded buffer, out of a
+    column block of a matrix) into a call to MLIR's generic `memrefCopy`,
+    which moves one element at a time through a strided index computation.
+    This pass rewrites each such copy with a static shape, an int or float
+    element type and unit innermost strides into loops:
+
+    - dimensions that are contiguous in both operands (and unit dimensions)
+      are collapsed with `memref.collapse_shape`, leaving [o1, ..., ok, n];
+    - the outer dimensions become an `scf.parallel` (when `parallel` and
+      the copy moves at least 64 KiB; OpenMP later) or `scf.for` loops;
+    - each row of n elements is moved with `vector.load`/`vector.store` of
+      the target's vector width (a loop when the row holds more than 8
+      vectors), and a remainder of n mod width elements with one narrower
+      vector.
+
+    Contiguous copies are left alone (they become `memcpy`), as are copies
+    with dynamic shapes or a strided innermost dimension.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the vector width (empty: the "
+           "host's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Run the outer loops of large copies in an scf.parallel">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // MLPROG_PIPELINES_PASSES_TD
