@@ -117,6 +117,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     codegen.parallel = parallel;
     pm.addNestedPass<func::FuncOp>(
         createTileAndVectorizeContractionsPass(codegen));
+    VectorizeElementwisePassOptions elementwise;
+    elementwise.targetFeatures = codegen.targetFeatures;
+    elementwise.parallel = parallel;
+    pm.addNestedPass<func::FuncOp>(createVectorizeElementwisePass(elementwise));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
