@@ -71,8 +71,7 @@ static constexpr int64_t kMinParallelCopyBytes = 256 * 1024;
 /// Rows of up to this many full vectors are copied by straight-line code.
 static constexpr int64_t kMaxUnrolledVectors = 8;
 
-/// Whether `type` is a static memref of ints or floats with a known layout
-/// and a unit innermost stride.
+/// Whether `type` is a static memref of ints or floats with a known layout.
 static bool isVectorCopyable(MemRefType type) {
   if (!type.hasStaticShape() || type.getRank() == 0)
     return false;
@@ -81,9 +80,16 @@ static bool isVectorCopyable(MemRefType type) {
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1 || type.getShape().back() == 1;
+  return succeeded(type.getStridesAndOffset(strides, offset));
+}
+
+/// Whether the innermost dimension of `type` has a unit stride (vector.load
+/// and vector.store need it).
+static bool hasUnitInnerStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
 }
 
 /// Groups of adjacent dimensions that are contiguous in both `a` and `b`
@@ -159,14 +165,26 @@ static LogicalResult lowerCopy(RewriterBase &rewriter, memref::CopyOp copy,
     return success();
   }
 
+  SmallVector<ReassociationIndices> groups =
+      getContiguousGroups(srcType, dstType);
+  bool collapse =
+      groups.size() < static_cast<size_t>(srcType.getRank()) &&
+      memref::CollapseShapeOp::isGuaranteedCollapsible(srcType, groups) &&
+      memref::CollapseShapeOp::isGuaranteedCollapsible(dstType, groups);
+  MemRefType rowSrcType =
+      collapse ? memref::CollapseShapeOp::computeCollapsedType(srcType, groups)
+               : srcType;
+  MemRefType rowDstType =
+      collapse ? memref::CollapseShapeOp::computeCollapsedType(dstType, groups)
+               : dstType;
+  // Rows must be contiguous (a column [.., n, 1] of a wider tensor is not).
+  if (!hasUnitInnerStride(rowSrcType) || !hasUnitInnerStride(rowDstType))
+    return failure();
+
   Location loc = copy.getLoc();
   rewriter.setInsertionPoint(copy);
   Value src = copy.getSource(), dst = copy.getTarget();
-  SmallVector<ReassociationIndices> groups =
-      getContiguousGroups(srcType, dstType);
-  if (groups.size() < static_cast<size_t>(srcType.getRank()) &&
-      memref::CollapseShapeOp::isGuaranteedCollapsible(srcType, groups) &&
-      memref::CollapseShapeOp::isGuaranteedCollapsible(dstType, groups)) {
+  if (collapse) {
     src = memref::CollapseShapeOp::create(rewriter, loc, src, groups);
     dst = memref::CollapseShapeOp::create(rewriter, loc, dst, groups);
   }

@@ -162,6 +162,8 @@ def cases():
         pad_case((2, 3, 300), (0, 2, 0), (1, 0, 5), 2.0, f64),
         slice_case((64, 196), (0, 3), (64, 190), (1, 1), f32),
         slice_case((7, 196), (2, 0), (5, 192), (1, 1), i64),
+        # A column: rows of one element that are not contiguous.
+        slice_case((2, 3, 4, 5), (0, 0, 0, 2), (2, 3, 4, 1), (1, 1, 1, 1), f32),
         # Strided innermost: stays a generic copy.
         slice_case((10, 40), (0, 1), (10, 19), (1, 2), f32),
         insert_case((2, 5, 9, 9), (2, 12, 9, 9), (0, 4, 0, 0), f32),
