@@ -119,6 +119,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     codegen.parallel = parallel;
     pm.addNestedPass<func::FuncOp>(
         createTileAndVectorizeContractionsPass(codegen));
+    VectorizeElementwisePassOptions elementwise;
+    elementwise.targetFeatures = codegen.targetFeatures;
+    elementwise.parallel = parallel;
+    pm.addNestedPass<func::FuncOp>(createVectorizeElementwisePass(elementwise));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -148,6 +152,13 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   // without owning them (its arguments, constant globals); lower those
   // clones and the remaining deallocs to memref.alloc/copy/dealloc.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (optimize) {
+    // Strided copies (pads, column blocks) as vector loops, not memrefCopy.
+    LowerStridedCopiesPassOptions copies;
+    copies.targetFeatures = getCPUTarget(options).features;
+    copies.parallel = parallel;
+    pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass(copies));
+  }
 
   pm.addPass(createConvertLinalgToAffineLoopsPass());
   if (optimize) {

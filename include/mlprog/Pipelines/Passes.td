@@ -96,4 +96,99 @@ def InlineAllocaScopesPass : Pass<"mlprog-inline-alloca-scopes"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def LowerStridedCopiesPass
+    : Pass<"mlprog-lower-strided-copies", "mlir::func::FuncOp"> {
+  let summary = "Lowers memref.copy ops that are not contiguous to vector "
+                "loops";
+  let description = [{
+    `finalize-memref-to-llvm` turns a `memref.copy` whose operands are not
+    both contiguous (a copy into the interior of a padded buffer, out of a
+    column block of a matrix) into a call to MLIR's generic `memrefCopy`,
+    which moves one element at a time through a strided index computation.
+    This pass rewrites each such copy with a static shape, an int or float
+    element type and unit innermost strides into loops:
+
+    - dimensions that are contiguous in both operands (and unit dimensions)
+      are collapsed with `memref.collapse_shape`, leaving [o1, ..., ok, n];
+    - the outer dimensions become an `scf.parallel` (when `parallel` and
+      the copy moves at least 256 KiB; OpenMP later) or `scf.for` loops;
+    - each row of n elements is moved with `vector.load`/`vector.store` of
+      the target's vector width (a loop when the row holds more than 8
+      vectors), and a remainder of n mod width elements with one narrower
+      vector.
+
+    Contiguous copies are left alone (they become `memcpy`), as are copies
+    with dynamic shapes or a strided innermost dimension.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the vector width (empty: the "
+           "host's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Run the outer loops of large copies in an scf.parallel">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
+def VectorizeElementwisePass
+    : Pass<"mlprog-vectorize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Tiles elementwise linalg ops on tensors into vector code, "
+                "outer tiles in an scf.forall";
+  let description = [{
+    For the ops the loop lowering would otherwise turn into scalar loops
+    (relu/clip, residual adds, bias broadcasts, BatchNorm-style affine
+    maps, fills, the fill of a padded tensor): every linalg op at the top
+    level of the function that is all-parallel, has static loop ranges, an
+    identity output map and inputs whose maps are projected permutations
+    that either end with the innermost loop dimension (contiguous rows) or
+    do not use it (broadcasts), with int/float operands of whole bytes and
+    an arith/math body:
+
+    - a static `tensor.pad` whose value is defined outside its region
+      becomes loops over the output rows (an `scf.forall` when `parallel`
+      and the result holds at least 64 Ki elements) that write each row
+      once, as vectors: the padding value for rows outside the source, else
+      the low padding, the source row and the high padding (a fill of the
+      whole result and a copy into its interior would write the interior
+      twice, and CSE would share the fills of equal pads, which
+      bufferization then copies);
+    - the op is generalized and its loop dimensions that are contiguous in
+      every operand are collapsed (`linalg::collapseOpIterationDims`), so
+      [1, C, H, W] + [C] becomes [1, C, H*W];
+    - the innermost dimension is split into a multiple of a chunk of up to
+      4 vectors of the target's width and a remainder (`linalg::splitOp`);
+    - each part of at least 64 Ki elements is tiled into an `scf.forall`
+      (when `parallel`) over the outer dimensions (and blocks of the
+      innermost one when the outer ones are few), then into `scf.for` loops
+      over chunks, and each chunk is vectorized (`linalg::vectorize`) into
+      transfers of one row; the remainder becomes one narrower vector.
+
+    Transposes whose innermost dimension moves, ops inside loops (the tiles
+    of `mlprog-tile-and-vectorize-contractions`) and ops with `i1` operands
+    are left alone.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the vector width (empty: the "
+           "host's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Put the outer tiles of large ops in an scf.forall">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // MLPROG_PIPELINES_PASSES_TD

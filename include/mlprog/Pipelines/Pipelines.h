@@ -75,8 +75,10 @@ CPUTarget getCPUTarget(const LowerToCPUOptions &options);
 /// elementwise fusion, (at -O2+) convolutions rewritten to im2col + matmul
 /// and contractions tiled for caches (outer tiles in `scf.forall`, run on
 /// OpenMP threads) and registers and vectorized (vector.contract →
-/// outer products → FMAs), one-shot bufferization with identity-layout
-/// function boundaries, ownership-based deallocation, linalg → affine loops →
+/// outer products → FMAs), elementwise ops and pads vectorized (outer tiles
+/// of large ones in `scf.forall`), one-shot bufferization with identity-layout
+/// function boundaries, ownership-based deallocation, (at -O2+) copies that
+/// are not contiguous as vector loops, linalg → affine loops →
 /// scf/cf, math → libm/LLVM, and finally everything → LLVM. Public functions
 /// keep their tensor arguments and results as memref descriptors (see
 /// Runtime/JitRunner.h for the calling convention); returned buffers are owned

@@ -1,0 +1,120 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-vectorize-elementwise{target-features=+avx512f}),canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-vectorize-elementwise{target-features=+avx2,+fma parallel=false}),canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
+
+// Bias add + relu on [1, 19, 9, 130]: H and W collapse to rows of 1170,
+// split into 1152 (chunks of 4 vectors) and a remainder of 18; the bias is
+// broadcast along the row. 22 Ki elements: no threads.
+// AVX512-LABEL: func.func @bias_relu
+// AVX512: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<1x19x9x130xf32> into tensor<1x19x1170xf32>
+// AVX512-NOT: scf.forall
+// AVX512: scf.for
+// AVX512: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c64
+// AVX512: vector.transfer_read {{.*}} : tensor<1x19x1170xf32>, vector<64xf32>
+// AVX512: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<19xf32>, vector<64xf32>
+// AVX512: arith.addf {{.*}} : vector<64xf32>
+// AVX512: arith.maximumf {{.*}} : vector<64xf32>
+// AVX512: vector.transfer_write {{.*}} : vector<64xf32>
+// AVX512: arith.maximumf {{.*}} : vector<18xf32>
+// AVX512-NOT: linalg.generic
+// AVX2-LABEL: func.func @bias_relu
+// AVX2: scf.for {{.*}} step %c32
+// AVX2: arith.maximumf {{.*}} : vector<32xf32>
+// AVX2: arith.maximumf {{.*}} : vector<18xf32>
+func.func @bias_relu(%x: tensor<1x19x9x130xf32>, %b: tensor<19xf32>) -> tensor<1x19x9x130xf32> {
+  %e = tensor.empty() : tensor<1x19x9x130xf32>
+  %z = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : tensor<1x19x9x130xf32>, tensor<19xf32>) outs(%e : tensor<1x19x9x130xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x19x9x130xf32>
+  return %r : tensor<1x19x9x130xf32>
+}
+
+// A residual add of 200 Ki elements: one row of 200704, cut into forall
+// blocks of 7168 (112 chunks of 64: the largest such divisor up to 8192).
+// AVX512-LABEL: func.func @residual_add
+// AVX512: scf.forall (%{{.*}}) = (0) to (200704) step (7168)
+// AVX512: scf.for {{.*}} step %c64
+// AVX512: arith.addf {{.*}} : vector<64xf32>
+// AVX2-LABEL: func.func @residual_add
+// AVX2-NOT: scf.forall
+// AVX2: arith.addf {{.*}} : vector<32xf32>
+func.func @residual_add(%x: tensor<1x64x56x56xf32>, %y: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %r = linalg.add ins(%x, %y : tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>) outs(%x : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+
+// A large pad: a forall over the output rows; rows outside the source are
+// the padding value, the others low padding, source row, high padding.
+// AVX512-LABEL: func.func @pad
+// AVX512: scf.forall (%[[C:.*]], %[[Y:.*]]) in (32, 58)
+// AVX512: %[[ROW:.*]] = tensor.extract_slice %{{.*}}[0, %[[C]], %[[Y]], 0] [1, 1, 1, 58] [1, 1, 1, 1] : tensor<1x32x58x58xf32> to tensor<58xf32>
+// AVX512: scf.if
+// AVX512: vector.transfer_write %{{.*}}, %[[ROW]][%c0] {{.*}} : vector<1xf32>, tensor<58xf32>
+// AVX512: vector.transfer_read %{{.*}} : tensor<1x32x56x56xf32>, vector<16xf32>
+// AVX512: vector.transfer_read %{{.*}} : tensor<1x32x56x56xf32>, vector<8xf32>
+// AVX512: } else {
+// AVX512: vector.transfer_write {{.*}} : vector<10xf32>, tensor<58xf32>
+// AVX512: tensor.parallel_insert_slice
+// AVX512-NOT: tensor.pad
+// AVX512-NOT: linalg.fill
+func.func @pad(%x: tensor<1x32x56x56xf32>) -> tensor<1x32x58x58xf32> {
+  %cst = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %cst : f32
+  } : tensor<1x32x56x56xf32> to tensor<1x32x58x58xf32>
+  return %p : tensor<1x32x58x58xf32>
+}
+
+// A small i32 pad: scf.for loops over the rows.
+// AVX2-LABEL: func.func @small_pad
+// AVX2-NOT: scf.forall
+// AVX2: scf.for
+// AVX2: scf.for
+// AVX2: scf.if
+// AVX2: vector.transfer_write {{.*}} : vector<2xi32>, tensor<9xi32>
+// AVX2: vector.transfer_read {{.*}} : tensor<2x5x7xi32>, vector<7xi32>
+// AVX2: } else {
+// AVX2: vector.transfer_write {{.*}} : vector<8xi32>, tensor<9xi32>
+// AVX2: vector.transfer_write {{.*}} : vector<1xi32>, tensor<9xi32>
+// AVX2: tensor.insert_slice
+func.func @small_pad(%x: tensor<2x5x7xi32>) -> tensor<2x8x9xi32> {
+  %cst = arith.constant 3 : i32
+  %p = tensor.pad %x low[0, 1, 2] high[0, 2, 0] {
+  ^bb0(%a: index, %b: index, %c: index):
+    tensor.yield %cst : i32
+  } : tensor<2x5x7xi32> to tensor<2x8x9xi32>
+  return %p : tensor<2x8x9xi32>
+}
+
+// A fill of i8: 32 lanes per AVX2 vector, chunks of 128, a remainder of 44.
+// AVX2-LABEL: func.func @fill_i8
+// AVX2: vector.transfer_write {{.*}} : vector<128xi8>, tensor<256xi8>
+// AVX2: vector.transfer_write {{.*}} : vector<44xi8>, tensor<44xi8>
+func.func @fill_i8(%x: tensor<3x100xi8>) -> tensor<3x100xi8> {
+  %c = arith.constant 7 : i8
+  %f = linalg.fill ins(%c : i8) outs(%x : tensor<3x100xi8>) -> tensor<3x100xi8>
+  return %f : tensor<3x100xi8>
+}
+
+// Left alone: a transpose (the innermost dimension moves) and an op with
+// i1 operands.
+// AVX512-LABEL: func.func @unchanged
+// AVX512: linalg.transpose
+// AVX512: linalg.generic
+// AVX512-NOT: vector.
+func.func @unchanged(%x: tensor<16x32xf32>, %m: tensor<16x32xi1>) -> (tensor<32x16xf32>, tensor<16x32xf32>) {
+  %e = tensor.empty() : tensor<32x16xf32>
+  %t = linalg.transpose ins(%x : tensor<16x32xf32>) outs(%e : tensor<32x16xf32>) permutation = [1, 0]
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x32xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<16x32xf32>, tensor<16x32xi1>) outs(%e2 : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %c: i1, %o: f32):
+    %v = arith.select %c, %a, %z : f32
+    linalg.yield %v : f32
+  } -> tensor<16x32xf32>
+  return %t, %s : tensor<32x16xf32>, tensor<16x32xf32>
+}
