@@ -41,6 +41,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/TargetParser/Host.h"
@@ -577,6 +578,239 @@ static SmallVector<int64_t> getValues(DenseIntElementsAttr attr) {
   return llvm::to_vector(attr.getValues<int64_t>());
 }
 
+namespace {
+/// The tensor a convolution reads, [N, C, H, W] with static sizes, and the
+/// zero padding before its rows and columns. A `tensor.pad` of the spatial
+/// dimensions by a constant 0 is looked through (the importers emit one for
+/// every padded convolution), so that the padded copy is never made: reads
+/// outside the source give 0 instead.
+struct ConvSource {
+  Value value;
+  int64_t padTop = 0, padLeft = 0;
+};
+} // namespace
+
+/// The source of `input` (see ConvSource): the operand of a static
+/// `tensor.pad` with non-negative widths on dimensions 2 and 3 only and a
+/// constant zero padding value, else `input` itself.
+static ConvSource getConvSource(Value input) {
+  ConvSource result{input};
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad)
+    return result;
+  Value padValue = pad.getConstantPaddingValue();
+  auto sourceType = dyn_cast<RankedTensorType>(pad.getSource().getType());
+  if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()) || !sourceType ||
+      sourceType.getRank() != 4 || !sourceType.hasStaticShape())
+    return result;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (int64_t i = 0; i < 4; ++i) {
+    if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
+        low[i] < 0 || high[i] < 0)
+      return result;
+    if (i < 2 && (low[i] != 0 || high[i] != 0))
+      return result;
+  }
+  return {pad.getSource(), low[2], low[3]};
+}
+
+/// Reads `len` columns ix0, ix0 + sw, ..., ix0 + (len - 1) * sw (sw = 1 or
+/// 2) of the row of the f32 tensor `x` at `row` (all indices but the last),
+/// whose rows have `width` elements; columns outside [0, width) read as 0
+/// (zero padding). Stride 2 reads 2 * len contiguous elements and shuffles
+/// every other one out. Reads that may pass the end of the row are masked; a
+/// window that starts left of the row (ix0 < 0) is read from column 0 and
+/// moved into place by the shuffle, its leading lanes selected to 0.
+static Value readRowColumns(OpBuilder &b, Location loc, Value x, ValueRange row,
+                            int64_t ix0, int64_t len, int64_t sw,
+                            int64_t width) {
+  Type f32 = cast<ShapedType>(x.getType()).getElementType();
+  auto vecType = VectorType::get({len}, f32);
+  Value zeroVec =
+      arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+  if (ix0 + (len - 1) * sw < 0 || ix0 >= width)
+    return zeroVec;
+  Value zero = arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
+  auto read = [&](int64_t col) -> Value {
+    if (col >= width)
+      return zeroVec;
+    SmallVector<Value> indices(row);
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, col));
+    return vector::TransferReadOp::create(b, loc, vecType, x, indices, zero,
+                                          ArrayRef<bool>{col + len <= width});
+  };
+  if (ix0 >= 0 && sw == 1)
+    return read(ix0);
+  int64_t start = std::max<int64_t>(ix0, 0);
+  Value lo = read(start);
+  Value hi = sw == 1 ? lo : read(start + len);
+  SmallVector<int64_t> lanes;
+  SmallVector<bool> inside;
+  for (int64_t i = 0; i < len; ++i) {
+    int64_t col = ix0 + i * sw;
+    lanes.push_back(std::max<int64_t>(col - start, 0));
+    inside.push_back(col >= 0);
+  }
+  Value shuffled = vector::ShuffleOp::create(b, loc, lo, hi, lanes);
+  if (ix0 >= 0)
+    return shuffled;
+  auto maskType = VectorType::get({len}, b.getI1Type());
+  Value mask = arith::ConstantOp::create(
+      b, loc, maskType, DenseElementsAttr::get(maskType, inside));
+  return arith::SelectOp::create(b, loc, mask, shuffled, zeroVec);
+}
+
+/// Start columns of the `len`-wide vectors that cover a row of `width`
+/// elements; the last one overlaps its predecessor when len does not divide
+/// the width.
+static SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len) {
+  SmallVector<int64_t> starts;
+  for (int64_t j = 0; j + len <= width; j += len)
+    starts.push_back(j);
+  if (width % len != 0)
+    starts.push_back(width - len);
+  return starts;
+}
+
+/// Builds the column tensor of a static f32 `linalg.conv_2d_nchw_fchw` with
+/// column strides 1 or 2 as vector code:
+///
+///   col[c.kh.kw, b.oh.ow] = x[b, c, oh * sh + kh * dh - pt,
+///                                   ow * sw + kw * dw - pl]
+///
+/// (0 outside x, which is the convolution's input or the source of its zero
+/// padding, see ConvSource) as an scf.forall over (c, kh) (OpenMP when the
+/// pipeline is parallel), each iteration writing the Fw rows of its (c, kh)
+/// with vector.transfer_write along ow. The output rows whose input row lies
+/// in the padding are written with zeros by loops of their own; within the
+/// others, the column range of each kw is static, so the column padding
+/// costs a masked read or a select only at the row ends. Returns a null
+/// value for other strides.
+static Value buildColumns(RewriterBase &rewriter, Location loc,
+                          linalg::Conv2DNchwFchwOp conv,
+                          const CPUTarget &target) {
+  auto filterType = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
+  SmallVector<int64_t> strides = getValues(conv.getStrides());
+  SmallVector<int64_t> dilations = getValues(conv.getDilations());
+  int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
+          dw = dilations[1];
+  if (sw < 1 || sw > 2 || sh < 1)
+    return Value();
+  ConvSource source = getConvSource(conv.getDpsInputs()[0]);
+  auto sourceType = cast<RankedTensorType>(source.value.getType());
+  int64_t batch = sourceType.getDimSize(0), channels = sourceType.getDimSize(1);
+  int64_t height = sourceType.getDimSize(2), width = sourceType.getDimSize(3);
+  int64_t fh = filterType.getDimSize(2), fw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t pt = source.padTop, pl = source.padLeft;
+  if (oh == 0 || ow == 0)
+    return Value();
+  int64_t len = std::min<int64_t>(target.getVectorWidthF32(), ow);
+  SmallVector<int64_t> starts = getRowVectorStarts(ow, len);
+  int64_t k = channels * fh * fw, n = batch * oh * ow;
+  Type f32 = initType.getElementType();
+  MLIRContext *ctx = rewriter.getContext();
+
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {k, n}, f32);
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(channels),
+                             rewriter.getIndexAttr(fh)},
+      ValueRange{empty}, std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value c = forall.getInductionVar(0), kh = forall.getInductionVar(1);
+  Value shared = forall.getRegionIterArgs()[0];
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  Value k0 = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(2, 0, (d0 * fh + d1) * fw), {c, kh});
+  SmallVector<OpFoldResult> offsets = {k0, rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(fw),
+                                     rewriter.getIndexAttr(n)};
+  SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
+  Value rows = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({fw, n}, f32), shared, offsets,
+      sizes, unit);
+  // Output rows [lo, hi) read input rows oh * sh + kh * dh - pt inside x.
+  Value lo = affine::AffineMaxOp::create(
+      rewriter, loc,
+      AffineMap::get(
+          1, 0, {getAffineConstantExpr(0, ctx), (pt - d0 * dh).ceilDiv(sh)},
+          ctx),
+      ValueRange{kh});
+  lo = affine::AffineMinOp::create(
+      rewriter, loc,
+      AffineMap::get(1, 0, {getAffineConstantExpr(oh, ctx), d0}, ctx),
+      ValueRange{lo});
+  Value hi = affine::AffineMinOp::create(
+      rewriter, loc,
+      AffineMap::get(
+          1, 0,
+          {getAffineConstantExpr(oh, ctx), (height + pt - d0 * dh).ceilDiv(sh)},
+          ctx),
+      ValueRange{kh});
+  hi = affine::AffineMaxOp::create(
+      rewriter, loc, AffineMap::get(2, 0, {d0, d1}, ctx), ValueRange{lo, hi});
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value ohEnd = arith::ConstantIndexOp::create(rewriter, loc, oh);
+  Value batchEnd = arith::ConstantIndexOp::create(rewriter, loc, batch);
+  auto zeroType = VectorType::get({len}, f32);
+
+  // One loop over the output rows [from, to) of image b: input rows, or
+  // zeros when `copy` is false.
+  auto rowLoop = [&](OpBuilder &b, Location l, Value image, Value from,
+                     Value to, Value t, bool copy) {
+    auto loop = scf::ForOp::create(
+        b, l, from, to, c1, ValueRange{t},
+        [&](OpBuilder &nb, Location nl, Value y, ValueRange args) {
+          Value result = args[0];
+          Value base = affine::AffineApplyOp::create(
+              nb, nl, AffineMap::get(2, 0, d0 * (oh * ow) + d1 * ow),
+              ValueRange{image, y});
+          Value inputRow;
+          if (copy)
+            inputRow = affine::AffineApplyOp::create(
+                nb, nl, AffineMap::get(2, 0, d0 * sh + d1 * dh - pt),
+                ValueRange{y, kh});
+          Value zeros = arith::ConstantOp::create(nb, nl, zeroType,
+                                                  nb.getZeroAttr(zeroType));
+          for (int64_t j = 0; j < fw; ++j) {
+            Value rowIndex = arith::ConstantIndexOp::create(nb, nl, j);
+            for (int64_t s : starts) {
+              Value vec =
+                  copy ? readRowColumns(nb, nl, source.value,
+                                        ValueRange{image, c, inputRow},
+                                        s * sw + j * dw - pl, len, sw, width)
+                       : zeros;
+              Value col = affine::AffineApplyOp::create(
+                  nb, nl, AffineMap::get(1, 0, d0 + s), ValueRange{base});
+              result = vector::TransferWriteOp::create(
+                           nb, nl, vec, result, ValueRange{rowIndex, col},
+                           ArrayRef<bool>{true})
+                           .getResult();
+            }
+          }
+          scf::YieldOp::create(nb, nl, result);
+        });
+    return loop.getResult(0);
+  };
+  auto images = scf::ForOp::create(
+      rewriter, loc, c0, batchEnd, c1, ValueRange{rows},
+      [&](OpBuilder &b, Location l, Value image, ValueRange args) {
+        Value t = rowLoop(b, l, image, c0, lo, args[0], /*copy=*/false);
+        t = rowLoop(b, l, image, lo, hi, t, /*copy=*/true);
+        t = rowLoop(b, l, image, hi, ohEnd, t, /*copy=*/false);
+        scf::YieldOp::create(b, l, t);
+      });
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, images.getResult(0),
+                                        shared, offsets, sizes, unit);
+  return forall.getResult(0);
+}
+
 /// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor and
 /// one `linalg.matmul` whose N dimension covers the batch and the output
 /// pixels, so a batch > 1 convolution is one large GEMM (upstream's im2col
@@ -589,8 +823,12 @@ static SmallVector<int64_t> getValues(DenseIntElementsAttr attr) {
 /// larger batch it starts from zero and a transposing add writes
 /// out[b, f, oh, ow] = init[b, f, oh, ow] + mm[f, b, oh, ow]. A 1x1 stride-1
 /// convolution of batch 1 needs no column tensor: x is already [C, H*W].
+/// Otherwise the column tensor is vector code reading through the input's
+/// zero padding (see buildColumns), or, for column strides above 2, a copy
+/// generic.
 static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
-                                         linalg::Conv2DNchwFchwOp conv) {
+                                         linalg::Conv2DNchwFchwOp conv,
+                                         const CPUTarget &target) {
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
   Value init = conv.getDpsInits()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -614,6 +852,8 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
     col = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({k, n}, f32), input,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  } else if (Value columns = buildColumns(rewriter, loc, conv, target)) {
+    col = columns;
   } else {
     AffineExpr c, kh, kw, b, y, x;
     bindDims(ctx, c, kh, kw, b, y, x);
@@ -713,62 +953,67 @@ interchangeDepthwiseConv(RewriterBase &rewriter,
 
 namespace {
 /// Static shape of a depthwise convolution [N, C, H, W] * [C, Kh, Kw] ->
-/// [N, C, Oh, Ow] and the vector length of its rows.
+/// [N, C, Oh, Ow] reading an unpadded source of H x W (height x width) with
+/// zero padding (pt, pl) before it, and the vector length of its rows.
 struct DepthwiseShape {
-  int64_t kh, kw, oh, ow, width;
+  int64_t kh, kw, oh, ow, height, width;
   int64_t sh, sw, dh, dw;
+  int64_t pt, pl;
   int64_t vl;
 };
 } // namespace
-
-/// Reads input columns col0, col0 + sw, ... (`len` of them) of row `row` of
-/// channel (n, c) of x: one contiguous read for stride 1, else two reads of
-/// `len` contiguous elements and a shuffle of every sw-th (sw = 2). Reads
-/// that may pass the end of the row are masked (padding 0).
-static Value readInputColumns(OpBuilder &b, Location loc, Value x, Value n,
-                              Value c, Value row, int64_t col0, int64_t len,
-                              const DepthwiseShape &shape, Value zero) {
-  auto read = [&](int64_t col) {
-    Value index = arith::ConstantIndexOp::create(b, loc, col);
-    bool inBounds = col + len <= shape.width;
-    return vector::TransferReadOp::create(
-        b, loc, VectorType::get({len}, zero.getType()), x,
-        ValueRange{n, c, row, index}, zero, ArrayRef<bool>{inBounds});
-  };
-  if (shape.sw == 1)
-    return read(col0);
-  Value lo = read(col0), hi = read(col0 + len);
-  SmallVector<int64_t> mask;
-  for (int64_t i = 0; i < len; ++i)
-    mask.push_back(i * shape.sw);
-  return vector::ShuffleOp::create(b, loc, lo, hi, mask);
-}
 
 /// Emits output row `oh` of channel (n, c) of a depthwise convolution into
 /// `out` (indexed [outN, outC, oh, ow]) and returns the updated tensor. The
 /// row is cut into vectors of `vl` columns (the last one overlapping its
 /// predecessor when vl does not divide Ow), accumulated in registers over
-/// the Kh x Kw taps, in groups of at most `group` vectors.
+/// the Kh x Kw taps, in groups of at most `group` vectors. With `checkRows`,
+/// input rows outside [0, H) (the padding) contribute 0; without, every
+/// input row of the window must lie inside x.
 static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
                               Value n, Value c, Value outN, Value outC,
                               Value oh, ArrayRef<Value> taps,
                               const DepthwiseShape &shape, int64_t group,
-                              Value zero) {
+                              bool checkRows) {
   int64_t len = std::min(shape.vl, shape.ow);
-  SmallVector<int64_t> starts;
-  for (int64_t j = 0; j + len <= shape.ow; j += len)
-    starts.push_back(j);
-  if (shape.ow % len != 0)
-    starts.push_back(shape.ow - len);
+  SmallVector<int64_t> starts = getRowVectorStarts(shape.ow, len);
   // Groups from the end, so an overlapping last vector shares its group
-  // (reads of the accumulators before writes) with the one it overlaps.
+  // (reads of the accumulators before writes) with the one it overlaps,
+  // even when only one vector fits the registers (5x5 taps with AVX2).
   SmallVector<std::pair<size_t, size_t>> groups;
+  bool overlaps = shape.ow % len != 0;
   for (size_t end = starts.size(); end > 0;) {
-    size_t begin = end > static_cast<size_t>(group) ? end - group : 0;
+    size_t size = group;
+    if (overlaps && end == starts.size())
+      size = std::max<size_t>(size, 2);
+    size_t begin = end > size ? end - size : 0;
     groups.push_back({begin, end});
     end = begin;
   }
-  auto vecType = VectorType::get({len}, zero.getType());
+  Type f32 = cast<ShapedType>(out.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
+  auto vecType = VectorType::get({len}, f32);
+  Value zeroVec =
+      arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+  AffineExpr d0 = b.getAffineDimExpr(0);
+  // The input rows of the window, clamped into x when checked.
+  SmallVector<Value> rows, valid;
+  for (int64_t i = 0; i < shape.kh; ++i) {
+    Value row = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(1, 0, d0 * shape.sh + i * shape.dh - shape.pt),
+        oh);
+    if (checkRows) {
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      Value end = arith::ConstantIndexOp::create(b, loc, shape.height);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, c0),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, end));
+      row = arith::SelectOp::create(b, loc, inside, row, c0);
+      valid.push_back(inside);
+    }
+    rows.push_back(row);
+  }
   for (auto [begin, end] : llvm::reverse(groups)) {
     SmallVector<Value> acc;
     for (size_t i = begin; i < end; ++i) {
@@ -778,15 +1023,15 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
           ArrayRef<bool>{true}));
     }
     for (int64_t i = 0; i < shape.kh; ++i) {
-      AffineExpr d0 = b.getAffineDimExpr(0);
-      Value row = affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(1, 0, d0 * shape.sh + i * shape.dh), oh);
       for (int64_t j = 0; j < shape.kw; ++j) {
         Value tap = taps[i * shape.kw + j];
         for (size_t v = begin; v < end; ++v) {
-          Value in = readInputColumns(b, loc, x, n, c, row,
-                                      starts[v] * shape.sw + j * shape.dw, len,
-                                      shape, zero);
+          Value in =
+              readRowColumns(b, loc, x, ValueRange{n, c, rows[i]},
+                             starts[v] * shape.sw + j * shape.dw - shape.pl,
+                             len, shape.sw, shape.width);
+          if (checkRows)
+            in = arith::SelectOp::create(b, loc, valid[i], in, zeroVec);
           acc[v - begin] =
               vector::FMAOp::create(b, loc, in, tap, acc[v - begin]);
         }
@@ -803,24 +1048,29 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
   return out;
 }
 
-/// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with strides of
-/// 1 or 2 into vector code: an scf.forall over (n, c) (OpenMP when
-/// `parallel`), an scf.for over output rows, and per row Kh x Kw broadcast
-/// FMAs on vectors along the row (see emitDepthwiseRow); the taps are
-/// broadcast once per channel.
+/// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column
+/// strides of 1 or 2 into vector code: an scf.forall over (n, c) (OpenMP
+/// when `parallel`), scf.for loops over output rows, and per row Kh x Kw
+/// broadcast FMAs on vectors along the row (see emitDepthwiseRow); the taps
+/// are broadcast once per channel. A zero-padded input is read through (see
+/// ConvSource): the output rows whose window reaches into the top or bottom
+/// padding get loops of their own that check the rows.
 static LogicalResult
 vectorizeDepthwiseConv(RewriterBase &rewriter,
                        linalg::DepthwiseConv2DNchwChwOp conv,
                        const CPUTarget &target) {
-  Value x = conv.getDpsInputs()[0], w = conv.getDpsInputs()[1];
+  Value w = conv.getDpsInputs()[1];
   Value init = conv.getDpsInits()[0];
-  auto xType = cast<RankedTensorType>(x.getType());
+  auto xType = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
   auto wType = cast<RankedTensorType>(w.getType());
   auto initType = cast<RankedTensorType>(init.getType());
   if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
       !initType.hasStaticShape() || !initType.getElementType().isF32() ||
       !xType.getElementType().isF32() || !wType.getElementType().isF32())
     return failure();
+  ConvSource source = getConvSource(conv.getDpsInputs()[0]);
+  Value x = source.value;
+  auto sourceType = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
   SmallVector<int64_t> dilations = getValues(conv.getDilations());
   DepthwiseShape shape;
@@ -828,25 +1078,34 @@ vectorizeDepthwiseConv(RewriterBase &rewriter,
   shape.kw = wType.getDimSize(2);
   shape.oh = initType.getDimSize(2);
   shape.ow = initType.getDimSize(3);
-  shape.width = xType.getDimSize(3);
+  shape.height = sourceType.getDimSize(2);
+  shape.width = sourceType.getDimSize(3);
   shape.sh = strides[0];
   shape.sw = strides[1];
   shape.dh = dilations[0];
   shape.dw = dilations[1];
+  shape.pt = source.padTop;
+  shape.pl = source.padLeft;
   shape.vl = target.getVectorWidthF32();
-  if (shape.sw > 2 || shape.kh * shape.kw > 25 || shape.ow == 0 ||
-      shape.oh == 0)
+  if (shape.sw < 1 || shape.sw > 2 || shape.sh < 1 ||
+      shape.kh * shape.kw > 25 || shape.ow == 0 || shape.oh == 0)
     return failure();
   // Taps, accumulators and the input vectors share the register file.
   int64_t registers = target.getNumVectorRegisters();
   int64_t group = std::max<int64_t>(1, registers - shape.kh * shape.kw - 3);
   group = std::min<int64_t>(group, 8);
+  // Output rows [first, last) read only input rows inside x: oh * sh - pt
+  // >= 0 and oh * sh + (kh - 1) * dh - pt < H.
+  int64_t first = std::clamp<int64_t>(
+      llvm::divideCeilSigned(shape.pt, shape.sh), 0, shape.oh);
+  int64_t last = std::clamp<int64_t>(
+      llvm::divideCeilSigned(
+          shape.height + shape.pt - (shape.kh - 1) * shape.dh, shape.sh),
+      first, shape.oh);
 
   Location loc = conv.getLoc();
   Type f32 = initType.getElementType();
   rewriter.setInsertionPoint(conv);
-  Value zero =
-      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
   int64_t batch = initType.getDimSize(0), channels = initType.getDimSize(1);
   auto forall = scf::ForallOp::create(
       rewriter, loc,
@@ -878,17 +1137,26 @@ vectorizeDepthwiseConv(RewriterBase &rewriter,
     }
   Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value ohEnd = arith::ConstantIndexOp::create(rewriter, loc, shape.oh);
-  auto rows = scf::ForOp::create(
-      rewriter, loc, c0, ohEnd, c1, ValueRange{plane},
-      [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
-        Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
-                                        taps, shape, group, zero);
-        scf::YieldOp::create(b, l, result);
-      });
+  auto rowLoop = [&](int64_t from, int64_t to, bool checkRows) {
+    if (from >= to)
+      return;
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, from);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, to);
+    auto rows = scf::ForOp::create(
+        rewriter, loc, lb, ub, c1, ValueRange{plane},
+        [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
+          Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
+                                          taps, shape, group, checkRows);
+          scf::YieldOp::create(b, l, result);
+        });
+    plane = rows.getResult(0);
+  };
+  rowLoop(0, first, /*checkRows=*/true);
+  rowLoop(first, last, /*checkRows=*/false);
+  rowLoop(last, shape.oh, /*checkRows=*/true);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, rows.getResult(0),
-                                        shared, offsets, sizes, unit);
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, plane, shared, offsets,
+                                        sizes, unit);
   rewriter.replaceOp(conv, forall.getResults());
   return success();
 }
@@ -925,7 +1193,7 @@ struct TileAndVectorizeContractionsPass
         convs.push_back(conv);
     });
     for (linalg::Conv2DNchwFchwOp conv : convs)
-      (void)rewriteConvAsMatmul(rewriter, conv);
+      (void)rewriteConvAsMatmul(rewriter, conv, target);
 
     SmallVector<linalg::DepthwiseConv2DNchwChwOp> depthwise;
     func.walk([&](linalg::DepthwiseConv2DNchwChwOp conv) {
