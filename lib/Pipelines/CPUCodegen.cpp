@@ -688,7 +688,8 @@ static SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len) {
 /// value for other strides.
 static Value buildColumns(RewriterBase &rewriter, Location loc,
                           linalg::Conv2DNchwFchwOp conv,
-                          const CPUTarget &target) {
+                          const CPUTarget &target, Value ohBegin = Value(),
+                          int64_t rows = 0, bool nested = false) {
   auto filterType = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
@@ -706,13 +707,126 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   int64_t pt = source.padTop, pl = source.padLeft;
   if (oh == 0 || ow == 0)
     return Value();
+  if (!ohBegin) {
+    ohBegin = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    rows = oh;
+  }
   int64_t len = std::min<int64_t>(target.getVectorWidthF32(), ow);
   SmallVector<int64_t> starts = getRowVectorStarts(ow, len);
-  int64_t k = channels * fh * fw, n = batch * oh * ow;
+  int64_t k = channels * fh * fw, n = batch * rows * ow;
   Type f32 = initType.getElementType();
   MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value batchEnd = arith::ConstantIndexOp::create(rewriter, loc, batch);
+  auto zeroType = VectorType::get({len}, f32);
+  Value ohEnd = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(1, 0, d0 + rows), ValueRange{ohBegin});
+
+  // The Fw rows [fw, n] of channel c and filter row kh.
+  auto buildRows = [&](OpBuilder &b, Value c, Value kh, Value init) {
+    // Output rows [lo, hi) of the block read input rows oh * sh + kh * dh -
+    // pt inside x; the others read zeros.
+    Value lo = affine::AffineMaxOp::create(
+        b, loc, AffineMap::get(2, 0, {d1, (pt - d0 * dh).ceilDiv(sh)}, ctx),
+        ValueRange{kh, ohBegin});
+    lo = affine::AffineMinOp::create(b, loc,
+                                     AffineMap::get(2, 0, {d0 + rows, d1}, ctx),
+                                     ValueRange{ohBegin, lo});
+    Value hi = affine::AffineMinOp::create(
+        b, loc,
+        AffineMap::get(2, 0, {d1 + rows, (height + pt - d0 * dh).ceilDiv(sh)},
+                       ctx),
+        ValueRange{kh, ohBegin});
+    hi = affine::AffineMaxOp::create(
+        b, loc, AffineMap::get(2, 0, {d0, d1}, ctx), ValueRange{lo, hi});
+    // One loop over the output rows [from, to) of image `image`: input
+    // rows, or zeros when `copy` is false.
+    auto rowLoop = [&](OpBuilder &lb, Location l, Value image, Value from,
+                       Value to, Value t, bool copy) {
+      auto loop = scf::ForOp::create(
+          lb, l, from, to, c1, ValueRange{t},
+          [&](OpBuilder &nb, Location nl, Value y, ValueRange args) {
+            Value result = args[0];
+            Value base = affine::AffineApplyOp::create(
+                nb, nl,
+                AffineMap::get(3, 0,
+                               d0 * (rows * ow) +
+                                   (d1 - getAffineDimExpr(2, ctx)) * ow),
+                ValueRange{image, y, ohBegin});
+            Value inputRow;
+            if (copy)
+              inputRow = affine::AffineApplyOp::create(
+                  nb, nl, AffineMap::get(2, 0, d0 * sh + d1 * dh - pt),
+                  ValueRange{y, kh});
+            Value zeros = arith::ConstantOp::create(nb, nl, zeroType,
+                                                    nb.getZeroAttr(zeroType));
+            for (int64_t j = 0; j < fw; ++j) {
+              Value rowIndex = arith::ConstantIndexOp::create(nb, nl, j);
+              for (int64_t s : starts) {
+                Value vec =
+                    copy ? readRowColumns(nb, nl, source.value,
+                                          ValueRange{image, c, inputRow},
+                                          s * sw + j * dw - pl, len, sw, width)
+                         : zeros;
+                Value col = affine::AffineApplyOp::create(
+                    nb, nl, AffineMap::get(1, 0, d0 + s), ValueRange{base});
+                result = vector::TransferWriteOp::create(
+                             nb, nl, vec, result, ValueRange{rowIndex, col},
+                             ArrayRef<bool>{true})
+                             .getResult();
+              }
+            }
+            scf::YieldOp::create(nb, nl, result);
+          });
+      return loop.getResult(0);
+    };
+    auto images = scf::ForOp::create(
+        b, loc, c0, batchEnd, c1, ValueRange{init},
+        [&](OpBuilder &ib, Location l, Value image, ValueRange args) {
+          Value t = rowLoop(ib, l, image, ohBegin, lo, args[0], false);
+          t = rowLoop(ib, l, image, lo, hi, t, /*copy=*/true);
+          t = rowLoop(ib, l, image, hi, ohEnd, t, /*copy=*/false);
+          scf::YieldOp::create(ib, l, t);
+        });
+    return images.getResult(0);
+  };
 
   Value empty = tensor::EmptyOp::create(rewriter, loc, {k, n}, f32);
+  auto rowsType = RankedTensorType::get({fw, n}, f32);
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(fw),
+                                     rewriter.getIndexAttr(n)};
+  SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
+  auto firstRow = [&](OpBuilder &b, Value c, Value kh) -> OpFoldResult {
+    return affine::AffineApplyOp::create(
+               b, loc, AffineMap::get(2, 0, (d0 * fh + d1) * fw), {c, kh})
+        .getResult();
+  };
+  if (nested) {
+    // Inside a parallel loop already: plain loops over (c, kh).
+    Value cEnd = arith::ConstantIndexOp::create(rewriter, loc, channels);
+    Value khEnd = arith::ConstantIndexOp::create(rewriter, loc, fh);
+    auto outer = scf::ForOp::create(
+        rewriter, loc, c0, cEnd, c1, ValueRange{empty},
+        [&](OpBuilder &ob, Location l, Value c, ValueRange outerArgs) {
+          auto inner = scf::ForOp::create(
+              ob, l, c0, khEnd, c1, ValueRange{outerArgs[0]},
+              [&](OpBuilder &b, Location il, Value kh, ValueRange args) {
+                SmallVector<OpFoldResult> offsets = {firstRow(b, c, kh),
+                                                     b.getIndexAttr(0)};
+                Value slice = tensor::ExtractSliceOp::create(
+                    b, il, rowsType, args[0], offsets, sizes, unit);
+                Value filled = buildRows(b, c, kh, slice);
+                Value result = tensor::InsertSliceOp::create(
+                    b, il, filled, args[0], offsets, sizes, unit);
+                scf::YieldOp::create(b, il, result);
+              });
+          scf::YieldOp::create(ob, l, inner.getResult(0));
+        });
+    return outer.getResult(0);
+  }
   auto forall = scf::ForallOp::create(
       rewriter, loc,
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(channels),
@@ -722,93 +836,104 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   rewriter.setInsertionPointToStart(forall.getBody());
   Value c = forall.getInductionVar(0), kh = forall.getInductionVar(1);
   Value shared = forall.getRegionIterArgs()[0];
-  AffineExpr d0, d1;
-  bindDims(ctx, d0, d1);
-  Value k0 = affine::AffineApplyOp::create(
-      rewriter, loc, AffineMap::get(2, 0, (d0 * fh + d1) * fw), {c, kh});
-  SmallVector<OpFoldResult> offsets = {k0, rewriter.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(fw),
-                                     rewriter.getIndexAttr(n)};
-  SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
-  Value rows = tensor::ExtractSliceOp::create(
-      rewriter, loc, RankedTensorType::get({fw, n}, f32), shared, offsets,
-      sizes, unit);
-  // Output rows [lo, hi) read input rows oh * sh + kh * dh - pt inside x.
-  Value lo = affine::AffineMaxOp::create(
-      rewriter, loc,
-      AffineMap::get(
-          1, 0, {getAffineConstantExpr(0, ctx), (pt - d0 * dh).ceilDiv(sh)},
-          ctx),
-      ValueRange{kh});
-  lo = affine::AffineMinOp::create(
-      rewriter, loc,
-      AffineMap::get(1, 0, {getAffineConstantExpr(oh, ctx), d0}, ctx),
-      ValueRange{lo});
-  Value hi = affine::AffineMinOp::create(
-      rewriter, loc,
-      AffineMap::get(
-          1, 0,
-          {getAffineConstantExpr(oh, ctx), (height + pt - d0 * dh).ceilDiv(sh)},
-          ctx),
-      ValueRange{kh});
-  hi = affine::AffineMaxOp::create(
-      rewriter, loc, AffineMap::get(2, 0, {d0, d1}, ctx), ValueRange{lo, hi});
-  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value ohEnd = arith::ConstantIndexOp::create(rewriter, loc, oh);
-  Value batchEnd = arith::ConstantIndexOp::create(rewriter, loc, batch);
-  auto zeroType = VectorType::get({len}, f32);
-
-  // One loop over the output rows [from, to) of image b: input rows, or
-  // zeros when `copy` is false.
-  auto rowLoop = [&](OpBuilder &b, Location l, Value image, Value from,
-                     Value to, Value t, bool copy) {
-    auto loop = scf::ForOp::create(
-        b, l, from, to, c1, ValueRange{t},
-        [&](OpBuilder &nb, Location nl, Value y, ValueRange args) {
-          Value result = args[0];
-          Value base = affine::AffineApplyOp::create(
-              nb, nl, AffineMap::get(2, 0, d0 * (oh * ow) + d1 * ow),
-              ValueRange{image, y});
-          Value inputRow;
-          if (copy)
-            inputRow = affine::AffineApplyOp::create(
-                nb, nl, AffineMap::get(2, 0, d0 * sh + d1 * dh - pt),
-                ValueRange{y, kh});
-          Value zeros = arith::ConstantOp::create(nb, nl, zeroType,
-                                                  nb.getZeroAttr(zeroType));
-          for (int64_t j = 0; j < fw; ++j) {
-            Value rowIndex = arith::ConstantIndexOp::create(nb, nl, j);
-            for (int64_t s : starts) {
-              Value vec =
-                  copy ? readRowColumns(nb, nl, source.value,
-                                        ValueRange{image, c, inputRow},
-                                        s * sw + j * dw - pl, len, sw, width)
-                       : zeros;
-              Value col = affine::AffineApplyOp::create(
-                  nb, nl, AffineMap::get(1, 0, d0 + s), ValueRange{base});
-              result = vector::TransferWriteOp::create(
-                           nb, nl, vec, result, ValueRange{rowIndex, col},
-                           ArrayRef<bool>{true})
-                           .getResult();
-            }
-          }
-          scf::YieldOp::create(nb, nl, result);
-        });
-    return loop.getResult(0);
-  };
-  auto images = scf::ForOp::create(
-      rewriter, loc, c0, batchEnd, c1, ValueRange{rows},
-      [&](OpBuilder &b, Location l, Value image, ValueRange args) {
-        Value t = rowLoop(b, l, image, c0, lo, args[0], /*copy=*/false);
-        t = rowLoop(b, l, image, lo, hi, t, /*copy=*/true);
-        t = rowLoop(b, l, image, hi, ohEnd, t, /*copy=*/false);
-        scf::YieldOp::create(b, l, t);
-      });
+  SmallVector<OpFoldResult> offsets = {firstRow(rewriter, c, kh),
+                                       rewriter.getIndexAttr(0)};
+  Value slice = tensor::ExtractSliceOp::create(rewriter, loc, rowsType, shared,
+                                               offsets, sizes, unit);
+  Value filled = buildRows(rewriter, c, kh, slice);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, images.getResult(0),
-                                        shared, offsets, sizes, unit);
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, filled, shared, offsets,
+                                        sizes, unit);
   return forall.getResult(0);
+}
+
+/// Output rows per block when the column tensor of a batch-1 convolution
+/// with a [k, oh * ow] column tensor is built and consumed in blocks (see
+/// rewriteConvAsBlockedMatmul), or 0 when it is built whole: blocks divide
+/// oh, hold whole output rows, a multiple of the register block width (2
+/// vectors) of columns and at most kColumnBlockBytes, and there are at least
+/// two of them. Column tensors of up to twice that size are built whole.
+static constexpr int64_t kColumnBlockBytes = 768 * 1024;
+static int64_t chooseColumnBlockRows(int64_t k, int64_t oh, int64_t ow,
+                                     const CPUTarget &target) {
+  int64_t nr = 2 * target.getVectorWidthF32();
+  int64_t rowBytes = k * ow * 4;
+  if (rowBytes * oh <= 2 * kColumnBlockBytes)
+    return 0;
+  for (int64_t rows = oh / 2; rows >= 1; --rows)
+    if (oh % rows == 0 && (rows * ow) % nr == 0 &&
+        rows * rowBytes <= kColumnBlockBytes)
+      return rows;
+  return 0;
+}
+
+/// Rewrites a batch-1 `linalg.conv_2d_nchw_fchw` (see rewriteConvAsMatmul)
+/// into an scf.forall over blocks of `rows` output rows, each building its
+/// [C*Fh*Fw, rows * Ow] block of the column tensor (buildColumns) and
+/// multiplying the filter with it into its columns of the output:
+///
+///   forall blk: col = columns of output rows [blk * rows, (blk + 1) * rows)
+///               mm[f, blk * rows * Ow + j] += w[f, :] * col[:, j]
+///
+/// A whole column tensor of resnet18's 56x56 layers is 7 MiB, written to
+/// memory and read back; a block stays in L2 between the two.
+static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
+                                                linalg::Conv2DNchwFchwOp conv,
+                                                const CPUTarget &target,
+                                                int64_t rows) {
+  Value filter = conv.getDpsInputs()[1], init = conv.getDpsInits()[0];
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  int64_t features = filterType.getDimSize(0);
+  int64_t k = filterType.getDimSize(1) * filterType.getDimSize(2) *
+              filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t width = rows * ow;
+  Type f32 = initType.getElementType();
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto mmType = RankedTensorType::get({features, oh * ow}, f32);
+  Value acc = tensor::CollapseShapeOp::create(
+      rewriter, loc, mmType, init,
+      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(oh / rows)},
+      ValueRange{acc}, std::nullopt);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    Value block = forall.getInductionVar(0);
+    Value shared = forall.getRegionIterArgs()[0];
+    AffineExpr d0 = rewriter.getAffineDimExpr(0);
+    Value ohBegin = affine::AffineApplyOp::create(
+        rewriter, loc, AffineMap::get(1, 0, d0 * rows), ValueRange{block});
+    Value col = buildColumns(rewriter, loc, conv, target, ohBegin, rows,
+                             /*nested=*/true);
+    if (!col)
+      return failure(); // Not reached: the caller checked the strides.
+    Value first = affine::AffineApplyOp::create(
+        rewriter, loc, AffineMap::get(1, 0, d0 * width), ValueRange{block});
+    SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0), first};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(features),
+                                       rewriter.getIndexAttr(width)};
+    SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
+    auto blockType = RankedTensorType::get({features, width}, f32);
+    Value accBlock = tensor::ExtractSliceOp::create(
+        rewriter, loc, blockType, shared, offsets, sizes, unit);
+    Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{blockType},
+                                        ValueRange{weights, col}, accBlock)
+                   .getResult(0);
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, mm, shared, offsets,
+                                          sizes, unit);
+  }
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      conv, initType, forall.getResult(0),
+      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  return success();
 }
 
 /// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor and
@@ -846,9 +971,14 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
 
   int64_t k = channels * fh * fw, n = batch * oh * ow;
+  bool pointwise = batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 &&
+                   strides[1] == 1 && inputType.getDimSize(2) == oh &&
+                   inputType.getDimSize(3) == ow;
+  if (batch == 1 && !pointwise && strides[1] <= 2)
+    if (int64_t rows = chooseColumnBlockRows(k, oh, ow, target))
+      return rewriteConvAsBlockedMatmul(rewriter, conv, target, rows);
   Value col;
-  if (batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 && strides[1] == 1 &&
-      inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow) {
+  if (pointwise) {
     col = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({k, n}, f32), input,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
@@ -1221,9 +1351,12 @@ struct TileAndVectorizeContractionsPass
       if (planContraction(op))
         contractions.push_back(op);
     });
+    // Contractions in a forall already (the blocks of a blocked column
+    // tensor) run on its threads.
     for (linalg::LinalgOp op : contractions)
       for (linalg::LinalgOp part : splitForRegisterBlocks(rewriter, op, target))
-        tileAndVectorize(rewriter, part, target, parallel);
+        tileAndVectorize(rewriter, part, target,
+                         parallel && !part->getParentOfType<scf::ForallOp>());
 
     // Fold the slices into the transfers and drop the unit dimensions of
     // batch and K, leaving <mr x nr> contractions.

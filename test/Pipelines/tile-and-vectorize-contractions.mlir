@@ -82,7 +82,7 @@ func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor
 // AVX2: scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x32xf32>)
 // AVX2: scf.for %[[B:[a-z0-9]+]] = %c0 to %c2
 // AVX2: scf.for %[[OH:[a-z0-9]+]] =
-// AVX2: affine.apply #{{.*}}(%[[B]], %[[OH]])
+// AVX2: affine.apply #{{.*}}(%[[B]], %[[OH]], %c0)
 // AVX2: vector.shuffle {{.*}} [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
 // AVX2: vector.transfer_write {{.*}} : vector<4xf32>, tensor<3x32xf32>
 // AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 32)
@@ -205,4 +205,30 @@ func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %i
   } : tensor<1x8x10x10xf32> to tensor<1x8x14x12xf32>
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x14x12xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x12x10xf32>) -> tensor<1x8x12x10xf32>
   return %r : tensor<1x8x12x10xf32>
+}
+
+// A column tensor over 1.5 MiB (144 x 3072 floats) is built and multiplied
+// in blocks of 16 output rows (1024 columns) that stay in L2: a forall over
+// the 3 blocks, each building its columns in plain loops over (c, kh) and
+// running its register blocks without a forall of their own.
+// AVX2-LABEL: func.func @conv_blocked
+// AVX2-NOT: tensor.pad
+// AVX2: scf.forall (%{{.*}}) in (3) shared_outs(%{{.*}}) -> (tensor<8x3072xf32>)
+// AVX2: tensor.empty() : tensor<144x1024xf32>
+// AVX2: scf.for {{.*}} to %c16
+// AVX2: scf.for {{.*}} to %c3
+// AVX2: vector.transfer_read %arg0{{.*}} : tensor<1x16x48x64xf32>, vector<8xf32>
+// AVX2: tensor.insert_slice {{.*}} : tensor<3x1024xf32> into tensor<144x1024xf32>
+// AVX2-NOT: scf.forall
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: tensor.parallel_insert_slice {{.*}} [8, 1024] [1, 1] : tensor<8x1024xf32> into tensor<8x3072xf32>
+// AVX2: tensor.expand_shape {{.*}} into tensor<1x8x48x64xf32>
+func.func @conv_blocked(%x: tensor<1x16x48x64xf32>, %w: tensor<8x16x3x3xf32>, %init: tensor<1x8x48x64xf32>) -> tensor<1x8x48x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x48x64xf32> to tensor<1x16x50x66xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x16x50x66xf32>, tensor<8x16x3x3xf32>) outs(%init : tensor<1x8x48x64xf32>) -> tensor<1x8x48x64xf32>
+  return %r : tensor<1x8x48x64xf32>
 }

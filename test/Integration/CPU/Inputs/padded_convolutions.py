@@ -14,7 +14,8 @@ Cases: pads on all sides and asymmetric ones ([top, left, bottom, right] =
 only padding), strides 1 and 2 (also different per dimension) and 3 (the
 copy-generic fallback), dilation 2, batch 2, channels and widths that are
 not multiples of the vector width (16 with AVX-512, 8 with AVX2), rows
-narrower than one vector.
+narrower than one vector, column tensors large enough to be built in blocks
+of output rows.
 """
 import os
 import sys
@@ -33,7 +34,12 @@ CONVS = [((1, 3, 23, 23), (16, 3, 7, 7), (2, 2), (1, 1), [3, 3, 3, 3]),
          ((1, 4, 12, 12), (6, 4, 3, 3), (3, 3), (1, 1), [1, 1, 1, 1]),
          ((2, 3, 10, 10), (5, 3, 3, 3), (1, 1), (1, 1), [2, 1, 0, 2]),
          ((1, 17, 9, 9), (8, 17, 1, 1), (2, 2), (1, 1), [0, 0, 0, 0]),
-         ((1, 2, 8, 8), (4, 2, 3, 3), (1, 2), (1, 1), [3, 2, 1, 3])]
+         ((1, 2, 8, 8), (4, 2, 3, 3), (1, 2), (1, 1), [3, 2, 1, 3]),
+         # Column tensors over 1.5 MiB, built and multiplied in blocks of
+         # output rows (3, 6 and 3 blocks).
+         ((1, 16, 48, 64), (8, 16, 3, 3), (1, 1), (1, 1), [1, 1, 1, 1]),
+         ((1, 16, 130, 128), (6, 16, 3, 3), (2, 2), (1, 1), [1, 0, 2, 1]),
+         ((1, 3, 96, 128), (10, 3, 7, 7), (2, 2), (1, 1), [3, 3, 3, 3])]
 # (x shape NCHW, w shape CHW, (sh, sw), (dh, dw), pads) of
 # linalg.depthwise_conv_2d_nchw_chw on a padded x.
 DEPTHWISE = [((1, 5, 19, 19), (5, 3, 3), (1, 1), (1, 1), [1, 1, 1, 1]),
