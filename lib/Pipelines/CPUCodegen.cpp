@@ -686,10 +686,15 @@ static SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len) {
 /// others, the column range of each kw is static, so the column padding
 /// costs a masked read or a select only at the row ends. Returns a null
 /// value for other strides.
+///
+/// With `ohBegin`, only output rows [ohBegin, ohBegin + rows) (the column
+/// tensor is [C*Fh*Fw, N * rows * Ow]), with `image` only that image (N = 1),
+/// and with `nested` (inside a forall already) plain loops over (c, kh).
 static Value buildColumns(RewriterBase &rewriter, Location loc,
                           linalg::Conv2DNchwFchwOp conv,
                           const CPUTarget &target, Value ohBegin = Value(),
-                          int64_t rows = 0, bool nested = false) {
+                          int64_t rows = 0, bool nested = false,
+                          Value image = Value()) {
   auto filterType = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
@@ -713,7 +718,8 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   }
   int64_t len = std::min<int64_t>(target.getVectorWidthF32(), ow);
   SmallVector<int64_t> starts = getRowVectorStarts(ow, len);
-  int64_t k = channels * fh * fw, n = batch * rows * ow;
+  int64_t images = image ? 1 : batch;
+  int64_t k = channels * fh * fw, n = images * rows * ow;
   Type f32 = initType.getElementType();
   MLIRContext *ctx = rewriter.getContext();
   AffineExpr d0, d1;
@@ -742,10 +748,11 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
         ValueRange{kh, ohBegin});
     hi = affine::AffineMaxOp::create(
         b, loc, AffineMap::get(2, 0, {d0, d1}, ctx), ValueRange{lo, hi});
-    // One loop over the output rows [from, to) of image `image`: input
-    // rows, or zeros when `copy` is false.
-    auto rowLoop = [&](OpBuilder &lb, Location l, Value image, Value from,
-                       Value to, Value t, bool copy) {
+    // One loop over the output rows [from, to) of image `input`, written to
+    // the columns of image `slot`: input rows, or zeros when `copy` is
+    // false.
+    auto rowLoop = [&](OpBuilder &lb, Location l, Value input, Value slot,
+                       Value from, Value to, Value t, bool copy) {
       auto loop = scf::ForOp::create(
           lb, l, from, to, c1, ValueRange{t},
           [&](OpBuilder &nb, Location nl, Value y, ValueRange args) {
@@ -755,7 +762,7 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
                 AffineMap::get(3, 0,
                                d0 * (rows * ow) +
                                    (d1 - getAffineDimExpr(2, ctx)) * ow),
-                ValueRange{image, y, ohBegin});
+                ValueRange{slot, y, ohBegin});
             Value inputRow;
             if (copy)
               inputRow = affine::AffineApplyOp::create(
@@ -768,7 +775,7 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
               for (int64_t s : starts) {
                 Value vec =
                     copy ? readRowColumns(nb, nl, source.value,
-                                          ValueRange{image, c, inputRow},
+                                          ValueRange{input, c, inputRow},
                                           s * sw + j * dw - pl, len, sw, width)
                          : zeros;
                 Value col = affine::AffineApplyOp::create(
@@ -783,15 +790,20 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
           });
       return loop.getResult(0);
     };
-    auto images = scf::ForOp::create(
+    auto imageRows = [&](OpBuilder &ib, Location l, Value input, Value slot,
+                         Value t) {
+      t = rowLoop(ib, l, input, slot, ohBegin, lo, t, /*copy=*/false);
+      t = rowLoop(ib, l, input, slot, lo, hi, t, /*copy=*/true);
+      return rowLoop(ib, l, input, slot, hi, ohEnd, t, /*copy=*/false);
+    };
+    if (image)
+      return imageRows(b, loc, image, c0, init);
+    auto loop = scf::ForOp::create(
         b, loc, c0, batchEnd, c1, ValueRange{init},
-        [&](OpBuilder &ib, Location l, Value image, ValueRange args) {
-          Value t = rowLoop(ib, l, image, ohBegin, lo, args[0], false);
-          t = rowLoop(ib, l, image, lo, hi, t, /*copy=*/true);
-          t = rowLoop(ib, l, image, hi, ohEnd, t, /*copy=*/false);
-          scf::YieldOp::create(ib, l, t);
+        [&](OpBuilder &ib, Location l, Value index, ValueRange args) {
+          scf::YieldOp::create(ib, l, imageRows(ib, l, index, index, args[0]));
         });
-    return images.getResult(0);
+    return loop.getResult(0);
   };
 
   Value empty = tensor::EmptyOp::create(rewriter, loc, {k, n}, f32);
@@ -847,36 +859,39 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   return forall.getResult(0);
 }
 
-/// Output rows per block when the column tensor of a batch-1 convolution
-/// with a [k, oh * ow] column tensor is built and consumed in blocks (see
-/// rewriteConvAsBlockedMatmul), or 0 when it is built whole: blocks divide
-/// oh, hold whole output rows, a multiple of the register block width (2
-/// vectors) of columns and at most kColumnBlockBytes, and there are at least
-/// two of them. Column tensors of up to twice that size are built whole.
+/// Output rows per block when the [k, batch * oh * ow] column tensor of a
+/// convolution is built and consumed in blocks (see
+/// rewriteConvAsBlockedMatmul), or 0 when it is built whole: blocks hold
+/// whole output rows of one image, divide oh, hold a multiple of the
+/// register block width (2 vectors) of columns and at most
+/// kColumnBlockBytes, and there are at least two of them. Column tensors of
+/// up to twice that size are built whole.
 static constexpr int64_t kColumnBlockBytes = 768 * 1024;
-static int64_t chooseColumnBlockRows(int64_t k, int64_t oh, int64_t ow,
-                                     const CPUTarget &target) {
+static int64_t chooseColumnBlockRows(int64_t k, int64_t batch, int64_t oh,
+                                     int64_t ow, const CPUTarget &target) {
   int64_t nr = 2 * target.getVectorWidthF32();
   int64_t rowBytes = k * ow * 4;
-  if (rowBytes * oh <= 2 * kColumnBlockBytes)
+  if (rowBytes * oh * batch <= 2 * kColumnBlockBytes)
     return 0;
-  for (int64_t rows = oh / 2; rows >= 1; --rows)
+  for (int64_t rows = batch > 1 ? oh : oh / 2; rows >= 1; --rows)
     if (oh % rows == 0 && (rows * ow) % nr == 0 &&
         rows * rowBytes <= kColumnBlockBytes)
       return rows;
   return 0;
 }
 
-/// Rewrites a batch-1 `linalg.conv_2d_nchw_fchw` (see rewriteConvAsMatmul)
-/// into an scf.forall over blocks of `rows` output rows, each building its
-/// [C*Fh*Fw, rows * Ow] block of the column tensor (buildColumns) and
-/// multiplying the filter with it into its columns of the output:
+/// Rewrites a `linalg.conv_2d_nchw_fchw` (see rewriteConvAsMatmul) into an
+/// scf.forall over images and blocks of `rows` output rows, each building
+/// its [C*Fh*Fw, rows * Ow] block of the column tensor (buildColumns) and
+/// multiplying the filter with it into its part of the output:
 ///
-///   forall blk: col = columns of output rows [blk * rows, (blk + 1) * rows)
-///               mm[f, blk * rows * Ow + j] += w[f, :] * col[:, j]
+///   forall b, blk: col = columns of image b, output rows [blk * rows,
+///                        (blk + 1) * rows)
+///                  out[b, f, blk * rows * Ow + j] += w[f, :] * col[:, j]
 ///
-/// A whole column tensor of resnet18's 56x56 layers is 7 MiB, written to
-/// memory and read back; a block stays in L2 between the two.
+/// A whole column tensor of resnet18's 56x56 layers is 7 MiB (per image),
+/// written to memory and read back; a block stays in L2 between the two.
+/// The output is accumulated in place for any batch (no transposed copy).
 static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
                                                 linalg::Conv2DNchwFchwOp conv,
                                                 const CPUTarget &target,
@@ -887,6 +902,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   int64_t features = filterType.getDimSize(0);
   int64_t k = filterType.getDimSize(1) * filterType.getDimSize(2) *
               filterType.getDimSize(3);
+  int64_t batch = initType.getDimSize(0);
   int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
   int64_t width = rows * ow;
   Type f32 = initType.getElementType();
@@ -895,31 +911,34 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto mmType = RankedTensorType::get({features, oh * ow}, f32);
+  auto accType = RankedTensorType::get({batch, features, oh * ow}, f32);
   Value acc = tensor::CollapseShapeOp::create(
-      rewriter, loc, mmType, init,
-      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+      rewriter, loc, accType, init,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   auto forall = scf::ForallOp::create(
-      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(oh / rows)},
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
+                             rewriter.getIndexAttr(oh / rows)},
       ValueRange{acc}, std::nullopt);
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(forall.getBody());
-    Value block = forall.getInductionVar(0);
+    Value image = forall.getInductionVar(0);
+    Value block = forall.getInductionVar(1);
     Value shared = forall.getRegionIterArgs()[0];
     AffineExpr d0 = rewriter.getAffineDimExpr(0);
     Value ohBegin = affine::AffineApplyOp::create(
         rewriter, loc, AffineMap::get(1, 0, d0 * rows), ValueRange{block});
     Value col = buildColumns(rewriter, loc, conv, target, ohBegin, rows,
-                             /*nested=*/true);
-    if (!col)
-      return failure(); // Not reached: the caller checked the strides.
+                             /*nested=*/true, image);
     Value first = affine::AffineApplyOp::create(
         rewriter, loc, AffineMap::get(1, 0, d0 * width), ValueRange{block});
-    SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0), first};
-    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(features),
+    SmallVector<OpFoldResult> offsets = {image, rewriter.getIndexAttr(0),
+                                         first};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(features),
                                        rewriter.getIndexAttr(width)};
-    SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> unit(3, rewriter.getIndexAttr(1));
     auto blockType = RankedTensorType::get({features, width}, f32);
     Value accBlock = tensor::ExtractSliceOp::create(
         rewriter, loc, blockType, shared, offsets, sizes, unit);
@@ -932,7 +951,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   }
   rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
       conv, initType, forall.getResult(0),
-      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   return success();
 }
 
@@ -949,8 +968,9 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
 /// out[b, f, oh, ow] = init[b, f, oh, ow] + mm[f, b, oh, ow]. A 1x1 stride-1
 /// convolution of batch 1 needs no column tensor: x is already [C, H*W].
 /// Otherwise the column tensor is vector code reading through the input's
-/// zero padding (see buildColumns), or, for column strides above 2, a copy
-/// generic.
+/// zero padding (see buildColumns), built and multiplied in blocks when it
+/// is large (see rewriteConvAsBlockedMatmul), or, for column strides above
+/// 2, a copy generic.
 static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
                                          linalg::Conv2DNchwFchwOp conv,
                                          const CPUTarget &target) {
@@ -974,8 +994,8 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
   bool pointwise = batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 &&
                    strides[1] == 1 && inputType.getDimSize(2) == oh &&
                    inputType.getDimSize(3) == ow;
-  if (batch == 1 && !pointwise && strides[1] <= 2)
-    if (int64_t rows = chooseColumnBlockRows(k, oh, ow, target))
+  if (!pointwise && strides[1] <= 2)
+    if (int64_t rows = chooseColumnBlockRows(k, batch, oh, ow, target))
       return rewriteConvAsBlockedMatmul(rewriter, conv, target, rows);
   Value col;
   if (pointwise) {

@@ -209,11 +209,12 @@ func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %i
 
 // A column tensor over 1.5 MiB (144 x 3072 floats) is built and multiplied
 // in blocks of 16 output rows (1024 columns) that stay in L2: a forall over
-// the 3 blocks, each building its columns in plain loops over (c, kh) and
-// running its register blocks without a forall of their own.
+// (image, block), each building its columns in plain loops over (c, kh) and
+// running its register blocks without a forall of their own, accumulating
+// into its part of the output.
 // AVX2-LABEL: func.func @conv_blocked
 // AVX2-NOT: tensor.pad
-// AVX2: scf.forall (%{{.*}}) in (3) shared_outs(%{{.*}}) -> (tensor<8x3072xf32>)
+// AVX2: scf.forall (%{{.*}}, %{{.*}}) in (1, 3) shared_outs(%{{.*}}) -> (tensor<1x8x3072xf32>)
 // AVX2: tensor.empty() : tensor<144x1024xf32>
 // AVX2: scf.for {{.*}} to %c16
 // AVX2: scf.for {{.*}} to %c3
@@ -221,7 +222,7 @@ func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %i
 // AVX2: tensor.insert_slice {{.*}} : tensor<3x1024xf32> into tensor<144x1024xf32>
 // AVX2-NOT: scf.forall
 // AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
-// AVX2: tensor.parallel_insert_slice {{.*}} [8, 1024] [1, 1] : tensor<8x1024xf32> into tensor<8x3072xf32>
+// AVX2: tensor.parallel_insert_slice {{.*}} [1, 8, 1024] [1, 1, 1] : tensor<8x1024xf32> into tensor<1x8x3072xf32>
 // AVX2: tensor.expand_shape {{.*}} into tensor<1x8x48x64xf32>
 func.func @conv_blocked(%x: tensor<1x16x48x64xf32>, %w: tensor<8x16x3x3xf32>, %init: tensor<1x8x48x64xf32>) -> tensor<1x8x48x64xf32> {
   %zero = arith.constant 0.0 : f32
