@@ -689,12 +689,13 @@ static SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len) {
 ///
 /// With `ohBegin`, only output rows [ohBegin, ohBegin + rows) (the column
 /// tensor is [C*Fh*Fw, N * rows * Ow]), with `image` only that image (N = 1),
-/// and with `nested` (inside a forall already) plain loops over (c, kh).
+/// with `nested` (inside a forall already) plain loops over (c, kh), and
+/// with `padTo` zero columns up to that many.
 static Value buildColumns(RewriterBase &rewriter, Location loc,
                           linalg::Conv2DNchwFchwOp conv,
                           const CPUTarget &target, Value ohBegin = Value(),
                           int64_t rows = 0, bool nested = false,
-                          Value image = Value()) {
+                          Value image = Value(), int64_t padTo = 0) {
   auto filterType = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
   auto initType = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
@@ -720,6 +721,7 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   SmallVector<int64_t> starts = getRowVectorStarts(ow, len);
   int64_t images = image ? 1 : batch;
   int64_t k = channels * fh * fw, n = images * rows * ow;
+  int64_t columns = std::max(n, padTo);
   Type f32 = initType.getElementType();
   MLIRContext *ctx = rewriter.getContext();
   AffineExpr d0, d1;
@@ -796,20 +798,38 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
       t = rowLoop(ib, l, input, slot, lo, hi, t, /*copy=*/true);
       return rowLoop(ib, l, input, slot, hi, ohEnd, t, /*copy=*/false);
     };
-    if (image)
-      return imageRows(b, loc, image, c0, init);
-    auto loop = scf::ForOp::create(
-        b, loc, c0, batchEnd, c1, ValueRange{init},
-        [&](OpBuilder &ib, Location l, Value index, ValueRange args) {
-          scf::YieldOp::create(ib, l, imageRows(ib, l, index, index, args[0]));
-        });
-    return loop.getResult(0);
+    Value result;
+    if (image) {
+      result = imageRows(b, loc, image, c0, init);
+    } else {
+      auto loop = scf::ForOp::create(
+          b, loc, c0, batchEnd, c1, ValueRange{init},
+          [&](OpBuilder &ib, Location l, Value index, ValueRange args) {
+            scf::YieldOp::create(ib, l,
+                                 imageRows(ib, l, index, index, args[0]));
+          });
+      result = loop.getResult(0);
+    }
+    if (columns == n)
+      return result;
+    // Zero columns up to `padTo`.
+    auto tailType = VectorType::get({columns - n}, f32);
+    Value tail =
+        arith::ConstantOp::create(b, loc, tailType, b.getZeroAttr(tailType));
+    Value start = arith::ConstantIndexOp::create(b, loc, n);
+    for (int64_t j = 0; j < fw; ++j)
+      result = vector::TransferWriteOp::create(
+                   b, loc, tail, result,
+                   ValueRange{arith::ConstantIndexOp::create(b, loc, j), start},
+                   ArrayRef<bool>{true})
+                   .getResult();
+    return result;
   };
 
-  Value empty = tensor::EmptyOp::create(rewriter, loc, {k, n}, f32);
-  auto rowsType = RankedTensorType::get({fw, n}, f32);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {k, columns}, f32);
+  auto rowsType = RankedTensorType::get({fw, columns}, f32);
   SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(fw),
-                                     rewriter.getIndexAttr(n)};
+                                     rewriter.getIndexAttr(columns)};
   SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
   auto firstRow = [&](OpBuilder &b, Value c, Value kh) -> OpFoldResult {
     return affine::AffineApplyOp::create(
@@ -997,12 +1017,33 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
   if (!pointwise && strides[1] <= 2)
     if (int64_t rows = chooseColumnBlockRows(k, batch, oh, ow, target))
       return rewriteConvAsBlockedMatmul(rewriter, conv, target, rows);
+  // Register blocks cover N in multiples of the vector width; a remainder
+  // of fewer than 4 columns would run as scalar loops (7x7 = 49 = 32 + 16 +
+  // 1: a third of a 512x512x7x7 convolution's time), so the column tensor
+  // gets zero columns up to the next multiple and the matmul computes them.
+  int64_t width = target.getVectorWidthF32();
+  int64_t padded = n > width && n % width < 4 ? llvm::alignTo(n, width) : n;
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
+  auto padColumns = [&](Value value) -> Value {
+    if (padded == n)
+      return value;
+    return tensor::PadOp::create(
+        rewriter, loc, Type(), value,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(padded - n)},
+        zero);
+  };
   Value col;
   if (pointwise) {
     col = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({k, n}, f32), input,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  } else if (Value columns = buildColumns(rewriter, loc, conv, target)) {
+  } else if (Value columns =
+                 buildColumns(rewriter, loc, conv, target, Value(), 0,
+                              /*nested=*/false, Value(), padded)) {
     col = columns;
   } else {
     AffineExpr c, kh, kw, b, y, x;
@@ -1030,28 +1071,45 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
         rewriter, loc, RankedTensorType::get({k, n}, f32), col6,
         SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
   }
+  if (cast<RankedTensorType>(col.getType()).getDimSize(1) != padded)
+    col = padColumns(col);
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   auto mmType = RankedTensorType::get({features, n}, f32);
+  auto paddedType = RankedTensorType::get({features, padded}, f32);
+  // The first n columns of the [features, padded] product.
+  auto unpadColumns = [&](Value value) -> Value {
+    if (padded == n)
+      return value;
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, mmType, value,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(features),
+                               rewriter.getIndexAttr(n)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                               rewriter.getIndexAttr(1)});
+  };
   if (batch == 1) {
     Value acc = tensor::CollapseShapeOp::create(
         rewriter, loc, mmType, init,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-    Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{mmType},
-                                        ValueRange{weights, col}, acc)
-                   .getResult(0);
+    Value mm =
+        linalg::MatmulOp::create(rewriter, loc, TypeRange{paddedType},
+                                 ValueRange{weights, col}, padColumns(acc))
+            .getResult(0);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        conv, initType, mm, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+        conv, initType, unpadColumns(mm),
+        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
     return success();
   }
-  Value zero =
-      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
-  Value empty = tensor::EmptyOp::create(rewriter, loc, mmType.getShape(), f32);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {features, padded}, f32);
   Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{mmType},
-                                      ValueRange{weights, col}, acc)
-                 .getResult(0);
+  Value mm = unpadColumns(
+      linalg::MatmulOp::create(rewriter, loc, TypeRange{paddedType},
+                               ValueRange{weights, col}, acc)
+          .getResult(0));
   Value mm4 = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get({features, batch, oh, ow}, f32), mm,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});

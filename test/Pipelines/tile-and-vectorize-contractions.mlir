@@ -50,23 +50,30 @@ func.func @matmul_unpacked(%a: tensor<64x256xf32>, %b: tensor<256x256xf32>) -> t
 }
 
 // A convolution becomes a column tensor [C*Fh*Fw, N*Oh*Ow] and a matmul of
-// the [F, C*Fh*Fw] filter with it; 7x7 = 49 output pixels split into 48
-// (16-wide register blocks) and a 1-column remainder left to the loops. The
-// column tensor is vector code: a forall over (c, kh) writes the Fw rows of
-// each, a vector of Ow = 7 input columns per (kw, oh).
+// the [F, C*Fh*Fw] filter with it. The column tensor is vector code: a
+// forall over (c, kh) writes the Fw rows of each, a vector of Ow = 7 input
+// columns per (kw, oh). 7x7 = 49 output pixels would leave a 1-column
+// remainder to scalar loops after the 8-wide register blocks, so the column
+// tensor gets 7 zero columns (56 = 48 + 8, all vector register blocks), the
+// accumulator is padded alike and the result is its first 49 columns.
 // AVX2-LABEL: func.func @conv
 // AVX2-NOT: linalg.generic
-// AVX2: %[[COL:.*]] = scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x49xf32>)
-// AVX2: tensor.extract_slice {{.*}} [3, 49] [1, 1] : tensor<72x49xf32> to tensor<3x49xf32>
+// AVX2: %[[COL:.*]] = scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x56xf32>)
+// AVX2: tensor.extract_slice {{.*}} [3, 56] [1, 1] : tensor<72x56xf32> to tensor<3x56xf32>
 // AVX2: scf.for
 // AVX2: vector.transfer_read %arg0{{.*}} : tensor<1x8x9x9xf32>, vector<7xf32>
-// AVX2: vector.transfer_write {{.*}} : vector<7xf32>, tensor<3x49xf32>
-// AVX2-COUNT-2: vector.transfer_write {{.*}} : vector<7xf32>, tensor<3x49xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<7xf32>, tensor<3x56xf32>
+// AVX2-COUNT-2: vector.transfer_write {{.*}} : vector<7xf32>, tensor<3x56xf32>
+// AVX2: vector.transfer_write %{{.*}}, %{{.*}}[%c0{{.*}}, %c49{{.*}}] {in_bounds = [true]} : vector<7xf32>, tensor<3x56xf32>
 // AVX2: tensor.parallel_insert_slice
+// AVX2: tensor.pad %{{.*}} low[0, 0] high[0, 7]
 // AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 48)
 // AVX2: vector.transfer_read %[[COL]]
 // AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
-// AVX2: linalg.matmul {{.*}} -> tensor<16x1xf32>
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 8)
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x8xf32> into vector<4x8xf32>
+// AVX2: tensor.extract_slice %{{.*}}[0, 0] [16, 49] [1, 1] : tensor<16x56xf32> to tensor<16x49xf32>
+// AVX2-NOT: linalg.matmul
 // AVX2-NOT: linalg.conv_2d_nchw_fchw
 func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
@@ -139,10 +146,11 @@ func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: te
 // loops read the pad's source, rows of the column tensor whose input row is
 // in the padding are zeros written by loops of their own (oh in [0, lo) and
 // [hi, 5)), and the first vector of kw = 0 (input columns -1, 1, 3, 5, 7)
-// reads columns 0..9 and selects its first lane to 0.
+// reads columns 0..9 and selects its first lane to 0. (The only pad left is
+// the accumulator's, to 32 columns: 25 = 3 x 8 + 1.)
 // AVX2-LABEL: func.func @conv_padded
 // AVX2-NOT: tensor.pad
-// AVX2: scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x25xf32>)
+// AVX2: scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x32xf32>)
 // AVX2: %[[LO:.*]] = affine.min
 // AVX2: %[[HI:.*]] = affine.max
 // AVX2: scf.for %{{.*}} = %c0 to %[[LO]]
@@ -155,6 +163,8 @@ func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: te
 // AVX2: scf.for %{{.*}} = %[[HI]] to %c5
 // AVX2-NOT: vector.transfer_read
 // AVX2: tensor.parallel_insert_slice
+// AVX2-NOT: tensor.pad
+// AVX2: tensor.pad %{{.*}} low[0, 0] high[0, 7] {
 // AVX2-NOT: tensor.pad
 func.func @conv_padded(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x5x5xf32>) -> tensor<1x16x5x5xf32> {
   %zero = arith.constant 0.0 : f32
