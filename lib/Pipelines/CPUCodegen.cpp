@@ -883,20 +883,21 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
 /// convolution is built and consumed in blocks (see
 /// rewriteConvAsBlockedMatmul), or 0 when it is built whole: blocks hold
 /// whole output rows of one image, divide oh, hold a multiple of the
-/// register block width (2 vectors) of columns and at most
+/// register block width (2 vectors, else 1) of columns and at most
 /// kColumnBlockBytes, and there are at least two of them. Column tensors of
 /// up to twice that size are built whole.
 static constexpr int64_t kColumnBlockBytes = 768 * 1024;
 static int64_t chooseColumnBlockRows(int64_t k, int64_t batch, int64_t oh,
                                      int64_t ow, const CPUTarget &target) {
-  int64_t nr = 2 * target.getVectorWidthF32();
+  int64_t width = target.getVectorWidthF32();
   int64_t rowBytes = k * ow * 4;
   if (rowBytes * oh * batch <= 2 * kColumnBlockBytes)
     return 0;
-  for (int64_t rows = batch > 1 ? oh : oh / 2; rows >= 1; --rows)
-    if (oh % rows == 0 && (rows * ow) % nr == 0 &&
-        rows * rowBytes <= kColumnBlockBytes)
-      return rows;
+  for (int64_t nr : {2 * width, width})
+    for (int64_t rows = batch > 1 ? oh : oh / 2; rows >= 1; --rows)
+      if (oh % rows == 0 && (rows * ow) % nr == 0 &&
+          rows * rowBytes <= kColumnBlockBytes)
+        return rows;
   return 0;
 }
 
