@@ -2,8 +2,9 @@
 //
 // The -O2 code generation strategy of --mlprog-lower-to-cpu for contractions
 // (matmul, batch_matmul, and convolutions as a column tensor + one matmul
-// with the batch folded into N; depthwise convolutions become vector code
-// of their own, see vectorizeDepthwiseConv):
+// with the batch folded into N, or in blocks of output rows when the column
+// tensor is large, see rewriteConvAsBlockedMatmul; depthwise convolutions
+// become vector code of their own, see vectorizeDepthwiseConv):
 //
 //   Bp[n / nr][K][nr] = B, Ap[m / mr][K][mr] = A  panels (rows 4 KiB apart)
 //   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
@@ -1015,7 +1016,8 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
   bool pointwise = batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 &&
                    strides[1] == 1 && inputType.getDimSize(2) == oh &&
                    inputType.getDimSize(3) == ow;
-  if (!pointwise && strides[1] <= 2)
+  // The blocks need buildColumns, which takes strides of 1 or 2 along rows.
+  if (!pointwise && strides[0] >= 1 && strides[1] >= 1 && strides[1] <= 2)
     if (int64_t rows = chooseColumnBlockRows(k, batch, oh, ow, target))
       return rewriteConvAsBlockedMatmul(rewriter, conv, target, rows);
   // Register blocks cover N in multiples of the vector width; a remainder
