@@ -2,8 +2,9 @@
 //
 // The -O2 code generation strategy of --mlprog-lower-to-cpu for contractions
 // (matmul, batch_matmul, and convolutions as a column tensor + one matmul
-// with the batch folded into N; depthwise convolutions become vector code
-// of their own, see vectorizeDepthwiseConv):
+// with the batch folded into N, or in blocks of output rows when the column
+// tensor is large, see rewriteConvAsBlockedMatmul; depthwise convolutions
+// become vector code of their own, see vectorizeDepthwiseConv):
 //
 //   Bp[n / nr][K][nr] = B, Ap[m / mr][K][mr] = A  panels (rows 4 KiB apart)
 //   scf.forall over (Mc x Nc) output tiles        cache blocking, OpenMP
@@ -42,6 +43,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/TargetParser/Host.h"
@@ -820,6 +822,404 @@ static SmallVector<int64_t> getValues(DenseIntElementsAttr attr) {
   return llvm::to_vector(attr.getValues<int64_t>());
 }
 
+namespace {
+/// The tensor a convolution reads, [N, C, H, W] with static sizes, and the
+/// zero padding before its rows and columns. A `tensor.pad` of the spatial
+/// dimensions by a constant 0 is looked through (the importers emit one for
+/// every padded convolution), so that the padded copy is never made: reads
+/// outside the source give 0 instead.
+struct ConvSource {
+  Value value;
+  int64_t padTop = 0, padLeft = 0;
+};
+} // namespace
+
+/// The source of `input` (see ConvSource): the operand of a static
+/// `tensor.pad` with non-negative widths on dimensions 2 and 3 only and a
+/// constant zero padding value, else `input` itself.
+static ConvSource getConvSource(Value input) {
+  ConvSource result{input};
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad)
+    return result;
+  Value padValue = pad.getConstantPaddingValue();
+  auto sourceType = dyn_cast<RankedTensorType>(pad.getSource().getType());
+  if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()) || !sourceType ||
+      sourceType.getRank() != 4 || !sourceType.hasStaticShape())
+    return result;
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  for (int64_t i = 0; i < 4; ++i) {
+    if (ShapedType::isDynamic(low[i]) || ShapedType::isDynamic(high[i]) ||
+        low[i] < 0 || high[i] < 0)
+      return result;
+    if (i < 2 && (low[i] != 0 || high[i] != 0))
+      return result;
+  }
+  return {pad.getSource(), low[2], low[3]};
+}
+
+/// Reads `len` columns ix0, ix0 + sw, ..., ix0 + (len - 1) * sw (sw = 1 or
+/// 2) of the row of the f32 tensor `x` at `row` (all indices but the last),
+/// whose rows have `width` elements; columns outside [0, width) read as 0
+/// (zero padding). Stride 2 reads 2 * len contiguous elements and shuffles
+/// every other one out. Reads that may pass the end of the row are masked; a
+/// window that starts left of the row (ix0 < 0) is read from column 0 and
+/// moved into place by the shuffle, its leading lanes selected to 0.
+static Value readRowColumns(OpBuilder &b, Location loc, Value x, ValueRange row,
+                            int64_t ix0, int64_t len, int64_t sw,
+                            int64_t width) {
+  Type f32 = cast<ShapedType>(x.getType()).getElementType();
+  auto vecType = VectorType::get({len}, f32);
+  Value zeroVec =
+      arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+  if (ix0 + (len - 1) * sw < 0 || ix0 >= width)
+    return zeroVec;
+  Value zero = arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
+  auto read = [&](int64_t col) -> Value {
+    if (col >= width)
+      return zeroVec;
+    SmallVector<Value> indices(row);
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, col));
+    return vector::TransferReadOp::create(b, loc, vecType, x, indices, zero,
+                                          ArrayRef<bool>{col + len <= width});
+  };
+  if (ix0 >= 0 && sw == 1)
+    return read(ix0);
+  int64_t start = std::max<int64_t>(ix0, 0);
+  Value lo = read(start);
+  Value hi = sw == 1 ? lo : read(start + len);
+  SmallVector<int64_t> lanes;
+  SmallVector<bool> inside;
+  for (int64_t i = 0; i < len; ++i) {
+    int64_t col = ix0 + i * sw;
+    lanes.push_back(std::max<int64_t>(col - start, 0));
+    inside.push_back(col >= 0);
+  }
+  Value shuffled = vector::ShuffleOp::create(b, loc, lo, hi, lanes);
+  if (ix0 >= 0)
+    return shuffled;
+  auto maskType = VectorType::get({len}, b.getI1Type());
+  Value mask = arith::ConstantOp::create(
+      b, loc, maskType, DenseElementsAttr::get(maskType, inside));
+  return arith::SelectOp::create(b, loc, mask, shuffled, zeroVec);
+}
+
+/// Start columns of the `len`-wide vectors that cover a row of `width`
+/// elements; the last one overlaps its predecessor when len does not divide
+/// the width.
+static SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len) {
+  SmallVector<int64_t> starts;
+  for (int64_t j = 0; j + len <= width; j += len)
+    starts.push_back(j);
+  if (width % len != 0)
+    starts.push_back(width - len);
+  return starts;
+}
+
+/// Builds the column tensor of a static f32 `linalg.conv_2d_nchw_fchw` with
+/// column strides 1 or 2 as vector code:
+///
+///   col[c.kh.kw, b.oh.ow] = x[b, c, oh * sh + kh * dh - pt,
+///                                   ow * sw + kw * dw - pl]
+///
+/// (0 outside x, which is the convolution's input or the source of its zero
+/// padding, see ConvSource) as an scf.forall over (c, kh) (OpenMP when the
+/// pipeline is parallel), each iteration writing the Fw rows of its (c, kh)
+/// with vector.transfer_write along ow. The output rows whose input row lies
+/// in the padding are written with zeros by loops of their own; within the
+/// others, the column range of each kw is static, so the column padding
+/// costs a masked read or a select only at the row ends. Returns a null
+/// value for other strides.
+///
+/// With `ohBegin`, only output rows [ohBegin, ohBegin + rows) (the column
+/// tensor is [C*Fh*Fw, N * rows * Ow]), with `image` only that image (N = 1),
+/// with `nested` (inside a forall already) plain loops over (c, kh), and
+/// with `padTo` zero columns up to that many.
+static Value buildColumns(RewriterBase &rewriter, Location loc,
+                          linalg::Conv2DNchwFchwOp conv,
+                          const CPUTarget &target, Value ohBegin = Value(),
+                          int64_t rows = 0, bool nested = false,
+                          Value image = Value(), int64_t padTo = 0) {
+  auto filterType = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  auto initType = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
+  SmallVector<int64_t> strides = getValues(conv.getStrides());
+  SmallVector<int64_t> dilations = getValues(conv.getDilations());
+  int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
+          dw = dilations[1];
+  if (sw < 1 || sw > 2 || sh < 1)
+    return Value();
+  ConvSource source = getConvSource(conv.getDpsInputs()[0]);
+  auto sourceType = cast<RankedTensorType>(source.value.getType());
+  int64_t batch = sourceType.getDimSize(0), channels = sourceType.getDimSize(1);
+  int64_t height = sourceType.getDimSize(2), width = sourceType.getDimSize(3);
+  int64_t fh = filterType.getDimSize(2), fw = filterType.getDimSize(3);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t pt = source.padTop, pl = source.padLeft;
+  if (oh == 0 || ow == 0)
+    return Value();
+  if (!ohBegin) {
+    ohBegin = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    rows = oh;
+  }
+  int64_t len = std::min<int64_t>(target.getVectorWidthF32(), ow);
+  SmallVector<int64_t> starts = getRowVectorStarts(ow, len);
+  int64_t images = image ? 1 : batch;
+  int64_t k = channels * fh * fw, n = images * rows * ow;
+  int64_t columns = std::max(n, padTo);
+  Type f32 = initType.getElementType();
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value batchEnd = arith::ConstantIndexOp::create(rewriter, loc, batch);
+  auto zeroType = VectorType::get({len}, f32);
+  Value ohEnd = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(1, 0, d0 + rows), ValueRange{ohBegin});
+
+  // The Fw rows [fw, n] of channel c and filter row kh.
+  auto buildRows = [&](OpBuilder &b, Value c, Value kh, Value init) {
+    // Output rows [lo, hi) of the block read input rows oh * sh + kh * dh -
+    // pt inside x; the others read zeros.
+    Value lo = affine::AffineMaxOp::create(
+        b, loc, AffineMap::get(2, 0, {d1, (pt - d0 * dh).ceilDiv(sh)}, ctx),
+        ValueRange{kh, ohBegin});
+    lo = affine::AffineMinOp::create(b, loc,
+                                     AffineMap::get(2, 0, {d0 + rows, d1}, ctx),
+                                     ValueRange{ohBegin, lo});
+    Value hi = affine::AffineMinOp::create(
+        b, loc,
+        AffineMap::get(2, 0, {d1 + rows, (height + pt - d0 * dh).ceilDiv(sh)},
+                       ctx),
+        ValueRange{kh, ohBegin});
+    hi = affine::AffineMaxOp::create(
+        b, loc, AffineMap::get(2, 0, {d0, d1}, ctx), ValueRange{lo, hi});
+    // One loop over the output rows [from, to) of image `input`, written to
+    // the columns of image `slot`: input rows, or zeros when `copy` is
+    // false.
+    auto rowLoop = [&](OpBuilder &lb, Location l, Value input, Value slot,
+                       Value from, Value to, Value t, bool copy) {
+      auto loop = scf::ForOp::create(
+          lb, l, from, to, c1, ValueRange{t},
+          [&](OpBuilder &nb, Location nl, Value y, ValueRange args) {
+            Value result = args[0];
+            Value base = affine::AffineApplyOp::create(
+                nb, nl,
+                AffineMap::get(3, 0,
+                               d0 * (rows * ow) +
+                                   (d1 - getAffineDimExpr(2, ctx)) * ow),
+                ValueRange{slot, y, ohBegin});
+            Value inputRow;
+            if (copy)
+              inputRow = affine::AffineApplyOp::create(
+                  nb, nl, AffineMap::get(2, 0, d0 * sh + d1 * dh - pt),
+                  ValueRange{y, kh});
+            Value zeros = arith::ConstantOp::create(nb, nl, zeroType,
+                                                    nb.getZeroAttr(zeroType));
+            for (int64_t j = 0; j < fw; ++j) {
+              Value rowIndex = arith::ConstantIndexOp::create(nb, nl, j);
+              for (int64_t s : starts) {
+                Value vec =
+                    copy ? readRowColumns(nb, nl, source.value,
+                                          ValueRange{input, c, inputRow},
+                                          s * sw + j * dw - pl, len, sw, width)
+                         : zeros;
+                Value col = affine::AffineApplyOp::create(
+                    nb, nl, AffineMap::get(1, 0, d0 + s), ValueRange{base});
+                result = vector::TransferWriteOp::create(
+                             nb, nl, vec, result, ValueRange{rowIndex, col},
+                             ArrayRef<bool>{true})
+                             .getResult();
+              }
+            }
+            scf::YieldOp::create(nb, nl, result);
+          });
+      return loop.getResult(0);
+    };
+    auto imageRows = [&](OpBuilder &ib, Location l, Value input, Value slot,
+                         Value t) {
+      t = rowLoop(ib, l, input, slot, ohBegin, lo, t, /*copy=*/false);
+      t = rowLoop(ib, l, input, slot, lo, hi, t, /*copy=*/true);
+      return rowLoop(ib, l, input, slot, hi, ohEnd, t, /*copy=*/false);
+    };
+    Value result;
+    if (image) {
+      result = imageRows(b, loc, image, c0, init);
+    } else {
+      auto loop = scf::ForOp::create(
+          b, loc, c0, batchEnd, c1, ValueRange{init},
+          [&](OpBuilder &ib, Location l, Value index, ValueRange args) {
+            scf::YieldOp::create(ib, l,
+                                 imageRows(ib, l, index, index, args[0]));
+          });
+      result = loop.getResult(0);
+    }
+    if (columns == n)
+      return result;
+    // Zero columns up to `padTo`.
+    auto tailType = VectorType::get({columns - n}, f32);
+    Value tail =
+        arith::ConstantOp::create(b, loc, tailType, b.getZeroAttr(tailType));
+    Value start = arith::ConstantIndexOp::create(b, loc, n);
+    for (int64_t j = 0; j < fw; ++j)
+      result = vector::TransferWriteOp::create(
+                   b, loc, tail, result,
+                   ValueRange{arith::ConstantIndexOp::create(b, loc, j), start},
+                   ArrayRef<bool>{true})
+                   .getResult();
+    return result;
+  };
+
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {k, columns}, f32);
+  auto rowsType = RankedTensorType::get({fw, columns}, f32);
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(fw),
+                                     rewriter.getIndexAttr(columns)};
+  SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
+  auto firstRow = [&](OpBuilder &b, Value c, Value kh) -> OpFoldResult {
+    return affine::AffineApplyOp::create(
+               b, loc, AffineMap::get(2, 0, (d0 * fh + d1) * fw), {c, kh})
+        .getResult();
+  };
+  if (nested) {
+    // Inside a parallel loop already: plain loops over (c, kh).
+    Value cEnd = arith::ConstantIndexOp::create(rewriter, loc, channels);
+    Value khEnd = arith::ConstantIndexOp::create(rewriter, loc, fh);
+    auto outer = scf::ForOp::create(
+        rewriter, loc, c0, cEnd, c1, ValueRange{empty},
+        [&](OpBuilder &ob, Location l, Value c, ValueRange outerArgs) {
+          auto inner = scf::ForOp::create(
+              ob, l, c0, khEnd, c1, ValueRange{outerArgs[0]},
+              [&](OpBuilder &b, Location il, Value kh, ValueRange args) {
+                SmallVector<OpFoldResult> offsets = {firstRow(b, c, kh),
+                                                     b.getIndexAttr(0)};
+                Value slice = tensor::ExtractSliceOp::create(
+                    b, il, rowsType, args[0], offsets, sizes, unit);
+                Value filled = buildRows(b, c, kh, slice);
+                Value result = tensor::InsertSliceOp::create(
+                    b, il, filled, args[0], offsets, sizes, unit);
+                scf::YieldOp::create(b, il, result);
+              });
+          scf::YieldOp::create(ob, l, inner.getResult(0));
+        });
+    return outer.getResult(0);
+  }
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(channels),
+                             rewriter.getIndexAttr(fh)},
+      ValueRange{empty}, std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value c = forall.getInductionVar(0), kh = forall.getInductionVar(1);
+  Value shared = forall.getRegionIterArgs()[0];
+  SmallVector<OpFoldResult> offsets = {firstRow(rewriter, c, kh),
+                                       rewriter.getIndexAttr(0)};
+  Value slice = tensor::ExtractSliceOp::create(rewriter, loc, rowsType, shared,
+                                               offsets, sizes, unit);
+  Value filled = buildRows(rewriter, c, kh, slice);
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, filled, shared, offsets,
+                                        sizes, unit);
+  return forall.getResult(0);
+}
+
+/// Output rows per block when the [k, batch * oh * ow] column tensor of a
+/// convolution is built and consumed in blocks (see
+/// rewriteConvAsBlockedMatmul), or 0 when it is built whole: blocks hold
+/// whole output rows of one image, divide oh, hold a multiple of the
+/// register block width (2 vectors, else 1) of columns and at most
+/// kColumnBlockBytes, and there are at least two of them. Column tensors of
+/// up to twice that size are built whole.
+static constexpr int64_t kColumnBlockBytes = 768 * 1024;
+static int64_t chooseColumnBlockRows(int64_t k, int64_t batch, int64_t oh,
+                                     int64_t ow, const CPUTarget &target) {
+  int64_t width = target.getVectorWidthF32();
+  int64_t rowBytes = k * ow * 4;
+  if (rowBytes * oh * batch <= 2 * kColumnBlockBytes)
+    return 0;
+  for (int64_t nr : {2 * width, width})
+    for (int64_t rows = batch > 1 ? oh : oh / 2; rows >= 1; --rows)
+      if (oh % rows == 0 && (rows * ow) % nr == 0 &&
+          rows * rowBytes <= kColumnBlockBytes)
+        return rows;
+  return 0;
+}
+
+/// Rewrites a `linalg.conv_2d_nchw_fchw` (see rewriteConvAsMatmul) into an
+/// scf.forall over images and blocks of `rows` output rows, each building
+/// its [C*Fh*Fw, rows * Ow] block of the column tensor (buildColumns) and
+/// multiplying the filter with it into its part of the output:
+///
+///   forall b, blk: col = columns of image b, output rows [blk * rows,
+///                        (blk + 1) * rows)
+///                  out[b, f, blk * rows * Ow + j] += w[f, :] * col[:, j]
+///
+/// A whole column tensor of resnet18's 56x56 layers is 7 MiB (per image),
+/// written to memory and read back; a block stays in L2 between the two.
+/// The output is accumulated in place for any batch (no transposed copy).
+static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
+                                                linalg::Conv2DNchwFchwOp conv,
+                                                const CPUTarget &target,
+                                                int64_t rows) {
+  Value filter = conv.getDpsInputs()[1], init = conv.getDpsInits()[0];
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto initType = cast<RankedTensorType>(init.getType());
+  int64_t features = filterType.getDimSize(0);
+  int64_t k = filterType.getDimSize(1) * filterType.getDimSize(2) *
+              filterType.getDimSize(3);
+  int64_t batch = initType.getDimSize(0);
+  int64_t oh = initType.getDimSize(2), ow = initType.getDimSize(3);
+  int64_t width = rows * ow;
+  Type f32 = initType.getElementType();
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto accType = RankedTensorType::get({batch, features, oh * ow}, f32);
+  Value acc = tensor::CollapseShapeOp::create(
+      rewriter, loc, accType, init,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
+                             rewriter.getIndexAttr(oh / rows)},
+      ValueRange{acc}, std::nullopt);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    Value image = forall.getInductionVar(0);
+    Value block = forall.getInductionVar(1);
+    Value shared = forall.getRegionIterArgs()[0];
+    AffineExpr d0 = rewriter.getAffineDimExpr(0);
+    Value ohBegin = affine::AffineApplyOp::create(
+        rewriter, loc, AffineMap::get(1, 0, d0 * rows), ValueRange{block});
+    Value col = buildColumns(rewriter, loc, conv, target, ohBegin, rows,
+                             /*nested=*/true, image);
+    Value first = affine::AffineApplyOp::create(
+        rewriter, loc, AffineMap::get(1, 0, d0 * width), ValueRange{block});
+    SmallVector<OpFoldResult> offsets = {image, rewriter.getIndexAttr(0),
+                                         first};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(features),
+                                       rewriter.getIndexAttr(width)};
+    SmallVector<OpFoldResult> unit(3, rewriter.getIndexAttr(1));
+    auto blockType = RankedTensorType::get({features, width}, f32);
+    Value accBlock = tensor::ExtractSliceOp::create(
+        rewriter, loc, blockType, shared, offsets, sizes, unit);
+    Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{blockType},
+                                        ValueRange{weights, col}, accBlock)
+                   .getResult(0);
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, mm, shared, offsets,
+                                          sizes, unit);
+  }
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      conv, initType, forall.getResult(0),
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  return success();
+}
+
 /// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor and
 /// one `linalg.matmul` whose N dimension covers the batch and the output
 /// pixels, so a batch > 1 convolution is one large GEMM (upstream's im2col
@@ -832,8 +1232,13 @@ static SmallVector<int64_t> getValues(DenseIntElementsAttr attr) {
 /// larger batch it starts from zero and a transposing add writes
 /// out[b, f, oh, ow] = init[b, f, oh, ow] + mm[f, b, oh, ow]. A 1x1 stride-1
 /// convolution of batch 1 needs no column tensor: x is already [C, H*W].
+/// Otherwise the column tensor is vector code reading through the input's
+/// zero padding (see buildColumns), built and multiplied in blocks when it
+/// is large (see rewriteConvAsBlockedMatmul), or, for column strides above
+/// 2, a copy generic.
 static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
-                                         linalg::Conv2DNchwFchwOp conv) {
+                                         linalg::Conv2DNchwFchwOp conv,
+                                         const CPUTarget &target) {
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
   Value init = conv.getDpsInits()[0];
   auto inputType = cast<RankedTensorType>(input.getType());
@@ -851,12 +1256,41 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
 
   int64_t k = channels * fh * fw, n = batch * oh * ow;
+  bool pointwise = batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 &&
+                   strides[1] == 1 && inputType.getDimSize(2) == oh &&
+                   inputType.getDimSize(3) == ow;
+  // The blocks need buildColumns, which takes strides of 1 or 2 along rows.
+  if (!pointwise && strides[0] >= 1 && strides[1] >= 1 && strides[1] <= 2)
+    if (int64_t rows = chooseColumnBlockRows(k, batch, oh, ow, target))
+      return rewriteConvAsBlockedMatmul(rewriter, conv, target, rows);
+  // Register blocks cover N in multiples of the vector width; a remainder
+  // of fewer than 4 columns would run as scalar loops (7x7 = 49 = 32 + 16 +
+  // 1: a third of a 512x512x7x7 convolution's time), so the column tensor
+  // gets zero columns up to the next multiple and the matmul computes them.
+  int64_t width = target.getVectorWidthF32();
+  int64_t padded = n > width && n % width < 4 ? llvm::alignTo(n, width) : n;
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
+  auto padColumns = [&](Value value) -> Value {
+    if (padded == n)
+      return value;
+    return tensor::PadOp::create(
+        rewriter, loc, Type(), value,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(padded - n)},
+        zero);
+  };
   Value col;
-  if (batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 && strides[1] == 1 &&
-      inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow) {
+  if (pointwise) {
     col = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({k, n}, f32), input,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  } else if (Value columns =
+                 buildColumns(rewriter, loc, conv, target, Value(), 0,
+                              /*nested=*/false, Value(), padded)) {
+    col = columns;
   } else {
     AffineExpr c, kh, kw, b, y, x;
     bindDims(ctx, c, kh, kw, b, y, x);
@@ -883,28 +1317,45 @@ static LogicalResult rewriteConvAsMatmul(RewriterBase &rewriter,
         rewriter, loc, RankedTensorType::get({k, n}, f32), col6,
         SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
   }
+  if (cast<RankedTensorType>(col.getType()).getDimSize(1) != padded)
+    col = padColumns(col);
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
   auto mmType = RankedTensorType::get({features, n}, f32);
+  auto paddedType = RankedTensorType::get({features, padded}, f32);
+  // The first n columns of the [features, padded] product.
+  auto unpadColumns = [&](Value value) -> Value {
+    if (padded == n)
+      return value;
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, mmType, value,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                               rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(features),
+                               rewriter.getIndexAttr(n)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                               rewriter.getIndexAttr(1)});
+  };
   if (batch == 1) {
     Value acc = tensor::CollapseShapeOp::create(
         rewriter, loc, mmType, init,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-    Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{mmType},
-                                        ValueRange{weights, col}, acc)
-                   .getResult(0);
+    Value mm =
+        linalg::MatmulOp::create(rewriter, loc, TypeRange{paddedType},
+                                 ValueRange{weights, col}, padColumns(acc))
+            .getResult(0);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        conv, initType, mm, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+        conv, initType, unpadColumns(mm),
+        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
     return success();
   }
-  Value zero =
-      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
-  Value empty = tensor::EmptyOp::create(rewriter, loc, mmType.getShape(), f32);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {features, padded}, f32);
   Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{mmType},
-                                      ValueRange{weights, col}, acc)
-                 .getResult(0);
+  Value mm = unpadColumns(
+      linalg::MatmulOp::create(rewriter, loc, TypeRange{paddedType},
+                               ValueRange{weights, col}, acc)
+          .getResult(0));
   Value mm4 = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get({features, batch, oh, ow}, f32), mm,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
@@ -956,62 +1407,67 @@ interchangeDepthwiseConv(RewriterBase &rewriter,
 
 namespace {
 /// Static shape of a depthwise convolution [N, C, H, W] * [C, Kh, Kw] ->
-/// [N, C, Oh, Ow] and the vector length of its rows.
+/// [N, C, Oh, Ow] reading an unpadded source of H x W (height x width) with
+/// zero padding (pt, pl) before it, and the vector length of its rows.
 struct DepthwiseShape {
-  int64_t kh, kw, oh, ow, width;
+  int64_t kh, kw, oh, ow, height, width;
   int64_t sh, sw, dh, dw;
+  int64_t pt, pl;
   int64_t vl;
 };
 } // namespace
-
-/// Reads input columns col0, col0 + sw, ... (`len` of them) of row `row` of
-/// channel (n, c) of x: one contiguous read for stride 1, else two reads of
-/// `len` contiguous elements and a shuffle of every sw-th (sw = 2). Reads
-/// that may pass the end of the row are masked (padding 0).
-static Value readInputColumns(OpBuilder &b, Location loc, Value x, Value n,
-                              Value c, Value row, int64_t col0, int64_t len,
-                              const DepthwiseShape &shape, Value zero) {
-  auto read = [&](int64_t col) {
-    Value index = arith::ConstantIndexOp::create(b, loc, col);
-    bool inBounds = col + len <= shape.width;
-    return vector::TransferReadOp::create(
-        b, loc, VectorType::get({len}, zero.getType()), x,
-        ValueRange{n, c, row, index}, zero, ArrayRef<bool>{inBounds});
-  };
-  if (shape.sw == 1)
-    return read(col0);
-  Value lo = read(col0), hi = read(col0 + len);
-  SmallVector<int64_t> mask;
-  for (int64_t i = 0; i < len; ++i)
-    mask.push_back(i * shape.sw);
-  return vector::ShuffleOp::create(b, loc, lo, hi, mask);
-}
 
 /// Emits output row `oh` of channel (n, c) of a depthwise convolution into
 /// `out` (indexed [outN, outC, oh, ow]) and returns the updated tensor. The
 /// row is cut into vectors of `vl` columns (the last one overlapping its
 /// predecessor when vl does not divide Ow), accumulated in registers over
-/// the Kh x Kw taps, in groups of at most `group` vectors.
+/// the Kh x Kw taps, in groups of at most `group` vectors. With `checkRows`,
+/// input rows outside [0, H) (the padding) contribute 0; without, every
+/// input row of the window must lie inside x.
 static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
                               Value n, Value c, Value outN, Value outC,
                               Value oh, ArrayRef<Value> taps,
                               const DepthwiseShape &shape, int64_t group,
-                              Value zero) {
+                              bool checkRows) {
   int64_t len = std::min(shape.vl, shape.ow);
-  SmallVector<int64_t> starts;
-  for (int64_t j = 0; j + len <= shape.ow; j += len)
-    starts.push_back(j);
-  if (shape.ow % len != 0)
-    starts.push_back(shape.ow - len);
+  SmallVector<int64_t> starts = getRowVectorStarts(shape.ow, len);
   // Groups from the end, so an overlapping last vector shares its group
-  // (reads of the accumulators before writes) with the one it overlaps.
+  // (reads of the accumulators before writes) with the one it overlaps,
+  // even when only one vector fits the registers (5x5 taps with AVX2).
   SmallVector<std::pair<size_t, size_t>> groups;
+  bool overlaps = shape.ow % len != 0;
   for (size_t end = starts.size(); end > 0;) {
-    size_t begin = end > static_cast<size_t>(group) ? end - group : 0;
+    size_t size = group;
+    if (overlaps && end == starts.size())
+      size = std::max<size_t>(size, 2);
+    size_t begin = end > size ? end - size : 0;
     groups.push_back({begin, end});
     end = begin;
   }
-  auto vecType = VectorType::get({len}, zero.getType());
+  Type f32 = cast<ShapedType>(out.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
+  auto vecType = VectorType::get({len}, f32);
+  Value zeroVec =
+      arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+  AffineExpr d0 = b.getAffineDimExpr(0);
+  // The input rows of the window, clamped into x when checked.
+  SmallVector<Value> rows, valid;
+  for (int64_t i = 0; i < shape.kh; ++i) {
+    Value row = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(1, 0, d0 * shape.sh + i * shape.dh - shape.pt),
+        oh);
+    if (checkRows) {
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+      Value end = arith::ConstantIndexOp::create(b, loc, shape.height);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, c0),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, end));
+      row = arith::SelectOp::create(b, loc, inside, row, c0);
+      valid.push_back(inside);
+    }
+    rows.push_back(row);
+  }
   for (auto [begin, end] : llvm::reverse(groups)) {
     SmallVector<Value> acc;
     for (size_t i = begin; i < end; ++i) {
@@ -1021,15 +1477,15 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
           ArrayRef<bool>{true}));
     }
     for (int64_t i = 0; i < shape.kh; ++i) {
-      AffineExpr d0 = b.getAffineDimExpr(0);
-      Value row = affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(1, 0, d0 * shape.sh + i * shape.dh), oh);
       for (int64_t j = 0; j < shape.kw; ++j) {
         Value tap = taps[i * shape.kw + j];
         for (size_t v = begin; v < end; ++v) {
-          Value in = readInputColumns(b, loc, x, n, c, row,
-                                      starts[v] * shape.sw + j * shape.dw, len,
-                                      shape, zero);
+          Value in =
+              readRowColumns(b, loc, x, ValueRange{n, c, rows[i]},
+                             starts[v] * shape.sw + j * shape.dw - shape.pl,
+                             len, shape.sw, shape.width);
+          if (checkRows)
+            in = arith::SelectOp::create(b, loc, valid[i], in, zeroVec);
           acc[v - begin] =
               vector::FMAOp::create(b, loc, in, tap, acc[v - begin]);
         }
@@ -1046,24 +1502,29 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
   return out;
 }
 
-/// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with strides of
-/// 1 or 2 into vector code: an scf.forall over (n, c) (OpenMP when
-/// `parallel`), an scf.for over output rows, and per row Kh x Kw broadcast
-/// FMAs on vectors along the row (see emitDepthwiseRow); the taps are
-/// broadcast once per channel.
+/// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column
+/// strides of 1 or 2 into vector code: an scf.forall over (n, c) (OpenMP
+/// when `parallel`), scf.for loops over output rows, and per row Kh x Kw
+/// broadcast FMAs on vectors along the row (see emitDepthwiseRow); the taps
+/// are broadcast once per channel. A zero-padded input is read through (see
+/// ConvSource): the output rows whose window reaches into the top or bottom
+/// padding get loops of their own that check the rows.
 static LogicalResult
 vectorizeDepthwiseConv(RewriterBase &rewriter,
                        linalg::DepthwiseConv2DNchwChwOp conv,
                        const CPUTarget &target) {
-  Value x = conv.getDpsInputs()[0], w = conv.getDpsInputs()[1];
+  Value w = conv.getDpsInputs()[1];
   Value init = conv.getDpsInits()[0];
-  auto xType = cast<RankedTensorType>(x.getType());
+  auto xType = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
   auto wType = cast<RankedTensorType>(w.getType());
   auto initType = cast<RankedTensorType>(init.getType());
   if (!xType.hasStaticShape() || !wType.hasStaticShape() ||
       !initType.hasStaticShape() || !initType.getElementType().isF32() ||
       !xType.getElementType().isF32() || !wType.getElementType().isF32())
     return failure();
+  ConvSource source = getConvSource(conv.getDpsInputs()[0]);
+  Value x = source.value;
+  auto sourceType = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
   SmallVector<int64_t> dilations = getValues(conv.getDilations());
   DepthwiseShape shape;
@@ -1071,25 +1532,34 @@ vectorizeDepthwiseConv(RewriterBase &rewriter,
   shape.kw = wType.getDimSize(2);
   shape.oh = initType.getDimSize(2);
   shape.ow = initType.getDimSize(3);
-  shape.width = xType.getDimSize(3);
+  shape.height = sourceType.getDimSize(2);
+  shape.width = sourceType.getDimSize(3);
   shape.sh = strides[0];
   shape.sw = strides[1];
   shape.dh = dilations[0];
   shape.dw = dilations[1];
+  shape.pt = source.padTop;
+  shape.pl = source.padLeft;
   shape.vl = target.getVectorWidthF32();
-  if (shape.sw > 2 || shape.kh * shape.kw > 25 || shape.ow == 0 ||
-      shape.oh == 0)
+  if (shape.sw < 1 || shape.sw > 2 || shape.sh < 1 ||
+      shape.kh * shape.kw > 25 || shape.ow == 0 || shape.oh == 0)
     return failure();
   // Taps, accumulators and the input vectors share the register file.
   int64_t registers = target.getNumVectorRegisters();
   int64_t group = std::max<int64_t>(1, registers - shape.kh * shape.kw - 3);
   group = std::min<int64_t>(group, 8);
+  // Output rows [first, last) read only input rows inside x: oh * sh - pt
+  // >= 0 and oh * sh + (kh - 1) * dh - pt < H.
+  int64_t first = std::clamp<int64_t>(
+      llvm::divideCeilSigned(shape.pt, shape.sh), 0, shape.oh);
+  int64_t last = std::clamp<int64_t>(
+      llvm::divideCeilSigned(
+          shape.height + shape.pt - (shape.kh - 1) * shape.dh, shape.sh),
+      first, shape.oh);
 
   Location loc = conv.getLoc();
   Type f32 = initType.getElementType();
   rewriter.setInsertionPoint(conv);
-  Value zero =
-      arith::ConstantOp::create(rewriter, loc, f32, rewriter.getZeroAttr(f32));
   int64_t batch = initType.getDimSize(0), channels = initType.getDimSize(1);
   auto forall = scf::ForallOp::create(
       rewriter, loc,
@@ -1121,17 +1591,26 @@ vectorizeDepthwiseConv(RewriterBase &rewriter,
     }
   Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value ohEnd = arith::ConstantIndexOp::create(rewriter, loc, shape.oh);
-  auto rows = scf::ForOp::create(
-      rewriter, loc, c0, ohEnd, c1, ValueRange{plane},
-      [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
-        Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
-                                        taps, shape, group, zero);
-        scf::YieldOp::create(b, l, result);
-      });
+  auto rowLoop = [&](int64_t from, int64_t to, bool checkRows) {
+    if (from >= to)
+      return;
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, from);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, to);
+    auto rows = scf::ForOp::create(
+        rewriter, loc, lb, ub, c1, ValueRange{plane},
+        [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
+          Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
+                                          taps, shape, group, checkRows);
+          scf::YieldOp::create(b, l, result);
+        });
+    plane = rows.getResult(0);
+  };
+  rowLoop(0, first, /*checkRows=*/true);
+  rowLoop(first, last, /*checkRows=*/false);
+  rowLoop(last, shape.oh, /*checkRows=*/true);
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, rows.getResult(0),
-                                        shared, offsets, sizes, unit);
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, plane, shared, offsets,
+                                        sizes, unit);
   rewriter.replaceOp(conv, forall.getResults());
   return success();
 }
@@ -1167,8 +1646,12 @@ struct TileAndVectorizeContractionsPass
           getElementTypeOrSelf(conv.getResult(0).getType()).isF32())
         convs.push_back(conv);
     });
-    for (linalg::Conv2DNchwFchwOp conv : convs)
-      (void)rewriteConvAsMatmul(rewriter, conv);
+    // A convolution that accumulates into a shared bias broadcast gets one
+    // of its own first: its blocked form writes the init in place.
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      useOwnInit(rewriter, conv);
+      (void)rewriteConvAsMatmul(rewriter, conv, target);
+    }
 
     SmallVector<linalg::DepthwiseConv2DNchwChwOp> depthwise;
     func.walk([&](linalg::DepthwiseConv2DNchwChwOp conv) {
@@ -1198,6 +1681,8 @@ struct TileAndVectorizeContractionsPass
       if (planContraction(op))
         contractions.push_back(op);
     });
+    // Contractions in a forall already (the blocks of a blocked column
+    // tensor) run on its threads.
     for (linalg::LinalgOp op : contractions) {
       op = padForRegisterBlocks(rewriter, op, target);
       useOwnInit(rewriter, op);
@@ -1206,7 +1691,8 @@ struct TileAndVectorizeContractionsPass
           splitForRegisterBlocks(rewriter, op, target);
       splitInitProducer(rewriter, parts, init);
       for (linalg::LinalgOp part : parts)
-        tileAndVectorize(rewriter, part, target, parallel);
+        tileAndVectorize(rewriter, part, target,
+                         parallel && !part->getParentOfType<scf::ForallOp>());
     }
 
     // Fold the slices into the transfers and drop the unit dimensions of

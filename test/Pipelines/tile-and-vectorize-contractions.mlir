@@ -49,16 +49,31 @@ func.func @matmul_unpacked(%a: tensor<64x256xf32>, %b: tensor<256x256xf32>) -> t
   return %r : tensor<64x256xf32>
 }
 
-// A convolution becomes a column tensor [C, Fh, Fw, N, Oh, Ow] and a matmul
-// of the [F, C*Fh*Fw] filter with it; 7x7 = 49 output pixels are padded to
-// 64 columns (4 x 16 register blocks) and the padding sliced off.
+// A convolution becomes a column tensor [C*Fh*Fw, N*Oh*Ow] and a matmul of
+// the [F, C*Fh*Fw] filter with it. The column tensor is vector code: a
+// forall over (c, kh) writes the Fw rows of each, a vector of Ow = 7 input
+// columns per (kw, oh). 7x7 = 49 output pixels would leave a 1-column
+// remainder to scalar loops after the 8-wide register blocks, so the column
+// tensor gets 7 zero columns (56 = 48 + 8, all vector register blocks), the
+// accumulator is padded alike and the result is its first 49 columns.
 // AVX2-LABEL: func.func @conv
-// AVX2: linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3x3x1x7x7xf32>)
-// AVX2: tensor.collapse_shape {{.*}} into tensor<72x49xf32>
-// AVX2: tensor.pad {{.*}} high[0, 15]
-// AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 64)
+// AVX2-NOT: linalg.generic
+// AVX2: %[[COL:.*]] = scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x56xf32>)
+// AVX2: tensor.extract_slice {{.*}} [3, 56] [1, 1] : tensor<72x56xf32> to tensor<3x56xf32>
+// AVX2: scf.for
+// AVX2: vector.transfer_read %arg0{{.*}} : tensor<1x8x9x9xf32>, vector<7xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<7xf32>, tensor<3x56xf32>
+// AVX2-COUNT-2: vector.transfer_write {{.*}} : vector<7xf32>, tensor<3x56xf32>
+// AVX2: vector.transfer_write %{{.*}}, %{{.*}}[%c0{{.*}}, %c49{{.*}}] {in_bounds = [true]} : vector<7xf32>, tensor<3x56xf32>
+// AVX2: tensor.parallel_insert_slice
+// AVX2: tensor.pad %{{.*}} low[0, 0] high[0, 7]
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 48)
+// AVX2: vector.transfer_read %[[COL]]
 // AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
-// AVX2: tensor.extract_slice {{.*}} [16, 49] [1, 1] : tensor<16x64xf32> to tensor<16x49xf32>
+// AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 8)
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x8xf32> into vector<4x8xf32>
+// AVX2: tensor.extract_slice %{{.*}}[0, 0] [16, 49] [1, 1] : tensor<16x56xf32> to tensor<16x49xf32>
+// AVX2-NOT: linalg.matmul
 // AVX2-NOT: linalg.conv_2d_nchw_fchw
 func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
@@ -68,9 +83,15 @@ func.func @conv(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor
 // A batch-2 strided convolution: the batch joins the matmul's N dimension
 // (2 x 4 x 4 = 32 columns), which accumulates into zeros; a transposing add
 // brings [F, N, Oh, Ow] back to the NCHW init.
+// Column j = (b * 4 + oh) * 4 + ow; stride 2 reads 2 x 4 columns and keeps
+// the even ones.
 // AVX2-LABEL: func.func @conv_batch
-// AVX2: linalg.generic {{.*}} outs(%{{.*}} : tensor<8x3x3x2x4x4xf32>)
-// AVX2: tensor.collapse_shape {{.*}} into tensor<72x32xf32>
+// AVX2: scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x32xf32>)
+// AVX2: scf.for %[[B:[a-z0-9]+]] = %c0 to %c2
+// AVX2: scf.for %[[OH:[a-z0-9]+]] =
+// AVX2: affine.apply #{{.*}}(%[[B]], %[[OH]], %c0)
+// AVX2: vector.shuffle {{.*}} [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<4xf32>, tensor<3x32xf32>
 // AVX2: scf.forall ({{.*}}) = (0, 0) to (16, 32)
 // AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 // AVX2: tensor.expand_shape {{.*}} into tensor<16x2x4x4xf32>
@@ -119,4 +140,106 @@ func.func @left_alone(%a: tensor<8x8xi32>, %b: tensor<8x8xi32>, %c: tensor<8x8xi
 func.func @depthwise(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
   return %r : tensor<1x8x4x4xf32>
+}
+
+// A zero-padded input is read through: no tensor.pad is left, the column
+// loops read the pad's source, rows of the column tensor whose input row is
+// in the padding are zeros written by loops of their own (oh in [0, lo) and
+// [hi, 5)), and the first vector of kw = 0 (input columns -1, 1, 3, 5, 7)
+// reads columns 0..9 and selects its first lane to 0. (The only pad left is
+// the accumulator's, to 32 columns: 25 = 3 x 8 + 1.)
+// AVX2-LABEL: func.func @conv_padded
+// AVX2-NOT: tensor.pad
+// AVX2: scf.forall ({{.*}}) in (8, 3) shared_outs({{.*}}) -> (tensor<72x32xf32>)
+// AVX2: %[[LO:.*]] = affine.min
+// AVX2: %[[HI:.*]] = affine.max
+// AVX2: scf.for %{{.*}} = %c0 to %[[LO]]
+// AVX2-NOT: vector.transfer_read
+// AVX2: scf.for %{{.*}} = %[[LO]] to %[[HI]]
+// AVX2: %[[A:.*]] = vector.transfer_read %arg0[%c0, %{{.*}}, %{{.*}}, %c0], %{{.*}} {in_bounds = [true]} : tensor<1x8x9x9xf32>, vector<5xf32>
+// AVX2: %[[B:.*]] = vector.transfer_read %arg0[%c0, %{{.*}}, %{{.*}}, %c5], %{{.*}} : tensor<1x8x9x9xf32>, vector<5xf32>
+// AVX2: %[[S:.*]] = vector.shuffle %[[A]], %[[B]] [0, 1, 3, 5, 7]
+// AVX2: arith.select %{{.*}}, %[[S]], %{{.*}} : vector<5xi1>, vector<5xf32>
+// AVX2: scf.for %{{.*}} = %[[HI]] to %c5
+// AVX2-NOT: vector.transfer_read
+// AVX2: tensor.parallel_insert_slice
+// AVX2-NOT: tensor.pad
+// AVX2: tensor.pad %{{.*}} low[0, 0] high[0, 7] {
+// AVX2-NOT: tensor.pad
+func.func @conv_padded(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x5x5xf32>) -> tensor<1x16x5x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x9x9xf32> to tensor<1x8x11x11xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x8x11x11xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x5x5xf32>) -> tensor<1x16x5x5xf32>
+  return %r : tensor<1x16x5x5xf32>
+}
+
+// A pad by another value than 0 stays; the columns read the padded tensor.
+// AVX2-LABEL: func.func @conv_padded_one
+// AVX2: %[[P:.*]] = tensor.pad
+// AVX2: scf.forall
+// AVX2: vector.transfer_read %[[P]]
+func.func @conv_padded_one(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x9x9xf32>) -> tensor<1x16x9x9xf32> {
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %one : f32
+  } : tensor<1x8x9x9xf32> to tensor<1x8x11x11xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x11x11xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x9x9xf32>) -> tensor<1x16x9x9xf32>
+  return %r : tensor<1x16x9x9xf32>
+}
+
+// A padded depthwise convolution reads the pad's source too: the first and
+// last two output rows (their window reaches into the padding) check their
+// input rows and select 0 outside, the rows between do not.
+// AVX2-LABEL: func.func @depthwise_padded
+// AVX2-NOT: tensor.pad
+// AVX2: scf.forall ({{.*}}) in (1, 8) shared_outs
+// AVX2: scf.for %{{.*}} = %c0{{.*}} to %c2
+// AVX2: arith.cmpi slt
+// AVX2: vector.transfer_read %arg0
+// AVX2: arith.select %{{.*}} : vector<8xf32>
+// AVX2: scf.for %{{.*}} = %c2{{.*}} to %c10
+// AVX2-NOT: arith.cmpi
+// AVX2: vector.transfer_read %arg0
+// AVX2: scf.for %{{.*}} = %c10{{.*}} to %c12
+// AVX2: arith.cmpi
+// AVX2: tensor.parallel_insert_slice
+func.func @depthwise_padded(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %init: tensor<1x8x12x10xf32>) -> tensor<1x8x12x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2, 1] high[0, 0, 2, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x10x10xf32> to tensor<1x8x14x12xf32>
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x8x14x12xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x12x10xf32>) -> tensor<1x8x12x10xf32>
+  return %r : tensor<1x8x12x10xf32>
+}
+
+// A column tensor over 1.5 MiB (144 x 3072 floats) is built and multiplied
+// in blocks of 16 output rows (1024 columns) that stay in L2: a forall over
+// (image, block), each building its columns in plain loops over (c, kh) and
+// running its register blocks without a forall of their own, accumulating
+// into its part of the output.
+// AVX2-LABEL: func.func @conv_blocked
+// AVX2-NOT: tensor.pad
+// AVX2: scf.forall (%{{.*}}, %{{.*}}) in (1, 3) shared_outs(%{{.*}}) -> (tensor<1x8x3072xf32>)
+// AVX2: tensor.empty() : tensor<144x1024xf32>
+// AVX2: scf.for {{.*}} to %c16
+// AVX2: scf.for {{.*}} to %c3
+// AVX2: vector.transfer_read %arg0{{.*}} : tensor<1x16x48x64xf32>, vector<8xf32>
+// AVX2: tensor.insert_slice {{.*}} : tensor<3x1024xf32> into tensor<144x1024xf32>
+// AVX2-NOT: scf.forall
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: tensor.parallel_insert_slice {{.*}} [1, 8, 1024] [1, 1, 1] : tensor<8x1024xf32> into tensor<1x8x3072xf32>
+// AVX2: tensor.expand_shape {{.*}} into tensor<1x8x48x64xf32>
+func.func @conv_blocked(%x: tensor<1x16x48x64xf32>, %w: tensor<8x16x3x3xf32>, %init: tensor<1x8x48x64xf32>) -> tensor<1x8x48x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x48x64xf32> to tensor<1x16x50x66xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x16x50x66xf32>, tensor<8x16x3x3xf32>) outs(%init : tensor<1x8x48x64xf32>) -> tensor<1x8x48x64xf32>
+  return %r : tensor<1x8x48x64xf32>
 }
