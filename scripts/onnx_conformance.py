@@ -179,7 +179,7 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
                     key=index_of)
     outputs = sorted(glob.glob(os.path.join(data_set, "output_*.pb")),
                      key=index_of)
-    cmd = [run, mlir, "--output-dir", os.path.join(tmp, "out")]
+    cmd = run + [mlir, "--output-dir", os.path.join(tmp, "out")]
     for i, path in enumerate(inputs):
         npy = os.path.join(tmp, f"input_{i}.npy")
         save_npy(npy, read_tensor(path),
@@ -362,6 +362,9 @@ def main():
     parser.add_argument("--rtol", type=float, default=1e-3)
     parser.add_argument("--atol", type=float, default=1e-5)
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("-O", "--opt-level", type=int, choices=range(4),
+                        default=None, metavar="N",
+                        help="mlprog-run's -O level (default: its own, -O2)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count())
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print every case, not only failures")
@@ -387,6 +390,10 @@ def main():
     for tool in tools:
         if not os.access(tool, os.X_OK):
             sys.exit(f"onnx_conformance: {tool} not found; build first")
+    run_cmd = [tools[1]]
+    if args.opt_level is not None:
+        run_cmd.append(f"-O{args.opt_level}")
+    tools = (tools[0], run_cmd)
     cases = []
     for suite in args.suite or SUITES:
         for case_dir in sorted(glob.glob(os.path.join(args.data_dir, suite,
