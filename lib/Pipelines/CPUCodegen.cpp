@@ -1417,8 +1417,15 @@ struct DepthwiseShape {
 };
 } // namespace
 
-/// Emits output row `oh` of channel (n, c) of a depthwise convolution into
-/// `out` (indexed [outN, outC, oh, ow]) and returns the updated tensor. The
+/// How a window op combines its Kh x Kw inputs into the output.
+enum class WindowKind {
+  MultiplyAdd, // depthwise convolution: out += x * tap
+  Max,         // max pooling: out = max(out, x), NaN-propagating
+};
+
+/// Emits output row `oh` of channel (n, c) of a depthwise convolution (or,
+/// with WindowKind::Max and no taps, of a max pooling) into `out` (indexed
+/// [outN, outC, oh, ow]) and returns the updated tensor. The
 /// row is cut into vectors of `vl` columns (the last one overlapping its
 /// predecessor when vl does not divide Ow), accumulated in registers over
 /// the Kh x Kw taps, in groups of at most `group` vectors. With `checkRows`,
@@ -1428,7 +1435,7 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
                               Value n, Value c, Value outN, Value outC,
                               Value oh, ArrayRef<Value> taps,
                               const DepthwiseShape &shape, int64_t group,
-                              bool checkRows) {
+                              bool checkRows, WindowKind kind) {
   int64_t len = std::min(shape.vl, shape.ow);
   SmallVector<int64_t> starts = getRowVectorStarts(shape.ow, len);
   // Groups from the end, so an overlapping last vector shares its group
@@ -1478,7 +1485,7 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
     }
     for (int64_t i = 0; i < shape.kh; ++i) {
       for (int64_t j = 0; j < shape.kw; ++j) {
-        Value tap = taps[i * shape.kw + j];
+        Value tap = taps.empty() ? Value() : taps[i * shape.kw + j];
         for (size_t v = begin; v < end; ++v) {
           Value in =
               readRowColumns(b, loc, x, ValueRange{n, c, rows[i]},
@@ -1486,8 +1493,12 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
                              len, shape.sw, shape.width);
           if (checkRows)
             in = arith::SelectOp::create(b, loc, valid[i], in, zeroVec);
-          acc[v - begin] =
-              vector::FMAOp::create(b, loc, in, tap, acc[v - begin]);
+          if (kind == WindowKind::Max)
+            acc[v - begin] =
+                arith::MaximumFOp::create(b, loc, acc[v - begin], in);
+          else
+            acc[v - begin] =
+                vector::FMAOp::create(b, loc, in, tap, acc[v - begin]);
         }
       }
     }
@@ -1500,6 +1511,64 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
     }
   }
   return out;
+}
+
+/// Emits a window op (a depthwise convolution or a max pooling) over the
+/// [N, C, Oh, Ow] tensor `init` as an scf.forall over its (n, c) planes
+/// (OpenMP later) and scf.for loops over output rows, each row emitted by
+/// emitDepthwiseRow; rows outside [first, last) check that their input rows
+/// lie inside x. `makeTaps` builds the broadcast taps of channel c (none for
+/// pooling) at the start of each plane. Returns the forall's result.
+static Value emitWindowPlanes(
+    RewriterBase &rewriter, Location loc, Value x, Value init,
+    const DepthwiseShape &shape, int64_t group, int64_t first, int64_t last,
+    WindowKind kind,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value)> makeTaps) {
+  auto initType = cast<RankedTensorType>(init.getType());
+  Type f32 = initType.getElementType();
+  int64_t batch = initType.getDimSize(0), channels = initType.getDimSize(1);
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
+                             rewriter.getIndexAttr(channels)},
+      ValueRange{init}, std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value n = forall.getInductionVar(0), c = forall.getInductionVar(1);
+  Value shared = forall.getRegionIterArgs()[0];
+  auto planeType = RankedTensorType::get({1, 1, shape.oh, shape.ow}, f32);
+  SmallVector<OpFoldResult> offsets = {n, c, rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {
+      rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
+      rewriter.getIndexAttr(shape.oh), rewriter.getIndexAttr(shape.ow)};
+  SmallVector<OpFoldResult> unit(4, rewriter.getIndexAttr(1));
+  Value plane = tensor::ExtractSliceOp::create(rewriter, loc, planeType, shared,
+                                               offsets, sizes, unit);
+  SmallVector<Value> taps = makeTaps(rewriter, loc, c);
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto rowLoop = [&](int64_t from, int64_t to, bool checkRows) {
+    if (from >= to)
+      return;
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, from);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, to);
+    auto rows = scf::ForOp::create(
+        rewriter, loc, lb, ub, c1, ValueRange{plane},
+        [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
+          Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
+                                          taps, shape, group, checkRows, kind);
+          scf::YieldOp::create(b, l, result);
+        });
+    plane = rows.getResult(0);
+  };
+  rowLoop(0, first, /*checkRows=*/true);
+  rowLoop(first, last, /*checkRows=*/false);
+  rowLoop(last, shape.oh, /*checkRows=*/true);
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, plane, shared, offsets,
+                                        sizes, unit);
+  return forall.getResult(0);
 }
 
 /// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column
@@ -1557,61 +1626,70 @@ vectorizeDepthwiseConv(RewriterBase &rewriter,
           shape.height + shape.pt - (shape.kh - 1) * shape.dh, shape.sh),
       first, shape.oh);
 
-  Location loc = conv.getLoc();
-  Type f32 = initType.getElementType();
   rewriter.setInsertionPoint(conv);
-  int64_t batch = initType.getDimSize(0), channels = initType.getDimSize(1);
-  auto forall = scf::ForallOp::create(
-      rewriter, loc,
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
-                             rewriter.getIndexAttr(channels)},
-      ValueRange{init}, std::nullopt);
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointToStart(forall.getBody());
-  Value n = forall.getInductionVar(0), c = forall.getInductionVar(1);
-  Value shared = forall.getRegionIterArgs()[0];
-  auto planeType = RankedTensorType::get({1, 1, shape.oh, shape.ow}, f32);
-  SmallVector<OpFoldResult> offsets = {n, c, rewriter.getIndexAttr(0),
-                                       rewriter.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {
-      rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
-      rewriter.getIndexAttr(shape.oh), rewriter.getIndexAttr(shape.ow)};
-  SmallVector<OpFoldResult> unit(4, rewriter.getIndexAttr(1));
-  Value plane = tensor::ExtractSliceOp::create(rewriter, loc, planeType, shared,
-                                               offsets, sizes, unit);
-  auto vecType = VectorType::get({std::min(shape.vl, shape.ow)}, f32);
-  SmallVector<Value> taps;
-  for (int64_t i = 0; i < shape.kh; ++i)
-    for (int64_t j = 0; j < shape.kw; ++j) {
-      Value ci = arith::ConstantIndexOp::create(rewriter, loc, i);
-      Value cj = arith::ConstantIndexOp::create(rewriter, loc, j);
-      Value tap =
-          tensor::ExtractOp::create(rewriter, loc, w, ValueRange{c, ci, cj});
-      taps.push_back(vector::BroadcastOp::create(rewriter, loc, vecType, tap));
-    }
-  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  auto rowLoop = [&](int64_t from, int64_t to, bool checkRows) {
-    if (from >= to)
-      return;
-    Value lb = arith::ConstantIndexOp::create(rewriter, loc, from);
-    Value ub = arith::ConstantIndexOp::create(rewriter, loc, to);
-    auto rows = scf::ForOp::create(
-        rewriter, loc, lb, ub, c1, ValueRange{plane},
-        [&](OpBuilder &b, Location l, Value oh, ValueRange args) {
-          Value result = emitDepthwiseRow(b, l, x, args[0], n, c, c0, c0, oh,
-                                          taps, shape, group, checkRows);
-          scf::YieldOp::create(b, l, result);
-        });
-    plane = rows.getResult(0);
+  auto makeTaps = [&](OpBuilder &b, Location loc, Value c) {
+    auto vecType = VectorType::get({std::min(shape.vl, shape.ow)},
+                                   initType.getElementType());
+    SmallVector<Value> taps;
+    for (int64_t i = 0; i < shape.kh; ++i)
+      for (int64_t j = 0; j < shape.kw; ++j) {
+        Value ci = arith::ConstantIndexOp::create(b, loc, i);
+        Value cj = arith::ConstantIndexOp::create(b, loc, j);
+        Value tap = tensor::ExtractOp::create(b, loc, w, ValueRange{c, ci, cj});
+        taps.push_back(vector::BroadcastOp::create(b, loc, vecType, tap));
+      }
+    return taps;
   };
-  rowLoop(0, first, /*checkRows=*/true);
-  rowLoop(first, last, /*checkRows=*/false);
-  rowLoop(last, shape.oh, /*checkRows=*/true);
-  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, plane, shared, offsets,
-                                        sizes, unit);
-  rewriter.replaceOp(conv, forall.getResults());
+  Value result =
+      emitWindowPlanes(rewriter, conv.getLoc(), x, init, shape, group, first,
+                       last, WindowKind::MultiplyAdd, makeTaps);
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
+/// Rewrites a static f32 `linalg.pooling_nchw_max` with column strides of 1
+/// or 2 and at most 5x5 windows into vector code like a depthwise
+/// convolution's (see emitWindowPlanes): per output row, `arith.maximumf`
+/// of the window's input vectors into the row's vectors. Its input is read
+/// as is (the -inf padding ONNX MaxPool adds is a separate tensor.pad).
+static LogicalResult vectorizeMaxPool(RewriterBase &rewriter,
+                                      linalg::PoolingNchwMaxOp pool,
+                                      const CPUTarget &target) {
+  Value x = pool.getDpsInputs()[0], window = pool.getDpsInputs()[1];
+  Value init = pool.getDpsInits()[0];
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  auto windowType = dyn_cast<RankedTensorType>(window.getType());
+  auto initType = dyn_cast<RankedTensorType>(init.getType());
+  if (!pool.hasPureTensorSemantics() || !xType || !windowType || !initType ||
+      !xType.hasStaticShape() || !windowType.hasStaticShape() ||
+      !initType.hasStaticShape() || !initType.getElementType().isF32() ||
+      !xType.getElementType().isF32())
+    return failure();
+  SmallVector<int64_t> strides = getValues(pool.getStrides());
+  SmallVector<int64_t> dilations = getValues(pool.getDilations());
+  DepthwiseShape shape;
+  shape.kh = windowType.getDimSize(0);
+  shape.kw = windowType.getDimSize(1);
+  shape.oh = initType.getDimSize(2);
+  shape.ow = initType.getDimSize(3);
+  shape.height = xType.getDimSize(2);
+  shape.width = xType.getDimSize(3);
+  shape.sh = strides[0];
+  shape.sw = strides[1];
+  shape.dh = dilations[0];
+  shape.dw = dilations[1];
+  shape.pt = shape.pl = 0;
+  shape.vl = target.getVectorWidthF32();
+  if (shape.sw < 1 || shape.sw > 2 || shape.sh < 1 ||
+      shape.kh * shape.kw > 25 || shape.ow == 0 || shape.oh == 0)
+    return failure();
+  int64_t group = std::clamp<int64_t>(target.getNumVectorRegisters() - 3, 1, 8);
+  rewriter.setInsertionPoint(pool);
+  Value result = emitWindowPlanes(
+      rewriter, pool.getLoc(), x, init, shape, group, 0, shape.oh,
+      WindowKind::Max,
+      [](OpBuilder &, Location, Value) { return SmallVector<Value>(); });
+  rewriter.replaceOp(pool, result);
   return success();
 }
 
@@ -1663,6 +1741,11 @@ struct TileAndVectorizeContractionsPass
       if (failed(vectorizeDepthwiseConv(rewriter, conv, target)))
         (void)interchangeDepthwiseConv(rewriter, conv);
     }
+
+    SmallVector<linalg::PoolingNchwMaxOp> pools;
+    func.walk([&](linalg::PoolingNchwMaxOp pool) { pools.push_back(pool); });
+    for (linalg::PoolingNchwMaxOp pool : pools)
+      (void)vectorizeMaxPool(rewriter, pool, target);
 
     // Contraction generics with unit loops (the im2col contraction of a
     // batch-1 convolution) lose them and become named matmuls, which

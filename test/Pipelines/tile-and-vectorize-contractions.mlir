@@ -243,3 +243,19 @@ func.func @conv_blocked(%x: tensor<1x16x48x64xf32>, %w: tensor<8x16x3x3xf32>, %i
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x16x50x66xf32>, tensor<8x16x3x3xf32>) outs(%init : tensor<1x8x48x64xf32>) -> tensor<1x8x48x64xf32>
   return %r : tensor<1x8x48x64xf32>
 }
+
+// A 3x3 stride-2 max pooling becomes the depthwise convolution's vector
+// code: a forall over (n, c) planes, a loop over output rows, and per row
+// the maximum of the 9 window vectors (stride 2: two reads and a shuffle).
+// AVX2-LABEL: func.func @maxpool
+// AVX2: scf.forall (%{{.*}}, %{{.*}}) in (1, 4)
+// AVX2: scf.for
+// AVX2: vector.shuffle
+// AVX2-COUNT-9: arith.maximumf {{.*}} : vector<8xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<8xf32>, tensor<1x1x8x8xf32>
+// AVX2-NOT: linalg.pooling_nchw_max
+func.func @maxpool(%x: tensor<1x4x17x17xf32>, %init: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %window = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %window : tensor<1x4x17x17xf32>, tensor<3x3xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %r : tensor<1x4x8x8xf32>
+}

@@ -14,20 +14,30 @@ def TileAndVectorizeContractionsPass
     (before bufferization):
 
     - `linalg.conv_2d_nchw_fchw` with static shapes is rewritten into a
-      column tensor [C, Fh, Fw, N, Oh, Ow] and one `linalg.matmul` of the
-      [F, C*Fh*Fw] filter with it, whose N dimension covers batch and output
-      pixels (batch > 1: into zeros, then a transposing add into the init;
-      a 1x1 stride-1 convolution of batch 1 uses its input as the matrix);
-    - a static f32 `linalg.depthwise_conv_2d_nchw_chw` with strides of 1
-      or 2 becomes an `scf.forall` over (n, c) and a loop over output rows
+      column tensor [C*Fh*Fw, N*Oh*Ow] and a `linalg.matmul` of the
+      [F, C*Fh*Fw] filter with it. The column tensor is vector code (an
+      `scf.forall` over (c, kh) writing rows along ow; stride 2 by two reads
+      and a shuffle) that reads a zero `tensor.pad` of the input through,
+      so the padded copy is never made. Column tensors over 1.5 MiB are
+      built and multiplied in blocks of output rows that stay in L2 (an
+      `scf.forall` over (image, block), accumulating into the output in
+      place); N 1-3 columns past a multiple of the vector width gets zero
+      columns up to it; a 1x1 stride-1 convolution of batch 1 uses its
+      input as the matrix;
+    - a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column strides
+      of 1 or 2 (reading a zero-padded input through, with row checks only
+      where the window reaches the padding) becomes an `scf.forall` over
+      (n, c) and a loop over output rows
       whose columns are accumulated in vector registers over the window
       taps (`vector.fma` with the tap broadcast; stride 2 reads two vectors
       and shuffles out every other element); other depthwise convolutions
       become a generic with loops (n, c, oh, kh, kw, ow), so the innermost
       loop runs along the output row and LLVM vectorizes it;
-    - a contraction whose innermost N extent is not a multiple of the
-      register block width is split (`linalg::splitOp`) into a part that is
-      (multiples of 2 and 1 vector widths) and a narrow remainder;
+    - a contraction whose innermost N extent is at most 64 and not a
+      multiple of the vector width is padded with zero columns to a multiple
+      of two vectors (one pass over A instead of one per part); a larger
+      one is split (`linalg::splitOp`) into a part that is (multiples of 2
+      and 1 vector widths) and a narrow remainder;
     - every f32 contraction with static loop ranges whose innermost N
       dimension is contiguous in B and C (matmul, batch_matmul, the im2col
       contraction) is tiled into an `scf.forall` over Mc x Nc output tiles
@@ -41,6 +51,9 @@ def TileAndVectorizeContractionsPass
       ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
       `scf.forall` over panels when `parallel`), and the register blocks
       read the panels, so their K loop streams contiguous memory;
+    - a static f32 `linalg.pooling_nchw_max` with column strides of 1 or 2
+      and at most 5x5 windows becomes the same vector code as a depthwise
+      convolution, with `arith.maximumf` in place of the FMA;
     - a contraction's init that is a `linalg.fill` or a bias broadcast
       (`out[..] = bias[dk]`, seen through reshapes and shared by several
       contractions) is recreated per contraction, and per part after a
@@ -48,8 +61,10 @@ def TileAndVectorizeContractionsPass
       shared init during bufferization.
 
     mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
-    4 x 16 with AVX2 (8 of 16 ymm); Mc = 8 mr, Nc = 8 nr, Kc = 256 (all of K
-    up to 384). Other ops are left alone for the loop lowering.
+    4 x 16 with AVX2 (8 of 16 ymm); Mc and Nc are the largest divisors of M
+    and N up to 16 mr and 8 nr, Kc all of K up to 768, else a divisor of K
+    up to 512. Other ops are left alone for the loop lowering (elementwise
+    ops: `--mlprog-vectorize-elementwise`).
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

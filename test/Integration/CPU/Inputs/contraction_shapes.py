@@ -1,5 +1,6 @@
 """Execution test of the contraction and depthwise convolution code
-generation on odd shapes.
+generation on odd shapes (and of max pooling, which shares the depthwise
+convolution's vector code).
 
   contraction_shapes.py gen DIR      writes DIR/module.mlir (one function with
                                      every case below) and DIR/in_<i>.npy
@@ -44,6 +45,15 @@ DEPTHWISE = [((1, 5, 19, 19), (5, 3, 3), 1, 1),
              ((1, 6, 20, 100), (6, 5, 5), 1, 1),
              ((1, 7, 11, 130), (7, 3, 3), 2, 1),
              ((1, 9, 7, 7), (9, 3, 3), 2, 1)]
+
+
+# (x shape NCHW, window (Kh, Kw), stride, dilation) of linalg.pooling_nchw_max
+# into -inf: rows of 56 -> 28 (resnet18's 3x3 stride-2 pool), 17 (a vector
+# and an overlapping one), 8 (less than a vector), stride 1, dilation 2.
+POOLS = [((1, 4, 57, 57), (3, 3), 2, 1),
+         ((2, 3, 19, 19), (3, 3), 1, 1),
+         ((1, 5, 10, 10), (2, 2), 2, 1),
+         ((1, 2, 13, 40), (5, 5), 1, 2)]
 
 
 def ty(shape):
@@ -92,6 +102,21 @@ def cases():
                  "tensor<2xi64>}" % (d, s))
         out.append(("linalg.depthwise_conv_2d_nchw_chw", attrs, [x, w],
                     (x[0], x[1], oh, ow), ref))
+    for x, (kh, kw), s, d in POOLS:
+        oh = (x[2] - d * (kh - 1) - 1) // s + 1
+        ow = (x[3] - d * (kw - 1) - 1) // s + 1
+
+        def ref(xv, _, s=s, d=d, oh=oh, ow=ow, kh=kh, kw=kw):
+            r = np.full((xv.shape[0], xv.shape[1], oh, ow), -np.inf)
+            for i in range(kh):
+                for j in range(kw):
+                    r = np.maximum(r, xv[:, :, i * d:i * d + s * (oh - 1) + 1:s,
+                                         j * d:j * d + s * (ow - 1) + 1:s])
+            return r
+        attrs = ("{dilations = dense<%d> : tensor<2xi64>, strides = dense<%d> : "
+                 "tensor<2xi64>}" % (d, s))
+        out.append(("linalg.pooling_nchw_max", attrs, [x, (kh, kw)],
+                    (x[0], x[1], oh, ow), ref))
     return out
 
 
@@ -108,8 +133,9 @@ def gen(root):
             args.append("%%in%d: %s" % (index, ty(shape)))
             index += 1
         body.append("  %%e%d = tensor.empty() : %s" % (i, ty(result)))
-        body.append("  %%f%d = linalg.fill ins(%%zero : f32) outs(%%e%d : %s) -> %s"
-                    % (i, i, ty(result), ty(result)))
+        init = "%ninf" if op == "linalg.pooling_nchw_max" else "%zero"
+        body.append("  %%f%d = linalg.fill ins(%s : f32) outs(%%e%d : %s) -> %s"
+                    % (i, init, i, ty(result), ty(result)))
         body.append("  %%r%d = %s %sins(%s : %s) outs(%%f%d : %s) -> %s"
                     % (i, op, attrs + " " if attrs else "", ", ".join(names),
                        ", ".join(ty(s) for s in shapes), i, ty(result),
@@ -117,7 +143,8 @@ def gen(root):
         results.append(("%%r%d" % i, ty(result)))
     text = ["ml_program.func @main(%s) -> (%s) {"
             % (", ".join(args), ", ".join(t for _, t in results)),
-            "  %zero = arith.constant 0.0 : f32"] + body + [
+            "  %zero = arith.constant 0.0 : f32",
+            "  %ninf = arith.constant 0xFF800000 : f32"] + body + [
             "  ml_program.return %s : %s" % (", ".join(v for v, _ in results),
                                              ", ".join(t for _, t in results)),
             "}"]
