@@ -1571,6 +1571,36 @@ static Value emitWindowPlanes(
   return forall.getResult(0);
 }
 
+/// The DepthwiseShape of a window op with a `window` of Kh x Kw over the
+/// [N, C, H, W] `source` (read through zero padding of padTop rows and
+/// padLeft columns before it) into `init` [N, C, Oh, Ow], or nothing when
+/// the vector code does not handle it: column strides other than 1 and 2,
+/// windows over 25 taps (they share the register file), empty outputs.
+static std::optional<DepthwiseShape>
+getWindowShape(ArrayRef<int64_t> window, RankedTensorType source,
+               RankedTensorType init, ArrayRef<int64_t> strides,
+               ArrayRef<int64_t> dilations, int64_t padTop, int64_t padLeft,
+               const CPUTarget &target) {
+  DepthwiseShape shape;
+  shape.kh = window[0];
+  shape.kw = window[1];
+  shape.oh = init.getDimSize(2);
+  shape.ow = init.getDimSize(3);
+  shape.height = source.getDimSize(2);
+  shape.width = source.getDimSize(3);
+  shape.sh = strides[0];
+  shape.sw = strides[1];
+  shape.dh = dilations[0];
+  shape.dw = dilations[1];
+  shape.pt = padTop;
+  shape.pl = padLeft;
+  shape.vl = target.getVectorWidthF32();
+  if (shape.sw < 1 || shape.sw > 2 || shape.sh < 1 ||
+      shape.kh * shape.kw > 25 || shape.ow == 0 || shape.oh == 0)
+    return std::nullopt;
+  return shape;
+}
+
 /// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column
 /// strides of 1 or 2 into vector code: an scf.forall over (n, c) (OpenMP
 /// when `parallel`), scf.for loops over output rows, and per row Kh x Kw
@@ -1596,23 +1626,12 @@ vectorizeDepthwiseConv(RewriterBase &rewriter,
   auto sourceType = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
   SmallVector<int64_t> dilations = getValues(conv.getDilations());
-  DepthwiseShape shape;
-  shape.kh = wType.getDimSize(1);
-  shape.kw = wType.getDimSize(2);
-  shape.oh = initType.getDimSize(2);
-  shape.ow = initType.getDimSize(3);
-  shape.height = sourceType.getDimSize(2);
-  shape.width = sourceType.getDimSize(3);
-  shape.sh = strides[0];
-  shape.sw = strides[1];
-  shape.dh = dilations[0];
-  shape.dw = dilations[1];
-  shape.pt = source.padTop;
-  shape.pl = source.padLeft;
-  shape.vl = target.getVectorWidthF32();
-  if (shape.sw < 1 || shape.sw > 2 || shape.sh < 1 ||
-      shape.kh * shape.kw > 25 || shape.ow == 0 || shape.oh == 0)
+  std::optional<DepthwiseShape> window =
+      getWindowShape(wType.getShape().drop_front(), sourceType, initType,
+                     strides, dilations, source.padTop, source.padLeft, target);
+  if (!window)
     return failure();
+  const DepthwiseShape &shape = *window;
   // Taps, accumulators and the input vectors share the register file.
   int64_t registers = target.getNumVectorRegisters();
   int64_t group = std::max<int64_t>(1, registers - shape.kh * shape.kw - 3);
@@ -1667,26 +1686,15 @@ static LogicalResult vectorizeMaxPool(RewriterBase &rewriter,
     return failure();
   SmallVector<int64_t> strides = getValues(pool.getStrides());
   SmallVector<int64_t> dilations = getValues(pool.getDilations());
-  DepthwiseShape shape;
-  shape.kh = windowType.getDimSize(0);
-  shape.kw = windowType.getDimSize(1);
-  shape.oh = initType.getDimSize(2);
-  shape.ow = initType.getDimSize(3);
-  shape.height = xType.getDimSize(2);
-  shape.width = xType.getDimSize(3);
-  shape.sh = strides[0];
-  shape.sw = strides[1];
-  shape.dh = dilations[0];
-  shape.dw = dilations[1];
-  shape.pt = shape.pl = 0;
-  shape.vl = target.getVectorWidthF32();
-  if (shape.sw < 1 || shape.sw > 2 || shape.sh < 1 ||
-      shape.kh * shape.kw > 25 || shape.ow == 0 || shape.oh == 0)
+  std::optional<DepthwiseShape> shape =
+      getWindowShape(windowType.getShape(), xType, initType, strides, dilations,
+                     /*padTop=*/0, /*padLeft=*/0, target);
+  if (!shape)
     return failure();
   int64_t group = std::clamp<int64_t>(target.getNumVectorRegisters() - 3, 1, 8);
   rewriter.setInsertionPoint(pool);
   Value result = emitWindowPlanes(
-      rewriter, pool.getLoc(), x, init, shape, group, 0, shape.oh,
+      rewriter, pool.getLoc(), x, init, *shape, group, 0, shape->oh,
       WindowKind::Max,
       [](OpBuilder &, Location, Value) { return SmallVector<Value>(); });
   rewriter.replaceOp(pool, result);
