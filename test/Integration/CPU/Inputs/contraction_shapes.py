@@ -18,6 +18,8 @@ import sys
 
 import numpy as np
 
+from cases_module import write_module
+
 # (M, K, N) of linalg.matmul.
 MATMULS = [(1, 17, 63), (17, 1, 100), (63, 100, 17), (100, 63, 130),
            (130, 96, 64), (64, 1000, 96), (48, 1030, 160), (256, 40, 288),
@@ -141,18 +143,8 @@ def gen(root):
                        ", ".join(ty(s) for s in shapes), i, ty(result),
                        ty(result)))
         results.append(("%%r%d" % i, ty(result)))
-    text = ["ml_program.func @main(%s) -> (%s) {"
-            % (", ".join(args), ", ".join(t for _, t in results)),
-            "  %zero = arith.constant 0.0 : f32",
-            "  %ninf = arith.constant 0xFF800000 : f32"] + body + [
-            "  ml_program.return %s : %s" % (", ".join(v for v, _ in results),
-                                             ", ".join(t for _, t in results)),
-            "}"]
-    with open(os.path.join(root, "module.mlir"), "w") as f:
-        f.write("\n".join(text) + "\n")
-    with open(os.path.join(root, "inputs.txt"), "w") as f:
-        f.write(" ".join("--input %s" % os.path.join(root, "in_%d.npy" % j)
-                         for j in range(index)))
+    write_module(root, args, ["  %zero = arith.constant 0.0 : f32",
+                  "  %ninf = arith.constant 0xFF800000 : f32"], body, results, index)
 
 
 def check(root, runs):

@@ -18,6 +18,8 @@ import sys
 
 import numpy as np
 
+from cases_module import write_module
+
 MLIR_TYPES = {np.float32: "f32", np.float64: "f64", np.float16: "f16",
               np.int32: "i32", np.int8: "i8", np.int64: "i64"}
 
@@ -224,16 +226,7 @@ def gen(root):
             index += 1
         body += ["  " + line for line in build(str(i), names)]
         results.append(("%%r%d" % i, ty(*result)))
-    text = ["ml_program.func @main(%s) -> (%s) {"
-            % (", ".join(args), ", ".join(t for _, t in results))] + body + [
-            "  ml_program.return %s : %s" % (", ".join(v for v, _ in results),
-                                             ", ".join(t for _, t in results)),
-            "}"]
-    with open(os.path.join(root, "module.mlir"), "w") as f:
-        f.write("\n".join(text) + "\n")
-    with open(os.path.join(root, "inputs.txt"), "w") as f:
-        f.write(" ".join("--input %s" % os.path.join(root, "in_%d.npy" % j)
-                         for j in range(index)))
+    write_module(root, args, [], body, results, index)
 
 
 def check(root, runs):

@@ -22,6 +22,8 @@ import sys
 
 import numpy as np
 
+from cases_module import write_module
+
 # (x shape NCHW, w shape FCHW, (sh, sw), (dh, dw), [top, left, bottom, right])
 # of linalg.conv_2d_nchw_fchw on a padded x.
 CONVS = [((1, 3, 23, 23), (16, 3, 7, 7), (2, 2), (1, 1), [3, 3, 3, 3]),
@@ -137,17 +139,8 @@ def gen(root):
                     % (i, op, attrs, i, names[1], ty(p), ty(shapes[1]), i,
                        ty(result), ty(result)))
         results.append(("%%r%d" % i, ty(result)))
-    text = ["ml_program.func @main(%s) -> (%s) {"
-            % (", ".join(args), ", ".join(t for _, t in results)),
-            "  %zero = arith.constant 0.0 : f32"] + body + [
-            "  ml_program.return %s : %s" % (", ".join(v for v, _ in results),
-                                             ", ".join(t for _, t in results)),
-            "}"]
-    with open(os.path.join(root, "module.mlir"), "w") as f:
-        f.write("\n".join(text) + "\n")
-    with open(os.path.join(root, "inputs.txt"), "w") as f:
-        f.write(" ".join("--input %s" % os.path.join(root, "in_%d.npy" % j)
-                         for j in range(index)))
+    write_module(root, args, ["  %zero = arith.constant 0.0 : f32"], body,
+                 results, index)
 
 
 def check(root, runs):
