@@ -51,7 +51,7 @@ start=$(date +%s)
 # with MLPROG_NUM_THREADS=1. The tests whose models take the OpenMP path
 # (tiled convolutions and matmuls at -O2) are left out here; they run in the
 # normal build. Listed by name:
-omp_tests="Tools/mlprog-compile/aot-openmp|Tools/mlprog-compile/aot-threads|Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/small-cnn|Integration/MIL/transformer-block"
+omp_tests="Tools/mlprog-compile/aot-openmp|Tools/mlprog-compile/aot-threads|Integration/CPU/(contraction-shapes|elementwise-shapes|padded-convolutions)|Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/small-cnn|Integration/MIL/transformer-block"
 export MLPROG_NUM_THREADS=1
 lit_args+=(--filter-out "${filter:+$filter|}$omp_tests")
 /usr/lib/llvm-22/bin/lit "${lit_args[@]}" "$build/test"

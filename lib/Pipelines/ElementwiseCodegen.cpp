@@ -98,16 +98,24 @@ static SmallVector<ReassociationIndices> getContiguousGroups(MemRefType a,
                                                              MemRefType b) {
   SmallVector<int64_t> aStrides, bStrides;
   int64_t offset;
-  (void)a.getStridesAndOffset(aStrides, offset);
-  (void)b.getStridesAndOffset(bStrides, offset);
   ArrayRef<int64_t> shape = a.getShape();
+  bool strided = succeeded(a.getStridesAndOffset(aStrides, offset)) &&
+                 succeeded(b.getStridesAndOffset(bStrides, offset));
+  // Strides (and sizes) not known at compile time never join a group.
+  auto follows = [](ArrayRef<int64_t> strides, ArrayRef<int64_t> shape,
+                    int64_t outer, int64_t inner) {
+    return !ShapedType::isDynamic(strides[outer]) &&
+           !ShapedType::isDynamic(strides[inner]) &&
+           !ShapedType::isDynamic(shape[inner]) &&
+           strides[outer] == strides[inner] * shape[inner];
+  };
   SmallVector<ReassociationIndices> groups;
   groups.push_back({0});
   for (int64_t i = 1, e = shape.size(); i < e; ++i) {
     int64_t prev = groups.back().back();
     bool contiguous = shape[prev] == 1 || shape[i] == 1 ||
-                      (aStrides[prev] == aStrides[i] * shape[i] &&
-                       bStrides[prev] == bStrides[i] * shape[i]);
+                      (strided && follows(aStrides, shape, prev, i) &&
+                       follows(bStrides, shape, prev, i));
     if (contiguous)
       groups.back().push_back(i);
     else
