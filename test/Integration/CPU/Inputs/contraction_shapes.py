@@ -14,11 +14,10 @@ AVX-512, 4 x 16 with AVX2), include extents of 1, K blocked into Kc (K >
 packed into panels.
 """
 import os
-import sys
 
 import numpy as np
 
-from cases_module import write_module
+from cases_module import check_runs, load_inputs, main, write_module
 
 # (M, K, N) of linalg.matmul.
 MATMULS = [(1, 17, 63), (17, 1, 100), (63, 100, 17), (100, 63, 130),
@@ -148,23 +147,14 @@ def gen(root):
 
 
 def check(root, runs):
-    index = 0
-    refs = []
-    for op, _, shapes, _, ref in cases():
-        ins = [np.load(os.path.join(root, "in_%d.npy" % (index + j))).astype(np.float64)
-               for j in range(len(shapes))]
-        index += len(shapes)
-        refs.append((op, [s for s in shapes], ref(*ins)))
-    for run in runs:
-        for i, (op, shapes, want) in enumerate(refs):
-            got = np.load(os.path.join(root, run, "output_%d.npy" % i))
-            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
-                                       err_msg="%s: %s %s" % (run, op, shapes))
-    print("ok", len(refs), "cases:", *runs)
+    all_cases = cases()
+    refs = [("%s %s" % (op, shapes), ref(*[a.astype(np.float64) for a in ins]))
+            for (op, _, shapes, _, ref), ins in
+            zip(all_cases, load_inputs(root, [len(c[2]) for c in all_cases]))]
+    check_runs(root, runs, refs, lambda got, want, msg:
+               np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
+                                          err_msg=msg))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "gen":
-        gen(sys.argv[2])
-    else:
-        check(sys.argv[2], sys.argv[3:])
+    main(gen, check)

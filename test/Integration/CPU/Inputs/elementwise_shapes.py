@@ -14,11 +14,10 @@ run on several threads, and the element types include i8, i32, i64, f16 and
 f64.
 """
 import os
-import sys
 
 import numpy as np
 
-from cases_module import write_module
+from cases_module import check_runs, load_inputs, main, write_module
 
 MLIR_TYPES = {np.float32: "f32", np.float64: "f64", np.float16: "f16",
               np.int32: "i32", np.int8: "i8", np.int64: "i64"}
@@ -229,31 +228,27 @@ def gen(root):
     write_module(root, args, [], body, results, index)
 
 
+def compare(got, want, message):
+    """Shape and dtype exact; integers exact, floats to 1e-6 (f16: 1e-3)."""
+    assert got.shape == want.shape and got.dtype == want.dtype, (
+        message, got.shape, got.dtype)
+    if np.issubdtype(want.dtype, np.integer):
+        np.testing.assert_array_equal(got, want, err_msg=message)
+    else:
+        rtol = 1e-3 if want.dtype == np.float16 else 1e-6
+        np.testing.assert_allclose(got, want, rtol=rtol, err_msg=message)
+
+
 def check(root, runs):
-    index = 0
+    all_cases = cases()
     refs = []
-    for name, inputs, (shape, dtype), _, ref in cases():
-        ins = [np.load(os.path.join(root, "in_%d.npy" % (index + j)))
-               for j in range(len(inputs))]
-        index += len(inputs)
-        refs.append((name, ref(*ins).astype(dtype), shape, dtype))
-    for run in runs:
-        for i, (name, want, shape, dtype) in enumerate(refs):
-            got = np.load(os.path.join(root, run, "output_%d.npy" % i))
-            assert got.shape == tuple(shape) and got.dtype == dtype, (
-                run, name, got.shape, got.dtype)
-            if np.issubdtype(dtype, np.integer):
-                np.testing.assert_array_equal(got, want,
-                                              err_msg="%s: %s" % (run, name))
-            else:
-                rtol = 1e-3 if dtype == np.float16 else 1e-6
-                np.testing.assert_allclose(got, want, rtol=rtol,
-                                           err_msg="%s: %s" % (run, name))
-    print("ok", len(refs), "cases:", *runs)
+    for (name, inputs, (shape, dtype), _, ref), ins in zip(
+            all_cases, load_inputs(root, [len(c[1]) for c in all_cases])):
+        want = np.asarray(ref(*ins)).astype(dtype)
+        assert want.shape == tuple(shape), (name, want.shape)
+        refs.append((name, want))
+    check_runs(root, runs, refs, compare)
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "gen":
-        gen(sys.argv[2])
-    else:
-        check(sys.argv[2], sys.argv[3:])
+    main(gen, check)

@@ -18,11 +18,10 @@ narrower than one vector, column tensors large enough to be built in blocks
 of output rows.
 """
 import os
-import sys
 
 import numpy as np
 
-from cases_module import write_module
+from cases_module import check_runs, load_inputs, main, write_module
 
 # (x shape NCHW, w shape FCHW, (sh, sw), (dh, dw), [top, left, bottom, right])
 # of linalg.conv_2d_nchw_fchw on a padded x.
@@ -144,24 +143,15 @@ def gen(root):
 
 
 def check(root, runs):
-    index = 0
-    refs = []
-    for op, _, shapes, pads, _, ref in cases():
-        ins = [np.load(os.path.join(root, "in_%d.npy" % (index + j))).astype(np.float64)
-               for j in range(len(shapes))]
-        index += len(shapes)
-        refs.append((op, shapes, pads, ref(*ins)))
-    for run in runs:
-        for i, (op, shapes, pads, want) in enumerate(refs):
-            got = np.load(os.path.join(root, run, "output_%d.npy" % i))
-            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
-                                       err_msg="%s: %s %s pads %s"
-                                       % (run, op, shapes, pads))
-    print("ok", len(refs), "cases:", *runs)
+    all_cases = cases()
+    refs = [("%s %s pads %s" % (op, shapes, pads),
+             ref(*[a.astype(np.float64) for a in ins]))
+            for (op, _, shapes, pads, _, ref), ins in
+            zip(all_cases, load_inputs(root, [len(c[2]) for c in all_cases]))]
+    check_runs(root, runs, refs, lambda got, want, msg:
+               np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4,
+                                          err_msg=msg))
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "gen":
-        gen(sys.argv[2])
-    else:
-        check(sys.argv[2], sys.argv[3:])
+    main(gen, check)
