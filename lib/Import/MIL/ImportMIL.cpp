@@ -3,7 +3,7 @@
 // Finds the Program (bare, inside a Core ML Model, or inside an .mlpackage),
 // then maps each function to an ml_program.func: function inputs become
 // arguments, the chosen block specialization's operations are imported in
-// order through the handler table of OpHandlers.cpp, and its outputs are
+// order through the handler table of OpTable.cpp, and its outputs are
 // returned. Blocks nest lexical scopes (cond/while_loop bodies see the
 // enclosing names).
 //
@@ -69,32 +69,15 @@ LogicalResult ProgramImporter::define(Location loc, StringRef name,
   return success();
 }
 
-/// Symbol names keep [A-Za-z0-9_$.], other characters become '_', clashes
-/// get a numeric suffix.
-std::string ProgramImporter::uniqueSymbol(StringRef name) {
-  std::string base;
-  for (char c : name)
-    base += llvm::isAlnum(c) || c == '_' || c == '$' || c == '.' ? c : '_';
-  if (base.empty() || llvm::isDigit(base[0]) || base[0] == '$' ||
-      base[0] == '.')
-    base = "_" + base;
-  std::string symbol = base;
-  for (unsigned i = 1; !symbols.insert(symbol).second; ++i)
-    symbol = base + "_" + std::to_string(i);
-  return symbol;
-}
-
 Value ProgramImporter::loadGlobal(Location loc, StringRef name,
                                   RankedTensorType type, Attribute value,
                                   NamedAttribute *storage) {
-  std::string symbol = uniqueSymbol(name);
-  auto global = GlobalOp::create(globalBuilder, loc, symbol, type,
-                                 /*is_mutable=*/false, value,
-                                 globalBuilder.getStringAttr("private"));
+  GlobalOp global =
+      programBuilder.createGlobal(globalBuilder, loc, name, type, value);
   if (storage)
     global->setAttr(storage->getName(), storage->getValue());
-  return GlobalLoadConstOp::create(builder, loc, type,
-                                   FlatSymbolRefAttr::get(ctx, symbol));
+  return ProgramBuilder::loadConstGlobal(builder, loc, type,
+                                         global.getSymName());
 }
 
 FailureOr<Value> ProgramImporter::materialize(const mil::Value &value,
@@ -225,12 +208,11 @@ LogicalResult ProgramImporter::importOperation(const mil::Operation &op,
       diag << " (in MIL op '" << op.type() << "' producing '" << name << "')";
     return failure();
   });
-  const llvm::StringMap<OpHandler> &handlers = getOpHandlers();
-  auto handler = handlers.find(op.type());
-  if (handler == handlers.end())
+  OpHandler handler = getOpTable().lookup(op.type());
+  if (!handler)
     return emitError(loc) << "unsupported MIL op '" << op.type() << "'";
   OpContext opCtx(*this, op, loc);
-  if (failed(handler->second(opCtx)))
+  if (failed(handler(opCtx)))
     return failure();
   for (const mil::NamedValueType &output : op.outputs())
     if (!scopes.back().count(output.name()))
@@ -266,10 +248,8 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
     argTypes.push_back(*type);
   }
   builder.setInsertionPointToEnd(module.getBody());
-  auto func =
-      FuncOp::create(builder, loc, name, builder.getFunctionType(argTypes, {}),
-                     /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr,
-                     /*sym_visibility=*/nullptr);
+  FuncOp func = ProgramBuilder::createFunc(
+      builder, loc, name, builder.getFunctionType(argTypes, {}));
   // Globals go before the first function, in the order they are created.
   if (globalBuilder.getInsertionPoint() == module.getBody()->end())
     globalBuilder.setInsertionPoint(func);
@@ -285,8 +265,7 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   if (failed(outputs))
     return failure();
   ReturnOp::create(builder, loc, *outputs);
-  func.setFunctionTypeAttr(TypeAttr::get(
-      builder.getFunctionType(argTypes, ValueRange(*outputs).getTypes())));
+  ProgramBuilder::setResultTypes(func, ValueRange(*outputs).getTypes());
   return success();
 }
 
@@ -303,7 +282,7 @@ OwningOpRef<ModuleOp> ProgramImporter::run(const mil::Program &program) {
   for (const auto &entry : program.functions())
     functions[entry.first] = &entry.second;
   for (const auto &[name, function] : functions) {
-    symbols.insert(name);
+    programBuilder.reserveSymbol(name);
   }
   for (const auto &[name, function] : functions)
     if (failed(importFunction(name, *function)))

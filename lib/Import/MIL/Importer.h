@@ -2,8 +2,9 @@
 //
 // Private to MLProgImportMIL. ProgramImporter walks the program (functions,
 // blocks, operations) and owns the lexical scopes of named values; each
-// operation's handler (OpHandlers.cpp) gets an OpContext with its named
-// arguments, compile-time parameters and a place to put its outputs.
+// operation's handler (<Family>Ops.cpp, through OpTable.cpp) gets an OpContext
+// with its named arguments, compile-time parameters and a place to put its
+// outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 
 #include "mil.pb.h"
 
+#include "mlprog/Import/Common/OpTable.h"
+#include "mlprog/Import/Common/ProgramBuilder.h"
 #include "mlprog/Import/MIL/BlobFile.h"
 #include "mlprog/Import/MIL/ImportMIL.h"
 
@@ -20,7 +23,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <map>
 #include <optional>
@@ -114,7 +116,6 @@ private:
                                                llvm::StringRef name);
   mlir::FailureOr<const mil::BlobFile *> openBlobFile(mlir::Location loc,
                                                       llvm::StringRef name);
-  std::string uniqueSymbol(llvm::StringRef name);
   mlir::Value loadGlobal(mlir::Location loc, llvm::StringRef name,
                          mlir::RankedTensorType type, mlir::Attribute value,
                          mlir::NamedAttribute *storage);
@@ -127,7 +128,8 @@ private:
   /// Where globals go: before the first function.
   mlir::OpBuilder globalBuilder;
   llvm::SmallVector<llvm::StringMap<NamedValue>> scopes;
-  llvm::StringSet<> symbols;
+  /// Symbols of the functions and globals.
+  ProgramBuilder programBuilder;
   std::map<std::string, std::unique_ptr<mil::BlobFile>> blobFiles;
 };
 
@@ -192,8 +194,38 @@ private:
 /// Imports one operation; emits diagnostics at `ctx.loc` and fails on error.
 using OpHandler = mlir::LogicalResult (*)(OpContext &ctx);
 
-/// The MIL op type -> handler table.
-const llvm::StringMap<OpHandler> &getOpHandlers();
+/// The MIL op type -> handler table. Each op family lives in its own source
+/// file, whose register function adds its handlers.
+using OpTable = mlprog::OpTable<OpHandler>;
+
+/// The table of every family, assembled once (OpTable.cpp).
+const OpTable &getOpTable();
+
+/// ElementwiseOps.cpp: arithmetic, unary math, activations, clip, cast.
+void registerElementwiseOps(OpTable &table);
+/// LogicOps.cpp: comparisons, logical ops, select.
+void registerLogicOps(OpTable &table);
+/// ReductionOps.cpp: reduce_*, softmax.
+void registerReductionOps(OpTable &table);
+/// NormalizationOps.cpp: batch_norm, instance_norm, layer_norm.
+void registerNormalizationOps(OpTable &table);
+/// ContractionOps.cpp: matmul, linear.
+void registerContractionOps(OpTable &table);
+/// ConvOps.cpp: conv, conv_transpose.
+void registerConvOps(OpTable &table);
+/// PoolOps.cpp: max_pool, avg_pool.
+void registerPoolOps(OpTable &table);
+/// ResampleOps.cpp: upsample_nearest_neighbor.
+void registerResampleOps(OpTable &table);
+/// ShapeOps.cpp: reshape, transpose, concat, expand_dims, squeeze, tile, pad.
+void registerShapeOps(OpTable &table);
+/// SliceGatherOps.cpp: split, slice_by_index, slice_by_size, gather,
+/// gather_along_axis.
+void registerSliceGatherOps(OpTable &table);
+/// CreationOps.cpp: const, fill, range_1d, band_part.
+void registerCreationOps(OpTable &table);
+/// ControlFlowOps.cpp: cond, while_loop.
+void registerControlFlowOps(OpTable &table);
 
 } // namespace mlprog::mil_import
 

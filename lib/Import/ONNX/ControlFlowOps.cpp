@@ -554,14 +554,12 @@ LogicalResult importScan(NodeContext &ctx) {
 
 } // namespace
 
-void registerControlFlowOpHandlers(OpHandlerTable &table) {
-  static const std::pair<const char *, OpHandler> handlers[] = {
+void registerControlFlowOps(OpTable &table) {
+  table.add({
       {"If", importIf},
       {"Loop", importLoop},
       {"Scan", importScan},
-  };
-  for (const auto &[name, handler] : handlers)
-    table[name] = handler;
+  });
 }
 
 } // namespace mlprog::onnx_import

@@ -2,7 +2,7 @@
 //
 // Maps an ONNX graph to ml_program: initializers to immutable globals, graph
 // inputs/outputs to the signature of `@main`, and each node, through the
-// handler table of OpHandlers.cpp, to the shared tensor op builders.
+// handler table of OpTable.cpp, to the shared tensor op builders.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 #include "mlprog/InitAll.h"
 
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/ProgramBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -290,7 +291,6 @@ private:
   importSubgraph(const onnx::GraphProto &subgraph, ValueRange inputs,
                  StringRef parentName, int64_t nodeOpset, unsigned depth);
   LogicalResult importOutputs(FunctionType type);
-  std::string uniqueSymbol(StringRef name);
 
   MLIRContext *ctx;
   StringRef file;
@@ -301,7 +301,8 @@ private:
   GraphState state;
   Location fileLoc;
   int64_t opset = 0;
-  llvm::StringSet<> symbols;
+  /// Symbols of the initializer globals.
+  ProgramBuilder programBuilder;
   /// Numbers function expansions, so their internal names stay unique.
   unsigned expansions = 0;
 };
@@ -437,21 +438,6 @@ LogicalResult ModelImporter::readOpset() {
                                "ONNX domain";
 }
 
-/// Symbol names keep [A-Za-z0-9_$.] (MLIR bare identifiers), other
-/// characters become '_', and clashes get a numeric suffix.
-std::string ModelImporter::uniqueSymbol(StringRef name) {
-  std::string base;
-  for (char c : name)
-    base += llvm::isAlnum(c) || c == '_' || c == '$' || c == '.' ? c : '_';
-  if (base.empty() || llvm::isDigit(base[0]) || base[0] == '$' ||
-      base[0] == '.')
-    base = "_" + base;
-  std::string symbol = base;
-  for (unsigned i = 1; !symbols.insert(symbol).second; ++i)
-    symbol = base + "_" + std::to_string(i);
-  return symbol;
-}
-
 LogicalResult ModelImporter::importInitializers(ModuleOp module) {
   builder.setInsertionPointToEnd(module.getBody());
   for (const onnx::TensorProto &init : graph.initializer()) {
@@ -464,11 +450,9 @@ LogicalResult ModelImporter::importInitializers(ModuleOp module) {
     FailureOr<DenseElementsAttr> value = convertTensor(loc, init);
     if (failed(value))
       return failure();
-    std::string symbol = uniqueSymbol(init.name());
-    GlobalOp::create(builder, loc, symbol, value->getType(),
-                     /*is_mutable=*/false, *value,
-                     builder.getStringAttr("private"));
-    state.addInitializer(init.name(), *value, symbol);
+    GlobalOp global = programBuilder.createGlobal(builder, loc, init.name(),
+                                                  value->getType(), *value);
+    state.addInitializer(init.name(), *value, global.getSymName());
     state.recordDataType(init.name(), init.data_type());
   }
   return success();
@@ -502,16 +486,13 @@ ModelImporter::importExternalInitializer(const onnx::TensorProto &init) {
                           << "' is too short for tensor '" << init.name()
                           << "' (" << bytes << " bytes at offset "
                           << data->offset << ")";
-  std::string symbol = uniqueSymbol(init.name());
-  auto global =
-      GlobalOp::create(builder, loc, symbol, type,
-                       /*is_mutable=*/false, ExternAttr::get(ctx, type),
-                       builder.getStringAttr("private"));
+  GlobalOp global = programBuilder.createGlobal(builder, loc, init.name(), type,
+                                                ExternAttr::get(ctx, type));
   global->setAttr(ExternalStorageAttr::getAttrName(),
                   ExternalStorageAttr::get(ctx,
                                            builder.getStringAttr(data->path),
                                            StringAttr(), data->offset, bytes));
-  state.addExternalInitializer(init.name(), type, symbol);
+  state.addExternalInitializer(init.name(), type, global.getSymName());
   state.recordDataType(init.name(), init.data_type());
   return success();
 }
@@ -559,9 +540,9 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
                              "subgraphs deeper than "
                           << kMaxDepth;
   bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-  const llvm::StringMap<OpHandler> &handlers = getOpHandlers();
-  auto handler = defaultDomain ? handlers.find(node.op_type()) : handlers.end();
-  if (handler == handlers.end()) {
+  OpHandler handler =
+      defaultDomain ? getOpTable().lookup(node.op_type()) : nullptr;
+  if (!handler) {
     if (std::optional<LogicalResult> expanded =
             expandFunction(node, name, nodeOpset, depth))
       return *expanded;
@@ -575,7 +556,7 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     return importSubgraph(subgraph, inputs, name, nodeOpset, depth + 1);
   };
   nodeCtx.importSubgraph = SubgraphImporter(subgraphs);
-  if (failed(handler->second(nodeCtx)))
+  if (failed(handler(nodeCtx)))
     return failure();
   for (int i = 0; i < node.output_size(); ++i)
     if (nodeCtx.hasOutput(i) && !state.lookup(node.output(i), loc))
@@ -752,11 +733,9 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   if (failed(type))
     return nullptr;
   builder.setInsertionPointToEnd(module->getBody());
-  auto func = FuncOp::create(
+  FuncOp func = ProgramBuilder::createFunc(
       builder, locFor(graph.name().empty() ? "main" : graph.name()), "main",
-      *type, /*arg_attrs=*/nullptr,
-      /*res_attrs=*/nullptr,
-      /*sym_visibility=*/nullptr);
+      *type);
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   state.setEntryBlock(entry);

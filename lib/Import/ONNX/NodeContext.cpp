@@ -123,4 +123,17 @@ void NodeContext::setConstantResult(unsigned i, Value value,
   graph.defineConstant(node.output(i), constant);
 }
 
+FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
+                                 bool inclusiveEnd) {
+  int64_t hi = inclusiveEnd ? rank : rank - 1;
+  if (axis < -rank || axis > hi)
+    return emitError(ctx.loc)
+           << "axis " << axis << " out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+
 } // namespace mlprog::onnx_import

@@ -10,8 +10,11 @@
 #ifndef MLPROG_LIB_IMPORT_ONNX_NODECONTEXT_H
 #define MLPROG_LIB_IMPORT_ONNX_NODECONTEXT_H
 
+#include "mlprog/Import/Common/OpTable.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -170,41 +173,51 @@ private:
 /// Imports one node; emits diagnostics at `ctx.loc` and fails on error.
 using OpHandler = mlir::LogicalResult (*)(NodeContext &ctx);
 
-/// The ONNX op type -> handler table (default domain), built once from the
-/// per-family registration functions below.
-const llvm::StringMap<OpHandler> &getOpHandlers();
+/// The ONNX op type -> handler table (default domain). Each op family
+/// lives in its own source file, whose register function adds its handlers.
+using OpTable = mlprog::OpTable<OpHandler>;
 
-/// Each op family lives in its own source file and adds its handlers to the
-/// table here (one entry per ONNX op type; a duplicate is a programming
-/// error caught at startup).
-using OpHandlerTable = llvm::StringMap<OpHandler>;
-/// OpHandlers.cpp: the core CNN slice (elementwise arithmetic, conv, pools,
-/// batch norm, softmax, matmul/gemm, Constant).
-void registerCoreOpHandlers(OpHandlerTable &table);
-/// MathOps.cpp: elementwise math, logic, comparisons, casts, activations,
-/// reductions, arg max/min, normalizations, einsum.
-void registerMathOpHandlers(OpHandlerTable &table);
-/// TensorOps.cpp: shape and data-movement ops, indexing, scatter/gather,
-/// padding, creation ops, sliding-window variants.
-void registerTensorOpHandlers(OpHandlerTable &table);
-/// ControlFlowOps.cpp: If, Loop, Scan and other subgraph-carrying ops.
-void registerControlFlowOpHandlers(OpHandlerTable &table);
-/// RecurrentOps.cpp: recurrent layers (RNN, GRU, LSTM) lowered to
-/// scf.for over the sequence.
-void registerRecurrentOpHandlers(OpHandlerTable &table);
-/// QuantizationOps.cpp: quantization ops (QuantizeLinear,
-/// DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul, QLinearConv,
-/// MatMulInteger, ConvInteger).
-void registerQuantizationOpHandlers(OpHandlerTable &table);
-/// IndexingOps.cpp: data-dependent indexing ops (Scatter, ScatterElements,
-/// ScatterND, NonZero, Compress, MaxUnpool, NonMaxSuppression).
-void registerIndexingOpHandlers(OpHandlerTable &table);
-/// ResizeOps.cpp: resampling ops (Resize, Upsample, GridSample,
-/// RoiAlign): interpolation with ONNX's coordinate transformation modes.
-void registerResizeOpHandlers(OpHandlerTable &table);
-/// SignalOps.cpp: signal processing ops (DFT, STFT as direct Fourier sums,
-/// MelWeightMatrix).
-void registerSignalOpHandlers(OpHandlerTable &table);
+/// The table of every family, assembled once (OpTable.cpp).
+const OpTable &getOpTable();
+
+/// ElementwiseOps.cpp: arithmetic, unary math, casts, activations, Dropout,
+/// Identity.
+void registerElementwiseOps(OpTable &table);
+/// LogicOps.cpp: comparisons, And/Or/Xor/Not, Where, IsNaN, IsInf.
+void registerLogicOps(OpTable &table);
+/// ReductionOps.cpp: Reduce*, ArgMax/ArgMin, CumSum, Softmax, LogSoftmax,
+/// Hardmax.
+void registerReductionOps(OpTable &table);
+/// NormalizationOps.cpp: BatchNormalization, LayerNormalization,
+/// InstanceNormalization, LRN, MeanVarianceNormalization.
+void registerNormalizationOps(OpTable &table);
+/// ContractionOps.cpp: MatMul, Gemm, Einsum, Det.
+void registerContractionOps(OpTable &table);
+/// ConvOps.cpp: Conv, ConvTranspose.
+void registerConvOps(OpTable &table);
+/// PoolOps.cpp: MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool,
+/// MaxUnpool.
+void registerPoolOps(OpTable &table);
+/// ShapeOps.cpp: Shape, Size, Reshape, Flatten, (Un)Squeeze, Transpose,
+/// Concat, Expand, Tile, DepthToSpace, SpaceToDepth, Pad.
+void registerShapeOps(OpTable &table);
+/// SliceGatherOps.cpp: Slice, Split, Gather*, Scatter*, NonZero, Compress,
+/// TopK, ReverseSequence, NonMaxSuppression.
+void registerSliceGatherOps(OpTable &table);
+/// CreationOps.cpp: Constant, ConstantOfShape, Range, EyeLike, OneHot, Trilu.
+void registerCreationOps(OpTable &table);
+/// ResampleOps.cpp: Resize, Upsample, GridSample, RoiAlign (interpolation
+/// with ONNX's coordinate transformation modes).
+void registerResampleOps(OpTable &table);
+/// RecurrentOps.cpp: RNN, GRU, LSTM lowered to scf.for over the sequence.
+void registerRecurrentOps(OpTable &table);
+/// QuantizationOps.cpp: QuantizeLinear, DequantizeLinear, QLinearMatMul,
+/// QLinearConv, MatMulInteger, ConvInteger.
+void registerQuantizationOps(OpTable &table);
+/// SignalOps.cpp: DFT, STFT (direct Fourier sums), MelWeightMatrix.
+void registerSignalOps(OpTable &table);
+/// ControlFlowOps.cpp: If, Loop, Scan (ops that carry subgraphs).
+void registerControlFlowOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

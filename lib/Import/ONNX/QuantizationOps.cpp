@@ -202,17 +202,15 @@ LogicalResult importQLinearConv(NodeContext &ctx) {
 
 } // namespace
 
-void registerQuantizationOpHandlers(OpHandlerTable &table) {
-  static const std::pair<const char *, OpHandler> handlers[] = {
+void registerQuantizationOps(OpTable &table) {
+  table.add({
       {"QuantizeLinear", importQuantizeLinear},
       {"DequantizeLinear", importDequantizeLinear},
       {"MatMulInteger", importMatMulInteger},
       {"ConvInteger", importConvInteger},
       {"QLinearMatMul", importQLinearMatMul},
       {"QLinearConv", importQLinearConv},
-  };
-  for (const auto &[name, handler] : handlers)
-    table[name] = handler;
+  });
 }
 
 } // namespace mlprog::onnx_import

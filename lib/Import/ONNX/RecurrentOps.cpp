@@ -135,14 +135,12 @@ LogicalResult importLSTM(NodeContext &ctx) {
 
 } // namespace
 
-void registerRecurrentOpHandlers(OpHandlerTable &table) {
-  static const std::pair<const char *, OpHandler> handlers[] = {
+void registerRecurrentOps(OpTable &table) {
+  table.add({
       {"RNN", importRNN},
       {"GRU", importGRU},
       {"LSTM", importLSTM},
-  };
-  for (const auto &[name, handler] : handlers)
-    table[name] = handler;
+  });
 }
 
 } // namespace mlprog::onnx_import

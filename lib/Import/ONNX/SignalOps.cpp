@@ -171,14 +171,12 @@ LogicalResult importMelWeightMatrix(NodeContext &ctx) {
 
 } // namespace
 
-void registerSignalOpHandlers(OpHandlerTable &table) {
-  static const std::pair<const char *, OpHandler> handlers[] = {
+void registerSignalOps(OpTable &table) {
+  table.add({
       {"DFT", importDFT},
       {"STFT", importSTFT},
       {"MelWeightMatrix", importMelWeightMatrix},
-  };
-  for (const auto &[name, handler] : handlers)
-    table[name] = handler;
+  });
 }
 
 } // namespace mlprog::onnx_import

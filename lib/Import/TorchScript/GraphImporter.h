@@ -10,6 +10,8 @@
 #ifndef MLPROG_LIB_IMPORT_TORCHSCRIPT_GRAPHIMPORTER_H
 #define MLPROG_LIB_IMPORT_TORCHSCRIPT_GRAPHIMPORTER_H
 
+#include "mlprog/Import/Common/OpTable.h"
+#include "mlprog/Import/Common/ProgramBuilder.h"
 #include "mlprog/Import/TorchScript/ImportTorchScript.h"
 
 #include "mlir/IR/Builders.h"
@@ -126,14 +128,46 @@ class Importer;
 using OpHandler = mlir::LogicalResult (*)(Importer &, torch::jit::Node *);
 
 /// The aten handler table, keyed by `ns::name.overload` (checked first) and
-/// `ns::name`.
-const llvm::StringMap<OpHandler> &getOpHandlers();
+/// `ns::name`. Each op family lives in its own source file, whose register
+/// function adds its handlers.
+using OpTable = mlprog::OpTable<OpHandler>;
+
+/// The table of every family, assembled once (OpTable.cpp).
+const OpTable &getOpTable();
+
+/// ElementwiseOps.cpp: arithmetic, unary math, activations, dtype casts.
+void registerElementwiseOps(OpTable &table);
+/// LogicOps.cpp: comparisons, logical/bitwise ops, where, masked_fill.
+void registerLogicOps(OpTable &table);
+/// ReductionOps.cpp: sum/mean/prod, amax/amin, max/min, arg max/min,
+/// var/std, softmax, log_softmax.
+void registerReductionOps(OpTable &table);
+/// NormalizationOps.cpp: batch_norm, layer_norm.
+void registerNormalizationOps(OpTable &table);
+/// ContractionOps.cpp: matmul/mm/bmm, linear, addmm, t.
+void registerContractionOps(OpTable &table);
+/// ConvOps.cpp: conv{1,2,3}d, convolution, _convolution.
+void registerConvOps(OpTable &table);
+/// PoolOps.cpp: max, average and adaptive average pooling.
+void registerPoolOps(OpTable &table);
+/// ShapeOps.cpp: view/reshape, flatten, permute/transpose, (un)squeeze,
+/// cat/stack, expand.
+void registerShapeOps(OpTable &table);
+/// SliceGatherOps.cpp: chunk, split, unbind, slice, select, index_select,
+/// gather, embedding.
+void registerSliceGatherOps(OpTable &table);
+/// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor.
+void registerCreationOps(OpTable &table);
 
 /// Converts a torch dtype to an MLIR element type (null if unsupported).
 mlir::Type convertScalarType(mlir::MLIRContext *ctx, c10::ScalarType type);
 
 /// Converts a float/int/bool element type back to the torch dtype.
 std::optional<c10::ScalarType> toScalarType(mlir::Type type);
+
+/// The MLIR type of a scalar of `kind`: i64 for Int, f64 for Float, i1 for
+/// Bool; null for any other kind.
+mlir::Type scalarMLIRType(mlir::MLIRContext *ctx, TSValue::Kind kind);
 
 /// Maps a torch graph onto one `ml_program.func` in a module.
 class Importer {
@@ -241,7 +275,6 @@ private:
   mlir::FailureOr<TSValue>
   tensorConstant(const at::Tensor &t, mlir::Location loc, llvm::StringRef name);
   void collectWrites(torch::jit::Block *block);
-  std::string uniqueSymbol(llvm::StringRef name);
   TSValue argumentValue(const c10::TypePtr &type, mlir::Value arg);
   mlir::FailureOr<mlir::Type>
   inputType(torch::jit::Value *input, const c10::TypePtr &type, unsigned index);
@@ -259,7 +292,8 @@ private:
   std::map<AttrKey, GlobalInfo> globals;
   std::unordered_map<torch::jit::Value *, AttrKey> attrOfValue;
   std::set<AttrKey> writtenAttrs;
-  llvm::StringSet<> symbols;
+  /// Symbols of the methods and globals ('$' is not kept).
+  ProgramBuilder programBuilder{/*keepDollar=*/false};
   unsigned tensorInputIndex = 0;
   /// Objects bound to class-typed values while collecting writes.
   std::unordered_map<torch::jit::Value *,

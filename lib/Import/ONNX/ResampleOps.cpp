@@ -1,4 +1,4 @@
-//===- ResizeOps.cpp - ONNX Resize, Upsample, GridSample, RoiAlign --------===//
+//===- ResampleOps.cpp - ONNX Resize, Upsample, GridSample, RoiAlign ------===//
 //
 // Handlers for the resampling ops. They read attributes (with the spec's
 // defaults for the model's opset) and the scales / sizes / roi inputs and
@@ -398,15 +398,13 @@ LogicalResult importRoiAlign(NodeContext &ctx) {
 
 } // namespace
 
-void registerResizeOpHandlers(OpHandlerTable &table) {
-  static const std::pair<const char *, OpHandler> handlers[] = {
+void registerResampleOps(OpTable &table) {
+  table.add({
       {"Resize", importResize},
       {"Upsample", importUpsample},
       {"GridSample", importGridSample},
       {"RoiAlign", importRoiAlign},
-  };
-  for (const auto &[name, handler] : handlers)
-    table[name] = handler;
+  });
 }
 
 } // namespace mlprog::onnx_import

@@ -1,0 +1,186 @@
+//===- ElementwiseOps.cpp - MIL elementwise math, activations, cast -------===//
+//
+// Arithmetic, unary math, activations, clip and cast.
+//
+// Handlers read the op's named arguments and compile-time parameters
+// (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
+// builders in mlprog/Import/Common; semantics belong in the builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlprog/Import/Common/Activation.h"
+#include "mlprog/Import/Common/AxisOps.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/Pointwise.h"
+
+using namespace mlir;
+
+namespace mlprog::mil_import {
+namespace {
+
+template <BinaryOpKind Kind> LogicalResult importBinary(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x"), y = ctx.input("y");
+  if (failed(x) || failed(y))
+    return failure();
+  return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc, Kind, *x, *y));
+}
+
+LogicalResult importFloorDiv(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x"), y = ctx.input("y");
+  if (failed(x) || failed(y))
+    return failure();
+  return ctx.setResult(0, buildFloorDiv(ctx.b, ctx.loc, *x, *y));
+}
+
+template <UnaryOpKind Kind> LogicalResult importUnary(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildElementwiseUnary(ctx.b, ctx.loc, Kind, *x));
+}
+
+template <ActivationKind Kind> LogicalResult importActivation(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildActivation(ctx.b, ctx.loc, Kind, *x));
+}
+
+/// log(x, epsilon = 1e-45): log(x + epsilon).
+LogicalResult importLog(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<double> eps = ctx.getFloat("epsilon", 1e-45);
+  if (failed(x) || failed(eps))
+    return failure();
+  FailureOr<Value> shifted = buildAddScalar(ctx.b, ctx.loc, *x, *eps);
+  if (failed(shifted))
+    return failure();
+  return ctx.setResult(
+      0, buildElementwiseUnary(ctx.b, ctx.loc, UnaryOpKind::Log, *shifted));
+}
+
+/// rsqrt(x, epsilon = 1e-12): 1 / sqrt(x + epsilon).
+LogicalResult importRsqrt(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<double> eps = ctx.getFloat("epsilon", 1e-12);
+  if (failed(x) || failed(eps))
+    return failure();
+  FailureOr<Value> shifted = buildAddScalar(ctx.b, ctx.loc, *x, *eps);
+  if (failed(shifted))
+    return failure();
+  return ctx.setResult(
+      0, buildActivation(ctx.b, ctx.loc, ActivationKind::Rsqrt, *shifted));
+}
+
+LogicalResult importGelu(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<std::string> mode = ctx.getString("mode", std::string("EXACT"));
+  if (failed(x) || failed(mode))
+    return failure();
+  GeluApproximation approximation;
+  if (*mode == "EXACT")
+    approximation = GeluApproximation::None;
+  else if (*mode == "TANH_APPROXIMATION")
+    approximation = GeluApproximation::Tanh;
+  else if (*mode == "SIGMOID_APPROXIMATION")
+    approximation = GeluApproximation::Sigmoid;
+  else
+    return emitError(ctx.loc) << "invalid gelu mode '" << *mode << "'";
+  return ctx.setResult(0, buildGelu(ctx.b, ctx.loc, *x, approximation));
+}
+
+LogicalResult importLeakyRelu(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<double> alpha = ctx.getFloat("alpha", 0.01);
+  if (failed(x) || failed(alpha))
+    return failure();
+  return ctx.setResult(0, buildLeakyRelu(ctx.b, ctx.loc, *x, *alpha));
+}
+
+LogicalResult importRelu6(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildClip(ctx.b, ctx.loc, *x, 0.0, 6.0));
+}
+
+/// clip(x, alpha, beta): min(max(x, alpha), beta).
+LogicalResult importClip(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<double> lo = ctx.getFloat("alpha"), hi = ctx.getFloat("beta");
+  if (failed(x) || failed(lo) || failed(hi))
+    return failure();
+  return ctx.setResult(0, buildClip(ctx.b, ctx.loc, *x, *lo, *hi));
+}
+
+LogicalResult importIdentity(OpContext &ctx) {
+  return ctx.setResult(0, ctx.input("x"));
+}
+
+/// cast(x, dtype): dtype is "bool", "int8"..."int64", "uint8"...,
+/// "fp16", "fp32", "fp64".
+LogicalResult importCast(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<std::string> dtype = ctx.getString("dtype");
+  if (failed(x) || failed(dtype))
+    return failure();
+  Builder &b = ctx.b;
+  Type to = llvm::StringSwitch<Type>(*dtype)
+                .Case("bool", b.getI1Type())
+                .Cases("int8", "uint8", b.getIntegerType(8))
+                .Cases("int16", "uint16", b.getIntegerType(16))
+                .Cases("int32", "uint32", b.getIntegerType(32))
+                .Cases("int64", "uint64", b.getIntegerType(64))
+                .Case("fp16", b.getF16Type())
+                .Case("fp32", b.getF32Type())
+                .Case("fp64", b.getF64Type())
+                .Case("bf16", b.getBF16Type())
+                .Default(Type());
+  if (!to)
+    return emitError(ctx.loc) << "unsupported cast dtype '" << *dtype << "'";
+  return ctx.setResult(0, buildCast(ctx.b, ctx.loc, *x, to, false,
+                                    StringRef(*dtype).starts_with("uint")));
+}
+
+} // namespace
+
+void registerElementwiseOps(OpTable &table) {
+  table.add({
+      {"abs", importUnary<UnaryOpKind::Abs>},
+      {"add", importBinary<BinaryOpKind::Add>},
+      {"cast", importCast},
+      {"ceil", importActivation<ActivationKind::Ceil>},
+      {"clip", importClip},
+      {"cos", importActivation<ActivationKind::Cos>},
+      {"erf", importUnary<UnaryOpKind::Erf>},
+      {"exp", importUnary<UnaryOpKind::Exp>},
+      {"floor", importActivation<ActivationKind::Floor>},
+      {"floor_div", importFloorDiv},
+      {"gelu", importGelu},
+      {"identity", importIdentity},
+      {"leaky_relu", importLeakyRelu},
+      {"log", importLog},
+      {"maximum", importBinary<BinaryOpKind::Max>},
+      {"minimum", importBinary<BinaryOpKind::Min>},
+      {"mul", importBinary<BinaryOpKind::Mul>},
+      {"pow", importBinary<BinaryOpKind::Pow>},
+      {"real_div", importBinary<BinaryOpKind::Div>},
+      {"relu", importUnary<UnaryOpKind::Relu>},
+      {"relu6", importRelu6},
+      {"round", importActivation<ActivationKind::Round>},
+      {"rsqrt", importRsqrt},
+      {"sigmoid", importUnary<UnaryOpKind::Sigmoid>},
+      {"sign", importActivation<ActivationKind::Sign>},
+      {"silu", importActivation<ActivationKind::Silu>},
+      {"sin", importActivation<ActivationKind::Sin>},
+      {"softplus", importActivation<ActivationKind::Softplus>},
+      {"sqrt", importUnary<UnaryOpKind::Sqrt>},
+      {"sub", importBinary<BinaryOpKind::Sub>},
+      {"tanh", importUnary<UnaryOpKind::Tanh>},
+  });
+}
+
+} // namespace mlprog::mil_import

@@ -1,0 +1,73 @@
+//===- HandlerUtils.cpp - Helpers shared by the MIL op handlers -----------===//
+//
+// Tensor types, axes and window parameters for the MIL op handlers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HandlerUtils.h"
+
+using namespace mlir;
+
+namespace mlprog::mil_import {
+
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return emitError(ctx.loc)
+           << "axis " << axis << " out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,
+                                        ArrayRef<int64_t> kernel,
+                                        bool hasDilations) {
+  size_t n = kernel.size();
+  WindowParams params;
+  FailureOr<SmallVector<int64_t>> strides =
+      ctx.getInts("strides", SmallVector<int64_t>(n, 1));
+  FailureOr<SmallVector<int64_t>> dilations =
+      hasDilations
+          ? ctx.getInts("dilations", SmallVector<int64_t>(n, 1))
+          : FailureOr<SmallVector<int64_t>>(SmallVector<int64_t>(n, 1));
+  FailureOr<std::string> padType =
+      ctx.getString("pad_type", std::string("valid"));
+  if (failed(strides) || failed(dilations) || failed(padType))
+    return failure();
+  if (strides->size() != n || dilations->size() != n)
+    return emitError(ctx.loc) << "strides/dilations need " << n << " values";
+  params.strides = *strides;
+  params.dilations = *dilations;
+  if (*padType == "valid")
+    return params;
+  if (*padType == "custom") {
+    FailureOr<SmallVector<int64_t>> pad =
+        ctx.getInts("pad", SmallVector<int64_t>(2 * n, 0));
+    if (failed(pad))
+      return failure();
+    if (pad->size() != 2 * n)
+      return emitError(ctx.loc)
+             << "expected " << 2 * n << " pad values, got " << pad->size();
+    for (size_t i = 0; i < n; ++i) {
+      params.padsBegin.push_back((*pad)[2 * i]);
+      params.padsEnd.push_back((*pad)[2 * i + 1]);
+    }
+    return params;
+  }
+  if (*padType != "same" && *padType != "same_lower")
+    return emitError(ctx.loc) << "invalid pad_type '" << *padType << "'";
+  ArrayRef<int64_t> shape = typeOf(x).getShape();
+  if (shape.size() != n + 2 ||
+      llvm::any_of(shape.drop_front(2), ShapedType::isDynamic))
+    return emitError(ctx.loc)
+           << "pad_type " << *padType << " needs static spatial extents";
+  computeSamePadding(shape.drop_front(2), kernel, *padType == "same_lower",
+                     params);
+  return params;
+}
+
+} // namespace mlprog::mil_import

@@ -1,0 +1,36 @@
+//===- HandlerUtils.h - Helpers shared by the MIL op handlers ---*- C++ -*-===//
+//
+// Private to MLProgImportMIL. Tensor types, axes and the window parameters
+// of conv and pooling, shared by the handler families.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_IMPORT_MIL_HANDLERUTILS_H
+#define MLPROG_LIB_IMPORT_MIL_HANDLERUTILS_H
+
+#include "Importer.h"
+
+#include "mlprog/Import/Common/Spatial.h"
+
+namespace mlprog::mil_import {
+
+/// Rank of a ranked tensor value.
+int64_t rankOf(mlir::Value v);
+
+/// Type of a ranked tensor value.
+mlir::RankedTensorType typeOf(mlir::Value v);
+
+/// Normalizes `axis` in [-rank, rank) to [0, rank); a located error when
+/// out of range.
+mlir::FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis,
+                                       int64_t rank);
+
+/// The strides, dilations, pad_type ("valid" default, "same", "same_lower",
+/// "custom") and pad ([begin, end] per spatial dim) of conv and pooling.
+mlir::FailureOr<WindowParams> getWindowParams(OpContext &ctx, mlir::Value x,
+                                              llvm::ArrayRef<int64_t> kernel,
+                                              bool hasDilations);
+
+} // namespace mlprog::mil_import
+
+#endif // MLPROG_LIB_IMPORT_MIL_HANDLERUTILS_H

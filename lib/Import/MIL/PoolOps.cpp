@@ -1,0 +1,59 @@
+//===- PoolOps.cpp - MIL pooling ops --------------------------------------===//
+//
+// max_pool and avg_pool.
+//
+// Handlers read the op's named arguments and compile-time parameters
+// (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
+// builders in mlprog/Import/Common; semantics belong in the builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HandlerUtils.h"
+#include "Importer.h"
+
+#include "mlprog/Import/Common/Spatial.h"
+
+using namespace mlir;
+
+namespace mlprog::mil_import {
+namespace {
+
+LogicalResult importMaxPool(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<SmallVector<int64_t>> kernel = ctx.getInts("kernel_sizes");
+  FailureOr<bool> ceilMode = ctx.getBool("ceil_mode", false);
+  if (failed(x) || failed(kernel) || failed(ceilMode))
+    return failure();
+  FailureOr<WindowParams> params =
+      getWindowParams(ctx, *x, *kernel, /*hasDilations=*/false);
+  if (failed(params))
+    return failure();
+  return ctx.setResult(
+      0, buildMaxPool(ctx.b, ctx.loc, *x, *kernel, *params, *ceilMode));
+}
+
+LogicalResult importAvgPool(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<SmallVector<int64_t>> kernel = ctx.getInts("kernel_sizes");
+  FailureOr<bool> ceilMode = ctx.getBool("ceil_mode", false);
+  FailureOr<bool> exclude = ctx.getBool("exclude_padding_from_average", false);
+  if (failed(x) || failed(kernel) || failed(ceilMode) || failed(exclude))
+    return failure();
+  FailureOr<WindowParams> params =
+      getWindowParams(ctx, *x, *kernel, /*hasDilations=*/false);
+  if (failed(params))
+    return failure();
+  return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, *x, *kernel, *params,
+                                           *ceilMode, !*exclude));
+}
+
+} // namespace
+
+void registerPoolOps(OpTable &table) {
+  table.add({
+      {"avg_pool", importAvgPool},
+      {"max_pool", importMaxPool},
+  });
+}
+
+} // namespace mlprog::mil_import

@@ -1,0 +1,393 @@
+//===- ElementwiseOps.cpp - ONNX elementwise math, casts, activations -----===//
+//
+// Handlers for the ONNX ops that apply a scalar function to each element
+// (with numpy broadcasting): arithmetic, unary math, casts, activations,
+// Dropout in inference and Identity.
+//
+// Handlers only read operands and attributes (with the ONNX operator spec's
+// defaults for the model's opset) and call the shared builders in
+// mlprog/Import/Common; semantics belong in the builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HandlerUtils.h"
+#include "NodeContext.h"
+#include "TensorConversion.h"
+
+#include "mlprog/Import/Common/Activation.h"
+#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/ElementwiseMath.h"
+#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/Pointwise.h"
+#include "mlprog/Import/Common/Shape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+
+namespace mlprog::onnx_import {
+
+namespace {
+
+/// Add, Sub, Mul, Div, Pow (ONNX opset 7+: multidirectional broadcasting).
+template <BinaryOpKind Kind> LogicalResult importBinary(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc, Kind, *lhs,
+                                                 *rhs, ctx.isUnsignedInput(0)));
+}
+
+/// Max, Min: variadic (opset 8+ broadcasting), folded left to right.
+template <BinaryOpKind Kind> LogicalResult importVariadic(NodeContext &ctx) {
+  FailureOr<Value> acc = ctx.input(0);
+  for (int i = 1; succeeded(acc) && i < ctx.node.input_size(); ++i) {
+    FailureOr<Value> next = ctx.input(i);
+    if (failed(next))
+      return failure();
+    acc = buildElementwiseBinary(ctx.b, ctx.loc, Kind, *acc, *next,
+                                 ctx.isUnsignedInput(0));
+  }
+  return ctx.setResult(0, acc);
+}
+
+/// Relu, Sigmoid, Tanh, Exp, Log, Neg, Abs, Sqrt, Erf.
+template <UnaryOpKind Kind> LogicalResult importUnary(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildElementwiseUnary(ctx.b, ctx.loc, Kind, *x));
+}
+
+/// Identity: the output is the input value.
+LogicalResult importIdentity(NodeContext &ctx) {
+  return ctx.setResult(0, ctx.input(0));
+}
+
+/// Dropout in inference: identity; the optional mask output is all true.
+/// Opset 12+ takes training_mode as input 2, which must be a constant false.
+LogicalResult importDropout(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (ctx.opset >= 12 && ctx.hasInput(2)) {
+    // A training_mode computed at run time would need a random mask.
+    if (!ctx.optionalConstantInput(2))
+      return emitError(ctx.loc) << "unsupported Dropout with a non-constant "
+                                   "training_mode input";
+    FailureOr<DenseElementsAttr> mode = ctx.constantInput(2);
+    if (failed(mode))
+      return failure();
+    if (llvm::any_of(mode->getValues<bool>(), [](bool v) { return v; }))
+      return emitError(ctx.loc) << "unsupported Dropout training_mode=1";
+  }
+  if (ctx.hasOutput(1)) {
+    FailureOr<Value> mask = buildBroadcastedGeneric(
+        ctx.b, ctx.loc, *x, ctx.b.getI1Type(),
+        [](OpBuilder &b, Location loc, ValueRange) -> Value {
+          return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+        });
+    if (failed(ctx.setResult(1, mask)))
+      return failure();
+  }
+  return ctx.setResult(0, x);
+}
+
+/// Converts `x` to `to` as ONNX Cast does: float -> bfloat16 truncates
+/// (the rounding of ONNX 1.12's reference and test data), everything else
+/// as buildCast.
+FailureOr<Value> castTo(NodeContext &ctx, Value x, Type to, bool srcUnsigned,
+                        bool dstUnsigned) {
+  if (to.isBF16() && isa<FloatType>(getElementTypeOrSelf(x.getType())))
+    return buildTruncateToBF16(ctx.b, ctx.loc, x);
+  return buildCast(ctx.b, ctx.loc, x, to, srcUnsigned, dstUnsigned);
+}
+
+/// Cast (opset 6+; `to` an ONNX data type). Strings and float8 types are
+/// unsupported; float -> integer truncates toward zero; float -> bfloat16
+/// truncates the f32 value (ONNX 1.12's reference; later ONNX versions round
+/// to nearest even).
+LogicalResult importCast(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  int64_t to = ctx.getInt("to", 0);
+  FailureOr<Type> et = convertElementType(ctx.loc, int32_t(to));
+  if (failed(et))
+    return failure();
+  ctx.setOutputDataType(0, int32_t(to));
+  return ctx.setResult(0, castTo(ctx, *x, *et, ctx.isUnsignedInput(0),
+                                 isUnsignedDataType(int32_t(to))));
+}
+
+/// CastLike (opset 15+): Cast to the element type of input 1.
+LogicalResult importCastLike(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), like = ctx.input(1);
+  if (failed(x) || failed(like))
+    return failure();
+  return ctx.setResult(0,
+                       castTo(ctx, *x, getElementTypeOrSelf(like->getType()),
+                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
+}
+
+/// Pow (opset 7+; base and exponent types independent since opset 12).
+LogicalResult importPow(NodeContext &ctx) {
+  FailureOr<Value> base = ctx.input(0), exponent = ctx.input(1);
+  if (failed(base) || failed(exponent))
+    return failure();
+  if (getElementTypeOrSelf(base->getType()) ==
+          getElementTypeOrSelf(exponent->getType()) &&
+      isa<FloatType>(getElementTypeOrSelf(base->getType())))
+    return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc,
+                                                   BinaryOpKind::Pow, *base,
+                                                   *exponent));
+  return ctx.setResult(0, buildPowMixed(ctx.b, ctx.loc, *base, *exponent,
+                                        ctx.isUnsignedInput(0),
+                                        ctx.isUnsignedInput(1)));
+}
+
+/// Sum, Mean (opset 8+ broadcasting): variadic, folded left to right; Mean
+/// divides by the input count.
+template <bool IsMean> LogicalResult importSumMean(NodeContext &ctx) {
+  FailureOr<SmallVector<Value>> in = allInputs(ctx);
+  if (failed(in) || in->empty())
+    return failure();
+  FailureOr<Value> acc = (*in)[0];
+  for (Value v : ArrayRef<Value>(*in).drop_front()) {
+    acc = buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Add, *acc, v);
+    if (failed(acc))
+      return failure();
+  }
+  if (IsMean) {
+    Type et = getElementTypeOrSelf(acc->getType());
+    if (!isa<FloatType>(et))
+      return emitError(ctx.loc) << "unsupported Mean of element type " << et;
+    auto type = RankedTensorType::get({}, et);
+    Value n = buildConstant(
+        ctx.b, ctx.loc,
+        DenseElementsAttr::get(type, ctx.b.getFloatAttr(et, in->size())));
+    acc = buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Div, *acc, n);
+  }
+  return ctx.setResult(0, acc);
+}
+
+/// Reciprocal, Floor, Ceil, Round (half to even), Sign, Sin, Cos, Mish,
+/// Softsign: float only.
+template <PointwiseKind Kind> LogicalResult importPointwise(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc, Kind, *x));
+}
+
+/// Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh (float).
+template <MathFunctionKind Kind> LogicalResult importMath(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildMathFunction(ctx.b, ctx.loc, Kind, *x));
+}
+
+/// Mod (opset 10+): fmod = 0 takes the divisor's sign (integers), fmod = 1
+/// the dividend's (C fmod).
+LogicalResult importMod(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return ctx.setResult(0, buildRemainder(ctx.b, ctx.loc, *lhs, *rhs,
+                                         ctx.getInt("fmod", 0) != 0,
+                                         ctx.isUnsignedInput(0)));
+}
+
+/// BitShift (opset 11+, unsigned integers; direction LEFT or RIGHT).
+LogicalResult importBitShift(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  std::string direction = ctx.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return emitError(ctx.loc)
+           << "BitShift direction must be LEFT or RIGHT, got '" << direction
+           << "'";
+  return ctx.setResult(
+      0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs, direction == "LEFT"));
+}
+
+/// Clip: before opset 11 `min`/`max` attributes (floats, default the float
+/// range); from opset 11 optional inputs 1 and 2 (scalars of the input's
+/// type, possibly computed at run time).
+LogicalResult importClip(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (ctx.opset < 11) {
+    std::optional<double> lo, hi;
+    if (ctx.attribute("min"))
+      lo = ctx.getFloat("min", 0.0);
+    if (ctx.attribute("max"))
+      hi = ctx.getFloat("max", 0.0);
+    return ctx.setResult(0, buildClamp(ctx.b, ctx.loc, *x, lo, hi));
+  }
+  return ctx.setResult(
+      0, buildClipTensor(ctx.b, ctx.loc, *x, ctx.optionalInput(1),
+                         ctx.optionalInput(2), ctx.isUnsignedInput(0)));
+}
+
+/// Elu (alpha = 1), Selu (alpha, gamma per the spec), LeakyRelu (alpha =
+/// 0.01), Softplus.
+LogicalResult importElu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(
+      0, buildElu(ctx.b, ctx.loc, *x, ctx.getFloat("alpha", 1.0)));
+}
+
+LogicalResult importSelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(
+      0, buildElu(ctx.b, ctx.loc, *x,
+                  ctx.getFloat("alpha", 1.67326319217681884765625),
+                  ctx.getFloat("gamma", 1.05070102214813232421875)));
+}
+
+LogicalResult importLeakyRelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(
+      0, buildLeakyRelu(ctx.b, ctx.loc, *x, ctx.getFloat("alpha", 0.01)));
+}
+
+LogicalResult importSoftplus(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(
+      0, buildActivation(ctx.b, ctx.loc, ActivationKind::Softplus, *x));
+}
+
+/// HardSigmoid (alpha 0.2, beta 0.5), HardSwish, ThresholdedRelu (alpha 1),
+/// Shrink (lambd 0.5, bias 0), Celu (alpha 1).
+template <ParamActivationKind Kind>
+LogicalResult importParamActivation(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  double alpha = 0, beta = 0;
+  switch (Kind) {
+  case ParamActivationKind::HardSigmoid:
+    alpha = ctx.getFloat("alpha", 0.2);
+    beta = ctx.getFloat("beta", 0.5);
+    break;
+  case ParamActivationKind::ThresholdedRelu:
+  case ParamActivationKind::Celu:
+    alpha = ctx.getFloat("alpha", 1.0);
+    break;
+  case ParamActivationKind::Shrink:
+    alpha = ctx.getFloat("lambd", 0.5);
+    beta = ctx.getFloat("bias", 0.0);
+    break;
+  case ParamActivationKind::HardSwish:
+    break;
+  }
+  return ctx.setResult(
+      0, buildParamActivation(ctx.b, ctx.loc, Kind, *x, alpha, beta));
+}
+
+/// PRelu: opset 7+ broadcasts the slope numpy-style to X; before opset 7 a
+/// 1-D slope [C] applies per channel (dim 1 of X). Models upgraded from
+/// opset 6 by the version converter keep such a slope, so a 1-D slope that
+/// matches X's dim 1 but cannot broadcast against X's last dim is read the
+/// opset-6 way too.
+LogicalResult importPRelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), slope = ctx.input(1);
+  if (failed(x) || failed(slope))
+    return failure();
+  auto st = cast<RankedTensorType>(slope->getType());
+  int64_t rank = rankOf(*x);
+  auto xt = cast<RankedTensorType>(x->getType());
+  bool perChannelUpgrade =
+      st.getRank() == 1 && rank >= 3 && !st.isDynamicDim(0) &&
+      xt.getDimSize(1) == st.getDimSize(0) && !xt.isDynamicDim(rank - 1) &&
+      xt.getDimSize(rank - 1) != st.getDimSize(0);
+  if ((ctx.opset < 7 || perChannelUpgrade) && st.getRank() == 1 && rank >= 2 &&
+      st.getDimSize(0) != 1) {
+    if (st.isDynamicDim(0))
+      return emitError(ctx.loc)
+             << "unsupported PRelu (opset < 7) with a dynamic slope extent";
+    SmallVector<int64_t> shape(rank - 1, 1);
+    shape[0] = st.getDimSize(0);
+    slope = buildReshape(ctx.b, ctx.loc, *slope, shape);
+    if (failed(slope))
+      return failure();
+  }
+  return ctx.setResult(0, buildPRelu(ctx.b, ctx.loc, *x, *slope));
+}
+
+} // namespace
+
+void registerElementwiseOps(OpTable &table) {
+  table.add({
+      {"Abs", importUnary<UnaryOpKind::Abs>},
+      {"Acos", importMath<MathFunctionKind::Acos>},
+      {"Acosh", importMath<MathFunctionKind::Acosh>},
+      {"Add", importBinary<BinaryOpKind::Add>},
+      {"Asin", importMath<MathFunctionKind::Asin>},
+      {"Asinh", importMath<MathFunctionKind::Asinh>},
+      {"Atan", importMath<MathFunctionKind::Atan>},
+      {"Atanh", importMath<MathFunctionKind::Atanh>},
+      {"BitShift", importBitShift},
+      {"Cast", importCast},
+      {"CastLike", importCastLike},
+      {"Ceil", importPointwise<PointwiseKind::Ceil>},
+      {"Celu", importParamActivation<ParamActivationKind::Celu>},
+      {"Clip", importClip},
+      {"Cos", importPointwise<PointwiseKind::Cos>},
+      {"Cosh", importMath<MathFunctionKind::Cosh>},
+      {"Div", importBinary<BinaryOpKind::Div>},
+      {"Dropout", importDropout},
+      {"Elu", importElu},
+      {"Erf", importUnary<UnaryOpKind::Erf>},
+      {"Exp", importUnary<UnaryOpKind::Exp>},
+      {"Floor", importPointwise<PointwiseKind::Floor>},
+      {"HardSigmoid", importParamActivation<ParamActivationKind::HardSigmoid>},
+      {"HardSwish", importParamActivation<ParamActivationKind::HardSwish>},
+      {"Identity", importIdentity},
+      {"LeakyRelu", importLeakyRelu},
+      {"Log", importUnary<UnaryOpKind::Log>},
+      {"Max", importVariadic<BinaryOpKind::Max>},
+      {"Mean", importSumMean<true>},
+      {"Min", importVariadic<BinaryOpKind::Min>},
+      {"Mish", importPointwise<PointwiseKind::Mish>},
+      {"Mod", importMod},
+      {"Mul", importBinary<BinaryOpKind::Mul>},
+      {"Neg", importUnary<UnaryOpKind::Neg>},
+      {"PRelu", importPRelu},
+      {"Pow", importPow},
+      {"Reciprocal", importPointwise<PointwiseKind::Reciprocal>},
+      {"Relu", importUnary<UnaryOpKind::Relu>},
+      {"Round", importPointwise<PointwiseKind::Round>},
+      {"Selu", importSelu},
+      {"Shrink", importParamActivation<ParamActivationKind::Shrink>},
+      {"Sigmoid", importUnary<UnaryOpKind::Sigmoid>},
+      {"Sign", importPointwise<PointwiseKind::Sign>},
+      {"Sin", importPointwise<PointwiseKind::Sin>},
+      {"Sinh", importMath<MathFunctionKind::Sinh>},
+      {"Softplus", importSoftplus},
+      {"Softsign", importPointwise<PointwiseKind::Softsign>},
+      {"Sqrt", importUnary<UnaryOpKind::Sqrt>},
+      {"Sub", importBinary<BinaryOpKind::Sub>},
+      {"Sum", importSumMean<false>},
+      {"Tan", importMath<MathFunctionKind::Tan>},
+      {"Tanh", importUnary<UnaryOpKind::Tanh>},
+      {"ThresholdedRelu",
+       importParamActivation<ParamActivationKind::ThresholdedRelu>},
+  });
+}
+
+} // namespace mlprog::onnx_import

@@ -1,0 +1,94 @@
+//===- LogicOps.cpp - ONNX comparisons, logic and predicates --------------===//
+//
+// Handlers for comparisons (Equal, Less, ...), logical ops (And, Or, Xor,
+// Not), Where and the IsNaN/IsInf predicates.
+//
+// Handlers only read operands and attributes (with the ONNX operator spec's
+// defaults for the model's opset) and call the shared builders in
+// mlprog/Import/Common; semantics belong in the builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeContext.h"
+
+#include "mlprog/Import/Common/ElementwiseMath.h"
+#include "mlprog/Import/Common/Logical.h"
+
+using namespace mlir;
+
+namespace mlprog::onnx_import {
+
+namespace {
+
+/// Equal, Less, LessOrEqual, Greater, GreaterOrEqual (opset 7+
+/// broadcasting; integers compare unsigned for unsigned ONNX types).
+template <CompareKind Kind> LogicalResult importCompare(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return ctx.setResult(0, buildCompare(ctx.b, ctx.loc, Kind, *lhs, *rhs,
+                                       ctx.isUnsignedInput(0)));
+}
+
+/// And, Or, Xor on bool tensors (opset 7+ broadcasting).
+template <LogicalKind Kind> LogicalResult importLogical(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return ctx.setResult(0, buildLogical(ctx.b, ctx.loc, Kind, *lhs, *rhs));
+}
+
+/// Not on a bool tensor.
+LogicalResult importNot(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildLogicalNot(ctx.b, ctx.loc, *x));
+}
+
+/// Where (opset 9+; three-way broadcasting).
+LogicalResult importWhere(NodeContext &ctx) {
+  FailureOr<Value> c = ctx.input(0), x = ctx.input(1), y = ctx.input(2);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  return ctx.setResult(0, buildSelect(ctx.b, ctx.loc, *c, *x, *y));
+}
+
+/// IsNaN (opset 9+).
+LogicalResult importIsNaN(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildIsNaN(ctx.b, ctx.loc, *x));
+}
+
+/// IsInf (opset 10+; detect_positive = detect_negative = 1 by default).
+LogicalResult importIsInf(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildIsInf(ctx.b, ctx.loc, *x,
+                                     ctx.getInt("detect_positive", 1),
+                                     ctx.getInt("detect_negative", 1)));
+}
+
+} // namespace
+
+void registerLogicOps(OpTable &table) {
+  table.add({
+      {"And", importLogical<LogicalKind::And>},
+      {"Equal", importCompare<CompareKind::Equal>},
+      {"Greater", importCompare<CompareKind::Greater>},
+      {"GreaterOrEqual", importCompare<CompareKind::GreaterEqual>},
+      {"IsInf", importIsInf},
+      {"IsNaN", importIsNaN},
+      {"Less", importCompare<CompareKind::Less>},
+      {"LessOrEqual", importCompare<CompareKind::LessEqual>},
+      {"Not", importNot},
+      {"Or", importLogical<LogicalKind::Or>},
+      {"Where", importWhere},
+      {"Xor", importLogical<LogicalKind::Xor>},
+  });
+}
+
+} // namespace mlprog::onnx_import

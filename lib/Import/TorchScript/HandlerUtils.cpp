@@ -1,0 +1,95 @@
+//===- HandlerUtils.cpp - Argument helpers shared by aten handlers --------===//
+//
+// Dims, number and per-dimension list arguments, and the promoted binary op
+// of the aten handler families.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HandlerUtils.h"
+
+#include "mlprog/Import/Common/Convert.h"
+
+using namespace mlir;
+using torch::jit::Node;
+
+namespace mlprog::torchscript {
+
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+FailureOr<int64_t> normDim(Importer &im, Node *n, int64_t dim, int64_t rank,
+                           bool inclusive) {
+  int64_t r = inclusive ? rank + 1 : rank;
+  if (r == 0 && (dim == 0 || dim == -1))
+    return 0;
+  if (dim < -r || dim >= r)
+    return emitError(im.loc(n))
+           << "dim " << dim << " out of range for rank " << rank;
+  return dim < 0 ? dim + r : dim;
+}
+
+FailureOr<double> numberOr(Importer &im, Node *n, unsigned i, double def) {
+  if (im.isNoneInput(n, i))
+    return def;
+  return im.numberInput(n, i);
+}
+
+LogicalResult binary(Importer &im, Node *n, BinaryOpKind kind, bool hasAlpha,
+                     bool reverse) {
+  Location l = im.loc(n);
+  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
+  Type et = im.promote({&a, &c});
+  if (kind == BinaryOpKind::Div && !isa<FloatType>(et))
+    et = im.b.getF32Type();
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
+  if (failed(x) || failed(y))
+    return failure();
+  if (hasAlpha && n->inputs().size() > 2) {
+    FailureOr<double> alpha = im.numberInput(n, 2);
+    if (failed(alpha))
+      return failure();
+    if (*alpha != 1) {
+      TSValue av = TSValue::ofFloat(*alpha);
+      FailureOr<Value> at = im.tensorOf(av, et, l);
+      y = buildElementwiseBinary(im.b, l, BinaryOpKind::Mul, *y, *at);
+      if (failed(y))
+        return failure();
+    }
+  }
+  if (reverse)
+    std::swap(x, y);
+  return im.setTensor(n, 0, buildElementwiseBinary(im.b, l, kind, *x, *y));
+}
+
+FailureOr<Value> floatInput(Importer &im, Node *n, unsigned i) {
+  FailureOr<Value> x = im.tensorInput(n, i);
+  if (failed(x))
+    return failure();
+  if (!isa<FloatType>(elemOf(*x)))
+    return buildConvertElementType(im.b, im.loc(n), *x, im.b.getF32Type());
+  return x;
+}
+
+FailureOr<SmallVector<int64_t>> perDim(Importer &im, Node *n, unsigned i,
+                                       int64_t nd, int64_t def) {
+  if (im.isNoneInput(n, i))
+    return SmallVector<int64_t>(nd, def);
+  FailureOr<SmallVector<int64_t>> v = im.intListInput(n, i);
+  if (failed(v))
+    return failure();
+  if (v->empty())
+    return SmallVector<int64_t>(nd, def);
+  if (v->size() == 1)
+    return SmallVector<int64_t>(nd, (*v)[0]);
+  if (int64_t(v->size()) != nd)
+    return emitError(im.loc(n)) << "expected " << nd << " values for "
+                                << "argument " << i << ", got " << v->size();
+  return v;
+}
+
+} // namespace mlprog::torchscript

@@ -1,0 +1,48 @@
+//===- HandlerUtils.h - Argument helpers of aten handlers -------*- C++ -*-===//
+//
+// Private to MLProgImportTorchScript (includes libtorch headers through
+// GraphImporter.h). Helpers shared by the handler families: dims, number
+// and per-dimension list arguments, and the promoted binary op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_IMPORT_TORCHSCRIPT_HANDLERUTILS_H
+#define MLPROG_LIB_IMPORT_TORCHSCRIPT_HANDLERUTILS_H
+
+#include "GraphImporter.h"
+
+#include "mlprog/Import/Common/Elementwise.h"
+
+namespace mlprog::torchscript {
+
+/// Rank of a ranked tensor value.
+int64_t rankOf(mlir::Value v);
+
+/// Element type of a ranked tensor value.
+mlir::Type elemOf(mlir::Value v);
+
+/// Normalizes `dim` against `rank` (+1 when `inclusive`).
+mlir::FailureOr<int64_t> normDim(Importer &im, torch::jit::Node *n, int64_t dim,
+                                 int64_t rank, bool inclusive = false);
+
+/// The number argument `i` (scalar TSValue) or `def` when None/absent.
+mlir::FailureOr<double> numberOr(Importer &im, torch::jit::Node *n, unsigned i,
+                                 double def);
+
+/// add/sub (with alpha), mul, div, maximum, minimum, pow, with torch type
+/// promotion; `reverse` swaps operands (rsub).
+mlir::LogicalResult binary(Importer &im, torch::jit::Node *n, BinaryOpKind kind,
+                           bool hasAlpha, bool reverse = false);
+
+/// Float-only unary ops promote integer inputs to float32 (torch's
+/// "int to float" unary rule).
+mlir::FailureOr<mlir::Value> floatInput(Importer &im, torch::jit::Node *n,
+                                        unsigned i);
+
+/// Expands a per-dimension int list (a single entry applies to all).
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+perDim(Importer &im, torch::jit::Node *n, unsigned i, int64_t nd, int64_t def);
+
+} // namespace mlprog::torchscript
+
+#endif // MLPROG_LIB_IMPORT_TORCHSCRIPT_HANDLERUTILS_H

@@ -1,0 +1,102 @@
+//===- LogicOps.cpp - aten comparisons, logic, where ----------------------===//
+//
+// Comparisons, logical and bitwise boolean ops, `where` and `masked_fill`.
+//
+// One handler per aten op (overloads told apart by the node's schema): it
+// reads the arguments at the schema's positions, applies torch's type
+// promotion, and calls the shared builders in mlprog/Import/Common.
+// Semantics belong in the builders, not here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+#include "HandlerUtils.h"
+
+#include "mlprog/Import/Common/Predicate.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::torchscript;
+using torch::jit::Node;
+
+namespace {
+
+using Im = Importer;
+
+template <ComparisonKind K> LogicalResult compare(Im &im, Node *n) {
+  Location l = im.loc(n);
+  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
+  Type et = im.promote({&a, &c});
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
+  if (failed(x) || failed(y))
+    return failure();
+  return im.setTensor(n, 0, buildComparison(im.b, l, K, *x, *y));
+}
+
+template <BoolOpKind K> LogicalResult logical(Im &im, Node *n) {
+  Location l = im.loc(n);
+  Type i1 = im.b.getI1Type();
+  FailureOr<Value> x = im.tensorOf(im.get(n->input(0)), i1, l);
+  FailureOr<Value> y = im.tensorOf(im.get(n->input(1)), i1, l);
+  if (failed(x) || failed(y))
+    return failure();
+  return im.setTensor(n, 0, buildBoolOp(im.b, l, K, *x, *y));
+}
+
+LogicalResult logicalNot(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorOf(im.get(n->input(0)), im.b.getI1Type(), l);
+  if (failed(x))
+    return failure();
+  return im.setTensor(n, 0, buildBoolNot(im.b, l, *x));
+}
+
+LogicalResult where(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> c = im.tensorOf(im.get(n->input(0)), im.b.getI1Type(), l);
+  const TSValue &a = im.get(n->input(1)), &bv = im.get(n->input(2));
+  Type et = im.promote({&a, &bv});
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(bv, et, l);
+  if (failed(c) || failed(x) || failed(y))
+    return failure();
+  return im.setTensor(n, 0, buildWhere(im.b, l, *c, *x, *y));
+}
+
+LogicalResult maskedFill(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<Value> m = im.tensorOf(im.get(n->input(1)), im.b.getI1Type(), l);
+  if (failed(x) || failed(m))
+    return failure();
+  FailureOr<Value> v = im.tensorOf(im.get(n->input(2)), elemOf(*x), l);
+  if (failed(v))
+    return failure();
+  return im.setTensor(n, 0, buildWhere(im.b, l, *m, *v, *x));
+}
+
+} // namespace
+
+void mlprog::torchscript::registerLogicOps(OpTable &table) {
+  table.add({
+      {"aten::eq", compare<ComparisonKind::Eq>},
+      {"aten::ne", compare<ComparisonKind::Ne>},
+      {"aten::lt", compare<ComparisonKind::Lt>},
+      {"aten::le", compare<ComparisonKind::Le>},
+      {"aten::gt", compare<ComparisonKind::Gt>},
+      {"aten::ge", compare<ComparisonKind::Ge>},
+      {"aten::logical_and", logical<BoolOpKind::And>},
+      {"aten::logical_or", logical<BoolOpKind::Or>},
+      {"aten::logical_xor", logical<BoolOpKind::Xor>},
+      {"aten::logical_not", logicalNot},
+      {"aten::__and__", logical<BoolOpKind::And>},
+      {"aten::__or__", logical<BoolOpKind::Or>},
+      {"aten::bitwise_and", logical<BoolOpKind::And>},
+      {"aten::bitwise_or", logical<BoolOpKind::Or>},
+      {"aten::bitwise_not", logicalNot},
+      {"aten::where.self", where},
+      {"aten::where.ScalarSelf", where},
+      {"aten::where.ScalarOther", where},
+      {"aten::where.Scalar", where},
+      {"aten::masked_fill", maskedFill},
+  });
+}

@@ -1,0 +1,28 @@
+//===- OpTable.cpp - The aten op -> handler table -------------------------===//
+//
+// One handler per aten op, in one source file per op family (the same
+// families as the builders of mlprog/Import/Common). The prim ops and the
+// scalar (int/float/bool) arithmetic of TorchScript programs are not in this
+// table: PrimOps.cpp handles them before the table is consulted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+
+const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
+  static const OpTable table = [] {
+    OpTable t;
+    registerElementwiseOps(t);
+    registerLogicOps(t);
+    registerReductionOps(t);
+    registerNormalizationOps(t);
+    registerContractionOps(t);
+    registerConvOps(t);
+    registerPoolOps(t);
+    registerShapeOps(t);
+    registerSliceGatherOps(t);
+    registerCreationOps(t);
+    return t;
+  }();
+  return table;
+}

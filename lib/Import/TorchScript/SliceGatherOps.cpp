@@ -1,0 +1,218 @@
+//===- SliceGatherOps.cpp - aten slicing, splitting, gathering ------------===//
+//
+// chunk, split, unbind, slice, select, index_select, gather, embedding.
+//
+// One handler per aten op (overloads told apart by the node's schema): it
+// reads the arguments at the schema's positions, applies torch's type
+// promotion, and calls the shared builders in mlprog/Import/Common.
+// Semantics belong in the builders, not here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+#include "HandlerUtils.h"
+
+#include "mlprog/Import/Common/Slicing.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <climits>
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::torchscript;
+using torch::jit::Node;
+
+namespace {
+
+using Im = Importer;
+
+/// Splits `x` along `dim` into pieces of `sizes`, as a list value.
+LogicalResult splitInto(Im &im, Node *n, Value x, int64_t dim,
+                        ArrayRef<int64_t> sizes) {
+  std::vector<TSValue> parts;
+  int64_t offset = 0;
+  for (int64_t s : sizes) {
+    FailureOr<Value> p =
+        buildPythonSlice(im.b, im.loc(n), x, dim, offset, offset + s, 1);
+    if (failed(p))
+      return failure();
+    parts.push_back(TSValue::tensor(*p));
+    offset += s;
+  }
+  if (n->outputs().size() == 1 &&
+      n->output()->type()->kind() == c10::TypeKind::ListType)
+    return im.set(n, 0, TSValue::list(std::move(parts)));
+  if (parts.size() != n->outputs().size())
+    return emitError(im.loc(n))
+           << "split produced " << parts.size() << " parts for "
+           << n->outputs().size() << " outputs";
+  for (auto [i, p] : llvm::enumerate(parts))
+    im.set(n, i, p);
+  return success();
+}
+
+/// Static extent of dim `dim` (normalized in place) or an error.
+FailureOr<int64_t> staticExtent(Im &im, Node *n, Value x, int64_t &dim) {
+  FailureOr<int64_t> d = normDim(im, n, dim, rankOf(x));
+  if (failed(d))
+    return failure();
+  dim = *d;
+  int64_t e = cast<RankedTensorType>(x.getType()).getDimSize(dim);
+  if (ShapedType::isDynamic(e))
+    return emitError(im.loc(n)) << "unsupported split of a dynamic extent";
+  return e;
+}
+
+LogicalResult chunk(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> chunks = im.intInput(n, 1), d = im.intInput(n, 2);
+  if (failed(x) || failed(chunks) || failed(d))
+    return failure();
+  int64_t dim = *d;
+  FailureOr<int64_t> e = staticExtent(im, n, *x, dim);
+  if (failed(e))
+    return failure();
+  int64_t size = (*e + *chunks - 1) / *chunks;
+  SmallVector<int64_t> sizes;
+  for (int64_t off = 0; off < *e; off += size)
+    sizes.push_back(std::min(size, *e - off));
+  return splitInto(im, n, *x, dim, sizes);
+}
+
+/// split.Tensor(self, split_size, dim), split.sizes / split_with_sizes
+/// (self, split_sizes, dim).
+LogicalResult split(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 2);
+  if (failed(x) || failed(d))
+    return failure();
+  int64_t dim = *d;
+  FailureOr<int64_t> e = staticExtent(im, n, *x, dim);
+  if (failed(e))
+    return failure();
+  const TSValue &s = im.get(n->input(1));
+  SmallVector<int64_t> sizes;
+  if (s.elems) {
+    FailureOr<SmallVector<int64_t>> l = im.intListInput(n, 1);
+    if (failed(l))
+      return failure();
+    sizes = *l;
+  } else {
+    FailureOr<int64_t> size = im.intInput(n, 1);
+    if (failed(size))
+      return failure();
+    for (int64_t off = 0; off < *e; off += *size)
+      sizes.push_back(std::min(*size, *e - off));
+  }
+  return splitInto(im, n, *x, dim, sizes);
+}
+
+LogicalResult unbind(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(d))
+    return failure();
+  int64_t dim = *d;
+  FailureOr<int64_t> e = staticExtent(im, n, *x, dim);
+  if (failed(e))
+    return failure();
+  std::vector<TSValue> parts;
+  for (int64_t i = 0; i < *e; ++i) {
+    FailureOr<Value> p =
+        buildSelectIndex(im.b, im.loc(n), *x, dim, im.b.getIndexAttr(i));
+    if (failed(p))
+      return failure();
+    parts.push_back(TSValue::tensor(*p));
+  }
+  return im.set(n, 0, TSValue::list(std::move(parts)));
+}
+
+/// slice.Tensor(self, dim, start, end, step).
+LogicalResult slice(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(d))
+    return failure();
+  int64_t start = 0, end = INT64_MAX, step = 1;
+  if (!im.isNoneInput(n, 2)) {
+    FailureOr<int64_t> v = im.intInput(n, 2);
+    if (failed(v))
+      return failure();
+    start = *v;
+  }
+  if (!im.isNoneInput(n, 3)) {
+    FailureOr<int64_t> v = im.intInput(n, 3);
+    if (failed(v))
+      return failure();
+    end = *v;
+  }
+  if (!im.isNoneInput(n, 4)) {
+    FailureOr<int64_t> v = im.intInput(n, 4);
+    if (failed(v))
+      return failure();
+    step = *v;
+  }
+  return im.setTensor(
+      n, 0, buildPythonSlice(im.b, im.loc(n), *x, *d, start, end, step));
+}
+
+/// select.int(self, dim, index): the index may be a run-time int (a loop
+/// counter).
+LogicalResult select(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(d))
+    return failure();
+  const TSValue &idx = im.get(n->input(2));
+  OpFoldResult index;
+  if (idx.intConst)
+    index = im.b.getIndexAttr(*idx.intConst);
+  else if (idx.kind == TSValue::Kind::Int)
+    index = arith::IndexCastOp::create(im.b, l, im.b.getIndexType(),
+                                       im.scalarValue(idx, l))
+                .getResult();
+  else
+    return emitError(l) << "expected an int index";
+  return im.setTensor(n, 0, buildSelectIndex(im.b, l, *x, *d, index));
+}
+
+LogicalResult indexSelect(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(idx) || failed(d))
+    return failure();
+  return im.setTensor(n, 0, buildIndexSelect(im.b, im.loc(n), *x, *d, *idx));
+}
+
+LogicalResult gather(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(idx) || failed(d))
+    return failure();
+  return im.setTensor(n, 0, buildGatherElements(im.b, im.loc(n), *x, *d, *idx));
+}
+
+LogicalResult embedding(Im &im, Node *n) {
+  FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
+  if (failed(w) || failed(idx))
+    return failure();
+  return im.setTensor(n, 0, buildTake(im.b, im.loc(n), *w, *idx));
+}
+
+} // namespace
+
+void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
+  table.add({
+      {"aten::chunk", chunk},
+      {"aten::split", split},
+      {"aten::split_with_sizes", split},
+      {"aten::unbind", unbind},
+      {"aten::slice", slice},
+      {"aten::select", select},
+      {"aten::index_select", indexSelect},
+      {"aten::gather", gather},
+      {"aten::embedding", embedding},
+  });
+}
