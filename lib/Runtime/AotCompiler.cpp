@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Runtime/AotCompiler.h"
+#include "mlprog/Pipelines/CPU/CPUTarget.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Runtime/ConstantPool.h"
@@ -377,13 +378,12 @@ static Error emitObject(llvm::Module &module, StringRef path,
     return llvm::createStringError("target triple '" + triple.str() +
                                    "': " + error);
   std::string cpu = options.cpu, features = options.features;
-  if (options.triple.empty() && cpu.empty())
-    cpu = llvm::sys::getHostCPUName().str();
-  if (options.triple.empty() && features.empty()) {
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      features += (features.empty() ? "" : ",") +
-                  std::string(feature.getValue() ? "+" : "-") +
-                  feature.getKey().str();
+  if (options.triple.empty() && (cpu.empty() || features.empty())) {
+    CPUTarget host = CPUTarget::getHost();
+    if (cpu.empty())
+      cpu = host.cpu;
+    if (features.empty())
+      features = host.features;
   }
   unsigned optLevel = std::min(options.optLevel, 3u);
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(

@@ -3,6 +3,8 @@
 #ifndef MLPROG_PIPELINES_PIPELINES_H
 #define MLPROG_PIPELINES_PIPELINES_H
 
+#include "mlprog/Pipelines/CPU/CPUTarget.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -49,25 +51,14 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::init(true)};
 };
 
-/// The code-generation target the CPU pipeline tunes for: the vector width
-/// of its register tiles comes from `features`.
-struct CPUTarget {
-  /// LLVM CPU name (`llvm::sys::getHostCPUName()` for the host).
-  std::string cpu;
-  /// LLVM feature string, "+avx2,+fma,..." (host: getHostCPUFeatures).
-  std::string features;
-  /// Target triple (host: llvm::sys::getProcessTriple()).
-  std::string triple;
-  /// Widest f32 vector the features allow: 16 with +avx512f, 8 with
-  /// +avx/+avx2, 4 otherwise (SSE, NEON).
-  unsigned getVectorWidthF32() const;
-  /// Number of architectural vector registers (32 with AVX-512, else 16).
-  unsigned getNumVectorRegisters() const;
-};
-
 /// The target described by `options` (`target-cpu`, `target-features`,
-/// `target-triple`), each empty field or "native" replaced by the host's.
-CPUTarget getCPUTarget(const LowerToCPUOptions &options);
+/// `target-triple`), each empty field or "native" replaced by the host's
+/// (see CPUTarget::get).
+inline CPUTarget getCPUTarget(const LowerToCPUOptions &options) {
+  return CPUTarget::get(options.targetCPU.getValue(),
+                        options.targetFeatures.getValue(),
+                        options.targetTriple.getValue());
+}
 
 /// Lowers an import-contract module (ml_program callables and globals,
 /// linalg/tensor/arith/math/scf/cf on tensors) to the LLVM dialect for the

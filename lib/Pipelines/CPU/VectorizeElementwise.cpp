@@ -1,254 +1,40 @@
-//===- ElementwiseCodegen.cpp - Vector code for copies and elementwise ops ===//
+//===- VectorizeElementwise.cpp - Vector code for elementwise ops ---------===//
 //
-// The -O2 code generation of --mlprog-lower-to-cpu for what is not a
-// contraction:
-//
-// - elementwise linalg ops on tensors (relu, adds, bias broadcasts, fills),
-//   which the loop lowering makes scalar loops LLVM does not vectorize, are
-//   collapsed to [outer..., row], tiled into an scf.forall (OpenMP) and
-//   loops over chunks of a few vectors of the row, and vectorized;
-// - memory copies that bufferization leaves behind (into padded buffers,
-//   out of column blocks of matrices): MLIR lowers a copy whose operands are
-//   not both contiguous to a call to `memrefCopy`, a generic
-//   element-by-element loop over a strided index; here such copies become
-//   loops over rows moved with full-width vector loads and stores.
+// --mlprog-vectorize-elementwise: the -O2 code generation of
+// --mlprog-lower-to-cpu for elementwise linalg ops on tensors (relu, adds,
+// bias broadcasts, fills) and pads, which the loop lowering makes scalar
+// loops LLVM does not vectorize. Ops are collapsed to [outer..., row], tiled
+// into an scf.forall (OpenMP) and loops over chunks of a few vectors of the
+// row, and vectorized; pads become loops writing each output row once.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUCodegen.h"
 #include "mlprog/Pipelines/Passes.h"
-#include "mlprog/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlprog {
-#define GEN_PASS_DEF_LOWERSTRIDEDCOPIESPASS
 #define GEN_PASS_DEF_VECTORIZEELEMENTWISEPASS
 #include "mlprog/Pipelines/Passes.h.inc"
 } // namespace mlprog
 
 using namespace mlir;
 using namespace mlprog;
-
-/// The target's vector width in bits: 512 with AVX-512, 256 with AVX, else
-/// 128 (SSE, NEON). An empty feature string means the host.
-static int64_t getVectorBits(llvm::StringRef features) {
-  LowerToCPUOptions options;
-  if (!features.empty())
-    options.targetFeatures = features.str();
-  return getCPUTarget(options).getVectorWidthF32() * 32;
-}
-
-/// Number of lanes of a full vector of `type` (at least 1).
-static int64_t getLanes(Type type, int64_t vectorBits) {
-  unsigned bits = type.getIntOrFloatBitWidth();
-  return std::max<int64_t>(1, vectorBits / std::max(8u, bits));
-}
-
-//===----------------------------------------------------------------------===//
-// Copies
-//===----------------------------------------------------------------------===//
-
-/// Copies above this size get an scf.parallel over their outer dimensions
-/// (below, forking OpenMP threads costs about as much as the copy).
-static constexpr int64_t kMinParallelCopyBytes = 256 * 1024;
-/// Rows of up to this many full vectors are copied by straight-line code.
-static constexpr int64_t kMaxUnrolledVectors = 8;
-
-/// Whether `type` is a static memref of ints or floats with a known layout.
-static bool isVectorCopyable(MemRefType type) {
-  if (!type.hasStaticShape() || type.getRank() == 0)
-    return false;
-  Type element = type.getElementType();
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset));
-}
-
-/// Whether the innermost dimension of `type` has a unit stride (vector.load
-/// and vector.store need it).
-static bool hasUnitInnerStride(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
-
-/// Groups of adjacent dimensions that are contiguous in both `a` and `b`
-/// (unit dimensions join any group), so both can be collapsed with them.
-static SmallVector<ReassociationIndices> getContiguousGroups(MemRefType a,
-                                                             MemRefType b) {
-  SmallVector<int64_t> aStrides, bStrides;
-  int64_t offset;
-  ArrayRef<int64_t> shape = a.getShape();
-  bool strided = succeeded(a.getStridesAndOffset(aStrides, offset)) &&
-                 succeeded(b.getStridesAndOffset(bStrides, offset));
-  // Strides (and sizes) not known at compile time never join a group.
-  auto follows = [](ArrayRef<int64_t> strides, ArrayRef<int64_t> shape,
-                    int64_t outer, int64_t inner) {
-    return !ShapedType::isDynamic(strides[outer]) &&
-           !ShapedType::isDynamic(strides[inner]) &&
-           !ShapedType::isDynamic(shape[inner]) &&
-           strides[outer] == strides[inner] * shape[inner];
-  };
-  SmallVector<ReassociationIndices> groups;
-  groups.push_back({0});
-  for (int64_t i = 1, e = shape.size(); i < e; ++i) {
-    int64_t prev = groups.back().back();
-    bool contiguous = shape[prev] == 1 || shape[i] == 1 ||
-                      (strided && follows(aStrides, shape, prev, i) &&
-                       follows(bStrides, shape, prev, i));
-    if (contiguous)
-      groups.back().push_back(i);
-    else
-      groups.push_back({i});
-  }
-  return groups;
-}
-
-/// Copies row `outer` (indices of all but the last dimension) of `src` into
-/// `dst`: full vectors of `lanes` elements, then one narrower remainder.
-static void emitRowCopy(OpBuilder &b, Location loc, Value src, Value dst,
-                        ValueRange outer, int64_t n, int64_t lanes) {
-  Type element = cast<MemRefType>(src.getType()).getElementType();
-  auto moveVector = [&](OpBuilder &builder, Value column, int64_t length) {
-    SmallVector<Value> indices(outer);
-    indices.push_back(column);
-    auto type = VectorType::get({length}, element);
-    Value v = vector::LoadOp::create(builder, loc, type, src, indices);
-    vector::StoreOp::create(builder, loc, v, dst, indices);
-  };
-  int64_t full = n / lanes, rest = n % lanes;
-  if (full > kMaxUnrolledVectors) {
-    Value lb = arith::ConstantIndexOp::create(b, loc, 0);
-    Value ub = arith::ConstantIndexOp::create(b, loc, full * lanes);
-    Value step = arith::ConstantIndexOp::create(b, loc, lanes);
-    scf::ForOp::create(
-        b, loc, lb, ub, step, ValueRange{},
-        [&](OpBuilder &builder, Location, Value column, ValueRange) {
-          moveVector(builder, column, lanes);
-          scf::YieldOp::create(builder, loc);
-        });
-  } else {
-    for (int64_t i = 0; i < full; ++i)
-      moveVector(b, arith::ConstantIndexOp::create(b, loc, i * lanes), lanes);
-  }
-  if (rest != 0)
-    moveVector(b, arith::ConstantIndexOp::create(b, loc, full * lanes), rest);
-}
-
-/// Rewrites `copy` into vector loops (see LowerStridedCopiesPass); leaves it
-/// alone when both operands are contiguous or the copy is not static.
-static LogicalResult lowerCopy(RewriterBase &rewriter, memref::CopyOp copy,
-                               int64_t vectorBits, bool parallel) {
-  auto srcType = dyn_cast<MemRefType>(copy.getSource().getType());
-  auto dstType = dyn_cast<MemRefType>(copy.getTarget().getType());
-  if (!srcType || !dstType || !isVectorCopyable(srcType) ||
-      !isVectorCopyable(dstType) || srcType.getShape() != dstType.getShape() ||
-      srcType.getElementType() != dstType.getElementType())
-    return failure();
-  if (memref::isStaticShapeAndContiguousRowMajor(srcType) &&
-      memref::isStaticShapeAndContiguousRowMajor(dstType))
-    return failure(); // memcpy.
-  if (srcType.getNumElements() == 0) {
-    rewriter.eraseOp(copy);
-    return success();
-  }
-
-  SmallVector<ReassociationIndices> groups =
-      getContiguousGroups(srcType, dstType);
-  bool collapse =
-      groups.size() < static_cast<size_t>(srcType.getRank()) &&
-      memref::CollapseShapeOp::isGuaranteedCollapsible(srcType, groups) &&
-      memref::CollapseShapeOp::isGuaranteedCollapsible(dstType, groups);
-  MemRefType rowSrcType =
-      collapse ? memref::CollapseShapeOp::computeCollapsedType(srcType, groups)
-               : srcType;
-  MemRefType rowDstType =
-      collapse ? memref::CollapseShapeOp::computeCollapsedType(dstType, groups)
-               : dstType;
-  // Rows must be contiguous (a column [.., n, 1] of a wider tensor is not).
-  if (!hasUnitInnerStride(rowSrcType) || !hasUnitInnerStride(rowDstType))
-    return failure();
-
-  Location loc = copy.getLoc();
-  rewriter.setInsertionPoint(copy);
-  Value src = copy.getSource(), dst = copy.getTarget();
-  if (collapse) {
-    src = memref::CollapseShapeOp::create(rewriter, loc, src, groups);
-    dst = memref::CollapseShapeOp::create(rewriter, loc, dst, groups);
-  }
-  auto type = cast<MemRefType>(src.getType());
-  ArrayRef<int64_t> shape = type.getShape();
-  int64_t n = shape.back();
-  int64_t lanes = getLanes(type.getElementType(), vectorBits);
-  if (shape.size() == 1) {
-    emitRowCopy(rewriter, loc, src, dst, ValueRange{}, n, lanes);
-    rewriter.eraseOp(copy);
-    return success();
-  }
-
-  SmallVector<Value> lbs, ubs, steps;
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  for (int64_t size : shape.drop_back()) {
-    lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
-    steps.push_back(one);
-  }
-  int64_t bytes =
-      type.getNumElements() * type.getElementType().getIntOrFloatBitWidth() / 8;
-  auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
-    emitRowCopy(b, l, src, dst, ivs, n, lanes);
-  };
-  // Copies inside a parallel loop already run on its threads.
-  bool nested = copy->getParentOfType<scf::ParallelOp>() ||
-                copy->getParentOfType<scf::ForallOp>();
-  if (parallel && !nested && bytes >= kMinParallelCopyBytes)
-    scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps, body);
-  else
-    scf::buildLoopNest(rewriter, loc, lbs, ubs, steps, body);
-  rewriter.eraseOp(copy);
-  return success();
-}
-
-namespace {
-/// Lowers memref.copy ops that are not contiguous to vector loops.
-struct LowerStridedCopiesPass
-    : public mlprog::impl::LowerStridedCopiesPassBase<LowerStridedCopiesPass> {
-  using Base::Base;
-  void runOnOperation() override {
-    int64_t vectorBits = getVectorBits(targetFeatures);
-    SmallVector<memref::CopyOp> copies;
-    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-    IRRewriter rewriter(&getContext());
-    for (memref::CopyOp copy : copies)
-      (void)lowerCopy(rewriter, copy, vectorBits, parallel);
-  }
-};
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// Elementwise ops
-//===----------------------------------------------------------------------===//
+using namespace mlprog::cpu;
 
 /// Parts of at least this many elements get an scf.forall.
 static constexpr int64_t kMinParallelElements = 64 * 1024;
@@ -337,24 +123,6 @@ static int64_t largestMultipleDivisor(int64_t value, int64_t multiple,
   return multiple;
 }
 
-/// Tiles `op` with `sizes` (0 = untiled) into loops of `loopType`, replaces
-/// it and returns the tiled op.
-static FailureOr<linalg::LinalgOp>
-tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                ArrayRef<int64_t> sizes,
-                scf::SCFTilingOptions::LoopType loopType) {
-  scf::SCFTilingOptions options;
-  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
-  options.setLoopType(loopType);
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
-      rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(result))
-    return failure();
-  rewriter.replaceOp(op, result->replacements);
-  return cast<linalg::LinalgOp>(result->tiledOps.back());
-}
-
 /// Tiles one part of a collapsed elementwise op (innermost extent a
 /// multiple of `chunk`, or less than one chunk) and vectorizes its chunks.
 static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -372,7 +140,7 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
     // Few rows: cut the rows into blocks as well, so every thread gets some.
     sizes[inner] =
         outer >= 8 ? 0 : largestMultipleDivisor(n, chunk, kMaxForallRow);
-    FailureOr<linalg::LinalgOp> tiled = tileElementwise(
+    FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
         rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
     if (failed(tiled))
       return;
@@ -380,7 +148,7 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   SmallVector<int64_t> sizes(ranges.size(), 1);
   sizes[inner] = chunk;
-  FailureOr<linalg::LinalgOp> tiled = tileElementwise(
+  FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
       rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(tiled) || (*tiled).hasDynamicShape())
     return;
@@ -646,7 +414,8 @@ struct VectorizeElementwisePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
-    int64_t vectorBits = getVectorBits(targetFeatures);
+    int64_t vectorBits =
+        CPUTarget::getForFeatures(targetFeatures).getVectorBits();
 
     IRRewriter rewriter(ctx);
     SmallVector<tensor::PadOp> pads;
