@@ -19,6 +19,8 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <optional>
@@ -257,6 +259,15 @@ inline constexpr int64_t kMaxUnrolledVectors = 8;
 inline int64_t getLanes(mlir::Type type, int64_t vectorBits) {
   unsigned bits = type.getIntOrFloatBitWidth();
   return std::max<int64_t>(1, vectorBits / std::max(8u, bits));
+}
+
+/// Registers the external interfaces that the vector transfers on tensors
+/// these passes emit need later: BufferizableOpInterface (one-shot
+/// bufferization) and SubsetOpInterface (hoisting a transfer_read /
+/// transfer_write pair out of a loop). For getDependentDialects.
+inline void registerVectorTransferInterfaces(mlir::DialectRegistry &registry) {
+  mlir::vector::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::vector::registerSubsetOpInterfaceExternalModels(registry);
 }
 
 } // namespace mlprog::cpu

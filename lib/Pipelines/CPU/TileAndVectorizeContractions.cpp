@@ -33,8 +33,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -58,10 +56,7 @@ struct TileAndVectorizeContractionsPass
 
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
-    // One-shot bufferization later meets the vector transfers on tensors.
-    vector::registerBufferizableOpInterfaceExternalModels(registry);
-    // Hoisting matches transfer_read/transfer_write pairs as subsets.
-    vector::registerSubsetOpInterfaceExternalModels(registry);
+    registerVectorTransferInterfaces(registry);
   }
 
   void runOnOperation() override {

@@ -22,8 +22,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -407,8 +405,7 @@ struct VectorizeElementwisePass
 
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
-    vector::registerBufferizableOpInterfaceExternalModels(registry);
-    vector::registerSubsetOpInterfaceExternalModels(registry);
+    registerVectorTransferInterfaces(registry);
   }
 
   void runOnOperation() override {
