@@ -8,6 +8,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <functional>
+
 namespace mlprog {
 
 /// Discardable attribute that --mlprog-lower-to-cpu puts on every public
@@ -79,10 +81,30 @@ inline CPUTarget getCPUTarget(const LowerToCPUOptions &options) {
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 
-/// The step of `--mlprog-lower-to-cpu` that records each public function's
-/// tensor signature as `mlprog.signature` and marks its tensor arguments
-/// `bufferization.writable = false`; the GPU pipeline reuses it.
-std::unique_ptr<mlir::Pass> createAnnotateEntryPointsPass();
+/// The steps of an import-contract module to buffers, with the extension
+/// points that let the CPU and GPU pipelines add their own code generation.
+struct BufferizationPipelineOptions {
+  /// Run `mlprog-fold-constant-transposes` after the topological sort.
+  bool foldConstantTransposes = false;
+  /// Adds passes on fused linalg on tensors, before one-shot bufferization
+  /// (none when empty).
+  std::function<void(mlir::OpPassManager &)> addTensorPasses;
+  /// Adds passes on the bufferized functions, before the deallocation
+  /// pipeline (none when empty).
+  std::function<void(mlir::OpPassManager &)> addBufferPasses;
+};
+
+/// The prefix that `--mlprog-lower-to-cpu` and `--mlprog-lower-to-gpu`
+/// share: subgraphs ordered into funcs (`mlprog-topological-sort`, then
+/// `mlprog-fold-constant-transposes` when asked), ml_program → func/memref
+/// globals, entry points annotated (`mlprog-annotate-entry-points`),
+/// elementwise arith/math → fused linalg, `options.addTensorPasses`, one-shot
+/// bufferization with identity-layout function boundaries (loops may yield
+/// fresh buffers), `options.addBufferPasses`, ownership-based deallocation,
+/// and the remaining bufferization ops → memref. The result holds func and
+/// memref ops with linalg on buffers, ready for a loop lowering.
+void buildBufferizationPipeline(mlir::OpPassManager &pm,
+                                const BufferizationPipelineOptions &options);
 
 /// Registers the named pipelines (`--mlprog-lower-to-cpu`) with mlir-opt style
 /// tools.
