@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Formats/SafeTensors.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/BuiltinTypes.h"
