@@ -12,7 +12,7 @@
 
 #include "mil.pb.h"
 
-#include "mlprog/Import/MIL/BlobFile.h"
+#include "mlprog/Formats/BlobFile.h"
 #include "mlprog/Import/MIL/ImportMIL.h"
 
 #include "mlir/IR/Builders.h"

@@ -1,6 +1,6 @@
 //===- BlobFile.cpp - Core ML weight blob (storage v2) reader -------------===//
 
-#include "mlprog/Import/MIL/BlobFile.h"
+#include "mlprog/Formats/BlobFile.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/Support/Endian.h"

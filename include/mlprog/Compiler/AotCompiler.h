@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_RUNTIME_AOTCOMPILER_H
-#define MLPROG_RUNTIME_AOTCOMPILER_H
+#ifndef MLPROG_COMPILER_AOTCOMPILER_H
+#define MLPROG_COMPILER_AOTCOMPILER_H
 
 #include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/ExternalStorage.h"
@@ -68,4 +68,4 @@ llvm::Error compileToSharedLibrary(mlir::ModuleOp module,
 
 } // namespace mlprog
 
-#endif // MLPROG_RUNTIME_AOTCOMPILER_H
+#endif // MLPROG_COMPILER_AOTCOMPILER_H

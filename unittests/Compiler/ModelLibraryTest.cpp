@@ -1,10 +1,10 @@
 //===- ModelLibraryTest.cpp - Tests of AOT libraries ----------------------===//
 
-#include "mlprog/Runtime/ModelLibrary.h"
-#include "TestModules.h"
+#include "mlprog/Compiler/ModelLibrary.h"
+#include "Runtime/TestModules.h"
+#include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
-#include "mlprog/Runtime/AotCompiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

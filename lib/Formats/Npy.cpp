@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Runtime/Npy.h"
+#include "mlprog/Formats/Npy.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/ADT/APFloat.h"

@@ -1,6 +1,6 @@
 //===- SafeTensorsTest.cpp - Tests of the safetensors reader/writer -------===//
 
-#include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Formats/SafeTensors.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"

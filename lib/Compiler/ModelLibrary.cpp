@@ -1,9 +1,9 @@
 //===- ModelLibrary.cpp - Run a library made by mlprog-compile ------------===//
 
-#include "mlprog/Runtime/ModelLibrary.h"
+#include "mlprog/Compiler/ModelLibrary.h"
 #include "mlprog-c/Model.h"
+#include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
-#include "mlprog/Runtime/AotCompiler.h"
 #include "mlprog/Runtime/RunnerMain.h"
 #include "mlprog/Support/ParseLimits.h"
 

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_RUNTIME_MODELLIBRARY_H
-#define MLPROG_RUNTIME_MODELLIBRARY_H
+#ifndef MLPROG_COMPILER_MODELLIBRARY_H
+#define MLPROG_COMPILER_MODELLIBRARY_H
 
-#include "mlprog/Runtime/Npy.h"
+#include "mlprog/Formats/Npy.h"
 
 #include "llvm/Support/Error.h"
 
@@ -68,4 +68,4 @@ bool isLibraryRunCommandLine(int argc, char **argv);
 
 } // namespace mlprog
 
-#endif // MLPROG_RUNTIME_MODELLIBRARY_H
+#endif // MLPROG_COMPILER_MODELLIBRARY_H

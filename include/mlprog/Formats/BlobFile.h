@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_IMPORT_MIL_BLOBFILE_H
-#define MLPROG_IMPORT_MIL_BLOBFILE_H
+#ifndef MLPROG_FORMATS_BLOBFILE_H
+#define MLPROG_FORMATS_BLOBFILE_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -128,4 +128,4 @@ private:
 
 } // namespace mlprog::mil
 
-#endif // MLPROG_IMPORT_MIL_BLOBFILE_H
+#endif // MLPROG_FORMATS_BLOBFILE_H

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Formats/SafeTensors.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -148,8 +148,7 @@ SafeTensorsFile::open(StringRef path, bool copyOnWrite) {
       llvm::sys::fs::openNativeFileForRead(path);
   if (!fd)
     return makeError(path, "cannot open: " + toString(fd.takeError()));
-  auto closeFile =
-      llvm::make_scope_exit([&] { llvm::sys::fs::closeFile(*fd); });
+  llvm::scope_exit closeFile([&] { llvm::sys::fs::closeFile(*fd); });
   llvm::sys::fs::file_status status;
   if (std::error_code ec = llvm::sys::fs::status(*fd, status))
     return makeError(path, "cannot stat: " + ec.message());

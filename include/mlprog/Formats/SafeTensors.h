@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_RUNTIME_SAFETENSORS_H
-#define MLPROG_RUNTIME_SAFETENSORS_H
+#ifndef MLPROG_FORMATS_SAFETENSORS_H
+#define MLPROG_FORMATS_SAFETENSORS_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -149,4 +149,4 @@ llvm::Error writeSafeTensors(llvm::StringRef path,
 
 } // namespace mlprog
 
-#endif // MLPROG_RUNTIME_SAFETENSORS_H
+#endif // MLPROG_FORMATS_SAFETENSORS_H

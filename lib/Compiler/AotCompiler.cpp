@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Runtime/AotCompiler.h"
+#include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/Pipelines/CPU/CPUTarget.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Pipelines/Pipelines.h"

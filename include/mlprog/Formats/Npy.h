@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_RUNTIME_NPY_H
-#define MLPROG_RUNTIME_NPY_H
+#ifndef MLPROG_FORMATS_NPY_H
+#define MLPROG_FORMATS_NPY_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -140,4 +140,4 @@ void printTensor(llvm::raw_ostream &os, const HostTensor &tensor,
 
 } // namespace mlprog
 
-#endif // MLPROG_RUNTIME_NPY_H
+#endif // MLPROG_FORMATS_NPY_H

@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - Tests of .npy reading and writing --------------------===//
 
-#include "mlprog/Runtime/Npy.h"
+#include "mlprog/Formats/Npy.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"

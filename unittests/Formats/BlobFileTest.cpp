@@ -1,6 +1,6 @@
 //===- BlobFileTest.cpp - Core ML weight blob reader tests ----------------===//
 
-#include "mlprog/Import/MIL/BlobFile.h"
+#include "mlprog/Formats/BlobFile.h"
 
 #include "llvm/Support/Endian.h"
 #include "gtest/gtest.h"
