@@ -2,8 +2,6 @@
 
 #include "mlprog/Import/Common/AxisOps.h"
 #include "Utils.h"
-#include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/AxisReduce.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Pointwise.h"
 #include "mlprog/Import/Common/Reduction.h"
@@ -91,23 +89,6 @@ FailureOr<Value> mlprog::buildNormReduce(OpBuilder &b, Location loc,
   }
   }
   return failure();
-}
-
-FailureOr<Value> mlprog::buildLogSoftmaxAxes(OpBuilder &b, Location loc,
-                                             Value x, ArrayRef<int64_t> axes) {
-  if (!isa_and_nonnull<FloatType>(elementTypeOf(x)))
-    return emitError(loc) << "log_softmax needs a float tensor, got "
-                          << x.getType();
-  FailureOr<Value> m = buildReduce(b, loc, ReduceKind::Max, x, axes, true);
-  if (failed(m))
-    return failure();
-  Value shifted = binary(b, loc, BinaryOpKind::Sub, x, *m);
-  Value e = unary(b, loc, UnaryOpKind::Exp, shifted);
-  FailureOr<Value> s = buildReduce(b, loc, ReduceKind::Sum, e, axes, true);
-  if (failed(s))
-    return failure();
-  return buildElementwiseBinary(b, loc, BinaryOpKind::Sub, shifted,
-                                unary(b, loc, UnaryOpKind::Log, *s));
 }
 
 /// Hardmax along the single dim `axis` (normalized).
@@ -222,46 +203,6 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
         linalg::YieldOp::create(nb, nl, r);
       });
   return generic.getResult(0);
-}
-
-FailureOr<LayerNormResult>
-mlprog::buildLayerNormWithStats(OpBuilder &b, Location loc, Value x,
-                                int64_t axis, Value scale, Value bias,
-                                double epsilon) {
-  auto type = dyn_cast<RankedTensorType>(x.getType());
-  if (!type || !isa<FloatType>(type.getElementType()))
-    return emitError(loc) << "layer norm needs a ranked float tensor, got "
-                          << x.getType();
-  int64_t rank = type.getRank();
-  if (axis < 0 || axis >= rank)
-    return emitError(loc) << "layer norm: axis " << axis
-                          << " out of range for rank " << rank;
-  SmallVector<int64_t> axes;
-  for (int64_t d = axis; d < rank; ++d)
-    axes.push_back(d);
-  FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes, true);
-  if (failed(mean))
-    return failure();
-  Value d = binary(b, loc, BinaryOpKind::Sub, x, *mean);
-  Value d2 = binary(b, loc, BinaryOpKind::Mul, d, d);
-  FailureOr<Value> var = buildReduce(b, loc, ReduceKind::Mean, d2, axes, true);
-  if (failed(var))
-    return failure();
-  FailureOr<Value> shifted = buildAddScalar(b, loc, *var, epsilon);
-  if (failed(shifted))
-    return failure();
-  FailureOr<Value> inv = buildPointwise(b, loc, PointwiseKind::Rsqrt, *shifted);
-  if (failed(inv))
-    return failure();
-  FailureOr<Value> y =
-      buildElementwiseBinary(b, loc, BinaryOpKind::Mul, d, *inv);
-  if (succeeded(y) && scale)
-    y = buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *y, scale);
-  if (succeeded(y) && bias)
-    y = buildElementwiseBinary(b, loc, BinaryOpKind::Add, *y, bias);
-  if (failed(y))
-    return failure();
-  return LayerNormResult{*y, *mean, *inv};
 }
 
 FailureOr<Value>

@@ -2,7 +2,6 @@
 
 #include "mlprog/Import/Common/BatchStatNorm.h"
 #include "Utils.h"
-#include "mlprog/Import/Common/AxisReduce.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Reduction.h"
 
@@ -49,44 +48,6 @@ mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
     return failure();
   r.output = *y;
   return r;
-}
-
-FailureOr<Value> mlprog::buildLayerNormalization(OpBuilder &b, Location loc,
-                                                 Value x,
-                                                 int64_t numNormalizedDims,
-                                                 Value weight, Value bias,
-                                                 double epsilon) {
-  auto type = dyn_cast<RankedTensorType>(x.getType());
-  if (!type || !isa<FloatType>(type.getElementType()) ||
-      numNormalizedDims < 1 || numNormalizedDims > type.getRank())
-    return emitError(loc) << "layer norm over " << numNormalizedDims
-                          << " dims needs a float tensor of at least that "
-                             "rank, got "
-                          << x.getType();
-  SmallVector<int64_t> axes;
-  for (int64_t d = type.getRank() - numNormalizedDims; d < type.getRank(); ++d)
-    axes.push_back(d);
-  FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes, true);
-  FailureOr<Value> var = buildVariance(b, loc, x, axes, true, 0);
-  if (failed(mean) || failed(var))
-    return failure();
-  Type et = type.getElementType();
-  FailureOr<Value> y = buildBroadcastedGeneric(
-      b, loc, {x, *mean, *var}, et,
-      [&](OpBuilder &nb, Location nl, ValueRange a) {
-        Value eps = createScalar(nb, nl, et, epsilon);
-        Value centered = arith::SubFOp::create(nb, nl, a[0], a[1]);
-        Value denom = math::SqrtOp::create(
-            nb, nl, arith::AddFOp::create(nb, nl, a[2], eps));
-        return arith::DivFOp::create(nb, nl, centered, denom).getResult();
-      });
-  if (failed(y))
-    return failure();
-  if (weight)
-    y = buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *y, weight);
-  if (succeeded(y) && bias)
-    y = buildElementwiseBinary(b, loc, BinaryOpKind::Add, *y, bias);
-  return y;
 }
 
 FailureOr<Value> mlprog::buildRunningAverage(OpBuilder &b, Location loc,

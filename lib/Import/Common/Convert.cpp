@@ -11,7 +11,7 @@ using namespace mlprog;
 using namespace mlprog::detail;
 
 Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
-                                 bool srcUnsigned) {
+                                 bool srcUnsigned, bool dstUnsigned) {
   Type from = x.getType();
   if (from == to)
     return x;
@@ -26,15 +26,21 @@ Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
   bool isUnsigned = srcUnsigned || (fromI && fromI.getWidth() == 1);
-  if (fromF && toF)
-    return fromF.getWidth() < toF.getWidth()
-               ? arith::ExtFOp::create(b, loc, to, x).getResult()
-               : arith::TruncFOp::create(b, loc, to, x).getResult();
+  if (fromF && toF) {
+    if (fromF.getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    if (fromF.getWidth() > toF.getWidth())
+      return arith::TruncFOp::create(b, loc, to, x);
+    // Same width (f16 <-> bf16): through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
   if (fromI && toF)
     return isUnsigned ? arith::UIToFPOp::create(b, loc, to, x).getResult()
                       : arith::SIToFPOp::create(b, loc, to, x).getResult();
   if (fromF && toI)
-    return arith::FPToSIOp::create(b, loc, to, x);
+    return dstUnsigned ? arith::FPToUIOp::create(b, loc, to, x).getResult()
+                       : arith::FPToSIOp::create(b, loc, to, x).getResult();
   if (fromI.getWidth() < toI.getWidth())
     return isUnsigned ? arith::ExtUIOp::create(b, loc, to, x).getResult()
                       : arith::ExtSIOp::create(b, loc, to, x).getResult();
@@ -43,18 +49,24 @@ Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
 
 FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
                                                  Value x, Type elementType,
-                                                 bool srcUnsigned) {
+                                                 bool srcUnsigned,
+                                                 bool dstUnsigned) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
   if (failed(type))
     return failure();
-  if (type->getElementType() == elementType)
-    return x;
-  if (!type->getElementType().isIntOrFloat() || !elementType.isIntOrFloat())
-    return emitError(loc) << "unsupported cast from " << x.getType() << " to "
+  Type from = type->getElementType();
+  auto isNumber = [](Type t) {
+    return isa<FloatType>(t) || t.isSignlessInteger();
+  };
+  if (!isNumber(from) || !isNumber(elementType))
+    return emitError(loc) << "unsupported cast from " << from << " to "
                           << elementType;
+  if (from == elementType)
+    return x;
   return buildBroadcastedGeneric(
       b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return buildConvertScalar(nb, nl, a[0], elementType, srcUnsigned);
+        return buildConvertScalar(nb, nl, a[0], elementType, srcUnsigned,
+                                  dstUnsigned);
       });
 }
 

@@ -14,16 +14,7 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
 
-namespace {
-/// A slice dim resolved against its extent.
-struct ResolvedDim {
-  int64_t start, size, step;
-  bool whole; // start 0, step 1, full extent (dynamic extents allowed)
-};
-} // namespace
-
-/// Python's slice.indices(n) and the resulting length.
-static ResolvedDim resolve(const SliceDim &s, int64_t n) {
+ResolvedSlice mlprog::resolveSlice(const SliceDim &s, int64_t n) {
   int64_t step = s.step;
   int64_t start, stop;
   auto clampBound = [&](int64_t v, int64_t lo, int64_t hi) {
@@ -35,12 +26,29 @@ static ResolvedDim resolve(const SliceDim &s, int64_t n) {
     start = s.start ? clampBound(*s.start, 0, n) : 0;
     stop = s.stop ? clampBound(*s.stop, 0, n) : n;
     int64_t size = stop > start ? (stop - start + step - 1) / step : 0;
-    return {start, size, step, false};
+    return {start, size, step};
   }
   start = s.start ? clampBound(*s.start, -1, n - 1) : n - 1;
   stop = s.stop ? clampBound(*s.stop, -1, n - 1) : -1;
   int64_t size = start > stop ? (start - stop - step - 1) / -step : 0;
-  return {start, size, step, false};
+  return {start, size, step};
+}
+
+/// The run-time extent of a positive-step slice with non-negative bounds of
+/// the dynamic dim `d`: ceildiv(max(min(stop, n) - start, 0), step).
+static Value dynamicSliceSize(OpBuilder &b, Location loc, Value x, int64_t d,
+                              const SliceDim &s) {
+  Value n = tensor::DimOp::create(b, loc, x, d);
+  Value end = n;
+  if (s.stop)
+    end = arith::MinSIOp::create(
+        b, loc, n, arith::ConstantIndexOp::create(b, loc, *s.stop));
+  Value rem = arith::SubIOp::create(
+      b, loc, end, arith::ConstantIndexOp::create(b, loc, s.start.value_or(0)));
+  rem = arith::MaxSIOp::create(b, loc, rem,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::CeilDivSIOp::create(
+      b, loc, rem, arith::ConstantIndexOp::create(b, loc, s.step));
 }
 
 /// Drops the unit dims `dims` of `x` (after checking they are unit).
@@ -68,45 +76,47 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
   if (int64_t(dims.size()) != rank)
     return emitError(loc) << "slice: " << dims.size() << " dims for rank "
                           << rank;
-  SmallVector<ResolvedDim> resolved;
+  // Per dim: the resolved slice and the result extent (read with tensor.dim
+  // or computed at run time on dynamic extents).
+  SmallVector<ResolvedSlice> resolved;
+  SmallVector<OpFoldResult> sizes;
   bool anyNegative = false;
   for (auto [d, s] : llvm::enumerate(dims)) {
     if (s.step == 0)
       return emitError(loc) << "slice: step 0 in dim " << d;
     int64_t n = type->getDimSize(d);
     if (!s.start && !s.stop && s.step == 1) {
-      resolved.push_back({0, n, 1, true});
+      resolved.push_back({0, n, 1});
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
       continue;
     }
-    if (ShapedType::isDynamic(n))
-      return emitError(loc) << "slice: dim " << d << " has a dynamic extent";
-    resolved.push_back(resolve(s, n));
+    if (ShapedType::isDynamic(n)) {
+      // Only bounds that need no extent to resolve: from a non-negative
+      // start up to a non-negative stop or the end.
+      if (s.step < 0 || s.start.value_or(0) < 0 || s.stop.value_or(0) < 0)
+        return emitError(loc) << "slice: dim " << d << " has a dynamic extent";
+      resolved.push_back({s.start.value_or(0), n, s.step});
+      sizes.push_back(dynamicSliceSize(b, loc, x, d, s));
+      continue;
+    }
+    resolved.push_back(resolveSlice(s, n));
+    sizes.push_back(b.getIndexAttr(resolved.back().size));
     anyNegative |= s.step < 0;
   }
   Value result;
   if (!anyNegative) {
-    SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (auto [d, r] : llvm::enumerate(resolved)) {
+    SmallVector<OpFoldResult> offsets, strides;
+    for (const ResolvedSlice &r : resolved) {
       offsets.push_back(b.getIndexAttr(r.start));
       strides.push_back(b.getIndexAttr(r.step));
-      sizes.push_back(
-          ShapedType::isDynamic(r.size)
-              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
-              : OpFoldResult(b.getIndexAttr(r.size)));
     }
     result = tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
   } else {
     // Reversed dims read x at start + i * step.
     MLIRContext *ctx = b.getContext();
     SmallVector<AffineExpr> exprs;
-    SmallVector<OpFoldResult> sizes;
-    for (auto [d, r] : llvm::enumerate(resolved)) {
+    for (auto [d, r] : llvm::enumerate(resolved))
       exprs.push_back(getAffineDimExpr(d, ctx) * r.step + r.start);
-      sizes.push_back(
-          ShapedType::isDynamic(r.size)
-              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
-              : OpFoldResult(b.getIndexAttr(r.size)));
-    }
     Value init = createEmpty(b, loc, sizes, type->getElementType());
     SmallVector<AffineMap> maps = {
         AffineMap::get(rank, 0, exprs, ctx),
@@ -397,47 +407,6 @@ FailureOr<Value> mlprog::buildPad(OpBuilder &b, Location loc, Value x,
       .getResult(0);
 }
 
-FailureOr<Value> mlprog::buildBandPart(OpBuilder &b, Location loc, Value x,
-                                       int64_t lower, int64_t upper) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "band_part");
-  if (failed(type))
-    return failure();
-  int64_t rank = type->getRank();
-  Type et = type->getElementType();
-  if (rank < 2 || !et.isIntOrFloat())
-    return emitError(loc) << "band_part needs a numeric tensor of rank >= 2, "
-                             "got "
-                          << *type;
-  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x), et);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), x, init, SmallVector<AffineMap>{id, id},
-             parallelIterators(rank),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value i = linalg::IndexOp::create(nb, nl, rank - 2);
-               Value j = linalg::IndexOp::create(nb, nl, rank - 1);
-               Value keep =
-                   arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
-               auto within = [&](Value a, Value c, int64_t k) {
-                 Value diff = arith::SubIOp::create(nb, nl, a, c);
-                 Value cmp = arith::CmpIOp::create(
-                     nb, nl, arith::CmpIPredicate::sle, diff,
-                     arith::ConstantIndexOp::create(nb, nl, k));
-                 keep = arith::AndIOp::create(nb, nl, keep, cmp);
-               };
-               if (lower >= 0)
-                 within(i, j, lower);
-               if (upper >= 0)
-                 within(j, i, upper);
-               Value zero = createScalar(nb, nl, et, 0.0);
-               linalg::YieldOp::create(
-                   nb, nl,
-                   arith::SelectOp::create(nb, nl, keep, args[0], zero)
-                       .getResult());
-             })
-      .getResult(0);
-}
-
 FailureOr<Value> mlprog::buildUpsampleNearest(OpBuilder &b, Location loc,
                                               Value x, double scaleH,
                                               double scaleW) {
@@ -494,12 +463,6 @@ FailureOr<Value> mlprog::buildUpsampleNearest(OpBuilder &b, Location loc,
                    tensor::ExtractOp::create(nb, nl, x, at).getResult());
              })
       .getResult(0);
-}
-
-Value mlprog::buildFill(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                        TypedAttr value) {
-  return createFilled(b, loc, getAsIndexOpFoldResult(b.getContext(), shape),
-                      value);
 }
 
 FailureOr<DenseElementsAttr> mlprog::buildRangeAttr(Location loc,

@@ -1,4 +1,4 @@
-//===- Logical.cpp - Comparison, logical, select and cast builders --------===//
+//===- Logical.cpp - Comparison, logical and select builders --------------===//
 
 #include "mlprog/Import/Common/Logical.h"
 #include "Utils.h"
@@ -10,19 +10,12 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
 
-FailureOr<Value> mlprog::buildCompare(OpBuilder &b, Location loc,
-                                      CompareKind kind, Value lhs, Value rhs,
-                                      bool isUnsigned) {
-  auto lt = dyn_cast<RankedTensorType>(lhs.getType());
-  auto rt = dyn_cast<RankedTensorType>(rhs.getType());
-  if (!lt || !rt || lt.getElementType() != rt.getElementType() ||
-      !lt.getElementType().isIntOrFloat())
-    return emitError(loc) << "comparison needs ranked numeric tensors of one "
-                             "element type, got "
-                          << lhs.getType() << " and " << rhs.getType();
-  bool isFloat = isa<FloatType>(lt.getElementType());
+Value mlprog::buildScalarCompare(OpBuilder &b, Location loc, CompareKind kind,
+                                 Value lhs, Value rhs, bool isUnsigned) {
   using FP = arith::CmpFPredicate;
   using IP = arith::CmpIPredicate;
+  // Booleans order false < true: signed i1 would read true as -1.
+  bool u = isUnsigned || lhs.getType().isInteger(1);
   FP fp;
   IP ip;
   switch (kind) {
@@ -33,25 +26,38 @@ FailureOr<Value> mlprog::buildCompare(OpBuilder &b, Location loc,
     fp = FP::UNE, ip = IP::ne;
     break;
   case CompareKind::Less:
-    fp = FP::OLT, ip = isUnsigned ? IP::ult : IP::slt;
+    fp = FP::OLT, ip = u ? IP::ult : IP::slt;
     break;
   case CompareKind::LessEqual:
-    fp = FP::OLE, ip = isUnsigned ? IP::ule : IP::sle;
+    fp = FP::OLE, ip = u ? IP::ule : IP::sle;
     break;
   case CompareKind::Greater:
-    fp = FP::OGT, ip = isUnsigned ? IP::ugt : IP::sgt;
+    fp = FP::OGT, ip = u ? IP::ugt : IP::sgt;
     break;
   case CompareKind::GreaterEqual:
-    fp = FP::OGE, ip = isUnsigned ? IP::uge : IP::sge;
+    fp = FP::OGE, ip = u ? IP::uge : IP::sge;
     break;
   }
-  return buildBroadcastedGeneric(
-      b, loc, {lhs, rhs}, b.getI1Type(),
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        if (isFloat)
-          return arith::CmpFOp::create(nb, nl, fp, a[0], a[1]);
-        return arith::CmpIOp::create(nb, nl, ip, a[0], a[1]);
-      });
+  if (isa<FloatType>(lhs.getType()))
+    return arith::CmpFOp::create(b, loc, fp, lhs, rhs);
+  return arith::CmpIOp::create(b, loc, ip, lhs, rhs);
+}
+
+FailureOr<Value> mlprog::buildCompare(OpBuilder &b, Location loc,
+                                      CompareKind kind, Value lhs, Value rhs,
+                                      bool isUnsigned) {
+  auto lt = dyn_cast<RankedTensorType>(lhs.getType());
+  auto rt = dyn_cast<RankedTensorType>(rhs.getType());
+  if (!lt || !rt || lt.getElementType() != rt.getElementType() ||
+      !lt.getElementType().isIntOrFloat())
+    return emitError(loc) << "comparison needs ranked numeric tensors of one "
+                             "element type, got "
+                          << lhs.getType() << " and " << rhs.getType();
+  return buildBroadcastedGeneric(b, loc, {lhs, rhs}, b.getI1Type(),
+                                 [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                   return buildScalarCompare(nb, nl, kind, a[0],
+                                                             a[1], isUnsigned);
+                                 });
 }
 
 static bool isBoolTensor(Value v) {
@@ -105,64 +111,5 @@ FailureOr<Value> mlprog::buildSelect(OpBuilder &b, Location loc, Value cond,
       b, loc, {cond, a, bv}, at.getElementType(),
       [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
         return arith::SelectOp::create(nb, nl, args[0], args[1], args[2]);
-      });
-}
-
-/// Converts scalar `v` to `to`.
-static Value castScalar(OpBuilder &b, Location loc, Value v, Type to,
-                        bool srcUnsigned, bool dstUnsigned) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (to.isInteger(1)) {
-    if (isa<FloatType>(from))
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
-                                   createScalar(b, loc, from, 0.0));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
-                                 createScalar(b, loc, from, 0.0));
-  }
-  if (from.isInteger(1))
-    srcUnsigned = true;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  if (fromFloat && toFloat) {
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-      return arith::ExtFOp::create(b, loc, to, v);
-    if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
-      return arith::TruncFOp::create(b, loc, to, v);
-    // Same width (f16 <-> bf16): through f32.
-    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-    return arith::TruncFOp::create(b, loc, to, wide);
-  }
-  if (fromFloat)
-    return dstUnsigned ? arith::FPToUIOp::create(b, loc, to, v).getResult()
-                       : arith::FPToSIOp::create(b, loc, to, v).getResult();
-  if (toFloat)
-    return srcUnsigned ? arith::UIToFPOp::create(b, loc, to, v).getResult()
-                       : arith::SIToFPOp::create(b, loc, to, v).getResult();
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-  if (fw < tw)
-    return srcUnsigned ? arith::ExtUIOp::create(b, loc, to, v).getResult()
-                       : arith::ExtSIOp::create(b, loc, to, v).getResult();
-  return arith::TruncIOp::create(b, loc, to, v);
-}
-
-FailureOr<Value> mlprog::buildCast(OpBuilder &b, Location loc, Value x,
-                                   Type elementType, bool srcUnsigned,
-                                   bool dstUnsigned) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
-  if (failed(type))
-    return failure();
-  Type from = type->getElementType();
-  auto isNumber = [](Type t) {
-    return isa<FloatType>(t) || t.isSignlessInteger();
-  };
-  if (!isNumber(from) || !isNumber(elementType))
-    return emitError(loc) << "unsupported cast from " << from << " to "
-                          << elementType;
-  if (from == elementType)
-    return x;
-  return buildBroadcastedGeneric(
-      b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
-        return castScalar(nb, nl, a[0], elementType, srcUnsigned, dstUnsigned);
       });
 }

@@ -1,8 +1,8 @@
 //===- Normalization.cpp - Layer and instance normalization ---------------===//
 
 #include "mlprog/Import/Common/Normalization.h"
-#include "mlprog/Import/Common/Activation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Pointwise.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 
@@ -11,9 +11,11 @@
 using namespace mlir;
 using namespace mlprog;
 
-/// Normalizes `x` over the dims where `reduced` is set, without affine.
-static FailureOr<Value> normalize(OpBuilder &b, Location loc, Value x,
-                                  ArrayRef<int64_t> axes, double epsilon) {
+/// Normalizes `x` over `axes` (normalized, distinct) without the affine
+/// part; the statistics keep the reduced dims as 1s.
+static FailureOr<LayerNormResult> normalize(OpBuilder &b, Location loc, Value x,
+                                            ArrayRef<int64_t> axes,
+                                            double epsilon) {
   FailureOr<Value> mean =
       buildReduce(b, loc, ReduceKind::Mean, x, axes, /*keepDims=*/true);
   if (failed(mean))
@@ -33,28 +35,46 @@ static FailureOr<Value> normalize(OpBuilder &b, Location loc, Value x,
   FailureOr<Value> shifted = buildAddScalar(b, loc, *var, epsilon);
   if (failed(shifted))
     return failure();
-  FailureOr<Value> inv =
-      buildActivation(b, loc, ActivationKind::Rsqrt, *shifted);
+  FailureOr<Value> inv = buildPointwise(b, loc, PointwiseKind::Rsqrt, *shifted);
   if (failed(inv))
     return failure();
-  return buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *centered, *inv);
+  FailureOr<Value> y =
+      buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *centered, *inv);
+  if (failed(y))
+    return failure();
+  return LayerNormResult{*y, *mean, *inv};
 }
 
-/// Reshapes a per-`axes` parameter to rank `rank` with unit extents
-/// elsewhere, so it broadcasts against x; checks its shape.
+/// Reshapes a parameter holding x's extents at `axes` (in order) to x's rank
+/// with unit extents elsewhere, so that it broadcasts against x. Any other
+/// parameter is an error when `strict`, else returned as is (numpy
+/// broadcasting against x).
 static FailureOr<Value> spreadParam(OpBuilder &b, Location loc, Value p,
                                     RankedTensorType xt, ArrayRef<int64_t> axes,
-                                    StringRef what) {
+                                    StringRef what, bool strict) {
   auto pt = dyn_cast<RankedTensorType>(p.getType());
+  if (!pt || pt.getElementType() != xt.getElementType())
+    return emitError(loc) << what << " of type " << p.getType()
+                          << " does not match the element type of " << xt;
   SmallVector<int64_t> expected, spread(xt.getRank(), 1);
   for (int64_t a : axes) {
     expected.push_back(xt.getDimSize(a));
     spread[a] = xt.getDimSize(a);
   }
-  if (!pt || pt.getElementType() != xt.getElementType() ||
-      pt.getShape() != ArrayRef<int64_t>(expected))
-    return emitError(loc) << what << " of type " << p.getType()
-                          << " does not match the normalized dims of " << xt;
+  if (pt.getShape() != ArrayRef<int64_t>(expected)) {
+    if (strict)
+      return emitError(loc) << what << " of type " << p.getType()
+                            << " does not match the normalized dims of " << xt;
+    return p;
+  }
+  if (pt.getRank() == xt.getRank())
+    return p;
+  // Trailing axes in order broadcast without a reshape.
+  bool trailing = true;
+  for (auto [i, a] : llvm::enumerate(axes))
+    trailing &= a == xt.getRank() - int64_t(axes.size()) + int64_t(i);
+  if (trailing)
+    return p;
   if (llvm::count_if(spread, ShapedType::isDynamic) > 1)
     return emitError(loc) << what << ": more than one dynamic normalized dim";
   return buildReshape(b, loc, p, spread);
@@ -62,9 +82,9 @@ static FailureOr<Value> spreadParam(OpBuilder &b, Location loc, Value p,
 
 static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
                                     RankedTensorType xt, ArrayRef<int64_t> axes,
-                                    Value gamma, Value beta) {
+                                    Value gamma, Value beta, bool strict) {
   if (gamma) {
-    FailureOr<Value> g = spreadParam(b, loc, gamma, xt, axes, "gamma");
+    FailureOr<Value> g = spreadParam(b, loc, gamma, xt, axes, "gamma", strict);
     if (failed(g))
       return failure();
     FailureOr<Value> r =
@@ -74,7 +94,7 @@ static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
     y = *r;
   }
   if (beta) {
-    FailureOr<Value> bb = spreadParam(b, loc, beta, xt, axes, "beta");
+    FailureOr<Value> bb = spreadParam(b, loc, beta, xt, axes, "beta", strict);
     if (failed(bb))
       return failure();
     FailureOr<Value> r =
@@ -86,9 +106,11 @@ static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
   return y;
 }
 
-FailureOr<Value> mlprog::buildLayerNorm(OpBuilder &b, Location loc, Value x,
-                                        ArrayRef<int64_t> axes, Value gamma,
-                                        Value beta, double epsilon) {
+FailureOr<LayerNormResult> mlprog::buildLayerNorm(OpBuilder &b, Location loc,
+                                                  Value x,
+                                                  ArrayRef<int64_t> axes,
+                                                  Value gamma, Value beta,
+                                                  double epsilon) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   if (!xt || !isa<FloatType>(xt.getElementType()))
     return emitError(loc) << "layer norm needs a ranked float tensor, got "
@@ -106,10 +128,15 @@ FailureOr<Value> mlprog::buildLayerNorm(OpBuilder &b, Location loc, Value x,
   if (axes.empty())
     for (int64_t d = 0; d < rank; ++d)
       normalized.push_back(d);
-  FailureOr<Value> y = normalize(b, loc, x, normalized, epsilon);
+  FailureOr<LayerNormResult> r = normalize(b, loc, x, normalized, epsilon);
+  if (failed(r))
+    return failure();
+  FailureOr<Value> y = applyAffine(b, loc, r->y, xt, normalized, gamma, beta,
+                                   /*strict=*/false);
   if (failed(y))
     return failure();
-  return applyAffine(b, loc, *y, xt, normalized, gamma, beta);
+  r->y = *y;
+  return r;
 }
 
 FailureOr<Value> mlprog::buildInstanceNorm(OpBuilder &b, Location loc, Value x,
@@ -123,8 +150,8 @@ FailureOr<Value> mlprog::buildInstanceNorm(OpBuilder &b, Location loc, Value x,
   SmallVector<int64_t> spatial;
   for (int64_t d = 2; d < xt.getRank(); ++d)
     spatial.push_back(d);
-  FailureOr<Value> y = normalize(b, loc, x, spatial, epsilon);
-  if (failed(y))
+  FailureOr<LayerNormResult> r = normalize(b, loc, x, spatial, epsilon);
+  if (failed(r))
     return failure();
-  return applyAffine(b, loc, *y, xt, {1}, gamma, beta);
+  return applyAffine(b, loc, r->y, xt, {1}, gamma, beta, /*strict=*/true);
 }

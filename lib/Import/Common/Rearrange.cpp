@@ -79,17 +79,22 @@ FailureOr<Value> mlprog::buildSpaceToDepth(OpBuilder &b, Location loc, Value x,
   return r;
 }
 
-FailureOr<Value> mlprog::buildTrilu(OpBuilder &b, Location loc, Value x,
-                                    OpFoldResult k, bool upper) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "trilu");
+FailureOr<Value> mlprog::buildBandPart(OpBuilder &b, Location loc, Value x,
+                                       OpFoldResult minDiagonal,
+                                       OpFoldResult maxDiagonal) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "band part");
   if (failed(type))
     return failure();
   int64_t rank = type->getRank();
   Type et = type->getElementType();
   if (rank < 2 || !et.isIntOrFloat())
-    return emitError(loc) << "trilu needs a numeric tensor of rank >= 2, got "
+    return emitError(loc) << "band part needs a numeric tensor of rank >= 2, "
+                             "got "
                           << *type;
-  Value kv = getValueOrCreateConstantIndexOp(b, loc, k);
+  Value lo = minDiagonal ? getValueOrCreateConstantIndexOp(b, loc, minDiagonal)
+                         : Value();
+  Value hi = maxDiagonal ? getValueOrCreateConstantIndexOp(b, loc, maxDiagonal)
+                         : Value();
   Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x), et);
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
   return linalg::GenericOp::create(
@@ -99,16 +104,20 @@ FailureOr<Value> mlprog::buildTrilu(OpBuilder &b, Location loc, Value x,
                Value i = linalg::IndexOp::create(nb, nl, rank - 2);
                Value j = linalg::IndexOp::create(nb, nl, rank - 1);
                Value diff = arith::SubIOp::create(nb, nl, j, i);
-               Value keep =
-                   arith::CmpIOp::create(nb, nl,
-                                         upper ? arith::CmpIPredicate::sge
-                                               : arith::CmpIPredicate::sle,
-                                         diff, kv);
-               Value zero = createScalar(nb, nl, et, 0.0);
-               linalg::YieldOp::create(
-                   nb, nl,
-                   arith::SelectOp::create(nb, nl, keep, args[0], zero)
-                       .getResult());
+               Value keep;
+               auto require = [&](arith::CmpIPredicate p, Value bound) {
+                 Value c = arith::CmpIOp::create(nb, nl, p, diff, bound);
+                 keep = keep ? arith::AndIOp::create(nb, nl, keep, c) : c;
+               };
+               if (lo)
+                 require(arith::CmpIPredicate::sge, lo);
+               if (hi)
+                 require(arith::CmpIPredicate::sle, hi);
+               Value r = args[0];
+               if (keep)
+                 r = arith::SelectOp::create(nb, nl, keep, args[0],
+                                             createScalar(nb, nl, et, 0.0));
+               linalg::YieldOp::create(nb, nl, r);
              })
       .getResult(0);
 }

@@ -10,7 +10,6 @@
 
 #include "mlprog/Import/Common/Recurrent.h"
 #include "Utils.h"
-#include "mlprog/Import/Common/Activation.h"
 #include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/ElementwiseMath.h"

@@ -15,7 +15,6 @@
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Pointwise.h"
-#include "mlprog/Import/Common/Predicate.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

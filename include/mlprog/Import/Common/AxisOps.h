@@ -1,9 +1,9 @@
 //===- AxisOps.h - Norm reductions, scans, hardmax, LRN, einsum -*- C++ -*-===//
 //
 // Format-independent builders for ops that work along axes of a ranked
-// tensor beyond Reduction.h/AxisReduce.h: norm-style reductions, softmax
-// variants over several axes, hardmax, cumulative sums, normalizations that
-// also return their statistics, local response normalization and einsum.
+// tensor beyond Reduction.h: norm-style reductions, softmax
+// variants over several axes, hardmax, cumulative sums, mean-variance and
+// local response normalization, and einsum.
 // They emit linalg.generic (and tensor reshapes), composed from the other
 // builders where possible.
 //
@@ -36,14 +36,6 @@ mlir::FailureOr<mlir::Value>
 buildNormReduce(mlir::OpBuilder &b, mlir::Location loc, NormReduceKind kind,
                 mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
 
-/// `log(softmax(x))` taken jointly over `axes` (distinct, in [-rank, rank)):
-/// x - m - log(sum(exp(x - m))), m the max over `axes`. Float only.
-/// Spec: ONNX LogSoftmax (opset < 13: axes = [axis, rank); 13+: [axis]).
-mlir::FailureOr<mlir::Value> buildLogSoftmaxAxes(mlir::OpBuilder &b,
-                                                 mlir::Location loc,
-                                                 mlir::Value x,
-                                                 llvm::ArrayRef<int64_t> axes);
-
 /// 1 at the first maximum of `x` along the dims [axis, rank) taken jointly
 /// (row-major order), 0 elsewhere; same shape and type as `x` (float or
 /// signless integer). `coerce` = false uses the single dim `axis`.
@@ -61,24 +53,6 @@ mlir::FailureOr<mlir::Value> buildHardmax(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::Value x, int64_t axis,
                                          bool exclusive, bool reverse);
-
-/// Layer normalization results with statistics.
-struct LayerNormResult {
-  mlir::Value y;         ///< normalized, scaled and shifted x
-  mlir::Value mean;      ///< mean over the normalized dims, kept as 1s
-  mlir::Value invStdDev; ///< 1 / sqrt(var + epsilon), same shape as mean
-};
-
-/// Layer normalization of float `x` over dims [axis, rank) (axis in
-/// [0, rank)): y = (x - mean) * invStdDev * scale + bias with the biased
-/// variance; `scale` and `bias` broadcast numpy-style against `x` (`bias`
-/// may be null).
-/// Spec: ONNX LayerNormalization (opset 17; stash_type = 1, computed in the
-/// input type).
-mlir::FailureOr<LayerNormResult>
-buildLayerNormWithStats(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                        int64_t axis, mlir::Value scale, mlir::Value bias,
-                        double epsilon);
 
 /// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) with mean taken over
 /// `axes`, float `x`.

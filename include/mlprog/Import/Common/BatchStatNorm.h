@@ -2,8 +2,9 @@
 //-*-===//
 //
 // Format-independent normalization builders that compute their statistics
-// from the input (batch norm in training mode, layer norm), built from the
-// reduction and elementwise builders. Inference-mode batch norm is
+// from the batch (batch norm in training mode, running averages), built from
+// the reduction and elementwise builders. Layer norm is buildLayerNorm in
+// Normalization.h. Inference-mode batch norm is
 // buildBatchNormInference in Elementwise.h.
 //
 //===----------------------------------------------------------------------===//
@@ -35,15 +36,6 @@ struct BatchNormTrainingResult {
 mlir::FailureOr<BatchNormTrainingResult>
 buildBatchNormTraining(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        mlir::Value weight, mlir::Value bias, double epsilon);
-
-/// Layer normalization of float `x` over its last `numNormalizedDims` dims:
-/// y = (x - mean) / sqrt(var + eps) * weight + bias with the biased variance;
-/// `weight`/`bias` have the normalized shape or are null.
-/// Spec: aten::layer_norm; ONNX LayerNormalization (axis = -k).
-mlir::FailureOr<mlir::Value>
-buildLayerNormalization(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                        int64_t numNormalizedDims, mlir::Value weight,
-                        mlir::Value bias, double epsilon);
 
 /// Exponential moving average of batch statistics: `running * keep + batch
 /// * (1 - keep)` elementwise (numpy broadcasting), float tensors of one

@@ -17,8 +17,10 @@
 namespace mlprog {
 
 /// A tensor of `sizes` (static or index Values) and `elementType` filled with
-/// the scalar `value` (any int/float type, converted as buildConvertScalar).
-/// Spec: aten::full/zeros/ones; ONNX ConstantOfShape.
+/// the scalar `value` (any int/float type, converted as buildConvertScalar),
+/// emitted as linalg.fill.
+/// Errors: a value that does not convert to `elementType`.
+/// Spec: aten::full/zeros/ones; ONNX ConstantOfShape; MIL fill.
 mlir::FailureOr<mlir::Value> buildFull(mlir::OpBuilder &b, mlir::Location loc,
                                        llvm::ArrayRef<mlir::OpFoldResult> sizes,
                                        mlir::Type elementType,

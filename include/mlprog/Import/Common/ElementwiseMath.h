@@ -1,7 +1,7 @@
 //===- ElementwiseMath.h - More elementwise math and logic ------*- C++ -*-===//
 //
 // Format-independent builders for elementwise functions not covered by
-// Elementwise.h, Pointwise.h and Activation.h: inverse and hyperbolic
+// Elementwise.h and Pointwise.h: inverse and hyperbolic
 // trigonometry, float classification, remainders, bit shifts, mixed-type
 // power, parametric activations and clipping by tensor bounds. All emit
 // broadcasting linalg.generic ops (see buildBroadcastedGeneric).

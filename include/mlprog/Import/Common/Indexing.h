@@ -31,13 +31,31 @@ struct SliceDim {
   int64_t step = 1;
 };
 
+/// Where a SliceDim lands in a dim of static extent n: Python's
+/// `slice.indices(n)` as (start, size, step), `size` elements being read at
+/// start, start + step, ... (step < 0 walks backwards).
+struct ResolvedSlice {
+  int64_t start, size, step;
+};
+
+/// Resolves `dim` (step != 0) against the static extent `extent`: negative
+/// bounds count from the end and out-of-range ones clamp, as numpy does.
+/// Spec: Python slice.indices; ONNX Slice; aten::slice.
+ResolvedSlice resolveSlice(const SliceDim &dim, int64_t extent);
+
 /// Slices `x` with one SliceDim per dimension (`dims.size() == rank`),
 /// giving extents ceil((stop - start) / step) (0 when empty), then drops
-/// the dims listed in `squeezeDims` (each must have extent 1). Sliced dims
-/// must have static extents; positive steps become one tensor.extract_slice,
-/// negative steps a linalg.generic with a reversed affine map.
+/// the dims listed in `squeezeDims` (each must have extent 1). A sliced dim
+/// of dynamic extent needs a positive step and non-negative (or missing)
+/// start and stop: its result extent is computed at run time. Positive
+/// steps become one tensor.extract_slice, negative steps a linalg.generic
+/// with a reversed affine map. Bounds known only at run time are
+/// buildSliceDynamic's.
+/// Errors: dims.size() != rank, step 0, other bounds on dynamic extents,
+/// squeezed dims of extent other than 1.
 /// Spec: numpy basic indexing; MIL slice_by_index (masks resolved by the
-/// caller) and slice_by_size; ONNX Slice; aten::slice.
+/// caller) and slice_by_size; ONNX Slice (constant starts/ends/axes/steps);
+/// aten::slice.Tensor, aten::split.
 mlir::FailureOr<mlir::Value>
 buildSlice(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
            llvm::ArrayRef<SliceDim> dims,
@@ -89,14 +107,6 @@ mlir::FailureOr<mlir::Value> buildPad(mlir::OpBuilder &b, mlir::Location loc,
                                       llvm::ArrayRef<int64_t> high,
                                       PadMode mode, double value);
 
-/// Keeps the band of the last two dims of `x` (rank >= 2): element (.., i, j)
-/// is kept when (lower < 0 or i - j <= lower) and (upper < 0 or j - i <=
-/// upper), otherwise set to zero.
-/// Spec: MIL band_part; tf.linalg.band_part; ONNX Trilu as two bands.
-mlir::FailureOr<mlir::Value> buildBandPart(mlir::OpBuilder &b,
-                                           mlir::Location loc, mlir::Value x,
-                                           int64_t lower, int64_t upper);
-
 /// Nearest-neighbour upsampling of the last two dims of `x` (rank >= 3,
 /// static extents H, W) by positive float scales: output extents
 /// floor(H * scaleH), floor(W * scaleW); output (i, j) reads input
@@ -107,12 +117,6 @@ mlir::FailureOr<mlir::Value> buildUpsampleNearest(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   mlir::Value x, double scaleH,
                                                   double scaleW);
-
-/// A tensor of static `shape` with every element `value` (float or integer
-/// element type).
-/// Spec: MIL fill; ONNX ConstantOfShape; aten::full.
-mlir::Value buildFill(mlir::OpBuilder &b, mlir::Location loc,
-                      llvm::ArrayRef<int64_t> shape, mlir::TypedAttr value);
 
 /// The 1-D tensor [start, start + step, ...) stopping before `end`, of
 /// ceil((end - start) / step) (at least 0) elements of `elementType`

@@ -2,7 +2,7 @@
 //
 // Format-independent builders for pointwise functions beyond the basic
 // arithmetic of Elementwise.h: activations, rounding, trigonometry, clamping
-// and integer-style division, emitted as linalg.generic.
+// and Python-style division, emitted as linalg.generic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,29 +38,43 @@ enum class PointwiseKind {
   Expm1,       ///< exp(x) - 1
   Log2,
   Log10,
-  Softsign, ///< x / (1 + |x|)
+  Softsign,    ///< x / (1 + |x|)
+  Softplus,    ///< log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|))
+  GeluSigmoid, ///< x * sigmoid(1.702 x)
 };
 
 /// Returns `kind(x)` elementwise for a float tensor `x` (same type).
-/// Errors: non-float element types.
-/// Spec: the aten op of the same name (torch.nn.functional for activations).
+/// Errors: unranked or non-float tensors.
+/// Spec: the aten op of the same name (torch.nn.functional for activations,
+/// aten::gelu approximate = none / tanh); MIL rsqrt/floor/ceil/round/sign/
+/// sin/cos/silu/softplus and gelu (EXACT / TANH_APPROXIMATION /
+/// SIGMOID_APPROXIMATION); ONNX Softplus/Softsign/Sin/Cos/Floor/Ceil/Round/
+/// Sign/Reciprocal/HardSwish/Mish/Gelu.
 mlir::FailureOr<mlir::Value> buildPointwise(mlir::OpBuilder &b,
                                             mlir::Location loc,
                                             PointwiseKind kind, mlir::Value x);
 
 /// `min(max(x, lo), hi)` elementwise; either bound may be absent. For float
-/// tensors a NaN input stays NaN; integer tensors compare signed and the
-/// bounds are truncated to integers.
-/// Spec: aten::clamp, hardtanh, relu6; ONNX Clip.
+/// tensors a NaN input stays NaN; signless integer tensors compare signed
+/// and the bounds are truncated to integers.
+/// Errors: unranked or non-numeric tensors.
+/// Spec: aten::clamp, hardtanh, relu6; ONNX Clip (constant bounds); MIL clip
+/// and relu6 (lo 0, hi 6).
 mlir::FailureOr<mlir::Value> buildClamp(mlir::OpBuilder &b, mlir::Location loc,
                                         mlir::Value x, std::optional<double> lo,
                                         std::optional<double> hi);
 
-/// `x > 0 ? x : slope * x` for a float tensor.
-/// Spec: aten::leaky_relu; ONNX LeakyRelu.
-mlir::FailureOr<mlir::Value> buildLeakyReluSlope(mlir::OpBuilder &b,
-                                                 mlir::Location loc,
-                                                 mlir::Value x, double slope);
+/// `x >= 0 ? x : alpha * x` for a float tensor.
+/// Errors: unranked or non-float tensors.
+/// Spec: aten::leaky_relu; ONNX LeakyRelu; MIL leaky_relu.
+mlir::FailureOr<mlir::Value> buildLeakyRelu(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            double alpha);
+
+/// `x + c` elementwise for a scalar `c` on a float tensor, e.g. the epsilon
+/// MIL adds inside log and rsqrt. Errors: unranked or non-float tensors.
+mlir::FailureOr<mlir::Value>
+buildAddScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, double c);
 
 /// `x > 0 ? scale * x : scale * alpha * (exp(x * inputScale) - 1)`.
 /// Spec: aten::elu (scale = inputScale = 1), selu; ONNX Elu/Selu.
@@ -69,8 +83,10 @@ mlir::FailureOr<mlir::Value> buildElu(mlir::OpBuilder &b, mlir::Location loc,
                                       double scale = 1.0,
                                       double inputScale = 1.0);
 
-/// `beta * x > threshold ? x : log(1 + exp(beta * x)) / beta`.
-/// Spec: aten::softplus; ONNX Softplus (beta = 1, threshold = inf).
+/// `beta * x > threshold ? x : log(1 + exp(beta * x)) / beta`, the log
+/// computed as PointwiseKind::Softplus does. Errors: non-float tensors.
+/// Spec: aten::softplus (PointwiseKind::Softplus is beta = 1, threshold =
+/// inf, as ONNX Softplus).
 mlir::FailureOr<mlir::Value> buildSoftplus(mlir::OpBuilder &b,
                                            mlir::Location loc, mlir::Value x,
                                            double beta, double threshold);
@@ -82,8 +98,10 @@ mlir::FailureOr<mlir::Value> buildSoftplus(mlir::OpBuilder &b,
 /// by zero is undefined behaviour, as in C.
 enum class DivisionKind { FloorDivide, Remainder, TruncDivide };
 
+/// Errors: differing or non-numeric element types, shapes that do not
+/// broadcast.
 /// Spec: aten::floor_divide, aten::div(rounding_mode='floor'/'trunc'),
-/// aten::remainder; Python `//` and `%`.
+/// aten::remainder; Python `//` and `%`; MIL floor_div.
 mlir::FailureOr<mlir::Value> buildDivision(mlir::OpBuilder &b,
                                            mlir::Location loc,
                                            DivisionKind kind, mlir::Value lhs,

@@ -39,13 +39,19 @@ mlir::FailureOr<mlir::Value> buildSpaceToDepth(mlir::OpBuilder &b,
                                                mlir::Value x,
                                                int64_t blockSize);
 
-/// Keeps the upper (`upper`: j - i >= k) or lower (j - i <= k) triangle of
-/// the last two dims of `x` (rank >= 2, numeric) and zeroes the rest. `k`
-/// is a static integer attribute or an `index` Value.
-/// Spec: ONNX Trilu; aten::triu / aten::tril.
-mlir::FailureOr<mlir::Value> buildTrilu(mlir::OpBuilder &b, mlir::Location loc,
-                                        mlir::Value x, mlir::OpFoldResult k,
-                                        bool upper);
+/// Keeps the diagonal band of the last two dims of `x` (rank >= 2, numeric
+/// element type) and zeroes the rest: element (.., i, j) is kept when
+/// `minDiagonal` <= j - i <= `maxDiagonal`. Each bound is a static integer
+/// attribute, an `index` Value, or null for no bound (so the upper triangle
+/// from diagonal k is {k, null}, the lower one {null, k}).
+/// Errors: rank < 2, non-numeric element types.
+/// Spec: ONNX Trilu (upper: {k, null}; lower: {null, k}); aten::triu /
+/// aten::tril; MIL band_part and tf.linalg.band_part (lower l >= 0:
+/// minDiagonal -l; upper u >= 0: maxDiagonal u; negative: no bound).
+mlir::FailureOr<mlir::Value> buildBandPart(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value x,
+                                           mlir::OpFoldResult minDiagonal,
+                                           mlir::OpFoldResult maxDiagonal);
 
 /// Reverses, for each batch entry b along `batchAxis`, the first
 /// `lengths[b]` elements along `timeAxis` of `x` (rank >= 2); the rest is

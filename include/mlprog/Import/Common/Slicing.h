@@ -18,16 +18,6 @@
 
 namespace mlprog {
 
-/// Python slice `x[..., start:end:step, ...]` along `dim` in [-rank, rank):
-/// negative start/end count from the end, both are clamped to [0, extent],
-/// step >= 1. The extent must be static unless start >= 0 and end is
-/// INT64_MAX (slice to the end).
-/// Spec: aten::slice.Tensor; ONNX Slice (positive steps).
-mlir::FailureOr<mlir::Value> buildPythonSlice(mlir::OpBuilder &b,
-                                              mlir::Location loc, mlir::Value x,
-                                              int64_t dim, int64_t start,
-                                              int64_t end, int64_t step);
-
 /// `x` indexed with a single `index` along `dim` (the dim is removed). A
 /// static negative index counts from the end; out-of-range static indices
 /// are errors. A dynamic index (index-typed Value) must be in range.
@@ -36,29 +26,6 @@ mlir::FailureOr<mlir::Value> buildSelectIndex(mlir::OpBuilder &b,
                                               mlir::Location loc, mlir::Value x,
                                               int64_t dim,
                                               mlir::OpFoldResult index);
-
-/// Gathers along `dim` the slices of `x` at the positions in the 1-D integer
-/// tensor `indices` (negative entries count from the end): the result has
-/// `x`'s shape with extent `dim` replaced by len(indices).
-/// Spec: aten::index_select; ONNX Gather with a 1-D index.
-mlir::FailureOr<mlir::Value> buildIndexSelect(mlir::OpBuilder &b,
-                                              mlir::Location loc, mlir::Value x,
-                                              int64_t dim, mlir::Value indices);
-
-/// Element gather: result[i..] = x[i0, .., index[i..], .., in] with the
-/// index at position `dim`; `index` is an integer tensor of `x`'s rank and
-/// gives the result shape.
-/// Spec: aten::gather; ONNX GatherElements.
-mlir::FailureOr<mlir::Value> buildGatherElements(mlir::OpBuilder &b,
-                                                 mlir::Location loc,
-                                                 mlir::Value x, int64_t dim,
-                                                 mlir::Value index);
-
-/// Row lookup: `table` is [V, D...], `indices` an integer tensor of any
-/// shape S; the result is [S..., D...] with rows table[indices[s]].
-/// Spec: aten::embedding; ONNX Gather(axis = 0).
-mlir::FailureOr<mlir::Value> buildTake(mlir::OpBuilder &b, mlir::Location loc,
-                                       mlir::Value table, mlir::Value indices);
 
 /// Inserts an extent-1 dim at `dim` in [0, rank].
 /// Spec: aten::unsqueeze; ONNX Unsqueeze.
