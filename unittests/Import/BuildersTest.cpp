@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Import/Common/Convert.h"
-#include "mlprog/Import/Common/Indexing.h"
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Normalization.h"
-#include "mlprog/Import/Common/Rearrange.h"
 #include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -12,13 +12,11 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
-#include "mlprog/Import/Common/AxisOps.h"
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/ElementwiseMath.h"
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Normalization.h"
-#include "mlprog/Import/Common/Pointwise.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 

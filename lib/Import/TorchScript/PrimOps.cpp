@@ -9,9 +9,8 @@
 
 #include "GraphImporter.h"
 
-#include "mlprog/Import/Common/Convert.h"
-#include "mlprog/Import/Common/Logical.h"
-#include "mlprog/Import/Common/Pointwise.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

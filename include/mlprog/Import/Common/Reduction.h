@@ -1,8 +1,9 @@
-//===- Reduction.h - Reductions, softmax and arg max/min --------*- C++ -*-===//
+//===- Reduction.h - Reductions, softmax, scans and top-k -------*- C++ -*-===//
 //
 // Format-independent reductions of ranked tensors over a set of axes (sum,
-// mean, max, min, product, variance, arg max/min, softmax, log-softmax),
-// emitted as linalg.generic with reduction iterators.
+// mean, max, min, product, variance, norms, arg max/min, softmax,
+// log-softmax, hardmax), cumulative sums and top-k, emitted as linalg.generic
+// with reduction iterators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +12,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+
+#include <utility>
 
 namespace mlprog {
 
@@ -71,6 +75,60 @@ mlir::FailureOr<mlir::Value> buildArgReduce(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value> buildLogSoftmax(mlir::OpBuilder &b,
                                              mlir::Location loc, mlir::Value x,
                                              llvm::ArrayRef<int64_t> axes);
+
+/// Reductions composed of an elementwise map, a sum and a final function.
+enum class NormReduceKind {
+  L1,        ///< sum(|x|)
+  L2,        ///< sqrt(sum(x * x))
+  LogSum,    ///< log(sum(x))
+  LogSumExp, ///< log(sum(exp(x))), computed as m + log(sum(exp(x - m)))
+  SumSquare, ///< sum(x * x)
+};
+
+/// Reduces `x` over `axes` (as buildReduce: each in [-rank, rank), empty
+/// means all, `keepDims` keeps unit dims). L1 and SumSquare accept signless
+/// integers too; the others need floats.
+/// Spec: ONNX ReduceL1/ReduceL2/ReduceLogSum/ReduceLogSumExp/ReduceSumSquare.
+mlir::FailureOr<mlir::Value>
+buildNormReduce(mlir::OpBuilder &b, mlir::Location loc, NormReduceKind kind,
+                mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// 1 at the first maximum of `x` along the dims [axis, rank) taken jointly
+/// (row-major order), 0 elsewhere; same shape and type as `x` (float or
+/// signless integer). `coerce` = false uses the single dim `axis`.
+/// Errors: rank 0, axis out of range.
+/// Spec: ONNX Hardmax (opset < 13 coerces to 2-D at axis; 13+ one axis).
+mlir::FailureOr<mlir::Value> buildHardmax(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          int64_t axis, bool coerce);
+
+/// Cumulative sum of `x` (float or signless integer) along `axis` in
+/// [-rank, rank). `exclusive` leaves out the element itself (the first
+/// output is 0); `reverse` sums from the end. Emitted as one linalg.generic
+/// with an extra reduction loop (quadratic in the axis extent).
+/// Spec: ONNX CumSum (opset 11/14); numpy.cumsum; aten::cumsum.
+mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, int64_t axis,
+                                         bool exclusive, bool reverse);
+
+/// The `k` largest (`largest`) or smallest elements of `x` along `axis`
+/// (extent static, k <= extent), sorted (descending for largest), with their
+/// int64 positions; ties keep the lower index first. Built as a rank count
+/// (O(n^2) per slice), meant for small extents.
+/// Spec: ONNX TopK (sorted = 1); aten::topk.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildTopK(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t k,
+          int64_t axis, bool largest);
+
+/// buildTopK with a run-time `k` (an index Value or attribute): the result
+/// extent along `axis` is `k`, dynamic unless `k` is an attribute; the
+/// extent along `axis` may be dynamic. k in [0, extent] is the caller's
+/// contract (checked by buildTopK for static k); a larger k leaves the
+/// extra entries 0.
+/// Spec: ONNX TopK with a non-constant k input.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildTopKDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::OpFoldResult k, int64_t axis, bool largest);
 
 } // namespace mlprog
 

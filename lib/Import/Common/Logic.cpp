@@ -1,6 +1,6 @@
-//===- Logical.cpp - Comparison, logical and select builders --------------===//
+//===- Logic.cpp - Comparisons, boolean logic and select ------------------===//
 
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/Logic.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 

@@ -1,6 +1,5 @@
-//===- Pointwise.cpp - Activations and other pointwise functions ----------===//
+//===- ElementwiseActivation.cpp - Activations and Python division --------===//
 
-#include "mlprog/Import/Common/Pointwise.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 

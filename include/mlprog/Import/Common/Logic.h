@@ -1,13 +1,14 @@
-//===- Logical.h - Comparison, logical and select builders ------*- C++ -*-===//
+//===- Logic.h - Comparisons, boolean logic and select ----------*- C++ -*-===//
+
 //
 // Format-independent builders for comparisons (to i1), boolean logic and
 // elementwise selection, emitted as broadcasting linalg.generic ops (see
-// buildBroadcastedGeneric). Element type conversions are in Convert.h.
+// buildBroadcastedGeneric). Element type conversions are in Elementwise.h.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_IMPORT_COMMON_LOGICAL_H
-#define MLPROG_IMPORT_COMMON_LOGICAL_H
+#ifndef MLPROG_IMPORT_COMMON_LOGIC_H
+#define MLPROG_IMPORT_COMMON_LOGIC_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
@@ -77,4 +78,4 @@ mlir::FailureOr<mlir::Value> buildSelect(mlir::OpBuilder &b, mlir::Location loc,
 
 } // namespace mlprog
 
-#endif // MLPROG_IMPORT_COMMON_LOGICAL_H
+#endif // MLPROG_IMPORT_COMMON_LOGIC_H

@@ -1,13 +1,17 @@
-//===- Indexing.cpp - Slice, gather, tile, pad and friends ----------------===//
+//===- SliceGather.cpp - Slices, splits and gathers -----------------------===//
 
-#include "mlprog/Import/Common/Indexing.h"
+#include "mlprog/Import/Common/SliceGather.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <climits>
 #include <cmath>
 
 using namespace mlir;
@@ -298,200 +302,203 @@ FailureOr<Value> mlprog::buildGatherAlongAxis(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
-FailureOr<Value> mlprog::buildTile(OpBuilder &b, Location loc, Value x,
-                                   ArrayRef<int64_t> reps) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "tile");
+FailureOr<Value> mlprog::buildSliceDynamic(OpBuilder &b, Location loc, Value x,
+                                           ArrayRef<DynamicSliceDim> dims,
+                                           ArrayRef<int64_t> hint) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice");
   if (failed(type))
     return failure();
   int64_t rank = type->getRank();
-  if (int64_t(reps.size()) != rank)
-    return emitError(loc) << "tile: " << reps.size() << " reps for rank "
+  if (int64_t(dims.size()) != rank)
+    return emitError(loc) << "slice: " << dims.size() << " dims for rank "
                           << rank;
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> exprs;
+  IndexMath m{b, loc};
+  // Per dim: first position and step (null for whole dims) and extent.
+  SmallVector<Value> starts(rank), steps(rank);
   SmallVector<OpFoldResult> sizes;
-  for (auto [d, r] : llvm::enumerate(reps)) {
-    int64_t n = type->getDimSize(d);
-    if (r < 1)
-      return emitError(loc) << "tile: reps must be >= 1, got " << r;
-    if (r == 1) {
-      exprs.push_back(getAffineDimExpr(d, ctx));
-      sizes.push_back(
-          ShapedType::isDynamic(n)
-              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
-              : OpFoldResult(b.getIndexAttr(n)));
+  for (auto [d, sd] : llvm::enumerate(dims)) {
+    if (!sd.start && !sd.stop && !sd.step) {
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
       continue;
     }
-    if (ShapedType::isDynamic(n))
-      return emitError(loc) << "tile: dim " << d << " has a dynamic extent";
-    exprs.push_back(getAffineDimExpr(d, ctx) % n);
-    sizes.push_back(b.getIndexAttr(n * r));
+    if (!sd.start || !sd.stop || !sd.step)
+      return emitError(loc) << "slice: dim " << d << " is partially given";
+    Value zero = m.c(0), one = m.c(1), minusOne = m.c(-1);
+    Value n = tensor::DimOp::create(b, loc, x, d);
+    Value step = m.index(sd.step);
+    step = m.select(m.eq(step, zero), one, step);
+    Value neg = m.lt(step, zero);
+    Value last = m.sub(n, one);
+    Value start =
+        m.clamp(m.wrap(m.index(sd.start), n), zero, m.select(neg, last, n));
+    Value stop = m.clamp(m.wrap(m.index(sd.stop), n),
+                         m.select(neg, minusOne, zero), m.select(neg, last, n));
+    Value span = m.select(neg, m.sub(start, stop), m.sub(stop, start));
+    Value absStep = m.select(neg, m.sub(zero, step), step);
+    Value size = arith::CeilDivSIOp::create(b, loc, m.max(span, zero), absStep);
+    starts[d] = start;
+    steps[d] = step;
+    sizes.push_back(size);
   }
   Value init = createEmpty(b, loc, sizes, type->getElementType());
-  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
-                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), x, init, maps, parallelIterators(rank),
-             [](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl, args[0]);
-             })
-      .getResult(0);
-}
-
-FailureOr<Value> mlprog::buildPad(OpBuilder &b, Location loc, Value x,
-                                  ArrayRef<int64_t> low, ArrayRef<int64_t> high,
-                                  PadMode mode, double value) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "pad");
-  if (failed(type))
-    return failure();
-  int64_t rank = type->getRank();
-  if (int64_t(low.size()) != rank || int64_t(high.size()) != rank)
-    return emitError(loc) << "pad: pads do not match rank " << rank;
-  for (auto [l, h] : llvm::zip(low, high))
-    if (l < 0 || h < 0)
-      return emitError(loc) << "pad: negative padding";
-  Type et = type->getElementType();
-  if (mode == PadMode::Constant) {
-    TypedAttr attr = isa<FloatType>(et)
-                         ? TypedAttr(b.getFloatAttr(et, value))
-                         : TypedAttr(b.getIntegerAttr(et, int64_t(value)));
-    return padStatic(b, loc, x, low, high, attr);
-  }
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t n = type->getDimSize(d);
-    if (ShapedType::isDynamic(n))
-      return emitError(loc) << "pad: reflect/replicate need static extents";
-    if (mode == PadMode::Reflect && (low[d] >= n || high[d] >= n))
-      return emitError(loc) << "pad: reflect padding must be smaller than "
-                               "the extent of dim "
-                            << d;
-    sizes.push_back(b.getIndexAttr(n + low[d] + high[d]));
-  }
-  Value init = createEmpty(b, loc, sizes, et);
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange(), init,
-             SmallVector<AffineMap>{id}, parallelIterators(rank),
-             [&](OpBuilder &nb, Location nl, ValueRange) {
-               SmallVector<Value> at;
-               Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
-               for (int64_t d = 0; d < rank; ++d) {
-                 int64_t n = type->getDimSize(d);
-                 Value i = linalg::IndexOp::create(nb, nl, d);
-                 Value j = arith::SubIOp::create(
-                     nb, nl, i, arith::ConstantIndexOp::create(nb, nl, low[d]));
-                 Value last = arith::ConstantIndexOp::create(nb, nl, n - 1);
-                 if (mode == PadMode::Replicate) {
-                   j = arith::MaxSIOp::create(
-                       nb, nl, arith::MinSIOp::create(nb, nl, j, last), zero);
-                 } else {
-                   // |j|, then 2 (n - 1) - j past the end.
-                   Value neg = arith::CmpIOp::create(
-                       nb, nl, arith::CmpIPredicate::slt, j, zero);
-                   j = arith::SelectOp::create(
-                       nb, nl, neg, arith::SubIOp::create(nb, nl, zero, j), j);
-                   Value past = arith::CmpIOp::create(
-                       nb, nl, arith::CmpIPredicate::sgt, j, last);
-                   Value mirrored = arith::SubIOp::create(
-                       nb, nl,
-                       arith::ConstantIndexOp::create(nb, nl, 2 * (n - 1)), j);
-                   j = arith::SelectOp::create(nb, nl, past, mirrored, j);
-                 }
-                 at.push_back(j);
-               }
-               linalg::YieldOp::create(
-                   nb, nl,
-                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
-             })
-      .getResult(0);
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange(), init,
+          SmallVector<AffineMap>{id}, parallelIterators(rank),
+          [&](OpBuilder &nb, Location nl, ValueRange) {
+            SmallVector<Value> at;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value i = linalg::IndexOp::create(nb, nl, d);
+              if (starts[d])
+                i = arith::AddIOp::create(
+                    nb, nl, starts[d],
+                    arith::MulIOp::create(nb, nl, i, steps[d]));
+              at.push_back(i);
+            }
+            linalg::YieldOp::create(
+                nb, nl, tensor::ExtractOp::create(nb, nl, x, at).getResult());
+          })
+          .getResult(0);
+  return refineToShape(b, loc, result, hint);
 }
 
-FailureOr<Value> mlprog::buildUpsampleNearest(OpBuilder &b, Location loc,
-                                              Value x, double scaleH,
-                                              double scaleW) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "upsample");
+FailureOr<SmallVector<Value>>
+mlprog::buildSplitDynamic(OpBuilder &b, Location loc, Value x, int64_t axis,
+                          ArrayRef<OpFoldResult> sizes) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "split");
   if (failed(type))
     return failure();
   int64_t rank = type->getRank();
-  if (rank < 3 || !(scaleH > 0) || !(scaleW > 0))
-    return emitError(loc) << "upsample needs rank >= 3 and positive scales, "
-                             "got "
-                          << *type;
+  if (axis < 0 || axis >= rank)
+    return emitError(loc) << "split: axis " << axis << " out of range";
+  IndexMath m{b, loc};
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+      extents = tensor::getMixedSizes(b, loc, x),
+      strides(rank, b.getIndexAttr(1));
+  // An empty input has only empty pieces (and a static offset 0 into a
+  // static extent 0 is not a valid tensor.extract_slice).
+  bool empty = llvm::is_contained(type->getShape(), 0);
+  SmallVector<Value> pieces;
+  OpFoldResult offset = b.getIndexAttr(0);
+  for (OpFoldResult size : sizes) {
+    offsets[axis] = offset;
+    extents[axis] = size;
+    pieces.push_back(empty
+                         ? createEmpty(b, loc, extents, type->getElementType())
+                         : tensor::ExtractSliceOp::create(b, loc, x, offsets,
+                                                          extents, strides)
+                               .getResult());
+    std::optional<int64_t> co = getConstantIntValue(offset),
+                           cs = getConstantIntValue(size);
+    if (co && cs)
+      offset = b.getIndexAttr(*co + *cs);
+    else
+      offset = m.add(getValueOrCreateConstantIndexOp(b, loc, offset),
+                     getValueOrCreateConstantIndexOp(b, loc, size));
+  }
+  return pieces;
+}
+
+/// Normalizes `dim` against `rank`, or fails with "<what>: ...".
+static FailureOr<int64_t> normalizeDim(Location loc, int64_t dim, int64_t rank,
+                                       StringRef what) {
+  if (dim < -rank || dim >= rank)
+    return emitError(loc) << what << ": dim " << dim
+                          << " out of range for rank " << rank;
+  return dim < 0 ? dim + rank : dim;
+}
+
+FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
+                                          int64_t dim, OpFoldResult index) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "select");
+  if (failed(type))
+    return failure();
+  FailureOr<int64_t> d = normalizeDim(loc, dim, type->getRank(), "select");
+  if (failed(d))
+    return failure();
+  int64_t extent = type->getDimSize(*d);
+  if (std::optional<int64_t> c = getConstantIntValue(index)) {
+    int64_t i = *c;
+    if (i < 0 && !ShapedType::isDynamic(extent))
+      i += extent;
+    if (i < 0 || (!ShapedType::isDynamic(extent) && i >= extent))
+      return emitError(loc)
+             << "select: index " << *c << " out of range for extent " << extent;
+    index = b.getIndexAttr(i);
+  }
+  int64_t rank = type->getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  double scales[2] = {scaleH, scaleW};
-  int64_t extents[2];
-  for (int k = 0; k < 2; ++k) {
-    int64_t n = type->getDimSize(rank - 2 + k);
-    if (ShapedType::isDynamic(n))
-      return emitError(loc) << "upsample needs static spatial extents";
-    extents[k] = n;
-    int64_t out = int64_t(std::floor(double(n) * scales[k]));
-    if (out < 1)
-      return emitError(loc) << "upsample: empty output";
-    sizes[rank - 2 + k] = b.getIndexAttr(out);
-  }
-  Value init = createEmpty(b, loc, sizes, type->getElementType());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange(), init,
-             SmallVector<AffineMap>{id}, parallelIterators(rank),
-             [&](OpBuilder &nb, Location nl, ValueRange) {
-               SmallVector<Value> at;
-               for (int64_t d = 0; d < rank - 2; ++d)
-                 at.push_back(linalg::IndexOp::create(nb, nl, d));
-               for (int k = 0; k < 2; ++k) {
-                 Value i = linalg::IndexOp::create(nb, nl, rank - 2 + k);
-                 Value f = arith::SIToFPOp::create(
-                     nb, nl, nb.getF64Type(),
-                     arith::IndexCastOp::create(nb, nl, nb.getI64Type(), i));
-                 Value q = math::FloorOp::create(
-                     nb, nl,
-                     arith::DivFOp::create(
-                         nb, nl, f,
-                         arith::ConstantOp::create(
-                             nb, nl, nb.getF64FloatAttr(scales[k]))));
-                 Value src = arith::IndexCastOp::create(
-                     nb, nl, nb.getIndexType(),
-                     arith::FPToSIOp::create(nb, nl, nb.getI64Type(), q));
-                 at.push_back(arith::MinSIOp::create(
-                     nb, nl, src,
-                     arith::ConstantIndexOp::create(nb, nl, extents[k] - 1)));
-               }
-               linalg::YieldOp::create(
-                   nb, nl,
-                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
-             })
-      .getResult(0);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[*d] = index;
+  sizes[*d] = b.getIndexAttr(1);
+  SmallVector<int64_t> shape(type->getShape());
+  shape.erase(shape.begin() + *d);
+  auto resultType = RankedTensorType::get(shape, type->getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, resultType, x, offsets, sizes,
+                                        strides)
+      .getResult();
 }
 
-FailureOr<DenseElementsAttr> mlprog::buildRangeAttr(Location loc,
-                                                    Type elementType,
-                                                    double start, double end,
-                                                    double step) {
-  if (step == 0)
-    return emitError(loc) << "range: step must not be 0";
-  double count = std::ceil((end - start) / step);
-  if (!(count < double(1 << 30)))
-    return emitError(loc) << "range: too many elements";
-  int64_t n = std::max<int64_t>(0, int64_t(count));
-  auto type = RankedTensorType::get({n}, elementType);
-  if (auto ft = dyn_cast<FloatType>(elementType)) {
-    SmallVector<APFloat> values;
-    for (int64_t i = 0; i < n; ++i) {
-      APFloat v(start + double(i) * step);
-      bool lost;
-      v.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      values.push_back(v);
-    }
-    return DenseElementsAttr::get(type, values);
-  }
-  if (!elementType.isSignlessInteger())
-    return emitError(loc) << "range: unsupported element type " << elementType;
-  SmallVector<APInt> values;
-  for (int64_t i = 0; i < n; ++i)
-    values.push_back(APInt(elementType.getIntOrFloatBitWidth(),
-                           int64_t(start) + i * int64_t(step),
-                           /*isSigned=*/true));
-  return DenseElementsAttr::get(type, values);
+/// `idx` (index) wrapped if negative and clamped into [0, n).
+static Value wrapClamp(OpBuilder &b, Location loc, Value idx, Value n) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
+  idx = arith::SelectOp::create(b, loc, neg,
+                                arith::AddIOp::create(b, loc, idx, n), idx);
+  idx = arith::MinSIOp::create(b, loc, idx,
+                               arith::SubIOp::create(b, loc, n, one));
+  return arith::MaxSIOp::create(b, loc, idx, zero);
+}
+
+FailureOr<Value> mlprog::buildGatherND(OpBuilder &b, Location loc, Value data,
+                                       Value indices, int64_t batchDims) {
+  FailureOr<RankedTensorType> dt = getRankedType(loc, data, "gather_nd");
+  auto it = dyn_cast<RankedTensorType>(indices.getType());
+  if (failed(dt))
+    return failure();
+  if (!it || !it.getElementType().isSignlessInteger() || it.getRank() < 1)
+    return emitError(loc) << "gather_nd indices must be an integer tensor of "
+                             "rank >= 1";
+  int64_t r = dt->getRank(), ri = it.getRank();
+  int64_t q = it.getDimSize(ri - 1);
+  if (ShapedType::isDynamic(q) || batchDims < 0 || batchDims >= ri ||
+      batchDims + q > r)
+    return emitError(loc) << "gather_nd: indices " << it << " do not fit "
+                          << *dt << " with batch_dims " << batchDims;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < ri - 1; ++d)
+    sizes.push_back(tensor::getMixedSize(b, loc, indices, d));
+  for (int64_t d = batchDims + q; d < r; ++d)
+    sizes.push_back(tensor::getMixedSize(b, loc, data, d));
+  int64_t outRank = sizes.size();
+  Value init = createEmpty(b, loc, sizes, dt->getElementType());
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < r; ++d)
+    extents.push_back(tensor::DimOp::create(b, loc, data, d));
+  AffineMap id = AffineMap::getMultiDimIdentityMap(outRank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange(), init,
+             SmallVector<AffineMap>{id}, parallelIterators(outRank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> o;
+               for (int64_t d = 0; d < outRank; ++d)
+                 o.push_back(linalg::IndexOp::create(nb, nl, d));
+               SmallVector<Value> at(o.begin(), o.begin() + batchDims);
+               for (int64_t k = 0; k < q; ++k) {
+                 SmallVector<Value> ip(o.begin(), o.begin() + ri - 1);
+                 ip.push_back(arith::ConstantIndexOp::create(nb, nl, k));
+                 Value v = toIndex(
+                     nb, nl, tensor::ExtractOp::create(nb, nl, indices, ip));
+                 at.push_back(wrapClamp(nb, nl, v, extents[batchDims + k]));
+               }
+               at.append(o.begin() + ri - 1, o.end());
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, data, at).getResult());
+             })
+      .getResult(0);
 }
