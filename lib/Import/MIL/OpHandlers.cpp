@@ -9,15 +9,17 @@
 
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/Contraction.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Indexing.h"
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Normalization.h"
+#include "mlprog/Import/Common/Pool.h"
 #include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Resample.h"
 #include "mlprog/Import/Common/Shape.h"
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -54,7 +56,8 @@ LogicalResult importFloorDiv(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x"), y = ctx.input("y");
   if (failed(x) || failed(y))
     return failure();
-  return ctx.setResult(0, buildFloorDiv(ctx.b, ctx.loc, *x, *y));
+  return ctx.setResult(
+      0, buildDivision(ctx.b, ctx.loc, DivisionKind::FloorDivide, *x, *y));
 }
 
 template <UnaryOpKind Kind> LogicalResult importUnary(OpContext &ctx) {
@@ -64,11 +67,11 @@ template <UnaryOpKind Kind> LogicalResult importUnary(OpContext &ctx) {
   return ctx.setResult(0, buildElementwiseUnary(ctx.b, ctx.loc, Kind, *x));
 }
 
-template <ActivationKind Kind> LogicalResult importActivation(OpContext &ctx) {
+template <PointwiseKind Kind> LogicalResult importActivation(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   if (failed(x))
     return failure();
-  return ctx.setResult(0, buildActivation(ctx.b, ctx.loc, Kind, *x));
+  return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc, Kind, *x));
 }
 
 /// log(x, epsilon = 1e-45): log(x + epsilon).
@@ -94,7 +97,7 @@ LogicalResult importRsqrt(OpContext &ctx) {
   if (failed(shifted))
     return failure();
   return ctx.setResult(
-      0, buildActivation(ctx.b, ctx.loc, ActivationKind::Rsqrt, *shifted));
+      0, buildPointwise(ctx.b, ctx.loc, PointwiseKind::Rsqrt, *shifted));
 }
 
 LogicalResult importGelu(OpContext &ctx) {
@@ -102,16 +105,16 @@ LogicalResult importGelu(OpContext &ctx) {
   FailureOr<std::string> mode = ctx.getString("mode", std::string("EXACT"));
   if (failed(x) || failed(mode))
     return failure();
-  GeluApproximation approximation;
+  PointwiseKind approximation;
   if (*mode == "EXACT")
-    approximation = GeluApproximation::None;
+    approximation = PointwiseKind::Gelu;
   else if (*mode == "TANH_APPROXIMATION")
-    approximation = GeluApproximation::Tanh;
+    approximation = PointwiseKind::GeluTanh;
   else if (*mode == "SIGMOID_APPROXIMATION")
-    approximation = GeluApproximation::Sigmoid;
+    approximation = PointwiseKind::GeluSigmoid;
   else
     return emitError(ctx.loc) << "invalid gelu mode '" << *mode << "'";
-  return ctx.setResult(0, buildGelu(ctx.b, ctx.loc, *x, approximation));
+  return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc, approximation, *x));
 }
 
 LogicalResult importLeakyRelu(OpContext &ctx) {
@@ -126,7 +129,7 @@ LogicalResult importRelu6(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   if (failed(x))
     return failure();
-  return ctx.setResult(0, buildClip(ctx.b, ctx.loc, *x, 0.0, 6.0));
+  return ctx.setResult(0, buildClamp(ctx.b, ctx.loc, *x, 0.0, 6.0));
 }
 
 /// clip(x, alpha, beta): min(max(x, alpha), beta).
@@ -135,7 +138,7 @@ LogicalResult importClip(OpContext &ctx) {
   FailureOr<double> lo = ctx.getFloat("alpha"), hi = ctx.getFloat("beta");
   if (failed(x) || failed(lo) || failed(hi))
     return failure();
-  return ctx.setResult(0, buildClip(ctx.b, ctx.loc, *x, *lo, *hi));
+  return ctx.setResult(0, buildClamp(ctx.b, ctx.loc, *x, *lo, *hi));
 }
 
 LogicalResult importIdentity(OpContext &ctx) {
@@ -192,8 +195,9 @@ LogicalResult importCast(OpContext &ctx) {
                 .Default(Type());
   if (!to)
     return emitError(ctx.loc) << "unsupported cast dtype '" << *dtype << "'";
-  return ctx.setResult(0, buildCast(ctx.b, ctx.loc, *x, to, false,
-                                    StringRef(*dtype).starts_with("uint")));
+  return ctx.setResult(
+      0, buildConvertElementType(ctx.b, ctx.loc, *x, to, false,
+                                 StringRef(*dtype).starts_with("uint")));
 }
 
 //===--- Normalization ----------------------------------------------------===//
@@ -246,8 +250,11 @@ LogicalResult importLayerNorm(OpContext &ctx) {
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
   if (failed(x) || failed(gamma) || failed(beta) || failed(axes) || failed(eps))
     return failure();
-  return ctx.setResult(
-      0, buildLayerNorm(ctx.b, ctx.loc, *x, *axes, *gamma, *beta, *eps));
+  FailureOr<LayerNormResult> r =
+      buildLayerNorm(ctx.b, ctx.loc, *x, *axes, *gamma, *beta, *eps);
+  if (failed(r))
+    return failure();
+  return ctx.setResult(0, r->y);
 }
 
 LogicalResult importSoftmax(OpContext &ctx) {
@@ -770,7 +777,12 @@ LogicalResult importBandPart(OpContext &ctx) {
                      upper = ctx.getInt("upper", -1);
   if (failed(x) || failed(lower) || failed(upper))
     return failure();
-  return ctx.setResult(0, buildBandPart(ctx.b, ctx.loc, *x, *lower, *upper));
+  OpFoldResult minDiag, maxDiag;
+  if (*lower >= 0)
+    minDiag = ctx.b.getIndexAttr(-*lower);
+  if (*upper >= 0)
+    maxDiag = ctx.b.getIndexAttr(*upper);
+  return ctx.setResult(0, buildBandPart(ctx.b, ctx.loc, *x, minDiag, maxDiag));
 }
 
 /// The element type an op declares for output `i` (f32 if undeclared).
@@ -797,7 +809,10 @@ LogicalResult importFill(OpContext &ctx) {
   TypedAttr attr = isa<FloatType>(*et)
                        ? TypedAttr(ctx.b.getFloatAttr(*et, *value))
                        : TypedAttr(ctx.b.getIntegerAttr(*et, int64_t(*value)));
-  return ctx.setResult(0, buildFill(ctx.b, ctx.loc, *shape, attr));
+  Value v = arith::ConstantOp::create(ctx.b, ctx.loc, attr);
+  return ctx.setResult(
+      0, buildFull(ctx.b, ctx.loc,
+                   getAsIndexOpFoldResult(ctx.b.getContext(), *shape), *et, v));
 }
 
 /// range_1d(end, start, step), all compile-time constants.
@@ -1013,20 +1028,20 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
       {"band_part", importBandPart},
       {"batch_norm", importBatchNorm},
       {"cast", importCast},
-      {"ceil", importActivation<ActivationKind::Ceil>},
+      {"ceil", importActivation<PointwiseKind::Ceil>},
       {"clip", importClip},
       {"concat", importConcat},
       {"cond", importCond},
       {"const", importConst},
       {"conv", importConv},
       {"conv_transpose", importConvTranspose},
-      {"cos", importActivation<ActivationKind::Cos>},
+      {"cos", importActivation<PointwiseKind::Cos>},
       {"equal", importCompare<CompareKind::Equal>},
       {"erf", importUnary<UnaryOpKind::Erf>},
       {"exp", importUnary<UnaryOpKind::Exp>},
       {"expand_dims", importExpandDims},
       {"fill", importFill},
-      {"floor", importActivation<ActivationKind::Floor>},
+      {"floor", importActivation<PointwiseKind::Floor>},
       {"floor_div", importFloorDiv},
       {"gather", importGather},
       {"gather_along_axis", importGatherAlongAxis},
@@ -1063,17 +1078,17 @@ const llvm::StringMap<OpHandler> &getOpHandlers() {
       {"relu", importUnary<UnaryOpKind::Relu>},
       {"relu6", importRelu6},
       {"reshape", importReshape},
-      {"round", importActivation<ActivationKind::Round>},
+      {"round", importActivation<PointwiseKind::Round>},
       {"rsqrt", importRsqrt},
       {"select", importSelect},
       {"sigmoid", importUnary<UnaryOpKind::Sigmoid>},
-      {"sign", importActivation<ActivationKind::Sign>},
-      {"silu", importActivation<ActivationKind::Silu>},
-      {"sin", importActivation<ActivationKind::Sin>},
+      {"sign", importActivation<PointwiseKind::Sign>},
+      {"silu", importActivation<PointwiseKind::Silu>},
+      {"sin", importActivation<PointwiseKind::Sin>},
       {"slice_by_index", importSliceByIndex},
       {"slice_by_size", importSliceBySize},
       {"softmax", importSoftmax},
-      {"softplus", importActivation<ActivationKind::Softplus>},
+      {"softplus", importActivation<PointwiseKind::Softplus>},
       {"split", importSplit},
       {"sqrt", importUnary<UnaryOpKind::Sqrt>},
       {"squeeze", importSqueeze},

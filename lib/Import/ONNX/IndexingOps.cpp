@@ -3,7 +3,7 @@
 // Handlers for ONNX ops that write by index or whose result extent depends
 // on tensor values: Scatter, ScatterElements, ScatterND, NonZero, Compress,
 // MaxUnpool, NonMaxSuppression, and Det. Semantics live in the shared
-// builders (mlprog/Import/Common/Scatter.h, LinearAlgebra.h); out-of-range
+// builders (mlprog/Import/Common/SliceGather.h, LinearAlgebra.h); out-of-range
 // indices are skipped there (never written out of bounds).
 //
 //===----------------------------------------------------------------------===//
@@ -11,7 +11,7 @@
 #include "NodeContext.h"
 
 #include "mlprog/Import/Common/LinearAlgebra.h"
-#include "mlprog/Import/Common/Scatter.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -12,15 +12,11 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
-#include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/AxisOps.h"
-#include "mlprog/Import/Common/AxisReduce.h"
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/ElementwiseMath.h"
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Normalization.h"
-#include "mlprog/Import/Common/Pointwise.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 
@@ -81,12 +77,13 @@ Value selectCandidate(NodeContext &ctx, ArrayRef<std::pair<Value, Value>> c) {
 
 /// Converts `x` to `to` as ONNX Cast does: float -> bfloat16 truncates
 /// (the rounding of ONNX 1.12's reference and test data), everything else
-/// as buildCast.
+/// as buildConvertElementType.
 FailureOr<Value> castTo(NodeContext &ctx, Value x, Type to, bool srcUnsigned,
                         bool dstUnsigned) {
   if (to.isBF16() && isa<FloatType>(getElementTypeOrSelf(x.getType())))
     return buildTruncateToBF16(ctx.b, ctx.loc, x);
-  return buildCast(ctx.b, ctx.loc, x, to, srcUnsigned, dstUnsigned);
+  return buildConvertElementType(ctx.b, ctx.loc, x, to, srcUnsigned,
+                                 dstUnsigned);
 }
 
 /// Cast (opset 6+; `to` an ONNX data type). Strings and float8 types are
@@ -308,7 +305,7 @@ LogicalResult importSoftplus(NodeContext &ctx) {
   if (failed(x))
     return failure();
   return ctx.setResult(
-      0, buildActivation(ctx.b, ctx.loc, ActivationKind::Softplus, *x));
+      0, buildPointwise(ctx.b, ctx.loc, PointwiseKind::Softplus, *x));
 }
 
 /// HardSigmoid (alpha 0.2, beta 0.5), HardSwish, ThresholdedRelu (alpha 1),
@@ -394,7 +391,7 @@ LogicalResult importLogSoftmax(NodeContext &ctx) {
   FailureOr<SmallVector<int64_t>> axes = softmaxAxes(ctx, *x);
   if (failed(axes))
     return failure();
-  return ctx.setResult(0, buildLogSoftmaxAxes(ctx.b, ctx.loc, *x, *axes));
+  return ctx.setResult(0, buildLogSoftmax(ctx.b, ctx.loc, *x, *axes));
 }
 
 /// Hardmax (opset 1-13 semantics as Softmax; ties pick the first index).
@@ -621,9 +618,9 @@ LogicalResult importLayerNorm(NodeContext &ctx) {
       normalizeAxis(ctx, ctx.getInt("axis", -1), rankOf(*x));
   if (failed(axis))
     return failure();
-  FailureOr<LayerNormResult> r = buildLayerNormWithStats(
-      ctx.b, ctx.loc, *x, *axis, *scale, ctx.optionalInput(2),
-      ctx.getFloat("epsilon", 1e-5));
+  FailureOr<LayerNormResult> r = buildLayerNorm(
+      ctx.b, ctx.loc, *x, llvm::to_vector(llvm::seq(*axis, rankOf(*x))), *scale,
+      ctx.optionalInput(2), ctx.getFloat("epsilon", 1e-5));
   if (failed(r))
     return failure();
   if (failed(ctx.setResult(0, r->y)) || failed(ctx.setResult(1, r->mean)))

@@ -10,11 +10,13 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
-#include "mlprog/Import/Common/BatchStatNorm.h"
-#include "mlprog/Import/Common/Contraction.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Normalization.h"
+#include "mlprog/Import/Common/Pool.h"
 #include "mlprog/Import/Common/Reduction.h"
-#include "mlprog/Import/Common/Spatial.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/TypeUtilities.h"

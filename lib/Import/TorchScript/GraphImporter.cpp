@@ -13,9 +13,7 @@
 #include "GraphImporter.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
-#include "mlprog/Import/Common/Convert.h"
-#include "mlprog/Import/Common/Pointwise.h"
-#include "mlprog/Import/Common/Predicate.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -9,18 +9,16 @@
 
 #include "GraphImporter.h"
 
-#include "mlprog/Import/Common/AxisReduce.h"
-#include "mlprog/Import/Common/BatchStatNorm.h"
-#include "mlprog/Import/Common/Contraction.h"
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Pointwise.h"
-#include "mlprog/Import/Common/Predicate.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Logic.h"
+#include "mlprog/Import/Common/Normalization.h"
+#include "mlprog/Import/Common/Pool.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
-#include "mlprog/Import/Common/Slicing.h"
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -129,24 +127,24 @@ template <DivisionKind K> LogicalResult division(Im &im, Node *n) {
   return im.setTensor(n, 0, buildDivision(im.b, l, K, *x, *y));
 }
 
-template <ComparisonKind K> LogicalResult compare(Im &im, Node *n) {
+template <CompareKind K> LogicalResult compare(Im &im, Node *n) {
   Location l = im.loc(n);
   const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
   Type et = im.promote({&a, &c});
   FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
   if (failed(x) || failed(y))
     return failure();
-  return im.setTensor(n, 0, buildComparison(im.b, l, K, *x, *y));
+  return im.setTensor(n, 0, buildCompare(im.b, l, K, *x, *y));
 }
 
-template <BoolOpKind K> LogicalResult logical(Im &im, Node *n) {
+template <LogicalKind K> LogicalResult logical(Im &im, Node *n) {
   Location l = im.loc(n);
   Type i1 = im.b.getI1Type();
   FailureOr<Value> x = im.tensorOf(im.get(n->input(0)), i1, l);
   FailureOr<Value> y = im.tensorOf(im.get(n->input(1)), i1, l);
   if (failed(x) || failed(y))
     return failure();
-  return im.setTensor(n, 0, buildBoolOp(im.b, l, K, *x, *y));
+  return im.setTensor(n, 0, buildLogical(im.b, l, K, *x, *y));
 }
 
 LogicalResult logicalNot(Im &im, Node *n) {
@@ -154,7 +152,7 @@ LogicalResult logicalNot(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorOf(im.get(n->input(0)), im.b.getI1Type(), l);
   if (failed(x))
     return failure();
-  return im.setTensor(n, 0, buildBoolNot(im.b, l, *x));
+  return im.setTensor(n, 0, buildLogicalNot(im.b, l, *x));
 }
 
 /// Float-only unary ops promote integer inputs to float32 (torch's
@@ -248,7 +246,7 @@ LogicalResult leakyRelu(Im &im, Node *n) {
   FailureOr<double> slope = numberOr(im, n, 1, 0.01);
   if (failed(x) || failed(slope))
     return failure();
-  return im.setTensor(n, 0, buildLeakyReluSlope(im.b, im.loc(n), *x, *slope));
+  return im.setTensor(n, 0, buildLeakyRelu(im.b, im.loc(n), *x, *slope));
 }
 
 LogicalResult elu(Im &im, Node *n) {
@@ -289,7 +287,7 @@ LogicalResult where(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(bv, et, l);
   if (failed(c) || failed(x) || failed(y))
     return failure();
-  return im.setTensor(n, 0, buildWhere(im.b, l, *c, *x, *y));
+  return im.setTensor(n, 0, buildSelect(im.b, l, *c, *x, *y));
 }
 
 LogicalResult maskedFill(Im &im, Node *n) {
@@ -301,7 +299,7 @@ LogicalResult maskedFill(Im &im, Node *n) {
   FailureOr<Value> v = im.tensorOf(im.get(n->input(2)), elemOf(*x), l);
   if (failed(v))
     return failure();
-  return im.setTensor(n, 0, buildWhere(im.b, l, *m, *v, *x));
+  return im.setTensor(n, 0, buildSelect(im.b, l, *m, *v, *x));
 }
 
 //===--- Casts and creation -----------------------------------------------===//
@@ -828,9 +826,13 @@ LogicalResult layerNorm(Im &im, Node *n) {
     w = *im.tensorInput(n, 2);
   if (!im.isNoneInput(n, 3))
     bias = *im.tensorInput(n, 3);
-  return im.setTensor(n, 0,
-                      buildLayerNormalization(im.b, im.loc(n), *x,
-                                              shape->size(), w, bias, *eps));
+  FailureOr<LayerNormResult> r = buildLayerNorm(
+      im.b, im.loc(n), *x,
+      llvm::to_vector(llvm::seq<int64_t>(-int64_t(shape->size()), 0)), w, bias,
+      *eps);
+  if (failed(r))
+    return failure();
+  return im.setTensor(n, 0, r->y);
 }
 
 //===--- Reductions -------------------------------------------------------===//
@@ -1011,7 +1013,7 @@ template <bool Log> LogicalResult softmax(Im &im, Node *n) {
       x = buildConvertElementType(im.b, l, *x, *t);
   }
   if (Log)
-    return im.setTensor(n, 0, buildLogSoftmax(im.b, l, *x, *d));
+    return im.setTensor(n, 0, buildLogSoftmax(im.b, l, *x, {*d}));
   return im.setTensor(n, 0, buildSoftmax(im.b, l, *x, {*d}));
 }
 
@@ -1188,14 +1190,27 @@ LogicalResult stack(Im &im, Node *n) {
   return im.setTensor(n, 0, buildConcat(im.b, l, expanded, *dim));
 }
 
+/// Python slice `x[..., start:end:step, ...]` along `dim` in [-rank, rank);
+/// an `end` of INT64_MAX (None) slices to the end.
+FailureOr<Value> sliceAlong(Im &im, Node *n, Value x, int64_t dim,
+                            int64_t start, int64_t end, int64_t step) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  if (dim < -rank || dim >= rank)
+    return emitError(im.loc(n))
+           << "slice: dim " << dim << " out of range for rank " << rank;
+  SmallVector<SliceDim> dims(rank);
+  dims[dim < 0 ? dim + rank : dim] = {
+      start, end == INT64_MAX ? std::nullopt : std::optional(end), step};
+  return buildSlice(im.b, im.loc(n), x, dims);
+}
+
 /// Splits `x` along `dim` into pieces of `sizes`, as a list value.
 LogicalResult splitInto(Im &im, Node *n, Value x, int64_t dim,
                         ArrayRef<int64_t> sizes) {
   std::vector<TSValue> parts;
   int64_t offset = 0;
   for (int64_t s : sizes) {
-    FailureOr<Value> p =
-        buildPythonSlice(im.b, im.loc(n), x, dim, offset, offset + s, 1);
+    FailureOr<Value> p = sliceAlong(im, n, x, dim, offset, offset + s, 1);
     if (failed(p))
       return failure();
     parts.push_back(TSValue::tensor(*p));
@@ -1314,8 +1329,7 @@ LogicalResult slice(Im &im, Node *n) {
       return failure();
     step = *v;
   }
-  return im.setTensor(
-      n, 0, buildPythonSlice(im.b, im.loc(n), *x, *d, start, end, step));
+  return im.setTensor(n, 0, sliceAlong(im, n, *x, *d, start, end, step));
 }
 
 /// select.int(self, dim, index): the index may be a run-time int (a loop
@@ -1344,7 +1358,11 @@ LogicalResult indexSelect(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  return im.setTensor(n, 0, buildIndexSelect(im.b, im.loc(n), *x, *d, *idx));
+  if (cast<RankedTensorType>(idx->getType()).getRank() != 1)
+    return emitError(im.loc(n)) << "index_select needs 1-D integer indices, "
+                                   "got "
+                                << idx->getType();
+  return im.setTensor(n, 0, buildGather(im.b, im.loc(n), *x, *idx, *d));
 }
 
 LogicalResult gather(Im &im, Node *n) {
@@ -1352,14 +1370,15 @@ LogicalResult gather(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  return im.setTensor(n, 0, buildGatherElements(im.b, im.loc(n), *x, *d, *idx));
+  return im.setTensor(n, 0,
+                      buildGatherAlongAxis(im.b, im.loc(n), *x, *idx, *d));
 }
 
 LogicalResult embedding(Im &im, Node *n) {
   FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
   if (failed(w) || failed(idx))
     return failure();
-  return im.setTensor(n, 0, buildTake(im.b, im.loc(n), *w, *idx));
+  return im.setTensor(n, 0, buildGather(im.b, im.loc(n), *w, *idx, 0));
 }
 
 LogicalResult expand(Im &im, Node *n) {
@@ -1402,20 +1421,20 @@ const llvm::StringMap<OpHandler> &mlprog::torchscript::getOpHandlers() {
       {"aten::remainder", division<DivisionKind::Remainder>},
       {"aten::fmod", division<DivisionKind::TruncDivide>},
       // Comparisons and logic.
-      {"aten::eq", compare<ComparisonKind::Eq>},
-      {"aten::ne", compare<ComparisonKind::Ne>},
-      {"aten::lt", compare<ComparisonKind::Lt>},
-      {"aten::le", compare<ComparisonKind::Le>},
-      {"aten::gt", compare<ComparisonKind::Gt>},
-      {"aten::ge", compare<ComparisonKind::Ge>},
-      {"aten::logical_and", logical<BoolOpKind::And>},
-      {"aten::logical_or", logical<BoolOpKind::Or>},
-      {"aten::logical_xor", logical<BoolOpKind::Xor>},
+      {"aten::eq", compare<CompareKind::Equal>},
+      {"aten::ne", compare<CompareKind::NotEqual>},
+      {"aten::lt", compare<CompareKind::Less>},
+      {"aten::le", compare<CompareKind::LessEqual>},
+      {"aten::gt", compare<CompareKind::Greater>},
+      {"aten::ge", compare<CompareKind::GreaterEqual>},
+      {"aten::logical_and", logical<LogicalKind::And>},
+      {"aten::logical_or", logical<LogicalKind::Or>},
+      {"aten::logical_xor", logical<LogicalKind::Xor>},
       {"aten::logical_not", logicalNot},
-      {"aten::__and__", logical<BoolOpKind::And>},
-      {"aten::__or__", logical<BoolOpKind::Or>},
-      {"aten::bitwise_and", logical<BoolOpKind::And>},
-      {"aten::bitwise_or", logical<BoolOpKind::Or>},
+      {"aten::__and__", logical<LogicalKind::And>},
+      {"aten::__or__", logical<LogicalKind::Or>},
+      {"aten::bitwise_and", logical<LogicalKind::And>},
+      {"aten::bitwise_or", logical<LogicalKind::Or>},
       {"aten::bitwise_not", logicalNot},
       {"aten::where.self", where},
       {"aten::where.ScalarSelf", where},

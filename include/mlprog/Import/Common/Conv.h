@@ -1,24 +1,22 @@
-//===- Spatial.h - Convolution and pooling builders -------------*- C++ -*-===//
+//===- Conv.h - Convolution builders ----------------------------*- C++ -*-===//
 //
-// Format-independent builders for sliding-window ops on channels-first
-// tensors ([N, C, D1, ..., Dn]), emitted as upstream named linalg ops
-// (linalg.conv_2d_nchw_fchw, linalg.pooling_nchw_max, ...) on an explicitly
-// padded input (tensor.pad), or as a linalg.generic window reduction where
-// upstream has no channels-first named op (3-D pooling, 1-D/3-D grouped
-// conv, max pooling with indices).
+// Format-independent builders for convolutions on channels-first tensors
+// ([N, C, D1, ..., Dn]), emitted as upstream named linalg ops
+// (linalg.conv_2d_nchw_fchw, ...) on an explicitly padded input
+// (tensor.pad), or as a linalg.generic window reduction where upstream has
+// no channels-first named op (1-D/3-D grouped conv). The window geometry is
+// shared with Pool.h.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_IMPORT_COMMON_SPATIAL_H
-#define MLPROG_IMPORT_COMMON_SPATIAL_H
+#ifndef MLPROG_IMPORT_COMMON_CONV_H
+#define MLPROG_IMPORT_COMMON_CONV_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
-
-#include <utility>
 
 namespace mlprog {
 
@@ -57,48 +55,6 @@ mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
                                        const WindowParams &params,
                                        int64_t groups);
 
-/// Max pooling of `input` [N, C, D1..Dn] (any n >= 1) with window `kernel`,
-/// padding with the lowest value of the element type. With `ceilMode` the
-/// output extent rounds up, except that a window starting in the end padding
-/// is dropped (PyTorch/onnxruntime rule). Spatial extents must be static.
-/// `isUnsigned` orders integer elements as unsigned (ONNX uint8 MaxPool).
-/// Spec: ONNX MaxPool (single output; storage_order irrelevant).
-mlir::FailureOr<mlir::Value>
-buildMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-             llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
-             bool ceilMode, bool isUnsigned = false);
-
-/// Max pooling as buildMaxPool, also returning the int64 indices of the
-/// maxima: offsets into the unpadded input [N, C, D1..Dn], batch and channel
-/// included, (N, C) row-major and the spatial dims row-major, or
-/// column-major (Dn slowest, D1 fastest) with `spatialColumnMajor`. The
-/// first maximum in window order wins ties. Channel and spatial extents must
-/// be static.
-/// Spec: ONNX MaxPool output Indices (storage_order 0 / 1).
-mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
-buildMaxPoolWithIndices(mlir::OpBuilder &b, mlir::Location loc,
-                        mlir::Value input, llvm::ArrayRef<int64_t> kernel,
-                        const WindowParams &params, bool ceilMode,
-                        bool spatialColumnMajor, bool isUnsigned = false);
-
-/// Average pooling of float `input` [N, C, D1..Dn] (any n >= 1), same
-/// geometry as buildMaxPool (dilations must be 1). The divisor of a window is
-/// the number of its elements inside the input, or inside the explicitly
-/// padded input when `countIncludePad` (elements added by `ceilMode` never
-/// count), matching PyTorch and onnxruntime.
-/// Spec: ONNX AveragePool.
-mlir::FailureOr<mlir::Value>
-buildAveragePool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                 llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
-                 bool ceilMode, bool countIncludePad);
-
-/// Mean over all spatial dimensions of float `input` [N, C, D1..Dn]
-/// (n >= 1, static spatial extents), giving [N, C, 1, ..., 1].
-/// Spec: ONNX GlobalAveragePool.
-mlir::FailureOr<mlir::Value> buildGlobalAveragePool(mlir::OpBuilder &b,
-                                                    mlir::Location loc,
-                                                    mlir::Value input);
-
 /// N-D transposed convolution (the gradient of buildConv with respect to its
 /// input) of `input` [N, C, D1..Dn] with `filter` [C, F / groups, K1..Kn]
 /// plus optional `bias` [F] (may be null), giving [N, F, O1..On] with
@@ -116,4 +72,4 @@ buildConvTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
 
 } // namespace mlprog
 
-#endif // MLPROG_IMPORT_COMMON_SPATIAL_H
+#endif // MLPROG_IMPORT_COMMON_CONV_H

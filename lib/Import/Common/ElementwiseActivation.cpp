@@ -1,6 +1,5 @@
-//===- Pointwise.cpp - Activations and other pointwise functions ----------===//
+//===- ElementwiseActivation.cpp - Activations and Python division --------===//
 
-#include "mlprog/Import/Common/Pointwise.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 
@@ -43,7 +42,12 @@ struct F {
     return div(c(1), add(c(1), exp(arith::NegFOp::create(b, loc, x))));
   }
   Value relu6(Value x) { return min(max(x, c(0)), c(6)); }
-  Value softplus(Value x) { return math::Log1pOp::create(b, loc, exp(x)); }
+  /// log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|)).
+  Value softplus(Value x) {
+    Value negAbs =
+        arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
+    return add(max(x, c(0)), math::Log1pOp::create(b, loc, exp(negAbs)));
+  }
 };
 } // namespace
 
@@ -99,6 +103,10 @@ static Value pointwiseScalar(OpBuilder &b, Location loc, PointwiseKind kind,
     return math::Log10Op::create(b, loc, x);
   case PointwiseKind::Softsign:
     return f.div(x, f.add(f.c(1), math::AbsFOp::create(b, loc, x)));
+  case PointwiseKind::Softplus:
+    return f.softplus(x);
+  case PointwiseKind::GeluSigmoid:
+    return f.mul(x, f.sigmoid(f.mul(x, f.c(1.702))));
   }
   return Value();
 }
@@ -151,13 +159,23 @@ FailureOr<Value> mlprog::buildClamp(OpBuilder &b, Location loc, Value x,
       });
 }
 
-FailureOr<Value> mlprog::buildLeakyReluSlope(OpBuilder &b, Location loc,
-                                             Value x, double slope) {
-  return floatMap(b, loc, x, "leaky relu",
-                  [&](OpBuilder &nb, Location nl, Value v) {
-                    F f{nb, nl, v.getType()};
-                    return f.sel(f.gt(v, f.c(0)), v, f.mul(v, f.c(slope)));
-                  });
+FailureOr<Value> mlprog::buildLeakyRelu(OpBuilder &b, Location loc, Value x,
+                                        double alpha) {
+  return floatMap(
+      b, loc, x, "leaky relu", [&](OpBuilder &nb, Location nl, Value v) {
+        F f{nb, nl, v.getType()};
+        Value pos =
+            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGE, v, f.c(0));
+        return f.sel(pos, v, f.mul(v, f.c(alpha)));
+      });
+}
+
+FailureOr<Value> mlprog::buildAddScalar(OpBuilder &b, Location loc, Value x,
+                                        double c) {
+  return floatMap(b, loc, x, "add", [&](OpBuilder &nb, Location nl, Value v) {
+    F f{nb, nl, v.getType()};
+    return f.add(v, f.c(c));
+  });
 }
 
 FailureOr<Value> mlprog::buildElu(OpBuilder &b, Location loc, Value x,

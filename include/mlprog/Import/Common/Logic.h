@@ -1,14 +1,14 @@
-//===- Logical.h - Comparison, logical, select and cast builders -*- C++
-//-*-===//
+//===- Logic.h - Comparisons, boolean logic and select ----------*- C++ -*-===//
+
 //
-// Format-independent builders for comparisons (to i1), boolean logic,
-// elementwise selection and element type conversion, emitted as
-// broadcasting linalg.generic ops (see buildBroadcastedGeneric).
+// Format-independent builders for comparisons (to i1), boolean logic and
+// elementwise selection, emitted as broadcasting linalg.generic ops (see
+// buildBroadcastedGeneric). Element type conversions are in Elementwise.h.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_IMPORT_COMMON_LOGICAL_H
-#define MLPROG_IMPORT_COMMON_LOGICAL_H
+#ifndef MLPROG_IMPORT_COMMON_LOGIC_H
+#define MLPROG_IMPORT_COMMON_LOGIC_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
@@ -30,46 +30,52 @@ enum class CompareKind {
 /// `lhs <kind> rhs` with numpy broadcasting, giving an i1 tensor. Operands
 /// share one float or signless integer (i1 included) element type; floats
 /// compare ordered (any NaN gives false) except NotEqual (unordered, NaN
-/// gives true); `isUnsigned` compares integers as unsigned.
+/// gives true); `isUnsigned` compares integers as unsigned. i1 (bool) always
+/// compares unsigned, false < true, as numpy, PyTorch and onnxruntime order
+/// booleans (signed i1 would read true as -1).
+/// Errors: unranked operands, differing or non-numeric element types,
+/// shapes that do not broadcast.
 /// Spec: MIL equal/not_equal/less/less_equal/greater/greater_equal; ONNX
-/// Equal/Less/Greater/...; aten::eq/lt/gt/...
+/// Equal/Less/Greater/LessOrEqual/GreaterOrEqual;
+/// aten::eq/ne/lt/le/gt/ge.Tensor.
 mlir::FailureOr<mlir::Value> buildCompare(mlir::OpBuilder &b,
                                           mlir::Location loc, CompareKind kind,
                                           mlir::Value lhs, mlir::Value rhs,
                                           bool isUnsigned = false);
 
+/// The scalar comparison of buildCompare on two scalars `lhs`, `rhs` of one
+/// float or signless integer type (i1 compares unsigned); returns an i1.
+/// Spec: TorchScript aten::eq/ne/lt/le/gt/ge on int, float and bool scalars.
+mlir::Value buildScalarCompare(mlir::OpBuilder &b, mlir::Location loc,
+                               CompareKind kind, mlir::Value lhs,
+                               mlir::Value rhs, bool isUnsigned = false);
+
 /// Elementwise boolean operators.
 enum class LogicalKind { And, Or, Xor };
 
 /// `lhs <kind> rhs` on i1 tensors with numpy broadcasting.
-/// Spec: MIL logical_and/or/xor; ONNX And/Or/Xor.
+/// Errors: operands that are not ranked i1 tensors, shapes that do not
+/// broadcast.
+/// Spec: MIL logical_and/or/xor; ONNX And/Or/Xor;
+/// aten::logical_and/or/xor, __and__/__or__ on bool.
 mlir::FailureOr<mlir::Value> buildLogical(mlir::OpBuilder &b,
                                           mlir::Location loc, LogicalKind kind,
                                           mlir::Value lhs, mlir::Value rhs);
 
-/// `not x` on an i1 tensor.
-/// Spec: MIL logical_not; ONNX Not.
+/// `not x` on an i1 tensor. Errors: `x` not a ranked i1 tensor.
+/// Spec: MIL logical_not; ONNX Not; aten::logical_not.
 mlir::FailureOr<mlir::Value> buildLogicalNot(mlir::OpBuilder &b,
                                              mlir::Location loc, mlir::Value x);
 
 /// `cond ? a : b` elementwise with numpy broadcasting of all three; `cond`
 /// has i1 elements, `a` and `b` one element type.
-/// Spec: MIL select; ONNX Where; aten::where.
+/// Errors: a non-i1 condition, differing element types of `a` and `b`,
+/// shapes that do not broadcast.
+/// Spec: MIL select; ONNX Where; aten::where.self.
 mlir::FailureOr<mlir::Value> buildSelect(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::Value cond, mlir::Value a,
                                          mlir::Value bv);
 
-/// Converts the elements of `x` to `elementType` (float, signless integer
-/// or i1). Float -> integer truncates toward zero (fptosi/fptoui); integer
-/// -> float is exact or rounds to nearest; integer widths extend (sign or
-/// zero, by `srcUnsigned`) or truncate; anything -> i1 is `x != 0`; i1 ->
-/// number is 0 or 1.
-/// Spec: MIL cast; ONNX Cast (non-string types); aten::to(dtype).
-mlir::FailureOr<mlir::Value> buildCast(mlir::OpBuilder &b, mlir::Location loc,
-                                       mlir::Value x, mlir::Type elementType,
-                                       bool srcUnsigned = false,
-                                       bool dstUnsigned = false);
-
 } // namespace mlprog
 
-#endif // MLPROG_IMPORT_COMMON_LOGICAL_H
+#endif // MLPROG_IMPORT_COMMON_LOGIC_H

@@ -1,4 +1,5 @@
-//===- Spectral.h - Discrete Fourier transform builders ---------*- C++ -*-===//
+//===- Signal.h - Fourier transforms and filter banks -----------*- C++ -*-===//
+
 //
 // Format-independent builders for Fourier transforms, emitted as direct
 // O(n^2) sums (a linalg.generic with a reduction over the input samples and
@@ -8,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLPROG_IMPORT_COMMON_SPECTRAL_H
-#define MLPROG_IMPORT_COMMON_SPECTRAL_H
+#ifndef MLPROG_IMPORT_COMMON_SIGNAL_H
+#define MLPROG_IMPORT_COMMON_SIGNAL_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
@@ -69,4 +70,4 @@ buildMelWeightMatrix(mlir::OpBuilder &b, mlir::Location loc,
 
 } // namespace mlprog
 
-#endif // MLPROG_IMPORT_COMMON_SPECTRAL_H
+#endif // MLPROG_IMPORT_COMMON_SIGNAL_H

@@ -1,87 +1,18 @@
-//===- DynamicIndexing.cpp - Run-time slices, pads, reshapes --------------===//
+//===- ShapeDynamic.cpp - Reshapes, pads, squeezes at run time ------------===//
 
-#include "mlprog/Import/Common/DynamicIndexing.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
-
-namespace {
-
-/// Index arithmetic on `index` values, kept short at the call sites.
-struct IndexMath {
-  OpBuilder &b;
-  Location loc;
-
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
-  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
-  Value clamp(Value x, Value lo, Value hi) { return min(max(x, lo), hi); }
-  /// An integer or index scalar as an index (sign-extending).
-  Value index(Value v) {
-    if (v.getType().isIndex())
-      return v;
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  }
-  /// `v` + `n` where `v` is negative (a position counted from the end).
-  Value wrap(Value v, Value n) { return select(lt(v, c(0)), add(v, n), v); }
-};
-
-/// The entries of the 1-D integer tensor `t` (static length) as indices.
-SmallVector<Value> readIndices(IndexMath &m, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < type.getDimSize(0); ++i)
-    out.push_back(
-        m.index(tensor::ExtractOp::create(m.b, m.loc, t, ValueRange{m.c(i)})));
-  return out;
-}
-
-/// Checks that `axes` is a 1-D signless-integer tensor of static length.
-LogicalResult checkAxesTensor(Location loc, Value axes, StringRef what) {
-  auto t = dyn_cast<RankedTensorType>(axes.getType());
-  if (!t || t.getRank() != 1 || t.isDynamicDim(0) ||
-      !t.getElementType().isSignlessInteger())
-    return emitError(loc) << what
-                          << ": axes must be a 1-D integer tensor of static "
-                             "length, got "
-                          << axes.getType();
-  return success();
-}
-
-/// `x` reshaped to the run-time `extents` (index values, same element
-/// count), typed with `hint` where it has static extents.
-Value reshapeToExtents(OpBuilder &b, Location loc, Value x,
-                       ArrayRef<Value> extents, ArrayRef<int64_t> hint) {
-  int64_t r = extents.size();
-  Value shape = tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({r}, b.getIndexType()), extents);
-  Type et = cast<RankedTensorType>(x.getType()).getElementType();
-  SmallVector<int64_t> dyn(r, ShapedType::kDynamic);
-  Value result = tensor::ReshapeOp::create(
-      b, loc, RankedTensorType::get(dyn, et), x, shape);
-  return refineToShape(b, loc, result, hint);
-}
-
-} // namespace
 
 Value mlprog::refineToShape(OpBuilder &b, Location loc, Value v,
                             ArrayRef<int64_t> hint) {
@@ -105,67 +36,6 @@ Value mlprog::refineToShape(OpBuilder &b, Location loc, Value v,
     return v;
   return tensor::CastOp::create(
       b, loc, RankedTensorType::get(shape, type.getElementType()), v);
-}
-
-FailureOr<Value> mlprog::buildSliceDynamic(OpBuilder &b, Location loc, Value x,
-                                           ArrayRef<DynamicSliceDim> dims,
-                                           ArrayRef<int64_t> hint) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice");
-  if (failed(type))
-    return failure();
-  int64_t rank = type->getRank();
-  if (int64_t(dims.size()) != rank)
-    return emitError(loc) << "slice: " << dims.size() << " dims for rank "
-                          << rank;
-  IndexMath m{b, loc};
-  // Per dim: first position and step (null for whole dims) and extent.
-  SmallVector<Value> starts(rank), steps(rank);
-  SmallVector<OpFoldResult> sizes;
-  for (auto [d, sd] : llvm::enumerate(dims)) {
-    if (!sd.start && !sd.stop && !sd.step) {
-      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
-      continue;
-    }
-    if (!sd.start || !sd.stop || !sd.step)
-      return emitError(loc) << "slice: dim " << d << " is partially given";
-    Value zero = m.c(0), one = m.c(1), minusOne = m.c(-1);
-    Value n = tensor::DimOp::create(b, loc, x, d);
-    Value step = m.index(sd.step);
-    step = m.select(m.eq(step, zero), one, step);
-    Value neg = m.lt(step, zero);
-    Value last = m.sub(n, one);
-    Value start =
-        m.clamp(m.wrap(m.index(sd.start), n), zero, m.select(neg, last, n));
-    Value stop = m.clamp(m.wrap(m.index(sd.stop), n),
-                         m.select(neg, minusOne, zero), m.select(neg, last, n));
-    Value span = m.select(neg, m.sub(start, stop), m.sub(stop, start));
-    Value absStep = m.select(neg, m.sub(zero, step), step);
-    Value size = arith::CeilDivSIOp::create(b, loc, m.max(span, zero), absStep);
-    starts[d] = start;
-    steps[d] = step;
-    sizes.push_back(size);
-  }
-  Value init = createEmpty(b, loc, sizes, type->getElementType());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  Value result =
-      linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange(), init,
-          SmallVector<AffineMap>{id}, parallelIterators(rank),
-          [&](OpBuilder &nb, Location nl, ValueRange) {
-            SmallVector<Value> at;
-            for (int64_t d = 0; d < rank; ++d) {
-              Value i = linalg::IndexOp::create(nb, nl, d);
-              if (starts[d])
-                i = arith::AddIOp::create(
-                    nb, nl, starts[d],
-                    arith::MulIOp::create(nb, nl, i, steps[d]));
-              at.push_back(i);
-            }
-            linalg::YieldOp::create(
-                nb, nl, tensor::ExtractOp::create(nb, nl, x, at).getResult());
-          })
-          .getResult(0);
-  return refineToShape(b, loc, result, hint);
 }
 
 FailureOr<Value> mlprog::buildPadDynamic(OpBuilder &b, Location loc, Value x,
@@ -282,43 +152,6 @@ FailureOr<Value> mlprog::buildPadDynamic(OpBuilder &b, Location loc, Value x,
   return refineToShape(b, loc, result, hint);
 }
 
-FailureOr<SmallVector<Value>>
-mlprog::buildSplitDynamic(OpBuilder &b, Location loc, Value x, int64_t axis,
-                          ArrayRef<OpFoldResult> sizes) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "split");
-  if (failed(type))
-    return failure();
-  int64_t rank = type->getRank();
-  if (axis < 0 || axis >= rank)
-    return emitError(loc) << "split: axis " << axis << " out of range";
-  IndexMath m{b, loc};
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
-      extents = tensor::getMixedSizes(b, loc, x),
-      strides(rank, b.getIndexAttr(1));
-  // An empty input has only empty pieces (and a static offset 0 into a
-  // static extent 0 is not a valid tensor.extract_slice).
-  bool empty = llvm::is_contained(type->getShape(), 0);
-  SmallVector<Value> pieces;
-  OpFoldResult offset = b.getIndexAttr(0);
-  for (OpFoldResult size : sizes) {
-    offsets[axis] = offset;
-    extents[axis] = size;
-    pieces.push_back(empty
-                         ? createEmpty(b, loc, extents, type->getElementType())
-                         : tensor::ExtractSliceOp::create(b, loc, x, offsets,
-                                                          extents, strides)
-                               .getResult());
-    std::optional<int64_t> co = getConstantIntValue(offset),
-                           cs = getConstantIntValue(size);
-    if (co && cs)
-      offset = b.getIndexAttr(*co + *cs);
-    else
-      offset = m.add(getValueOrCreateConstantIndexOp(b, loc, offset),
-                     getValueOrCreateConstantIndexOp(b, loc, size));
-  }
-  return pieces;
-}
-
 FailureOr<Value> mlprog::buildUnsqueezeDynamic(OpBuilder &b, Location loc,
                                                Value x, Value axes,
                                                ArrayRef<int64_t> hint) {
@@ -387,4 +220,129 @@ FailureOr<Value> mlprog::buildSqueezeDynamic(OpBuilder &b, Location loc,
     droppedBefore = m.add(droppedBefore, m.select(drop, m.c(1), m.c(0)));
   }
   return reshapeToExtents(b, loc, x, extents, hint);
+}
+
+SmallVector<OpFoldResult> mlprog::extractShapeSizes(OpBuilder &b, Location loc,
+                                                    Value shape) {
+  auto st = cast<RankedTensorType>(shape.getType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < st.getDimSize(0); ++i) {
+    Value idx = arith::ConstantIndexOp::create(b, loc, i);
+    Value v = tensor::ExtractOp::create(b, loc, shape, ValueRange{idx});
+    sizes.push_back(getAsOpFoldResult(toIndex(b, loc, v)));
+  }
+  return sizes;
+}
+
+FailureOr<Value> mlprog::buildReshapeToShapeTensor(OpBuilder &b, Location loc,
+                                                   Value x, Value shape,
+                                                   bool allowZero,
+                                                   ArrayRef<int64_t> hint) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "reshape");
+  auto st = dyn_cast<RankedTensorType>(shape.getType());
+  if (failed(type))
+    return failure();
+  if (!st || st.getRank() != 1 || st.isDynamicDim(0) ||
+      !st.getElementType().isSignlessInteger())
+    return emitError(loc) << "reshape: the shape must be a 1-D integer tensor "
+                             "of static length, got "
+                          << shape.getType();
+  int64_t r = st.getDimSize(0);
+  if (!hint.empty() && int64_t(hint.size()) != r)
+    return emitError(loc) << "reshape: shape hint does not match";
+  SmallVector<OpFoldResult> raw = extractShapeSizes(b, loc, shape);
+  SmallVector<Value> sizes;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
+  Value total = one;
+  for (int64_t d = 0; d < type->getRank(); ++d)
+    total = arith::MulIOp::create(b, loc, total,
+                                  tensor::DimOp::create(b, loc, x, d));
+  Value known = one;
+  for (int64_t i = 0; i < r; ++i) {
+    Value s = getValueOrCreateConstantIndexOp(b, loc, raw[i]);
+    if (!allowZero && i < type->getRank()) {
+      Value isZero =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, zero);
+      s = arith::SelectOp::create(b, loc, isZero,
+                                  tensor::DimOp::create(b, loc, x, i), s);
+    }
+    sizes.push_back(s);
+    Value isInferred =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, minusOne);
+    known = arith::MulIOp::create(
+        b, loc, known, arith::SelectOp::create(b, loc, isInferred, one, s));
+  }
+  // Guard the division for empty tensors (0 elements, a known extent 0).
+  Value safeKnown = arith::MaxSIOp::create(b, loc, known, one);
+  Value inferred = arith::DivSIOp::create(b, loc, total, safeKnown);
+  SmallVector<Value> elems;
+  for (Value &s : sizes) {
+    Value isInferred =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, minusOne);
+    s = arith::SelectOp::create(b, loc, isInferred, inferred, s);
+    elems.push_back(s);
+  }
+  Value shapeIdx = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({r}, b.getIndexType()), elems);
+  SmallVector<int64_t> dyn(r, ShapedType::kDynamic);
+  Value result = tensor::ReshapeOp::create(
+      b, loc, RankedTensorType::get(dyn, type->getElementType()), x, shapeIdx);
+  if (!hint.empty() &&
+      llvm::any_of(hint, [](int64_t d) { return !ShapedType::isDynamic(d); }))
+    result = tensor::CastOp::create(
+        b, loc, RankedTensorType::get(hint, type->getElementType()), result);
+  return result;
+}
+
+FailureOr<Value> mlprog::buildExpandToSizes(OpBuilder &b, Location loc, Value x,
+                                            ArrayRef<OpFoldResult> sizes) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "expand");
+  if (failed(type))
+    return failure();
+  int64_t rank = std::max<int64_t>(sizes.size(), type->getRank());
+  int64_t xr = type->getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> out;
+  SmallVector<AffineExpr> exprs;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t xd = d - (rank - xr);
+    int64_t sd = d - (rank - int64_t(sizes.size()));
+    OpFoldResult xs =
+        xd >= 0 ? tensor::getMixedSize(b, loc, x, xd) : b.getIndexAttr(1);
+    if (sd < 0) {
+      out.push_back(xs);
+    } else {
+      std::optional<int64_t> cs = getConstantIntValue(sizes[sd]);
+      if (cs && *cs == 1) {
+        out.push_back(xs);
+      } else if (xd >= 0 && type->getDimSize(xd) != 1) {
+        // A non-unit input extent is kept (shape entries are 1 or equal).
+        out.push_back(xs);
+      } else if (cs) {
+        out.push_back(sizes[sd]);
+      } else {
+        Value s = getValueOrCreateConstantIndexOp(b, loc, sizes[sd]);
+        Value isOne =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, one);
+        Value xv = getValueOrCreateConstantIndexOp(b, loc, xs);
+        out.push_back(
+            arith::SelectOp::create(b, loc, isOne, xv, s).getResult());
+      }
+    }
+    if (xd >= 0)
+      exprs.push_back(type->getDimSize(xd) == 1 ? getAffineConstantExpr(0, ctx)
+                                                : getAffineDimExpr(d, ctx));
+  }
+  Value init = createEmpty(b, loc, out, type->getElementType());
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), x, init, maps, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(nb, nl, a[0]);
+             })
+      .getResult(0);
 }

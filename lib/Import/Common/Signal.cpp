@@ -1,4 +1,5 @@
-//===- Spectral.cpp - Discrete Fourier transform builders -----------------===//
+//===- Signal.cpp - Fourier transforms and filter banks -------------------===//
+
 //
 // Direct sums: one linalg.generic whose loops are the output dims plus a
 // reduction over the input samples; the twiddle angle uses (j * k) mod n in
@@ -6,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Import/Common/Spectral.h"
+#include "mlprog/Import/Common/Signal.h"
 #include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
