@@ -81,8 +81,8 @@ inline CPUTarget getCPUTarget(const LowerToCPUOptions &options) {
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 
-/// The steps of an import-contract module to buffers, with the extension
-/// points that let the CPU and GPU pipelines add their own code generation.
+/// Options of `buildBufferizationPipeline`: the extension points where the
+/// CPU and GPU pipelines add their own steps.
 struct BufferizationPipelineOptions {
   /// Run `mlprog-fold-constant-transposes` after the topological sort.
   bool foldConstantTransposes = false;
