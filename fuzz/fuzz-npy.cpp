@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
-#include "mlprog/Runtime/Npy.h"
+#include "mlprog/Formats/Npy.h"
 
 #include <cstring>
 

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
-#include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Formats/SafeTensors.h"
 
 using namespace mlprog;
 

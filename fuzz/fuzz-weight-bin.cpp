@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
-#include "mlprog/Import/MIL/BlobFile.h"
+#include "mlprog/Formats/BlobFile.h"
 
 #include <cstring>
 

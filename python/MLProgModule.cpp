@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Formats/Npy.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Runtime/JitRunner.h"
-#include "mlprog/Runtime/Npy.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #ifdef MLPROG_HAVE_ONNX

@@ -67,7 +67,7 @@ def read_tensor(path):
 
 # bfloat16 tensors: numpy has no bfloat16 dtype. mlprog-run reads and
 # writes them as .npy files whose header says 'descr': 'bfloat16' (see
-# include/mlprog/Runtime/Npy.h); here they are held as '<u2' arrays of bit
+# include/mlprog/Formats/Npy.h); here they are held as '<u2' arrays of bit
 # patterns. The ONNX test data stores them as uint16 bit patterns too (or as
 # BFLOAT16 tensors, which numpy_helper widens to float32). Outputs are
 # compared as the float32 values the bit patterns stand for, with the usual

@@ -27,7 +27,7 @@ extern "C" {
 /** Version of this ABI; mlprog_model_abi_version returns it. */
 #define MLPROG_MODEL_ABI_VERSION 1
 
-/** Element types. The numbering equals mlprog::DType (Runtime/Npy.h). */
+/** Element types. The numbering equals mlprog::DType (Formats/Npy.h). */
 typedef enum mlprog_dtype {
   MLPROG_DTYPE_BOOL = 0, /**< one byte, 0 or 1; MLIR i1 */
   MLPROG_DTYPE_I8 = 1,

@@ -2,7 +2,7 @@
 
 #include "mlprog/Runtime/ExternalStorage.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
-#include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Formats/SafeTensors.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/ADT/ScopeExit.h"

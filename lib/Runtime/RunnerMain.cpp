@@ -1,8 +1,8 @@
 //===- RunnerMain.cpp - The mlprog-run driver -----------------------------===//
 
 #include "mlprog/Runtime/RunnerMain.h"
+#include "mlprog/Formats/Npy.h"
 #include "mlprog/Runtime/JitRunner.h"
-#include "mlprog/Runtime/Npy.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"

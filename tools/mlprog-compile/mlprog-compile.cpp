@@ -2,13 +2,13 @@
 //
 //   mlprog-compile FILE.mlir --target=cpu|cuda -o model.so
 //
-// See include/mlprog/Runtime/AotCompiler.h and include/mlprog-c/Model.h.
+// See include/mlprog/Compiler/AotCompiler.h and include/mlprog-c/Model.h.
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
-#include "mlprog/Runtime/AotCompiler.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Compiler/ModelLibrary.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
-#include "mlprog/Runtime/ModelLibrary.h"
 #include "mlprog/Runtime/RunnerMain.h"
 
 #include "mlir/IR/DialectRegistry.h"

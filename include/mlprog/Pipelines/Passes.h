@@ -1,4 +1,4 @@
-//===- Passes.h - Passes of the CPU code generation pipeline ----*- C++ -*-===//
+//===- Passes.h - Passes of the CPU and GPU pipelines -----------*- C++ -*-===//
 
 #ifndef MLPROG_PIPELINES_PASSES_H
 #define MLPROG_PIPELINES_PASSES_H

@@ -3,8 +3,12 @@
 #ifndef MLPROG_PIPELINES_PIPELINES_H
 #define MLPROG_PIPELINES_PIPELINES_H
 
+#include "mlprog/Pipelines/CPU/CPUTarget.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+
+#include <functional>
 
 namespace mlprog {
 
@@ -49,25 +53,14 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::init(true)};
 };
 
-/// The code-generation target the CPU pipeline tunes for: the vector width
-/// of its register tiles comes from `features`.
-struct CPUTarget {
-  /// LLVM CPU name (`llvm::sys::getHostCPUName()` for the host).
-  std::string cpu;
-  /// LLVM feature string, "+avx2,+fma,..." (host: getHostCPUFeatures).
-  std::string features;
-  /// Target triple (host: llvm::sys::getProcessTriple()).
-  std::string triple;
-  /// Widest f32 vector the features allow: 16 with +avx512f, 8 with
-  /// +avx/+avx2, 4 otherwise (SSE, NEON).
-  unsigned getVectorWidthF32() const;
-  /// Number of architectural vector registers (32 with AVX-512, else 16).
-  unsigned getNumVectorRegisters() const;
-};
-
 /// The target described by `options` (`target-cpu`, `target-features`,
-/// `target-triple`), each empty field or "native" replaced by the host's.
-CPUTarget getCPUTarget(const LowerToCPUOptions &options);
+/// `target-triple`), each empty field or "native" replaced by the host's
+/// (see CPUTarget::get).
+inline CPUTarget getCPUTarget(const LowerToCPUOptions &options) {
+  return CPUTarget::get(options.targetCPU.getValue(),
+                        options.targetFeatures.getValue(),
+                        options.targetTriple.getValue());
+}
 
 /// Lowers an import-contract module (ml_program callables and globals,
 /// linalg/tensor/arith/math/scf/cf on tensors) to the LLVM dialect for the
@@ -88,10 +81,30 @@ CPUTarget getCPUTarget(const LowerToCPUOptions &options);
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const LowerToCPUOptions &options);
 
-/// The step of `--mlprog-lower-to-cpu` that records each public function's
-/// tensor signature as `mlprog.signature` and marks its tensor arguments
-/// `bufferization.writable = false`; the GPU pipeline reuses it.
-std::unique_ptr<mlir::Pass> createAnnotateEntryPointsPass();
+/// Options of `buildBufferizationPipeline`: the extension points where the
+/// CPU and GPU pipelines add their own steps.
+struct BufferizationPipelineOptions {
+  /// Run `mlprog-fold-constant-transposes` after the topological sort.
+  bool foldConstantTransposes = false;
+  /// Adds passes on fused linalg on tensors, before one-shot bufferization
+  /// (none when empty).
+  std::function<void(mlir::OpPassManager &)> addTensorPasses;
+  /// Adds passes on the bufferized functions, before the deallocation
+  /// pipeline (none when empty).
+  std::function<void(mlir::OpPassManager &)> addBufferPasses;
+};
+
+/// The prefix that `--mlprog-lower-to-cpu` and `--mlprog-lower-to-gpu`
+/// share: subgraphs ordered into funcs (`mlprog-topological-sort`, then
+/// `mlprog-fold-constant-transposes` when asked), ml_program → func/memref
+/// globals, entry points annotated (`mlprog-annotate-entry-points`),
+/// elementwise arith/math → fused linalg, `options.addTensorPasses`, one-shot
+/// bufferization with identity-layout function boundaries (loops may yield
+/// fresh buffers), `options.addBufferPasses`, ownership-based deallocation,
+/// and the remaining bufferization ops → memref. The result holds func and
+/// memref ops with linalg on buffers, ready for a loop lowering.
+void buildBufferizationPipeline(mlir::OpPassManager &pm,
+                                const BufferizationPipelineOptions &options);
 
 /// Registers the named pipelines (`--mlprog-lower-to-cpu`) with mlir-opt style
 /// tools.

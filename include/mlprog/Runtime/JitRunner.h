@@ -31,9 +31,9 @@
 #ifndef MLPROG_RUNTIME_JITRUNNER_H
 #define MLPROG_RUNTIME_JITRUNNER_H
 
+#include "mlprog/Formats/Npy.h"
 #include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/ExternalStorage.h"
-#include "mlprog/Runtime/Npy.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

@@ -1,4 +1,4 @@
-//===- Elementwise.cpp - Broadcasting elementwise tensor ops --------------===//
+//===- Elementwise.cpp - Broadcasting arithmetic and casts ----------------===//
 
 #include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
@@ -159,50 +159,96 @@ FailureOr<Value> mlprog::buildElementwiseUnary(OpBuilder &b, Location loc,
       });
 }
 
-FailureOr<Value> mlprog::buildBatchNormInference(OpBuilder &b, Location loc,
-                                                 Value x, Value scale,
-                                                 Value bias, Value mean,
-                                                 Value var, double epsilon) {
-  auto xt = dyn_cast<RankedTensorType>(x.getType());
-  if (!xt || xt.getRank() < 2 || !isa<FloatType>(xt.getElementType()))
-    return emitError(loc) << "batch norm needs a float tensor of rank >= 2, "
-                             "got "
-                          << x.getType();
-  int64_t channels = xt.getDimSize(1);
-  for (Value p : {scale, bias, mean, var}) {
-    auto pt = dyn_cast<RankedTensorType>(p.getType());
-    if (!pt || pt.getRank() != 1 ||
-        pt.getElementType() != xt.getElementType() ||
-        (!pt.isDynamicDim(0) && !ShapedType::isDynamic(channels) &&
-         pt.getDimSize(0) != channels))
-      return emitError(loc) << "batch norm parameter of type " << p.getType()
-                            << " does not match " << x.getType();
+Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
+                                 bool srcUnsigned, bool dstUnsigned) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  auto fromI = dyn_cast<IntegerType>(from), toI = dyn_cast<IntegerType>(to);
+  if ((!fromF && !fromI) || (!toF && !toI))
+    return Value();
+  if (toI && toI.getWidth() == 1) {
+    Value zero = createScalar(b, loc, from, 0.0);
+    if (fromF)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
   }
-  unsigned rank = xt.getRank();
-  MLIRContext *ctx = b.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
-  SmallVector<AffineMap> maps = {identity, channel, channel,
-                                 channel,  channel, identity};
-  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x),
-                           xt.getElementType());
-  Type et = xt.getElementType();
-  auto generic = linalg::GenericOp::create(
-      b, loc, xt, ValueRange{x, scale, bias, mean, var}, init, maps,
-      parallelIterators(rank), [&](OpBuilder &nb, Location nl, ValueRange a) {
-        Value eps = createScalar(nb, nl, et, epsilon);
-        Value centered = arith::SubFOp::create(nb, nl, a[0], a[3]);
-        Value stddev = math::SqrtOp::create(
-            nb, nl, arith::AddFOp::create(nb, nl, a[4], eps));
-        Value normed = arith::DivFOp::create(nb, nl, centered, stddev);
-        Value scaled = arith::MulFOp::create(nb, nl, normed, a[1]);
-        linalg::YieldOp::create(
-            nb, nl, ValueRange{arith::AddFOp::create(nb, nl, scaled, a[2])});
-      });
-  return generic.getResult(0);
+  bool isUnsigned = srcUnsigned || (fromI && fromI.getWidth() == 1);
+  if (fromF && toF) {
+    if (fromF.getWidth() < toF.getWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    if (fromF.getWidth() > toF.getWidth())
+      return arith::TruncFOp::create(b, loc, to, x);
+    // Same width (f16 <-> bf16): through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (fromI && toF)
+    return isUnsigned ? arith::UIToFPOp::create(b, loc, to, x).getResult()
+                      : arith::SIToFPOp::create(b, loc, to, x).getResult();
+  if (fromF && toI)
+    return dstUnsigned ? arith::FPToUIOp::create(b, loc, to, x).getResult()
+                       : arith::FPToSIOp::create(b, loc, to, x).getResult();
+  if (fromI.getWidth() < toI.getWidth())
+    return isUnsigned ? arith::ExtUIOp::create(b, loc, to, x).getResult()
+                      : arith::ExtSIOp::create(b, loc, to, x).getResult();
+  return arith::TruncIOp::create(b, loc, to, x);
 }
 
-Value mlprog::buildConstant(OpBuilder &b, Location loc,
-                            DenseElementsAttr value) {
-  return arith::ConstantOp::create(b, loc, value);
+FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
+                                                 Value x, Type elementType,
+                                                 bool srcUnsigned,
+                                                 bool dstUnsigned) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
+  if (failed(type))
+    return failure();
+  Type from = type->getElementType();
+  auto isNumber = [](Type t) {
+    return isa<FloatType>(t) || t.isSignlessInteger();
+  };
+  if (!isNumber(from) || !isNumber(elementType))
+    return emitError(loc) << "unsupported cast from " << from << " to "
+                          << elementType;
+  if (from == elementType)
+    return x;
+  return buildBroadcastedGeneric(
+      b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        return buildConvertScalar(nb, nl, a[0], elementType, srcUnsigned,
+                                  dstUnsigned);
+      });
+}
+
+FailureOr<Value> mlprog::buildTruncateToBF16(OpBuilder &b, Location loc,
+                                             Value x) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
+  if (failed(type))
+    return failure();
+  auto from = dyn_cast<FloatType>(type->getElementType());
+  if (!from)
+    return emitError(loc) << "unsupported truncation of " << x.getType()
+                          << " to bf16 (float tensors only)";
+  Type bf16 = b.getBF16Type();
+  if (from == bf16)
+    return x;
+  return buildBroadcastedGeneric(
+      b, loc, x, bf16, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value f = a[0];
+        if (!f.getType().isF32())
+          f = buildConvertScalar(nb, nl, f, nb.getF32Type());
+        Value bits = arith::BitcastOp::create(nb, nl, nb.getI32Type(), f);
+        Value high = arith::ShRUIOp::create(
+            nb, nl, bits,
+            arith::ConstantOp::create(nb, nl, nb.getI32IntegerAttr(16)));
+        Value half = arith::TruncIOp::create(nb, nl, nb.getI16Type(), high);
+        // Dropping the low bits of a NaN may leave an infinity: keep the
+        // quiet bit set.
+        Value quiet = arith::OrIOp::create(
+            nb, nl, half,
+            arith::ConstantOp::create(nb, nl, nb.getI16IntegerAttr(0x40)));
+        Value isNaN =
+            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, f, f);
+        Value r = arith::SelectOp::create(nb, nl, isNaN, quiet, half);
+        return arith::BitcastOp::create(nb, nl, nb.getBF16Type(), r);
+      });
 }

@@ -1,8 +1,6 @@
-//===- ElementwiseMath.cpp - More elementwise math and logic --------------===//
+//===- ElementwiseMath.cpp - Trigonometry, remainders, shifts, clips ------===//
 
-#include "mlprog/Import/Common/ElementwiseMath.h"
 #include "Utils.h"
-#include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -13,12 +11,6 @@
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
-
-/// The element type of ranked tensor `v`, or null.
-static Type elementTypeOf(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t ? t.getElementType() : Type();
-}
 
 static LogicalResult requireFloat(Location loc, Value x, StringRef what) {
   if (!isa_and_nonnull<FloatType>(elementTypeOf(x)))

@@ -1,19 +1,127 @@
-//===- Normalization.cpp - Layer and instance normalization ---------------===//
+//===- Normalization.cpp - Batch, layer, instance and local norms ---------===//
 
 #include "mlprog/Import/Common/Normalization.h"
-#include "mlprog/Import/Common/Activation.h"
+#include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlprog;
+using namespace mlprog::detail;
 
-/// Normalizes `x` over the dims where `reduced` is set, without affine.
-static FailureOr<Value> normalize(OpBuilder &b, Location loc, Value x,
-                                  ArrayRef<int64_t> axes, double epsilon) {
+FailureOr<Value> mlprog::buildBatchNormInference(OpBuilder &b, Location loc,
+                                                 Value x, Value scale,
+                                                 Value bias, Value mean,
+                                                 Value var, double epsilon) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || xt.getRank() < 2 || !isa<FloatType>(xt.getElementType()))
+    return emitError(loc) << "batch norm needs a float tensor of rank >= 2, "
+                             "got "
+                          << x.getType();
+  int64_t channels = xt.getDimSize(1);
+  for (Value p : {scale, bias, mean, var}) {
+    auto pt = dyn_cast<RankedTensorType>(p.getType());
+    if (!pt || pt.getRank() != 1 ||
+        pt.getElementType() != xt.getElementType() ||
+        (!pt.isDynamicDim(0) && !ShapedType::isDynamic(channels) &&
+         pt.getDimSize(0) != channels))
+      return emitError(loc) << "batch norm parameter of type " << p.getType()
+                            << " does not match " << x.getType();
+  }
+  unsigned rank = xt.getRank();
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+  SmallVector<AffineMap> maps = {identity, channel, channel,
+                                 channel,  channel, identity};
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x),
+                           xt.getElementType());
+  Type et = xt.getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, xt, ValueRange{x, scale, bias, mean, var}, init, maps,
+      parallelIterators(rank), [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value eps = createScalar(nb, nl, et, epsilon);
+        Value centered = arith::SubFOp::create(nb, nl, a[0], a[3]);
+        Value stddev = math::SqrtOp::create(
+            nb, nl, arith::AddFOp::create(nb, nl, a[4], eps));
+        Value normed = arith::DivFOp::create(nb, nl, centered, stddev);
+        Value scaled = arith::MulFOp::create(nb, nl, normed, a[1]);
+        linalg::YieldOp::create(
+            nb, nl, ValueRange{arith::AddFOp::create(nb, nl, scaled, a[2])});
+      });
+  return generic.getResult(0);
+}
+
+FailureOr<BatchNormTrainingResult>
+mlprog::buildBatchNormTraining(OpBuilder &b, Location loc, Value x,
+                               Value weight, Value bias, double epsilon) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() < 2 || !isa<FloatType>(type.getElementType()))
+    return emitError(loc) << "batch norm needs a float tensor of rank >= 2, "
+                             "got "
+                          << x.getType();
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != 1)
+      axes.push_back(d);
+  BatchNormTrainingResult r;
+  FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes,
+                                      /*keepDims=*/false);
+  FailureOr<Value> var = buildVariance(b, loc, x, axes, false, 0);
+  FailureOr<Value> uvar = buildVariance(b, loc, x, axes, false, 1);
+  if (failed(mean) || failed(var) || failed(uvar))
+    return failure();
+  r.mean = *mean;
+  r.biasedVar = *var;
+  r.unbiasedVar = *uvar;
+  Type et = type.getElementType();
+  SmallVector<OpFoldResult> c = {tensor::getMixedSize(b, loc, x, 1)};
+  if (!weight)
+    weight = createFilled(b, loc, c, b.getFloatAttr(et, 1.0));
+  if (!bias)
+    bias = createFilled(b, loc, c, b.getFloatAttr(et, 0.0));
+  FailureOr<Value> y = buildBatchNormInference(b, loc, x, weight, bias, r.mean,
+                                               r.biasedVar, epsilon);
+  if (failed(y))
+    return failure();
+  r.output = *y;
+  return r;
+}
+
+FailureOr<Value> mlprog::buildRunningAverage(OpBuilder &b, Location loc,
+                                             Value running, Value batch,
+                                             double keep) {
+  Type et = getElementTypeOrSelf(running.getType());
+  if (!isa<FloatType>(et) || getElementTypeOrSelf(batch.getType()) != et)
+    return emitError(loc) << "running average needs float tensors of one "
+                             "element type, got "
+                          << running.getType() << " and " << batch.getType();
+  return buildBroadcastedGeneric(
+      b, loc, {running, batch}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value r =
+            arith::MulFOp::create(nb, nl, a[0], createScalar(nb, nl, et, keep));
+        Value t = arith::MulFOp::create(nb, nl, a[1],
+                                        createScalar(nb, nl, et, 1.0 - keep));
+        return arith::AddFOp::create(nb, nl, r, t);
+      });
+}
+
+/// Normalizes `x` over `axes` (normalized, distinct) without the affine
+/// part; the statistics keep the reduced dims as 1s.
+static FailureOr<LayerNormResult> normalize(OpBuilder &b, Location loc, Value x,
+                                            ArrayRef<int64_t> axes,
+                                            double epsilon) {
   FailureOr<Value> mean =
       buildReduce(b, loc, ReduceKind::Mean, x, axes, /*keepDims=*/true);
   if (failed(mean))
@@ -33,28 +141,46 @@ static FailureOr<Value> normalize(OpBuilder &b, Location loc, Value x,
   FailureOr<Value> shifted = buildAddScalar(b, loc, *var, epsilon);
   if (failed(shifted))
     return failure();
-  FailureOr<Value> inv =
-      buildActivation(b, loc, ActivationKind::Rsqrt, *shifted);
+  FailureOr<Value> inv = buildPointwise(b, loc, PointwiseKind::Rsqrt, *shifted);
   if (failed(inv))
     return failure();
-  return buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *centered, *inv);
+  FailureOr<Value> y =
+      buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *centered, *inv);
+  if (failed(y))
+    return failure();
+  return LayerNormResult{*y, *mean, *inv};
 }
 
-/// Reshapes a per-`axes` parameter to rank `rank` with unit extents
-/// elsewhere, so it broadcasts against x; checks its shape.
+/// Reshapes a parameter holding x's extents at `axes` (in order) to x's rank
+/// with unit extents elsewhere, so that it broadcasts against x. Any other
+/// parameter is an error when `strict`, else returned as is (numpy
+/// broadcasting against x).
 static FailureOr<Value> spreadParam(OpBuilder &b, Location loc, Value p,
                                     RankedTensorType xt, ArrayRef<int64_t> axes,
-                                    StringRef what) {
+                                    StringRef what, bool strict) {
   auto pt = dyn_cast<RankedTensorType>(p.getType());
+  if (!pt || pt.getElementType() != xt.getElementType())
+    return emitError(loc) << what << " of type " << p.getType()
+                          << " does not match the element type of " << xt;
   SmallVector<int64_t> expected, spread(xt.getRank(), 1);
   for (int64_t a : axes) {
     expected.push_back(xt.getDimSize(a));
     spread[a] = xt.getDimSize(a);
   }
-  if (!pt || pt.getElementType() != xt.getElementType() ||
-      pt.getShape() != ArrayRef<int64_t>(expected))
-    return emitError(loc) << what << " of type " << p.getType()
-                          << " does not match the normalized dims of " << xt;
+  if (pt.getShape() != ArrayRef<int64_t>(expected)) {
+    if (strict)
+      return emitError(loc) << what << " of type " << p.getType()
+                            << " does not match the normalized dims of " << xt;
+    return p;
+  }
+  if (pt.getRank() == xt.getRank())
+    return p;
+  // Trailing axes in order broadcast without a reshape.
+  bool trailing = true;
+  for (auto [i, a] : llvm::enumerate(axes))
+    trailing &= a == xt.getRank() - int64_t(axes.size()) + int64_t(i);
+  if (trailing)
+    return p;
   if (llvm::count_if(spread, ShapedType::isDynamic) > 1)
     return emitError(loc) << what << ": more than one dynamic normalized dim";
   return buildReshape(b, loc, p, spread);
@@ -62,9 +188,9 @@ static FailureOr<Value> spreadParam(OpBuilder &b, Location loc, Value p,
 
 static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
                                     RankedTensorType xt, ArrayRef<int64_t> axes,
-                                    Value gamma, Value beta) {
+                                    Value gamma, Value beta, bool strict) {
   if (gamma) {
-    FailureOr<Value> g = spreadParam(b, loc, gamma, xt, axes, "gamma");
+    FailureOr<Value> g = spreadParam(b, loc, gamma, xt, axes, "gamma", strict);
     if (failed(g))
       return failure();
     FailureOr<Value> r =
@@ -74,7 +200,7 @@ static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
     y = *r;
   }
   if (beta) {
-    FailureOr<Value> bb = spreadParam(b, loc, beta, xt, axes, "beta");
+    FailureOr<Value> bb = spreadParam(b, loc, beta, xt, axes, "beta", strict);
     if (failed(bb))
       return failure();
     FailureOr<Value> r =
@@ -86,9 +212,11 @@ static FailureOr<Value> applyAffine(OpBuilder &b, Location loc, Value y,
   return y;
 }
 
-FailureOr<Value> mlprog::buildLayerNorm(OpBuilder &b, Location loc, Value x,
-                                        ArrayRef<int64_t> axes, Value gamma,
-                                        Value beta, double epsilon) {
+FailureOr<LayerNormResult> mlprog::buildLayerNorm(OpBuilder &b, Location loc,
+                                                  Value x,
+                                                  ArrayRef<int64_t> axes,
+                                                  Value gamma, Value beta,
+                                                  double epsilon) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   if (!xt || !isa<FloatType>(xt.getElementType()))
     return emitError(loc) << "layer norm needs a ranked float tensor, got "
@@ -106,10 +234,15 @@ FailureOr<Value> mlprog::buildLayerNorm(OpBuilder &b, Location loc, Value x,
   if (axes.empty())
     for (int64_t d = 0; d < rank; ++d)
       normalized.push_back(d);
-  FailureOr<Value> y = normalize(b, loc, x, normalized, epsilon);
+  FailureOr<LayerNormResult> r = normalize(b, loc, x, normalized, epsilon);
+  if (failed(r))
+    return failure();
+  FailureOr<Value> y = applyAffine(b, loc, r->y, xt, normalized, gamma, beta,
+                                   /*strict=*/false);
   if (failed(y))
     return failure();
-  return applyAffine(b, loc, *y, xt, normalized, gamma, beta);
+  r->y = *y;
+  return r;
 }
 
 FailureOr<Value> mlprog::buildInstanceNorm(OpBuilder &b, Location loc, Value x,
@@ -123,8 +256,90 @@ FailureOr<Value> mlprog::buildInstanceNorm(OpBuilder &b, Location loc, Value x,
   SmallVector<int64_t> spatial;
   for (int64_t d = 2; d < xt.getRank(); ++d)
     spatial.push_back(d);
-  FailureOr<Value> y = normalize(b, loc, x, spatial, epsilon);
-  if (failed(y))
+  FailureOr<LayerNormResult> r = normalize(b, loc, x, spatial, epsilon);
+  if (failed(r))
     return failure();
-  return applyAffine(b, loc, *y, xt, {1}, gamma, beta);
+  return applyAffine(b, loc, r->y, xt, {1}, gamma, beta, /*strict=*/true);
+}
+
+FailureOr<Value>
+mlprog::buildMeanVarianceNormalization(OpBuilder &b, Location loc, Value x,
+                                       ArrayRef<int64_t> axes) {
+  if (!isa_and_nonnull<FloatType>(elementTypeOf(x)))
+    return emitError(loc) << "mean-variance normalization needs a float "
+                             "tensor, got "
+                          << x.getType();
+  FailureOr<Value> mean = buildReduce(b, loc, ReduceKind::Mean, x, axes, true);
+  if (failed(mean))
+    return failure();
+  Value x2 = binaryOrNull(b, loc, BinaryOpKind::Mul, x, x);
+  FailureOr<Value> meanSq =
+      buildReduce(b, loc, ReduceKind::Mean, x2, axes, true);
+  if (failed(meanSq))
+    return failure();
+  Value var =
+      binaryOrNull(b, loc, BinaryOpKind::Sub, *meanSq,
+                   binaryOrNull(b, loc, BinaryOpKind::Mul, *mean, *mean));
+  Value stddev = unaryOrNull(b, loc, UnaryOpKind::Sqrt, var);
+  FailureOr<Value> denom = buildAddScalar(b, loc, stddev, 1e-9);
+  if (failed(denom))
+    return failure();
+  return buildElementwiseBinary(
+      b, loc, BinaryOpKind::Div,
+      binaryOrNull(b, loc, BinaryOpKind::Sub, x, *mean), *denom);
+}
+
+FailureOr<Value> mlprog::buildLRN(OpBuilder &b, Location loc, Value x,
+                                  int64_t size, double alpha, double beta,
+                                  double bias) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() < 3 || !isa<FloatType>(type.getElementType()))
+    return emitError(loc) << "LRN needs a float tensor of rank >= 3, got "
+                          << x.getType();
+  if (size < 1)
+    return emitError(loc) << "LRN size must be positive, got " << size;
+  Type et = type.getElementType();
+  int64_t rank = type.getRank();
+  Value sq = binaryOrNull(b, loc, BinaryOpKind::Mul, x, x);
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  low[1] = (size - 1) / 2;
+  high[1] = size - 1 - low[1];
+  Value padded = padStatic(b, loc, sq, low, high, b.getZeroAttr(et));
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+    inExprs.push_back(d == 1 ? getAffineDimExpr(1, ctx) +
+                                   getAffineDimExpr(rank, ctx)
+                             : getAffineDimExpr(d, ctx));
+  }
+  // A [size] operand only gives the window loop its extent.
+  Value window = createEmpty(b, loc, {b.getIndexAttr(size)}, et);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank + 1, 0, inExprs, ctx),
+      AffineMap::get(rank + 1, 0, {getAffineDimExpr(rank, ctx)}, ctx),
+      AffineMap::get(rank + 1, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init =
+      createFilled(b, loc, tensor::getMixedSizes(b, loc, x), b.getZeroAttr(et));
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{padded, window}, init, maps,
+          iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            linalg::YieldOp::create(
+                nb, nl, arith::AddFOp::create(nb, nl, a[0], a[2]).getResult());
+          })
+          .getResult(0);
+  return buildBroadcastedGeneric(
+      b, loc, {x, sum}, et, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value scaled = arith::MulFOp::create(
+            nb, nl, a[1], createScalar(nb, nl, et, alpha / double(size)));
+        Value base = arith::AddFOp::create(nb, nl, scaled,
+                                           createScalar(nb, nl, et, bias));
+        Value p =
+            math::PowFOp::create(nb, nl, base, createScalar(nb, nl, et, beta));
+        return arith::DivFOp::create(nb, nl, a[0], p).getResult();
+      });
 }

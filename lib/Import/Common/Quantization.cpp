@@ -2,10 +2,9 @@
 
 #include "mlprog/Import/Common/Quantization.h"
 #include "Utils.h"
-#include "mlprog/Import/Common/Contraction.h"
+#include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Logical.h"
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -10,11 +10,8 @@
 
 #include "mlprog/Import/Common/Recurrent.h"
 #include "Utils.h"
-#include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/ElementwiseMath.h"
-#include "mlprog/Import/Common/Pointwise.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

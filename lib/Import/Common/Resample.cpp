@@ -703,3 +703,61 @@ FailureOr<Value> mlprog::buildRoiAlign(OpBuilder &b, Location loc, Value x,
                                    parallelIterators(4), body)
       .getResult(0);
 }
+
+FailureOr<Value> mlprog::buildUpsampleNearest(OpBuilder &b, Location loc,
+                                              Value x, double scaleH,
+                                              double scaleW) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "upsample");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (rank < 3 || !(scaleH > 0) || !(scaleW > 0))
+    return emitError(loc) << "upsample needs rank >= 3 and positive scales, "
+                             "got "
+                          << *type;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  double scales[2] = {scaleH, scaleW};
+  int64_t extents[2];
+  for (int k = 0; k < 2; ++k) {
+    int64_t n = type->getDimSize(rank - 2 + k);
+    if (ShapedType::isDynamic(n))
+      return emitError(loc) << "upsample needs static spatial extents";
+    extents[k] = n;
+    int64_t out = int64_t(std::floor(double(n) * scales[k]));
+    if (out < 1)
+      return emitError(loc) << "upsample: empty output";
+    sizes[rank - 2 + k] = b.getIndexAttr(out);
+  }
+  Value init = createEmpty(b, loc, sizes, type->getElementType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange(), init,
+             SmallVector<AffineMap>{id}, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank - 2; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, nl, d));
+               for (int k = 0; k < 2; ++k) {
+                 Value i = linalg::IndexOp::create(nb, nl, rank - 2 + k);
+                 Value f = arith::SIToFPOp::create(
+                     nb, nl, nb.getF64Type(),
+                     arith::IndexCastOp::create(nb, nl, nb.getI64Type(), i));
+                 Value q = math::FloorOp::create(
+                     nb, nl,
+                     arith::DivFOp::create(
+                         nb, nl, f,
+                         arith::ConstantOp::create(
+                             nb, nl, nb.getF64FloatAttr(scales[k]))));
+                 Value src = arith::IndexCastOp::create(
+                     nb, nl, nb.getIndexType(),
+                     arith::FPToSIOp::create(nb, nl, nb.getI64Type(), q));
+                 at.push_back(arith::MinSIOp::create(
+                     nb, nl, src,
+                     arith::ConstantIndexOp::create(nb, nl, extents[k] - 1)));
+               }
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
+}

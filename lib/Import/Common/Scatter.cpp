@@ -1,7 +1,7 @@
 //===- Scatter.cpp - Scatter and data-dependent indexing ------------------===//
 
-#include "mlprog/Import/Common/Scatter.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

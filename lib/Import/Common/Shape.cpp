@@ -1,4 +1,4 @@
-//===- Shape.cpp - Reshape, transpose and concat builders -----------------===//
+//===- Shape.cpp - Reshape, transpose, concat, pad and friends ------------===//
 
 #include "mlprog/Import/Common/Shape.h"
 #include "Utils.h"
@@ -6,7 +6,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <climits>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlprog;
@@ -245,4 +250,327 @@ FailureOr<Value> mlprog::buildConcat(OpBuilder &b, Location loc,
         b, loc, v, result, offs, tensor::getMixedSizes(b, loc, v), strides);
   }
   return result;
+}
+
+FailureOr<Value> mlprog::buildUnsqueeze(OpBuilder &b, Location loc, Value x,
+                                        int64_t dim) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "unsqueeze");
+  if (failed(type))
+    return failure();
+  if (dim < 0 || dim > type->getRank())
+    return emitError(loc) << "unsqueeze: dim " << dim
+                          << " out of range for rank " << type->getRank();
+  return insertUnitDim(b, loc, x, dim);
+}
+
+FailureOr<Value> mlprog::buildSqueeze(OpBuilder &b, Location loc, Value x,
+                                      ArrayRef<int64_t> dims) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "squeeze");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  SmallVector<bool> drop(rank, false);
+  for (int64_t d = 0; d < rank; ++d)
+    drop[d] = dims.empty() && type->getDimSize(d) == 1;
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      return emitError(loc) << "squeeze: dim " << d << " out of range for "
+                            << "rank " << rank;
+    drop[d] = type->getDimSize(d) == 1;
+  }
+  for (int64_t d = rank - 1; d >= 0; --d)
+    if (drop[d])
+      x = dropUnitDim(b, loc, x, d);
+  return x;
+}
+
+FailureOr<Value> mlprog::buildExpand(OpBuilder &b, Location loc, Value x,
+                                     ArrayRef<int64_t> shape) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "expand");
+  if (failed(type))
+    return failure();
+  int64_t rank = shape.size(), xr = type->getRank();
+  if (xr > rank)
+    return emitError(loc) << "expand: target rank " << rank
+                          << " below input rank " << xr;
+  SmallVector<int64_t> target(shape);
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<AffineExpr> exprs;
+  MLIRContext *ctx = b.getContext();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t xd = d - (rank - xr);
+    int64_t in = xd >= 0 ? type->getDimSize(xd) : 1;
+    if (target[d] == -1) {
+      if (xd < 0)
+        return emitError(loc) << "expand: -1 at a new leading dim";
+      target[d] = in;
+    }
+    if (target[d] < 0 && !ShapedType::isDynamic(target[d]))
+      return emitError(loc) << "expand: invalid extent " << shape[d];
+    if (xd >= 0 && in != 1 && in != target[d] && !ShapedType::isDynamic(in))
+      return emitError(loc)
+             << "expand: cannot expand extent " << in << " to " << target[d];
+    if (ShapedType::isDynamic(target[d]))
+      sizes.push_back(tensor::getMixedSize(b, loc, x, xd));
+    else
+      sizes.push_back(b.getIndexAttr(target[d]));
+    if (xd >= 0)
+      exprs.push_back(in == 1 && target[d] != 1 ? getAffineConstantExpr(0, ctx)
+                                                : getAffineDimExpr(d, ctx));
+  }
+  Value init = createEmpty(b, loc, sizes, type->getElementType());
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), x, init, maps, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               linalg::YieldOp::create(nb, nl, a[0]);
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildTile(OpBuilder &b, Location loc, Value x,
+                                   ArrayRef<int64_t> reps) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "tile");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(reps.size()) != rank)
+    return emitError(loc) << "tile: " << reps.size() << " reps for rank "
+                          << rank;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> exprs;
+  SmallVector<OpFoldResult> sizes;
+  for (auto [d, r] : llvm::enumerate(reps)) {
+    int64_t n = type->getDimSize(d);
+    if (r < 1)
+      return emitError(loc) << "tile: reps must be >= 1, got " << r;
+    if (r == 1) {
+      exprs.push_back(getAffineDimExpr(d, ctx));
+      sizes.push_back(
+          ShapedType::isDynamic(n)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, x, d).getResult())
+              : OpFoldResult(b.getIndexAttr(n)));
+      continue;
+    }
+    if (ShapedType::isDynamic(n))
+      return emitError(loc) << "tile: dim " << d << " has a dynamic extent";
+    exprs.push_back(getAffineDimExpr(d, ctx) % n);
+    sizes.push_back(b.getIndexAttr(n * r));
+  }
+  Value init = createEmpty(b, loc, sizes, type->getElementType());
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), x, init, maps, parallelIterators(rank),
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl, args[0]);
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildPad(OpBuilder &b, Location loc, Value x,
+                                  ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                                  PadMode mode, double value) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "pad");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(low.size()) != rank || int64_t(high.size()) != rank)
+    return emitError(loc) << "pad: pads do not match rank " << rank;
+  for (auto [l, h] : llvm::zip(low, high))
+    if (l < 0 || h < 0)
+      return emitError(loc) << "pad: negative padding";
+  Type et = type->getElementType();
+  if (mode == PadMode::Constant) {
+    TypedAttr attr = isa<FloatType>(et)
+                         ? TypedAttr(b.getFloatAttr(et, value))
+                         : TypedAttr(b.getIntegerAttr(et, int64_t(value)));
+    return padStatic(b, loc, x, low, high, attr);
+  }
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = type->getDimSize(d);
+    if (ShapedType::isDynamic(n))
+      return emitError(loc) << "pad: reflect/replicate need static extents";
+    if (mode == PadMode::Reflect && (low[d] >= n || high[d] >= n))
+      return emitError(loc) << "pad: reflect padding must be smaller than "
+                               "the extent of dim "
+                            << d;
+    sizes.push_back(b.getIndexAttr(n + low[d] + high[d]));
+  }
+  Value init = createEmpty(b, loc, sizes, et);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange(), init,
+             SmallVector<AffineMap>{id}, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> at;
+               Value zero = arith::ConstantIndexOp::create(nb, nl, 0);
+               for (int64_t d = 0; d < rank; ++d) {
+                 int64_t n = type->getDimSize(d);
+                 Value i = linalg::IndexOp::create(nb, nl, d);
+                 Value j = arith::SubIOp::create(
+                     nb, nl, i, arith::ConstantIndexOp::create(nb, nl, low[d]));
+                 Value last = arith::ConstantIndexOp::create(nb, nl, n - 1);
+                 if (mode == PadMode::Replicate) {
+                   j = arith::MaxSIOp::create(
+                       nb, nl, arith::MinSIOp::create(nb, nl, j, last), zero);
+                 } else {
+                   // |j|, then 2 (n - 1) - j past the end.
+                   Value neg = arith::CmpIOp::create(
+                       nb, nl, arith::CmpIPredicate::slt, j, zero);
+                   j = arith::SelectOp::create(
+                       nb, nl, neg, arith::SubIOp::create(nb, nl, zero, j), j);
+                   Value past = arith::CmpIOp::create(
+                       nb, nl, arith::CmpIPredicate::sgt, j, last);
+                   Value mirrored = arith::SubIOp::create(
+                       nb, nl,
+                       arith::ConstantIndexOp::create(nb, nl, 2 * (n - 1)), j);
+                   j = arith::SelectOp::create(nb, nl, past, mirrored, j);
+                 }
+                 at.push_back(j);
+               }
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildDepthToSpace(OpBuilder &b, Location loc, Value x,
+                                           int64_t bs, bool crd) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "depth_to_space");
+  if (failed(type))
+    return failure();
+  ArrayRef<int64_t> s = type->getShape();
+  if (s.size() != 4 || bs < 1 || llvm::any_of(s.drop_front(), [](int64_t d) {
+        return ShapedType::isDynamic(d);
+      }))
+    return emitError(loc) << "depth_to_space needs [N, C, H, W] with static "
+                             "C, H, W, got "
+                          << *type;
+  if (s[1] % (bs * bs))
+    return emitError(loc) << "depth_to_space: channels " << s[1]
+                          << " not divisible by blocksize^2";
+  int64_t c = s[1] / (bs * bs), n = s[0];
+  SmallVector<int64_t> split =
+      crd ? SmallVector<int64_t>{n, c, bs, bs, s[2], s[3]}
+          : SmallVector<int64_t>{n, bs, bs, c, s[2], s[3]};
+  SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+                                  : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+  FailureOr<Value> r = buildReshape(b, loc, x, split);
+  if (succeeded(r))
+    r = buildTranspose(b, loc, *r, perm);
+  if (succeeded(r))
+    r = buildReshape(b, loc, *r, {n, c, s[2] * bs, s[3] * bs});
+  return r;
+}
+
+FailureOr<Value> mlprog::buildSpaceToDepth(OpBuilder &b, Location loc, Value x,
+                                           int64_t bs) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "space_to_depth");
+  if (failed(type))
+    return failure();
+  ArrayRef<int64_t> s = type->getShape();
+  if (s.size() != 4 || bs < 1 || llvm::any_of(s.drop_front(), [](int64_t d) {
+        return ShapedType::isDynamic(d);
+      }))
+    return emitError(loc) << "space_to_depth needs [N, C, H, W] with static "
+                             "C, H, W, got "
+                          << *type;
+  if (s[2] % bs || s[3] % bs)
+    return emitError(loc) << "space_to_depth: spatial extents not divisible "
+                             "by the blocksize";
+  int64_t n = s[0], c = s[1], h = s[2] / bs, w = s[3] / bs;
+  FailureOr<Value> r = buildReshape(b, loc, x, {n, c, h, bs, w, bs});
+  if (succeeded(r))
+    r = buildTranspose(b, loc, *r, {0, 3, 5, 1, 2, 4});
+  if (succeeded(r))
+    r = buildReshape(b, loc, *r, {n, c * bs * bs, h, w});
+  return r;
+}
+
+FailureOr<Value> mlprog::buildBandPart(OpBuilder &b, Location loc, Value x,
+                                       OpFoldResult minDiagonal,
+                                       OpFoldResult maxDiagonal) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "band part");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  Type et = type->getElementType();
+  if (rank < 2 || !et.isIntOrFloat())
+    return emitError(loc) << "band part needs a numeric tensor of rank >= 2, "
+                             "got "
+                          << *type;
+  Value lo = minDiagonal ? getValueOrCreateConstantIndexOp(b, loc, minDiagonal)
+                         : Value();
+  Value hi = maxDiagonal ? getValueOrCreateConstantIndexOp(b, loc, maxDiagonal)
+                         : Value();
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x), et);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), x, init, SmallVector<AffineMap>{id, id},
+             parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value i = linalg::IndexOp::create(nb, nl, rank - 2);
+               Value j = linalg::IndexOp::create(nb, nl, rank - 1);
+               Value diff = arith::SubIOp::create(nb, nl, j, i);
+               Value keep;
+               auto require = [&](arith::CmpIPredicate p, Value bound) {
+                 Value c = arith::CmpIOp::create(nb, nl, p, diff, bound);
+                 keep = keep ? arith::AndIOp::create(nb, nl, keep, c) : c;
+               };
+               if (lo)
+                 require(arith::CmpIPredicate::sge, lo);
+               if (hi)
+                 require(arith::CmpIPredicate::sle, hi);
+               Value r = args[0];
+               if (keep)
+                 r = arith::SelectOp::create(nb, nl, keep, args[0],
+                                             createScalar(nb, nl, et, 0.0));
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildReverseSequence(OpBuilder &b, Location loc,
+                                              Value x, Value lengths,
+                                              int64_t batchAxis,
+                                              int64_t timeAxis) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "reverse_sequence");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  auto lt = dyn_cast<RankedTensorType>(lengths.getType());
+  if (rank < 2 || batchAxis == timeAxis || batchAxis < 0 || timeAxis < 0 ||
+      batchAxis >= rank || timeAxis >= rank || !lt || lt.getRank() != 1 ||
+      !lt.getElementType().isSignlessInteger())
+    return emitError(loc) << "reverse_sequence: invalid operands or axes";
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x),
+                           type->getElementType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange(), init,
+             SmallVector<AffineMap>{id}, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, nl, d));
+               Value len =
+                   toIndex(nb, nl,
+                           tensor::ExtractOp::create(
+                               nb, nl, lengths, ValueRange{at[batchAxis]}));
+               Value t = at[timeAxis];
+               Value inside = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::slt, t, len);
+               Value rev = arith::SubIOp::create(
+                   nb, nl, arith::SubIOp::create(nb, nl, len, t),
+                   arith::ConstantIndexOp::create(nb, nl, 1));
+               at[timeAxis] = arith::SelectOp::create(nb, nl, inside, rev, t);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
 }

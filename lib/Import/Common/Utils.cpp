@@ -1,6 +1,9 @@
 //===- Utils.cpp - Helpers shared by the tensor op builders ---------------===//
 
 #include "Utils.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -195,3 +198,152 @@ SmallVector<Value> ifElse(OpBuilder &b, Location loc, Value cond,
 }
 
 } // namespace mlprog::detail
+
+/// Checks `params` against `n` spatial dims and computes output extents.
+FailureOr<mlprog::detail::Window> mlprog::detail::resolveWindow(
+    Location loc, StringRef what, ArrayRef<int64_t> inputSpatial,
+    ArrayRef<int64_t> kernel, const WindowParams &params, bool ceilMode) {
+  size_t n = inputSpatial.size();
+  Window w;
+  auto fill = [&](ArrayRef<int64_t> given, int64_t dflt,
+                  SmallVector<int64_t> &out, StringRef name) -> LogicalResult {
+    if (given.empty())
+      out.assign(n, dflt);
+    else if (given.size() == n)
+      out.assign(given.begin(), given.end());
+    else
+      return emitError(loc) << what << ": expected " << n << " " << name
+                            << ", got " << given.size();
+    return success();
+  };
+  if (kernel.size() != n)
+    return emitError(loc) << what << ": kernel has " << kernel.size()
+                          << " dims, input has " << n << " spatial dims";
+  if (failed(fill(params.strides, 1, w.strides, "strides")) ||
+      failed(fill(params.dilations, 1, w.dilations, "dilations")) ||
+      failed(fill(params.padsBegin, 0, w.padsBegin, "begin pads")) ||
+      failed(fill(params.padsEnd, 0, w.padsEnd, "end pads")))
+    return failure();
+  for (size_t i = 0; i < n; ++i) {
+    if (ShapedType::isDynamic(inputSpatial[i]))
+      return emitError(loc)
+             << "unsupported " << what << " with dynamic spatial extents";
+    if (w.strides[i] < 1 || w.dilations[i] < 1 || w.padsBegin[i] < 0 ||
+        w.padsEnd[i] < 0 || kernel[i] < 1)
+      return emitError(loc) << what << ": invalid window geometry";
+    int64_t padded = inputSpatial[i] + w.padsBegin[i] + w.padsEnd[i];
+    int64_t span = padded - (w.dilations[i] * (kernel[i] - 1) + 1);
+    if (span < 0)
+      return emitError(loc) << what << ": window larger than padded input";
+    int64_t out = (ceilMode ? llvm::divideCeil(span, w.strides[i])
+                            : span / w.strides[i]) +
+                  1;
+    // A ceil-mode window must start inside the input or its begin padding.
+    if (ceilMode &&
+        (out - 1) * w.strides[i] >= inputSpatial[i] + w.padsBegin[i])
+      --out;
+    w.outputSpatial.push_back(out);
+    int64_t needed =
+        (out - 1) * w.strides[i] + w.dilations[i] * (kernel[i] - 1) + 1;
+    w.ceilExtra.push_back(std::max<int64_t>(0, needed - padded));
+  }
+  return w;
+}
+
+/// Pads the spatial dims of `x` by the window's pads (+ ceil-mode extra).
+Value mlprog::detail::padSpatial(OpBuilder &b, Location loc, Value x,
+                                 const Window &w, TypedAttr value) {
+  SmallVector<int64_t> low = {0, 0}, high = {0, 0};
+  for (size_t i = 0; i < w.padsBegin.size(); ++i) {
+    low.push_back(w.padsBegin[i]);
+    high.push_back(w.padsEnd[i] + w.ceilExtra[i]);
+  }
+  return padStatic(b, loc, x, low, high, value);
+}
+
+/// [N, C, outputSpatial...] sizes with N read from `x`.
+SmallVector<OpFoldResult> mlprog::detail::outputSizes(OpBuilder &b,
+                                                      Location loc, Value x,
+                                                      OpFoldResult channels,
+                                                      const Window &w) {
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, x, 0),
+                                     channels};
+  for (int64_t o : w.outputSpatial)
+    sizes.push_back(b.getIndexAttr(o));
+  return sizes;
+}
+
+/// Affine exprs of the input position O_i * stride_i + K_i * dilation_i for
+/// every spatial dim, with output dims starting at loop `outDim` and kernel
+/// dims at loop `kernelDim`.
+SmallVector<AffineExpr> mlprog::detail::windowExprs(MLIRContext *ctx,
+                                                    const Window &w,
+                                                    unsigned outDim,
+                                                    unsigned kernelDim) {
+  SmallVector<AffineExpr> exprs;
+  for (size_t i = 0; i < w.strides.size(); ++i)
+    exprs.push_back(getAffineDimExpr(outDim + i, ctx) * w.strides[i] +
+                    getAffineDimExpr(kernelDim + i, ctx) * w.dilations[i]);
+  return exprs;
+}
+
+Value mlprog::detail::toIndex(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isIndex())
+    return v;
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// The entries of the 1-D integer tensor `t` (static length) as indices.
+SmallVector<Value> mlprog::detail::readIndices(IndexMath &m, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < type.getDimSize(0); ++i)
+    out.push_back(
+        m.index(tensor::ExtractOp::create(m.b, m.loc, t, ValueRange{m.c(i)})));
+  return out;
+}
+
+/// Checks that `axes` is a 1-D signless-integer tensor of static length.
+LogicalResult mlprog::detail::checkAxesTensor(Location loc, Value axes,
+                                              StringRef what) {
+  auto t = dyn_cast<RankedTensorType>(axes.getType());
+  if (!t || t.getRank() != 1 || t.isDynamicDim(0) ||
+      !t.getElementType().isSignlessInteger())
+    return emitError(loc) << what
+                          << ": axes must be a 1-D integer tensor of static "
+                             "length, got "
+                          << axes.getType();
+  return success();
+}
+
+/// `x` reshaped to the run-time `extents` (index values, same element
+/// count), typed with `hint` where it has static extents.
+Value mlprog::detail::reshapeToExtents(OpBuilder &b, Location loc, Value x,
+                                       ArrayRef<Value> extents,
+                                       ArrayRef<int64_t> hint) {
+  int64_t r = extents.size();
+  Value shape = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({r}, b.getIndexType()), extents);
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  SmallVector<int64_t> dyn(r, ShapedType::kDynamic);
+  Value result = tensor::ReshapeOp::create(
+      b, loc, RankedTensorType::get(dyn, et), x, shape);
+  return refineToShape(b, loc, result, hint);
+}
+
+Type mlprog::detail::elementTypeOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getElementType() : Type();
+}
+
+Value mlprog::detail::binaryOrNull(OpBuilder &b, Location loc,
+                                   BinaryOpKind kind, Value l, Value r) {
+  FailureOr<Value> v = buildElementwiseBinary(b, loc, kind, l, r);
+  return succeeded(v) ? *v : Value();
+}
+
+Value mlprog::detail::unaryOrNull(OpBuilder &b, Location loc, UnaryOpKind kind,
+                                  Value x) {
+  FailureOr<Value> v = buildElementwiseUnary(b, loc, kind, x);
+  return succeeded(v) ? *v : Value();
+}

@@ -7,10 +7,17 @@
 #ifndef MLPROG_LIB_IMPORT_COMMON_UTILS_H
 #define MLPROG_LIB_IMPORT_COMMON_UTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
+
+namespace mlprog {
+struct WindowParams;
+enum class BinaryOpKind;
+enum class UnaryOpKind;
+} // namespace mlprog
 
 namespace mlprog::detail {
 
@@ -65,6 +72,16 @@ mlir::TypedAttr getLowestAttr(mlir::Type elementType);
 mlir::Value createScalar(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Type type, double value);
 
+/// The element type of the ranked tensor `v`, or null.
+mlir::Type elementTypeOf(mlir::Value v);
+
+/// buildElementwiseBinary / buildElementwiseUnary, or null on failure (the
+/// error is emitted), for formulas whose operands are already checked.
+mlir::Value binaryOrNull(mlir::OpBuilder &b, mlir::Location loc,
+                         BinaryOpKind kind, mlir::Value l, mlir::Value r);
+mlir::Value unaryOrNull(mlir::OpBuilder &b, mlir::Location loc,
+                        UnaryOpKind kind, mlir::Value x);
+
 /// All-parallel iterator list.
 llvm::SmallVector<mlir::utils::IteratorType> parallelIterators(unsigned n);
 
@@ -103,6 +120,107 @@ llvm::SmallVector<mlir::Value> loop(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<mlir::Value> ifElse(mlir::OpBuilder &b, mlir::Location loc,
                                       mlir::Value cond, BranchBody thenFn,
                                       BranchBody elseFn);
+
+/// Window geometry resolved for one op: every vector has one entry per
+/// spatial dim, and the output extents are known.
+struct Window {
+  llvm::SmallVector<int64_t> strides, dilations, padsBegin, padsEnd;
+  /// Padding added at the end so that ceil-mode windows fit.
+  llvm::SmallVector<int64_t> ceilExtra;
+  llvm::SmallVector<int64_t> outputSpatial;
+};
+
+/// Checks the window parameters against the spatial dims of an input and
+/// computes the output extents (shared by convolution and pooling).
+mlir::FailureOr<Window> resolveWindow(mlir::Location loc, llvm::StringRef what,
+                                      llvm::ArrayRef<int64_t> inputSpatial,
+                                      llvm::ArrayRef<int64_t> kernel,
+                                      const WindowParams &params,
+                                      bool ceilMode);
+
+/// Pads the spatial dims of `x` [N, C, D...] by the window's pads (and
+/// ceil-mode extra) with `padValue`.
+mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       const Window &w, mlir::TypedAttr padValue);
+
+/// Result sizes [N, channels, outputSpatial...] of a window op on `input`.
+llvm::SmallVector<mlir::OpFoldResult>
+outputSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+            mlir::OpFoldResult channels, const Window &w);
+
+/// The input index expressions o * stride + k * dilation of a window loop
+/// nest whose output dims start at `outDim` and window dims at `kernelDim`.
+llvm::SmallVector<mlir::AffineExpr> windowExprs(mlir::MLIRContext *ctx,
+                                                const Window &w,
+                                                unsigned outDim,
+                                                unsigned kernelDim);
+
+/// An integer or index scalar as an `index` (sign-extending).
+mlir::Value toIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+
+/// Index arithmetic on `index` values, kept short at the call sites.
+struct IndexMath {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+
+  mlir::Value c(int64_t v) {
+    return mlir::arith::ConstantIndexOp::create(b, loc, v);
+  }
+  mlir::Value add(mlir::Value x, mlir::Value y) {
+    return mlir::arith::AddIOp::create(b, loc, x, y);
+  }
+  mlir::Value sub(mlir::Value x, mlir::Value y) {
+    return mlir::arith::SubIOp::create(b, loc, x, y);
+  }
+  mlir::Value mul(mlir::Value x, mlir::Value y) {
+    return mlir::arith::MulIOp::create(b, loc, x, y);
+  }
+  mlir::Value min(mlir::Value x, mlir::Value y) {
+    return mlir::arith::MinSIOp::create(b, loc, x, y);
+  }
+  mlir::Value max(mlir::Value x, mlir::Value y) {
+    return mlir::arith::MaxSIOp::create(b, loc, x, y);
+  }
+  mlir::Value cmp(mlir::arith::CmpIPredicate p, mlir::Value x, mlir::Value y) {
+    return mlir::arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  mlir::Value lt(mlir::Value x, mlir::Value y) {
+    return cmp(mlir::arith::CmpIPredicate::slt, x, y);
+  }
+  mlir::Value eq(mlir::Value x, mlir::Value y) {
+    return cmp(mlir::arith::CmpIPredicate::eq, x, y);
+  }
+  mlir::Value select(mlir::Value cond, mlir::Value x, mlir::Value y) {
+    return mlir::arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  mlir::Value clamp(mlir::Value x, mlir::Value lo, mlir::Value hi) {
+    return min(max(x, lo), hi);
+  }
+  /// An integer or index scalar as an index (sign-extending).
+  mlir::Value index(mlir::Value v) {
+    if (v.getType().isIndex())
+      return v;
+    return mlir::arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+  /// `v` + `n` where `v` is negative (a position counted from the end).
+  mlir::Value wrap(mlir::Value v, mlir::Value n) {
+    return select(lt(v, c(0)), add(v, n), v);
+  }
+};
+
+/// The entries of the 1-D integer tensor `t` (static length) as indices.
+llvm::SmallVector<mlir::Value> readIndices(IndexMath &m, mlir::Value t);
+
+/// Checks that `axes` is a 1-D signless-integer tensor of static length, or
+/// emits "<what>: axes must be ..." and fails.
+mlir::LogicalResult checkAxesTensor(mlir::Location loc, mlir::Value axes,
+                                    llvm::StringRef what);
+
+/// `x` reshaped to the run-time `extents` (index values, same element
+/// count), typed with `hint` where it has static extents.
+mlir::Value reshapeToExtents(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value x, llvm::ArrayRef<mlir::Value> extents,
+                             llvm::ArrayRef<int64_t> hint);
 
 } // namespace mlprog::detail
 

@@ -11,8 +11,8 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/Shape.h"
 
 using namespace mlir;

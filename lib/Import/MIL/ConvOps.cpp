@@ -11,7 +11,7 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
 
 using namespace mlir;
 

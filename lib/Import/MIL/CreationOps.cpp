@@ -10,8 +10,12 @@
 
 #include "Importer.h"
 
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Indexing.h"
+#include "mlprog/Import/Common/Shape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -24,7 +28,12 @@ LogicalResult importBandPart(OpContext &ctx) {
                      upper = ctx.getInt("upper", -1);
   if (failed(x) || failed(lower) || failed(upper))
     return failure();
-  return ctx.setResult(0, buildBandPart(ctx.b, ctx.loc, *x, *lower, *upper));
+  OpFoldResult minDiag, maxDiag;
+  if (*lower >= 0)
+    minDiag = ctx.b.getIndexAttr(-*lower);
+  if (*upper >= 0)
+    maxDiag = ctx.b.getIndexAttr(*upper);
+  return ctx.setResult(0, buildBandPart(ctx.b, ctx.loc, *x, minDiag, maxDiag));
 }
 
 /// The element type an op declares for output `i` (f32 if undeclared).
@@ -51,7 +60,10 @@ LogicalResult importFill(OpContext &ctx) {
   TypedAttr attr = isa<FloatType>(*et)
                        ? TypedAttr(ctx.b.getFloatAttr(*et, *value))
                        : TypedAttr(ctx.b.getIntegerAttr(*et, int64_t(*value)));
-  return ctx.setResult(0, buildFill(ctx.b, ctx.loc, *shape, attr));
+  Value v = arith::ConstantOp::create(ctx.b, ctx.loc, attr);
+  return ctx.setResult(
+      0, buildFull(ctx.b, ctx.loc,
+                   getAsIndexOpFoldResult(ctx.b.getContext(), *shape), *et, v));
 }
 
 /// range_1d(end, start, step), all compile-time constants.

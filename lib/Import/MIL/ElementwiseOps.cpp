@@ -10,11 +10,7 @@
 
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/AxisOps.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Logical.h"
-#include "mlprog/Import/Common/Pointwise.h"
 
 using namespace mlir;
 
@@ -32,7 +28,8 @@ LogicalResult importFloorDiv(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x"), y = ctx.input("y");
   if (failed(x) || failed(y))
     return failure();
-  return ctx.setResult(0, buildFloorDiv(ctx.b, ctx.loc, *x, *y));
+  return ctx.setResult(
+      0, buildDivision(ctx.b, ctx.loc, DivisionKind::FloorDivide, *x, *y));
 }
 
 template <UnaryOpKind Kind> LogicalResult importUnary(OpContext &ctx) {
@@ -42,11 +39,11 @@ template <UnaryOpKind Kind> LogicalResult importUnary(OpContext &ctx) {
   return ctx.setResult(0, buildElementwiseUnary(ctx.b, ctx.loc, Kind, *x));
 }
 
-template <ActivationKind Kind> LogicalResult importActivation(OpContext &ctx) {
+template <PointwiseKind Kind> LogicalResult importActivation(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   if (failed(x))
     return failure();
-  return ctx.setResult(0, buildActivation(ctx.b, ctx.loc, Kind, *x));
+  return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc, Kind, *x));
 }
 
 /// log(x, epsilon = 1e-45): log(x + epsilon).
@@ -72,7 +69,7 @@ LogicalResult importRsqrt(OpContext &ctx) {
   if (failed(shifted))
     return failure();
   return ctx.setResult(
-      0, buildActivation(ctx.b, ctx.loc, ActivationKind::Rsqrt, *shifted));
+      0, buildPointwise(ctx.b, ctx.loc, PointwiseKind::Rsqrt, *shifted));
 }
 
 LogicalResult importGelu(OpContext &ctx) {
@@ -80,16 +77,16 @@ LogicalResult importGelu(OpContext &ctx) {
   FailureOr<std::string> mode = ctx.getString("mode", std::string("EXACT"));
   if (failed(x) || failed(mode))
     return failure();
-  GeluApproximation approximation;
+  PointwiseKind approximation;
   if (*mode == "EXACT")
-    approximation = GeluApproximation::None;
+    approximation = PointwiseKind::Gelu;
   else if (*mode == "TANH_APPROXIMATION")
-    approximation = GeluApproximation::Tanh;
+    approximation = PointwiseKind::GeluTanh;
   else if (*mode == "SIGMOID_APPROXIMATION")
-    approximation = GeluApproximation::Sigmoid;
+    approximation = PointwiseKind::GeluSigmoid;
   else
     return emitError(ctx.loc) << "invalid gelu mode '" << *mode << "'";
-  return ctx.setResult(0, buildGelu(ctx.b, ctx.loc, *x, approximation));
+  return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc, approximation, *x));
 }
 
 LogicalResult importLeakyRelu(OpContext &ctx) {
@@ -104,7 +101,7 @@ LogicalResult importRelu6(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   if (failed(x))
     return failure();
-  return ctx.setResult(0, buildClip(ctx.b, ctx.loc, *x, 0.0, 6.0));
+  return ctx.setResult(0, buildClamp(ctx.b, ctx.loc, *x, 0.0, 6.0));
 }
 
 /// clip(x, alpha, beta): min(max(x, alpha), beta).
@@ -113,7 +110,7 @@ LogicalResult importClip(OpContext &ctx) {
   FailureOr<double> lo = ctx.getFloat("alpha"), hi = ctx.getFloat("beta");
   if (failed(x) || failed(lo) || failed(hi))
     return failure();
-  return ctx.setResult(0, buildClip(ctx.b, ctx.loc, *x, *lo, *hi));
+  return ctx.setResult(0, buildClamp(ctx.b, ctx.loc, *x, *lo, *hi));
 }
 
 LogicalResult importIdentity(OpContext &ctx) {
@@ -141,8 +138,9 @@ LogicalResult importCast(OpContext &ctx) {
                 .Default(Type());
   if (!to)
     return emitError(ctx.loc) << "unsupported cast dtype '" << *dtype << "'";
-  return ctx.setResult(0, buildCast(ctx.b, ctx.loc, *x, to, false,
-                                    StringRef(*dtype).starts_with("uint")));
+  return ctx.setResult(
+      0, buildConvertElementType(ctx.b, ctx.loc, *x, to, false,
+                                 StringRef(*dtype).starts_with("uint")));
 }
 
 } // namespace
@@ -152,12 +150,12 @@ void registerElementwiseOps(OpTable &table) {
       {"abs", importUnary<UnaryOpKind::Abs>},
       {"add", importBinary<BinaryOpKind::Add>},
       {"cast", importCast},
-      {"ceil", importActivation<ActivationKind::Ceil>},
+      {"ceil", importActivation<PointwiseKind::Ceil>},
       {"clip", importClip},
-      {"cos", importActivation<ActivationKind::Cos>},
+      {"cos", importActivation<PointwiseKind::Cos>},
       {"erf", importUnary<UnaryOpKind::Erf>},
       {"exp", importUnary<UnaryOpKind::Exp>},
-      {"floor", importActivation<ActivationKind::Floor>},
+      {"floor", importActivation<PointwiseKind::Floor>},
       {"floor_div", importFloorDiv},
       {"gelu", importGelu},
       {"identity", importIdentity},
@@ -170,13 +168,13 @@ void registerElementwiseOps(OpTable &table) {
       {"real_div", importBinary<BinaryOpKind::Div>},
       {"relu", importUnary<UnaryOpKind::Relu>},
       {"relu6", importRelu6},
-      {"round", importActivation<ActivationKind::Round>},
+      {"round", importActivation<PointwiseKind::Round>},
       {"rsqrt", importRsqrt},
       {"sigmoid", importUnary<UnaryOpKind::Sigmoid>},
-      {"sign", importActivation<ActivationKind::Sign>},
-      {"silu", importActivation<ActivationKind::Silu>},
-      {"sin", importActivation<ActivationKind::Sin>},
-      {"softplus", importActivation<ActivationKind::Softplus>},
+      {"sign", importActivation<PointwiseKind::Sign>},
+      {"silu", importActivation<PointwiseKind::Silu>},
+      {"sin", importActivation<PointwiseKind::Sin>},
+      {"softplus", importActivation<PointwiseKind::Softplus>},
       {"sqrt", importUnary<UnaryOpKind::Sqrt>},
       {"sub", importBinary<BinaryOpKind::Sub>},
       {"tanh", importUnary<UnaryOpKind::Tanh>},

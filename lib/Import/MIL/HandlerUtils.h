@@ -10,7 +10,7 @@
 
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
 
 namespace mlprog::mil_import {
 

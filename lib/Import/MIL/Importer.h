@@ -13,9 +13,9 @@
 
 #include "mil.pb.h"
 
+#include "mlprog/Formats/BlobFile.h"
 #include "mlprog/Import/Common/OpTable.h"
 #include "mlprog/Import/Common/ProgramBuilder.h"
-#include "mlprog/Import/MIL/BlobFile.h"
 #include "mlprog/Import/MIL/ImportMIL.h"
 
 #include "mlir/IR/Builders.h"

@@ -10,7 +10,7 @@
 
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/Logic.h"
 
 using namespace mlir;
 

@@ -69,8 +69,11 @@ LogicalResult importLayerNorm(OpContext &ctx) {
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
   if (failed(x) || failed(gamma) || failed(beta) || failed(axes) || failed(eps))
     return failure();
-  return ctx.setResult(
-      0, buildLayerNorm(ctx.b, ctx.loc, *x, *axes, *gamma, *beta, *eps));
+  FailureOr<LayerNormResult> r =
+      buildLayerNorm(ctx.b, ctx.loc, *x, *axes, *gamma, *beta, *eps);
+  if (failed(r))
+    return failure();
+  return ctx.setResult(0, r->y);
 }
 
 } // namespace

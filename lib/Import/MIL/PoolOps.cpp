@@ -11,7 +11,8 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Pool.h"
 
 using namespace mlir;
 

@@ -10,7 +10,7 @@
 
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Indexing.h"
+#include "mlprog/Import/Common/Resample.h"
 
 using namespace mlir;
 

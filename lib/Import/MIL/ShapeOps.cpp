@@ -11,7 +11,6 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Indexing.h"
 #include "mlprog/Import/Common/Shape.h"
 
 using namespace mlir;

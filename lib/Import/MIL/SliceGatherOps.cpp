@@ -11,7 +11,7 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
-#include "mlprog/Import/Common/Indexing.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 using namespace mlir;
 

@@ -11,8 +11,6 @@
 #include "HandlerUtils.h"
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/AxisOps.h"
-#include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/LinearAlgebra.h"
 
 using namespace mlir;

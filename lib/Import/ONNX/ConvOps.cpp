@@ -12,7 +12,7 @@
 
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
 
 using namespace mlir;
 

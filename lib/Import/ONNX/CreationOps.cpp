@@ -13,12 +13,9 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
-#include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Creation.h"
-#include "mlprog/Import/Common/DynamicIndexing.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Indexing.h"
-#include "mlprog/Import/Common/Rearrange.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -191,8 +188,10 @@ LogicalResult importTrilu(NodeContext &ctx) {
               .getResult();
     }
   }
-  return ctx.setResult(
-      0, buildTrilu(ctx.b, ctx.loc, *x, k, ctx.getInt("upper", 1)));
+  bool upper = ctx.getInt("upper", 1);
+  return ctx.setResult(0, buildBandPart(ctx.b, ctx.loc, *x,
+                                        upper ? k : OpFoldResult(),
+                                        upper ? OpFoldResult() : k));
 }
 
 /// OneHot (opset 9+): depth a scalar (a constant, or read at run time,

@@ -14,12 +14,8 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
-#include "mlprog/Import/Common/Activation.h"
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/ElementwiseMath.h"
-#include "mlprog/Import/Common/Logical.h"
-#include "mlprog/Import/Common/Pointwise.h"
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -97,12 +93,13 @@ LogicalResult importDropout(NodeContext &ctx) {
 
 /// Converts `x` to `to` as ONNX Cast does: float -> bfloat16 truncates
 /// (the rounding of ONNX 1.12's reference and test data), everything else
-/// as buildCast.
+/// as buildConvertElementType.
 FailureOr<Value> castTo(NodeContext &ctx, Value x, Type to, bool srcUnsigned,
                         bool dstUnsigned) {
   if (to.isBF16() && isa<FloatType>(getElementTypeOrSelf(x.getType())))
     return buildTruncateToBF16(ctx.b, ctx.loc, x);
-  return buildCast(ctx.b, ctx.loc, x, to, srcUnsigned, dstUnsigned);
+  return buildConvertElementType(ctx.b, ctx.loc, x, to, srcUnsigned,
+                                 dstUnsigned);
 }
 
 /// Cast (opset 6+; `to` an ONNX data type). Strings and float8 types are
@@ -268,7 +265,7 @@ LogicalResult importSoftplus(NodeContext &ctx) {
   if (failed(x))
     return failure();
   return ctx.setResult(
-      0, buildActivation(ctx.b, ctx.loc, ActivationKind::Softplus, *x));
+      0, buildPointwise(ctx.b, ctx.loc, PointwiseKind::Softplus, *x));
 }
 
 /// HardSigmoid (alpha 0.2, beta 0.5), HardSwish, ThresholdedRelu (alpha 1),

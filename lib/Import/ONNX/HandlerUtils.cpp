@@ -6,6 +6,7 @@
 
 #include "HandlerUtils.h"
 
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

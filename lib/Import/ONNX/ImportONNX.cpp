@@ -13,7 +13,7 @@
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/InitAll.h"
 
-#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/ProgramBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -11,8 +11,8 @@
 
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/ElementwiseMath.h"
-#include "mlprog/Import/Common/Logical.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logic.h"
 
 using namespace mlir;
 

@@ -12,8 +12,6 @@
 
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/AxisOps.h"
-#include "mlprog/Import/Common/BatchStatNorm.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Normalization.h"
 
@@ -89,9 +87,9 @@ LogicalResult importLayerNorm(NodeContext &ctx) {
       normalizeAxis(ctx, ctx.getInt("axis", -1), rankOf(*x));
   if (failed(axis))
     return failure();
-  FailureOr<LayerNormResult> r = buildLayerNormWithStats(
-      ctx.b, ctx.loc, *x, *axis, *scale, ctx.optionalInput(2),
-      ctx.getFloat("epsilon", 1e-5));
+  FailureOr<LayerNormResult> r = buildLayerNorm(
+      ctx.b, ctx.loc, *x, llvm::to_vector(llvm::seq(*axis, rankOf(*x))), *scale,
+      ctx.optionalInput(2), ctx.getFloat("epsilon", 1e-5));
   if (failed(r))
     return failure();
   if (failed(ctx.setResult(0, r->y)) || failed(ctx.setResult(1, r->mean)))

@@ -11,8 +11,9 @@
 
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/Scatter.h"
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Pool.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -10,8 +10,8 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
+#include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Quantization.h"
-#include "mlprog/Import/Common/Spatial.h"
 
 #include "mlir/IR/TypeUtilities.h"
 

@@ -14,8 +14,6 @@
 
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/AxisOps.h"
-#include "mlprog/Import/Common/AxisReduce.h"
 #include "mlprog/Import/Common/Reduction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,7 +97,7 @@ LogicalResult importLogSoftmax(NodeContext &ctx) {
   FailureOr<SmallVector<int64_t>> axes = softmaxAxes(ctx, *x);
   if (failed(axes))
     return failure();
-  return ctx.setResult(0, buildLogSoftmaxAxes(ctx.b, ctx.loc, *x, *axes));
+  return ctx.setResult(0, buildLogSoftmax(ctx.b, ctx.loc, *x, *axes));
 }
 
 /// Hardmax (opset 1-13 semantics as Softmax; ties pick the first index).

@@ -20,11 +20,7 @@
 #include "HandlerUtils.h"
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/DynamicIndexing.h"
-#include "mlprog/Import/Common/Indexing.h"
-#include "mlprog/Import/Common/Rearrange.h"
 #include "mlprog/Import/Common/Shape.h"
-#include "mlprog/Import/Common/Slicing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

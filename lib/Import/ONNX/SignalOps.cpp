@@ -1,13 +1,13 @@
 //===- SignalOps.cpp - ONNX DFT, STFT, MelWeightMatrix --------------------===//
 //
 // Handlers for ONNX's signal processing ops (DFT, STFT, MelWeightMatrix);
-// the transforms themselves are built by Common/Spectral.h.
+// the transforms themselves are built by Common/Signal.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/Spectral.h"
+#include "mlprog/Import/Common/Signal.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -14,10 +14,9 @@
 #include "HandlerUtils.h"
 #include "NodeContext.h"
 
-#include "mlprog/Import/Common/DynamicIndexing.h"
-#include "mlprog/Import/Common/Indexing.h"
-#include "mlprog/Import/Common/Rearrange.h"
-#include "mlprog/Import/Common/Scatter.h"
+#include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -168,24 +167,10 @@ LogicalResult importSlice(NodeContext &ctx) {
     ArrayRef<int64_t> shape = c.getType().getShape();
     SmallVector<int64_t> begin, size, step;
     for (auto [d, sd] : llvm::enumerate(dims)) {
-      int64_t n = shape[d];
-      auto clampB = [&](int64_t v, int64_t lo, int64_t hi) {
-        if (v < 0)
-          v += n;
-        return std::min(std::max(v, lo), hi);
-      };
-      int64_t b0, e0, k = sd.step;
-      if (k > 0) {
-        b0 = sd.start ? clampB(*sd.start, 0, n) : 0;
-        e0 = sd.stop ? clampB(*sd.stop, 0, n) : n;
-        size.push_back(e0 > b0 ? (e0 - b0 + k - 1) / k : 0);
-      } else {
-        b0 = sd.start ? clampB(*sd.start, -1, n - 1) : n - 1;
-        e0 = sd.stop ? clampB(*sd.stop, -1, n - 1) : -1;
-        size.push_back(b0 > e0 ? (b0 - e0 - k - 1) / -k : 0);
-      }
-      begin.push_back(b0);
-      step.push_back(k);
+      ResolvedSlice r = resolveSlice(sd, shape[d]);
+      begin.push_back(r.start);
+      size.push_back(r.size);
+      step.push_back(r.step);
     }
     SmallVector<int64_t> strides = stridesOf(shape);
     return setFolded(ctx, 0, foldMap(c, size, [&](ArrayRef<int64_t> idx) {

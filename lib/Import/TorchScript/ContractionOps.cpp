@@ -12,8 +12,8 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Contraction.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/Shape.h"
 
 using namespace mlir;

@@ -12,7 +12,7 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
 
 using namespace mlir;
 using namespace mlprog;

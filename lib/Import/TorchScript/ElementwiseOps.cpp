@@ -13,9 +13,7 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Elementwise.h"
-#include "mlprog/Import/Common/Pointwise.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -146,7 +144,7 @@ LogicalResult leakyRelu(Im &im, Node *n) {
   FailureOr<double> slope = numberOr(im, n, 1, 0.01);
   if (failed(x) || failed(slope))
     return failure();
-  return im.setTensor(n, 0, buildLeakyReluSlope(im.b, im.loc(n), *x, *slope));
+  return im.setTensor(n, 0, buildLeakyRelu(im.b, im.loc(n), *x, *slope));
 }
 
 LogicalResult elu(Im &im, Node *n) {

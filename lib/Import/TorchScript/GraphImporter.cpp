@@ -14,7 +14,7 @@
 #include "GraphImporter.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"

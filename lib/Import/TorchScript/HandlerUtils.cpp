@@ -7,7 +7,7 @@
 
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 using namespace mlir;
 using torch::jit::Node;

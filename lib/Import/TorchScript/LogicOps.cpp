@@ -12,7 +12,7 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Predicate.h"
+#include "mlprog/Import/Common/Logic.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -23,24 +23,24 @@ namespace {
 
 using Im = Importer;
 
-template <ComparisonKind K> LogicalResult compare(Im &im, Node *n) {
+template <CompareKind K> LogicalResult compare(Im &im, Node *n) {
   Location l = im.loc(n);
   const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
   Type et = im.promote({&a, &c});
   FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
   if (failed(x) || failed(y))
     return failure();
-  return im.setTensor(n, 0, buildComparison(im.b, l, K, *x, *y));
+  return im.setTensor(n, 0, buildCompare(im.b, l, K, *x, *y));
 }
 
-template <BoolOpKind K> LogicalResult logical(Im &im, Node *n) {
+template <LogicalKind K> LogicalResult logical(Im &im, Node *n) {
   Location l = im.loc(n);
   Type i1 = im.b.getI1Type();
   FailureOr<Value> x = im.tensorOf(im.get(n->input(0)), i1, l);
   FailureOr<Value> y = im.tensorOf(im.get(n->input(1)), i1, l);
   if (failed(x) || failed(y))
     return failure();
-  return im.setTensor(n, 0, buildBoolOp(im.b, l, K, *x, *y));
+  return im.setTensor(n, 0, buildLogical(im.b, l, K, *x, *y));
 }
 
 LogicalResult logicalNot(Im &im, Node *n) {
@@ -48,7 +48,7 @@ LogicalResult logicalNot(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorOf(im.get(n->input(0)), im.b.getI1Type(), l);
   if (failed(x))
     return failure();
-  return im.setTensor(n, 0, buildBoolNot(im.b, l, *x));
+  return im.setTensor(n, 0, buildLogicalNot(im.b, l, *x));
 }
 
 LogicalResult where(Im &im, Node *n) {
@@ -59,7 +59,7 @@ LogicalResult where(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(bv, et, l);
   if (failed(c) || failed(x) || failed(y))
     return failure();
-  return im.setTensor(n, 0, buildWhere(im.b, l, *c, *x, *y));
+  return im.setTensor(n, 0, buildSelect(im.b, l, *c, *x, *y));
 }
 
 LogicalResult maskedFill(Im &im, Node *n) {
@@ -71,27 +71,27 @@ LogicalResult maskedFill(Im &im, Node *n) {
   FailureOr<Value> v = im.tensorOf(im.get(n->input(2)), elemOf(*x), l);
   if (failed(v))
     return failure();
-  return im.setTensor(n, 0, buildWhere(im.b, l, *m, *v, *x));
+  return im.setTensor(n, 0, buildSelect(im.b, l, *m, *v, *x));
 }
 
 } // namespace
 
 void mlprog::torchscript::registerLogicOps(OpTable &table) {
   table.add({
-      {"aten::eq", compare<ComparisonKind::Eq>},
-      {"aten::ne", compare<ComparisonKind::Ne>},
-      {"aten::lt", compare<ComparisonKind::Lt>},
-      {"aten::le", compare<ComparisonKind::Le>},
-      {"aten::gt", compare<ComparisonKind::Gt>},
-      {"aten::ge", compare<ComparisonKind::Ge>},
-      {"aten::logical_and", logical<BoolOpKind::And>},
-      {"aten::logical_or", logical<BoolOpKind::Or>},
-      {"aten::logical_xor", logical<BoolOpKind::Xor>},
+      {"aten::eq", compare<CompareKind::Equal>},
+      {"aten::ne", compare<CompareKind::NotEqual>},
+      {"aten::lt", compare<CompareKind::Less>},
+      {"aten::le", compare<CompareKind::LessEqual>},
+      {"aten::gt", compare<CompareKind::Greater>},
+      {"aten::ge", compare<CompareKind::GreaterEqual>},
+      {"aten::logical_and", logical<LogicalKind::And>},
+      {"aten::logical_or", logical<LogicalKind::Or>},
+      {"aten::logical_xor", logical<LogicalKind::Xor>},
       {"aten::logical_not", logicalNot},
-      {"aten::__and__", logical<BoolOpKind::And>},
-      {"aten::__or__", logical<BoolOpKind::Or>},
-      {"aten::bitwise_and", logical<BoolOpKind::And>},
-      {"aten::bitwise_or", logical<BoolOpKind::Or>},
+      {"aten::__and__", logical<LogicalKind::And>},
+      {"aten::__or__", logical<LogicalKind::Or>},
+      {"aten::bitwise_and", logical<LogicalKind::And>},
+      {"aten::bitwise_or", logical<LogicalKind::Or>},
       {"aten::bitwise_not", logicalNot},
       {"aten::where.self", where},
       {"aten::where.ScalarSelf", where},

@@ -13,9 +13,9 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/BatchStatNorm.h"
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Normalization.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -112,9 +112,13 @@ LogicalResult layerNorm(Im &im, Node *n) {
     w = *im.tensorInput(n, 2);
   if (!im.isNoneInput(n, 3))
     bias = *im.tensorInput(n, 3);
-  return im.setTensor(n, 0,
-                      buildLayerNormalization(im.b, im.loc(n), *x,
-                                              shape->size(), w, bias, *eps));
+  FailureOr<LayerNormResult> r = buildLayerNorm(
+      im.b, im.loc(n), *x,
+      llvm::to_vector(llvm::seq<int64_t>(-int64_t(shape->size()), 0)), w, bias,
+      *eps);
+  if (failed(r))
+    return failure();
+  return im.setTensor(n, 0, r->y);
 }
 
 } // namespace

@@ -12,7 +12,8 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Spatial.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Pool.h"
 
 using namespace mlir;
 using namespace mlprog;

@@ -9,9 +9,8 @@
 
 #include "GraphImporter.h"
 
-#include "mlprog/Import/Common/Convert.h"
-#include "mlprog/Import/Common/Pointwise.h"
-#include "mlprog/Import/Common/Predicate.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logic.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -389,17 +388,17 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
     Xor
   };
   std::optional<Op> op;
-  std::optional<ComparisonKind> cmp;
+  std::optional<CompareKind> cmp;
   static const llvm::StringMap<Op> ops = {
       {"add", Add},       {"sub", Sub},     {"mul", Mul},
       {"div", Div},       {"truediv", Div}, {"floordiv", FloorDiv},
       {"remainder", Mod}, {"__mod__", Mod}, {"pow", Pow},
       {"min", Min},       {"max", Max},     {"__and__", And},
       {"__or__", Or},     {"__xor__", Xor}};
-  static const llvm::StringMap<ComparisonKind> cmps = {
-      {"eq", ComparisonKind::Eq}, {"ne", ComparisonKind::Ne},
-      {"lt", ComparisonKind::Lt}, {"le", ComparisonKind::Le},
-      {"gt", ComparisonKind::Gt}, {"ge", ComparisonKind::Ge}};
+  static const llvm::StringMap<CompareKind> cmps = {
+      {"eq", CompareKind::Equal},   {"ne", CompareKind::NotEqual},
+      {"lt", CompareKind::Less},    {"le", CompareKind::LessEqual},
+      {"gt", CompareKind::Greater}, {"ge", CompareKind::GreaterEqual}};
   if (auto it = ops.find(name); it != ops.end())
     op = it->second;
   else if (auto it2 = cmps.find(name); it2 != cmps.end()) {
@@ -494,22 +493,22 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
       break;
     case Cmp:
       switch (*cmp) {
-      case ComparisonKind::Eq:
+      case CompareKind::Equal:
         r = a == c;
         break;
-      case ComparisonKind::Ne:
+      case CompareKind::NotEqual:
         r = a != c;
         break;
-      case ComparisonKind::Lt:
+      case CompareKind::Less:
         r = a < c;
         break;
-      case ComparisonKind::Le:
+      case CompareKind::LessEqual:
         r = a <= c;
         break;
-      case ComparisonKind::Gt:
+      case CompareKind::Greater:
         r = a > c;
         break;
-      case ComparisonKind::Ge:
+      case CompareKind::GreaterEqual:
         r = a >= c;
         break;
       }
@@ -578,7 +577,7 @@ LogicalResult Importer::importScalarOp(Node *node, bool &handled) {
     r = arith::XOrIOp::create(b, l, a, c);
     break;
   case Cmp:
-    r = buildScalarComparison(b, l, *cmp, a, c);
+    r = buildScalarCompare(b, l, *cmp, a, c);
     return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, r));
   }
   Type rt = resultKind == TSValue::Kind::Int     ? Type(b.getI64Type())

@@ -13,8 +13,6 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/AxisReduce.h"
-#include "mlprog/Import/Common/Convert.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
@@ -214,7 +212,7 @@ template <bool Log> LogicalResult softmax(Im &im, Node *n) {
       x = buildConvertElementType(im.b, l, *x, *t);
   }
   if (Log)
-    return im.setTensor(n, 0, buildLogSoftmax(im.b, l, *x, *d));
+    return im.setTensor(n, 0, buildLogSoftmax(im.b, l, *x, {*d}));
   return im.setTensor(n, 0, buildSoftmax(im.b, l, *x, {*d}));
 }
 

@@ -14,7 +14,6 @@
 #include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Shape.h"
-#include "mlprog/Import/Common/Slicing.h"
 
 using namespace mlir;
 using namespace mlprog;

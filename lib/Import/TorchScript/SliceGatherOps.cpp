@@ -12,7 +12,7 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
-#include "mlprog/Import/Common/Slicing.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -27,14 +27,27 @@ namespace {
 
 using Im = Importer;
 
+/// Python slice `x[..., start:end:step, ...]` along `dim` in [-rank, rank);
+/// an `end` of INT64_MAX (None) slices to the end.
+FailureOr<Value> sliceAlong(Im &im, Node *n, Value x, int64_t dim,
+                            int64_t start, int64_t end, int64_t step) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  if (dim < -rank || dim >= rank)
+    return emitError(im.loc(n))
+           << "slice: dim " << dim << " out of range for rank " << rank;
+  SmallVector<SliceDim> dims(rank);
+  dims[dim < 0 ? dim + rank : dim] = {
+      start, end == INT64_MAX ? std::nullopt : std::optional(end), step};
+  return buildSlice(im.b, im.loc(n), x, dims);
+}
+
 /// Splits `x` along `dim` into pieces of `sizes`, as a list value.
 LogicalResult splitInto(Im &im, Node *n, Value x, int64_t dim,
                         ArrayRef<int64_t> sizes) {
   std::vector<TSValue> parts;
   int64_t offset = 0;
   for (int64_t s : sizes) {
-    FailureOr<Value> p =
-        buildPythonSlice(im.b, im.loc(n), x, dim, offset, offset + s, 1);
+    FailureOr<Value> p = sliceAlong(im, n, x, dim, offset, offset + s, 1);
     if (failed(p))
       return failure();
     parts.push_back(TSValue::tensor(*p));
@@ -153,8 +166,7 @@ LogicalResult slice(Im &im, Node *n) {
       return failure();
     step = *v;
   }
-  return im.setTensor(
-      n, 0, buildPythonSlice(im.b, im.loc(n), *x, *d, start, end, step));
+  return im.setTensor(n, 0, sliceAlong(im, n, *x, *d, start, end, step));
 }
 
 /// select.int(self, dim, index): the index may be a run-time int (a loop
@@ -183,7 +195,11 @@ LogicalResult indexSelect(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  return im.setTensor(n, 0, buildIndexSelect(im.b, im.loc(n), *x, *d, *idx));
+  if (cast<RankedTensorType>(idx->getType()).getRank() != 1)
+    return emitError(im.loc(n)) << "index_select needs 1-D integer indices, "
+                                   "got "
+                                << idx->getType();
+  return im.setTensor(n, 0, buildGather(im.b, im.loc(n), *x, *idx, *d));
 }
 
 LogicalResult gather(Im &im, Node *n) {
@@ -191,14 +207,15 @@ LogicalResult gather(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  return im.setTensor(n, 0, buildGatherElements(im.b, im.loc(n), *x, *d, *idx));
+  return im.setTensor(n, 0,
+                      buildGatherAlongAxis(im.b, im.loc(n), *x, *idx, *d));
 }
 
 LogicalResult embedding(Im &im, Node *n) {
   FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
   if (failed(w) || failed(idx))
     return failure();
-  return im.setTensor(n, 0, buildTake(im.b, im.loc(n), *w, *idx));
+  return im.setTensor(n, 0, buildGather(im.b, im.loc(n), *w, *idx, 0));
 }
 
 } // namespace

@@ -8,7 +8,7 @@
 
 #include "GraphImporter.h"
 
-#include "mlprog/Import/Common/Convert.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

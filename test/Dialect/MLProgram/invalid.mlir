@@ -227,3 +227,29 @@ ml_program.global private @wrong_kind(#ml_program.extern : tensor<4xf32>) : tens
 
 // expected-error @+1 {{unknown ml_program attribute 'ml_program.unknown'}}
 ml_program.global private @unknown_attr(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.unknown = 1}
+
+// -----
+
+// Parameterless attributes and types take no `<...>`: MLIR would drop it.
+// expected-error @+1 {{unexpected parameters after '#ml_program.extern' (it takes none)}}
+ml_program.global private @extern_garbage(#ml_program.extern<garbage 1 2> : tensor<4xf32>) : tensor<4xf32>
+
+// -----
+
+// expected-error @+1 {{unexpected parameters after '!ml_program.token' (it takes none)}}
+func.func private @token_garbage(!ml_program.token<junk 3>)
+
+// -----
+
+// expected-error @+1 {{unknown attribute '#ml_program.nonsense'}}
+ml_program.global private @unknown_attr(#ml_program.nonsense : tensor<4xf32>) : tensor<4xf32>
+
+// -----
+
+// expected-error @+1 {{unknown type '!ml_program.nonsense'}}
+func.func private @unknown_type(!ml_program.nonsense)
+
+// -----
+
+// expected-error @+1 {{expected '>'}}
+ml_program.global private @storage_garbage(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "a", key = "w" junk>}

@@ -1,8 +1,11 @@
-//===- Elementwise.h - Broadcasting elementwise tensor ops ------*- C++ -*-===//
+//===- Elementwise.h - Elementwise arithmetic, math and casts ---*- C++ -*-===//
 //
 // Format-independent builders for elementwise ops on ranked tensors, emitted
-// as `linalg.generic` so that upstream elementwise fusion applies. Importers
-// (ONNX, TorchScript, MIL) call these; an op's semantics live only here.
+// as broadcasting `linalg.generic` ops (buildBroadcastedGeneric) so that
+// upstream elementwise fusion applies: arithmetic, unary math, activations,
+// rounding, Python-style division, remainders, bit shifts, clipping and
+// element type conversion. Importers (ONNX, TorchScript, MIL) call these; an
+// op's semantics live only here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,11 +13,12 @@
 #define MLPROG_IMPORT_COMMON_ELEMENTWISE_H
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
 
 namespace mlprog {
 
@@ -61,20 +65,242 @@ mlir::FailureOr<mlir::Value> buildElementwiseUnary(mlir::OpBuilder &b,
                                                    UnaryOpKind kind,
                                                    mlir::Value x);
 
-/// Batch normalization in inference mode:
-/// `y = scale * (x - mean) / sqrt(var + epsilon) + bias`, where `x` is
-/// [N, C, D1, ...] (rank >= 2, float) and scale/bias/mean/var are [C] of the
-/// same element type, broadcast along dimension 1.
-/// Spec: ONNX BatchNormalization (training_mode = 0).
-mlir::FailureOr<mlir::Value>
-buildBatchNormInference(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                        mlir::Value scale, mlir::Value bias, mlir::Value mean,
-                        mlir::Value var, double epsilon);
+/// Converts the scalar `x` (float, signless integer or i1) to `to` (same
+/// kinds): float<->float extends/truncates (round to nearest; f16<->bf16
+/// through f32), int->float is signed (unsigned with `srcUnsigned`, always
+/// from i1) and exact or rounds to nearest, float->int truncates toward zero
+/// (fptosi, fptoui with `dstUnsigned`), int->int sign-extends (zero-extends
+/// with `srcUnsigned` or from i1) or truncates, and anything -> i1 is
+/// `x != 0`. Returns `x` when the types match, null for other types.
+/// Spec: C++/numpy conversion (aten::to, ONNX Cast, MIL cast).
+mlir::Value buildConvertScalar(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value x, mlir::Type to,
+                               bool srcUnsigned = false,
+                               bool dstUnsigned = false);
 
-/// Materializes `value` as an `arith.constant` tensor.
-/// Spec: ONNX Constant; aten::tensor constants.
-mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::DenseElementsAttr value);
+/// Converts every element of the ranked tensor `x` to `elementType` as
+/// buildConvertScalar does; returns `x` unchanged when the types match.
+/// `srcUnsigned`/`dstUnsigned` give the signedness of signless integer
+/// source/destination elements (ONNX uint8 and friends).
+/// Errors: unranked tensors, element types other than float and signless
+/// integer (i1 included).
+/// Spec: MIL cast; ONNX Cast (non-string types); aten::to(dtype).
+mlir::FailureOr<mlir::Value>
+buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        mlir::Type elementType, bool srcUnsigned = false,
+                        bool dstUnsigned = false);
+
+/// Converts the float tensor `x` to bfloat16 by truncating the f32 value
+/// (the low 16 bits are dropped: round toward zero; other float types go
+/// through f32 first); NaNs stay (quiet) NaNs. This is the rounding of the
+/// ONNX 1.12 backend test data (numpy `float32 >> 16`) and of onnxruntime
+/// before 1.15; arith.truncf (buildConvertScalar, buildCast) rounds to
+/// nearest even instead.
+/// Errors: non-float element types.
+/// Spec: ONNX Cast to BFLOAT16 (opset 13+, rounding unspecified).
+mlir::FailureOr<mlir::Value>
+buildTruncateToBF16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// Parameterless pointwise functions of float tensors.
+enum class PointwiseKind {
+  Rsqrt,      ///< 1 / sqrt(x)
+  Reciprocal, ///< 1 / x
+  Floor,      ///< round toward -inf
+  Ceil,       ///< round toward +inf
+  Round,      ///< round half to even (torch.round, numpy.round)
+  Sin,
+  Cos,
+  Sign,        ///< -1, 0 or 1 (0 for NaN-free zero)
+  Gelu,        ///< x * 0.5 * (1 + erf(x / sqrt(2)))
+  GeluTanh,    ///< 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
+  Silu,        ///< x * sigmoid(x)
+  Hardswish,   ///< x * relu6(x + 3) / 6
+  Hardsigmoid, ///< relu6(x + 3) / 6
+  Mish,        ///< x * tanh(softplus(x))
+  Log1p,       ///< log(1 + x)
+  Expm1,       ///< exp(x) - 1
+  Log2,
+  Log10,
+  Softsign,    ///< x / (1 + |x|)
+  Softplus,    ///< log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|))
+  GeluSigmoid, ///< x * sigmoid(1.702 x)
+};
+
+/// Returns `kind(x)` elementwise for a float tensor `x` (same type).
+/// Errors: unranked or non-float tensors.
+/// Spec: the aten op of the same name (torch.nn.functional for activations,
+/// aten::gelu approximate = none / tanh); MIL rsqrt/floor/ceil/round/sign/
+/// sin/cos/silu/softplus and gelu (EXACT / TANH_APPROXIMATION /
+/// SIGMOID_APPROXIMATION); ONNX Softplus/Softsign/Sin/Cos/Floor/Ceil/Round/
+/// Sign/Reciprocal/HardSwish/Mish/Gelu.
+mlir::FailureOr<mlir::Value> buildPointwise(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            PointwiseKind kind, mlir::Value x);
+
+/// `min(max(x, lo), hi)` elementwise; either bound may be absent. For float
+/// tensors a NaN input stays NaN; signless integer tensors compare signed
+/// and the bounds are truncated to integers.
+/// Errors: unranked or non-numeric tensors.
+/// Spec: aten::clamp, hardtanh, relu6; ONNX Clip (constant bounds); MIL clip
+/// and relu6 (lo 0, hi 6).
+mlir::FailureOr<mlir::Value> buildClamp(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x, std::optional<double> lo,
+                                        std::optional<double> hi);
+
+/// `x >= 0 ? x : alpha * x` for a float tensor.
+/// Errors: unranked or non-float tensors.
+/// Spec: aten::leaky_relu; ONNX LeakyRelu; MIL leaky_relu.
+mlir::FailureOr<mlir::Value> buildLeakyRelu(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            double alpha);
+
+/// `x + c` elementwise for a scalar `c` on a float tensor, e.g. the epsilon
+/// MIL adds inside log and rsqrt. Errors: unranked or non-float tensors.
+mlir::FailureOr<mlir::Value>
+buildAddScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, double c);
+
+/// `x > 0 ? scale * x : scale * alpha * (exp(x * inputScale) - 1)`.
+/// Spec: aten::elu (scale = inputScale = 1), selu; ONNX Elu/Selu.
+mlir::FailureOr<mlir::Value> buildElu(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value x, double alpha,
+                                      double scale = 1.0,
+                                      double inputScale = 1.0);
+
+/// `beta * x > threshold ? x : log(1 + exp(beta * x)) / beta`, the log
+/// computed as PointwiseKind::Softplus does. Errors: non-float tensors.
+/// Spec: aten::softplus (PointwiseKind::Softplus is beta = 1, threshold =
+/// inf, as ONNX Softplus).
+mlir::FailureOr<mlir::Value> buildSoftplus(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value x,
+                                           double beta, double threshold);
+
+/// Python-style division and remainder with numpy broadcasting, operands of
+/// one element type. `FloorDivide` rounds the quotient toward -inf;
+/// `Remainder` has the sign of the divisor (`a - floor(a / b) * b`);
+/// `TruncDivide` rounds toward zero (float: trunc(a / b)). Integer division
+/// by zero is undefined behaviour, as in C.
+enum class DivisionKind { FloorDivide, Remainder, TruncDivide };
+
+/// Errors: differing or non-numeric element types, shapes that do not
+/// broadcast.
+/// Spec: aten::floor_divide, aten::div(rounding_mode='floor'/'trunc'),
+/// aten::remainder; Python `//` and `%`; MIL floor_div.
+mlir::FailureOr<mlir::Value> buildDivision(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           DivisionKind kind, mlir::Value lhs,
+                                           mlir::Value rhs);
+
+/// The scalar operation of buildDivision on two scalars of one type.
+mlir::Value buildScalarDivision(mlir::OpBuilder &b, mlir::Location loc,
+                                DivisionKind kind, mlir::Value lhs,
+                                mlir::Value rhs);
+
+/// Unary float functions that map onto one `math` dialect op.
+enum class MathFunctionKind {
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+};
+
+/// `kind(x)` elementwise on a float tensor `x`, same shape and type.
+/// Errors: non-float element types.
+/// Spec: ONNX Tan/Asin/Acos/Atan/Sinh/Cosh/Asinh/Acosh/Atanh; aten ops of the
+/// same names.
+mlir::FailureOr<mlir::Value> buildMathFunction(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               MathFunctionKind kind,
+                                               mlir::Value x);
+
+/// i1 tensor, true where float `x` is NaN.
+/// Spec: ONNX IsNaN; aten::isnan.
+mlir::FailureOr<mlir::Value> buildIsNaN(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x);
+
+/// i1 tensor, true where float `x` is +inf (if `detectPositive`) or -inf (if
+/// `detectNegative`).
+/// Spec: ONNX IsInf (detect_positive, detect_negative); aten::isinf.
+mlir::FailureOr<mlir::Value> buildIsInf(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x, bool detectPositive,
+                                        bool detectNegative);
+
+/// Remainder of `lhs / rhs` with numpy broadcasting, operands of one float
+/// or signless integer type. With `truncated` (C fmod) the result has the
+/// sign of the dividend; otherwise (Python `%`, integers only in ONNX) it has
+/// the sign of the divisor. `isUnsigned` treats integers as unsigned (both
+/// conventions then agree). Integer division by zero is undefined, as in C.
+/// Errors: mismatched or non-numeric element types.
+/// Spec: ONNX Mod (fmod = 1: truncated; fmod = 0: floored); numpy.fmod,
+/// numpy.mod.
+mlir::FailureOr<mlir::Value> buildRemainder(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value lhs,
+                                            mlir::Value rhs, bool truncated,
+                                            bool isUnsigned);
+
+/// `lhs << rhs` (`left`) or logical `lhs >> rhs` on unsigned integers held
+/// in signless integer tensors of one type, numpy broadcasting. Shift
+/// amounts >= the bit width give 0.
+/// Spec: ONNX BitShift (direction LEFT/RIGHT).
+mlir::FailureOr<mlir::Value> buildBitShift(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value lhs,
+                                           mlir::Value rhs, bool left);
+
+/// `base ^ exponent` with numpy broadcasting where the element types may
+/// differ: float base: the exponent is converted to the base type (signed,
+/// or unsigned with `exponentUnsigned`) and math.powf is used; integer
+/// base: computed in f64 and truncated back to the base type (as
+/// onnxruntime does). The result has the base's element type.
+/// Errors: non-numeric element types.
+/// Spec: ONNX Pow (opset 12+, T and T1 independent).
+mlir::FailureOr<mlir::Value>
+buildPowMixed(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+              mlir::Value exponent, bool baseUnsigned, bool exponentUnsigned);
+
+/// Float activations with up to two scalar parameters.
+enum class ParamActivationKind {
+  /// max(0, min(1, alpha * x + beta)).
+  HardSigmoid,
+  /// x > alpha ? x : 0.
+  ThresholdedRelu,
+  /// x < -alpha ? x + beta : (x > alpha ? x - beta : 0) (alpha = lambd,
+  /// beta = bias).
+  Shrink,
+  /// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+  Celu,
+  /// x * hard_sigmoid(x) with alpha = 1/6, beta = 0.5 (parameters ignored).
+  HardSwish,
+};
+
+/// `kind(x; alpha, beta)` elementwise on a float tensor, same type.
+/// Errors: non-float element types.
+/// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish.
+mlir::FailureOr<mlir::Value> buildParamActivation(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  ParamActivationKind kind,
+                                                  mlir::Value x, double alpha,
+                                                  double beta = 0.0);
+
+/// `x < 0 ? slope * x : x` with `slope` broadcast numpy-style to `x` (result
+/// has x's shape when slope is unidirectionally broadcastable), float or
+/// signed integer of one element type.
+/// Spec: ONNX PRelu (opset 7+); aten::prelu.
+mlir::FailureOr<mlir::Value> buildPRelu(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x, mlir::Value slope);
+
+/// `min(max(x, lo), hi)` where `lo` and `hi` are tensors (null: no bound)
+/// broadcast numpy-style against `x`, all of one element type (float or
+/// signless integer, compared unsigned with `isUnsigned`). A NaN in `x`
+/// stays NaN.
+/// Spec: ONNX Clip (opset 11+: min and max as inputs).
+mlir::FailureOr<mlir::Value> buildClipTensor(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value x,
+                                             mlir::Value lo, mlir::Value hi,
+                                             bool isUnsigned = false);
 
 } // namespace mlprog
 

@@ -1,7 +1,9 @@
-//===- LinearAlgebra.h - Matrix factorizations ------------------*- C++ -*-===//
+//===- LinearAlgebra.h - Matmul, einsum and determinants --------*- C++ -*-===//
 //
-// Format-independent builders for linear-algebra ops that need a
-// factorization (not a contraction): lowered to scf.for loops on tensors.
+// Format-independent builders for linear algebra on ranked tensors: matrix
+// products (upstream named linalg ops where one fits, linalg.matmul and
+// linalg.batch_matmul, a broadcasting linalg.generic otherwise), Einstein
+// summation and determinants (scf.for loops on tensors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,38 @@
 #include "mlir/Support/LLVM.h"
 
 namespace mlprog {
+
+/// numpy `matmul(a, b)`: a is [..., M, K], b is [..., K, N]; the batch
+/// dimensions broadcast; a 1-D `a` is [K] -> [1, K] and a 1-D `b` is
+/// [K] -> [K, 1], the added dimension being removed from the result.
+/// Operands share one float or signless integer element type; accumulation
+/// is in that type. Dynamic batch, M and N extents are supported.
+///
+/// Errors: rank-0 operands, mismatched element types or static K.
+/// Spec: ONNX MatMul (numpy.matmul semantics).
+mlir::FailureOr<mlir::Value> buildMatMul(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value a, mlir::Value bm);
+
+/// General matrix multiply `Y = alpha * op(A) * op(B) + beta * C`, with
+/// op(X) = X^T when the trans flag is set. A and B are 2-D; `c` may be null
+/// (treated as 0) or any tensor unidirectionally broadcastable to [M, N].
+/// Integer element types need alpha == beta == 1.
+/// Spec: ONNX Gemm (opset 11+: C optional).
+mlir::FailureOr<mlir::Value> buildGemm(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value a, mlir::Value bm,
+                                       mlir::Value c, double alpha, double beta,
+                                       bool transA, bool transB);
+
+/// Einstein summation of `operands` (float or signless integer tensors of
+/// one element type) per `equation` ("ij,jk->ik", lower/upper case letters,
+/// "..." for leading broadcast-free batch dims, repeated letters within an
+/// operand for diagonals, implicit output = letters seen once, sorted).
+/// Products accumulate in the element type.
+/// Errors: malformed equations, rank or extent mismatches.
+/// Spec: ONNX Einsum; numpy.einsum; aten::einsum.
+mlir::FailureOr<mlir::Value> buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
+                                         llvm::StringRef equation,
+                                         mlir::ValueRange operands);
 
 /// Determinants of the square matrices in the last two dims of `x`
 /// [..., M, M] (float element type, rank >= 2): the result has shape [...]

@@ -1,9 +1,9 @@
-//===- Normalization.h - Layer and instance normalization -------*- C++ -*-===//
+//===- Normalization.h - Batch, layer and instance norms --------*- C++ -*-===//
 //
-// Format-independent builders for normalizations on float tensors, composed
-// from the reduction (buildReduce) and broadcasting elementwise builders.
-// Batch normalization (inference) is buildBatchNormInference in
-// Elementwise.h.
+// Format-independent normalizations of float tensors, composed from the
+// reduction and elementwise builders: batch norm (inference and training),
+// running averages, layer norm, instance norm, mean-variance normalization
+// and local response normalization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,21 +17,66 @@
 
 namespace mlprog {
 
+/// Batch normalization in inference mode:
+/// `y = scale * (x - mean) / sqrt(var + epsilon) + bias`, where `x` is
+/// [N, C, D1, ...] (rank >= 2, float) and scale/bias/mean/var are [C] of the
+/// same element type, broadcast along dimension 1.
+/// Spec: ONNX BatchNormalization (training_mode = 0).
+mlir::FailureOr<mlir::Value>
+buildBatchNormInference(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        mlir::Value scale, mlir::Value bias, mlir::Value mean,
+                        mlir::Value var, double epsilon);
+
+/// Result of buildBatchNormTraining.
+struct BatchNormTrainingResult {
+  mlir::Value output;      ///< normalized x, same type as x
+  mlir::Value mean;        ///< [C] batch mean
+  mlir::Value biasedVar;   ///< [C] batch variance, divided by N
+  mlir::Value unbiasedVar; ///< [C] batch variance, divided by N - 1
+};
+
+/// Batch normalization of float `x` [N, C, D1...] with statistics over every
+/// dim but 1: y = (x - mean) / sqrt(biasedVar + eps) * weight + bias, where
+/// `weight`/`bias` are [C] or null (1 and 0). Also returns the statistics
+/// the caller needs to update running averages.
+/// Spec: aten::batch_norm with training=True; ONNX BatchNormalization
+/// (training_mode = 1).
+mlir::FailureOr<BatchNormTrainingResult>
+buildBatchNormTraining(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Value weight, mlir::Value bias, double epsilon);
+
+/// Exponential moving average of batch statistics: `running * keep + batch
+/// * (1 - keep)` elementwise (numpy broadcasting), float tensors of one
+/// element type. ONNX calls `keep` momentum; PyTorch's momentum is 1 - keep.
+/// Spec: ONNX BatchNormalization running_mean/running_var (opset 14+).
+mlir::FailureOr<mlir::Value>
+buildRunningAverage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value running,
+                    mlir::Value batch, double keep);
+
+/// Layer normalization results with statistics.
+struct LayerNormResult {
+  mlir::Value y;         ///< normalized, scaled and shifted x
+  mlir::Value mean;      ///< mean over the normalized dims, kept as 1s
+  mlir::Value invStdDev; ///< 1 / sqrt(var + epsilon), same shape as mean
+};
+
 /// Layer normalization of float `x` over `axes` (each in [-rank, rank),
 /// distinct; empty means every axis):
-/// `y = (x - mean) / sqrt(var + epsilon) * gamma + beta`, mean and (biased)
-/// variance taken over `axes`. `gamma` and `beta` may be null (1 and 0);
-/// otherwise their shape is x's extents at `axes` (in order) and they are
-/// broadcast over the other dims.
-/// Errors: non-float or unranked `x`, bad axes, gamma/beta of another shape
-/// or element type.
-/// Spec: MIL layer_norm; ONNX LayerNormalization (axes = [axis, rank));
-/// aten::layer_norm (trailing normalized_shape).
-mlir::FailureOr<mlir::Value> buildLayerNorm(mlir::OpBuilder &b,
-                                            mlir::Location loc, mlir::Value x,
-                                            llvm::ArrayRef<int64_t> axes,
-                                            mlir::Value gamma, mlir::Value beta,
-                                            double epsilon);
+/// `y = (x - mean) * invStdDev * gamma + beta`, with mean and the biased
+/// variance taken over `axes` and invStdDev = 1 / sqrt(var + epsilon)
+/// (math.rsqrt), all computed in x's element type. `gamma` and `beta` may be
+/// null (1 and 0); a parameter whose shape is x's extents at `axes` (in
+/// order) is spread over the other dims, any other shape broadcasts
+/// numpy-style against `x` (ONNX's unidirectional broadcast of scale/B).
+/// Errors: non-float or unranked `x`, bad axes, parameters of another
+/// element type or a shape that does not broadcast.
+/// Spec: MIL layer_norm; ONNX LayerNormalization (opset 17: axes =
+/// [axis, rank), stash_type = 1 computed in the input type, with the Mean
+/// and InvStdDev outputs); aten::layer_norm (trailing normalized_shape).
+mlir::FailureOr<LayerNormResult>
+buildLayerNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+               llvm::ArrayRef<int64_t> axes, mlir::Value gamma,
+               mlir::Value beta, double epsilon);
 
 /// Instance normalization of float `x` [N, C, D1..Dn] (rank >= 3): each
 /// (n, c) slice is normalized over D1..Dn, then scaled by `gamma` [C] and
@@ -41,6 +86,22 @@ mlir::FailureOr<mlir::Value> buildLayerNorm(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value>
 buildInstanceNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                   mlir::Value gamma, mlir::Value beta, double epsilon);
+
+/// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) with mean taken over
+/// `axes`, float `x`.
+/// Spec: ONNX MeanVarianceNormalization (function body, opset 13).
+mlir::FailureOr<mlir::Value>
+buildMeanVarianceNormalization(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value x, llvm::ArrayRef<int64_t> axes);
+
+/// Local response normalization of float `x` [N, C, D1...] (rank >= 3, C
+/// static or dynamic) across channels:
+/// y = x / (bias + alpha / size * sum_{c' in window(c)} x[c']^2)^beta, the
+/// window [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
+/// Spec: ONNX LRN; aten::local_response_norm.
+mlir::FailureOr<mlir::Value> buildLRN(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value x, int64_t size, double alpha,
+                                      double beta, double bias);
 
 } // namespace mlprog
 

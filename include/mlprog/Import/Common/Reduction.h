@@ -1,7 +1,9 @@
-//===- Reduction.h - Reductions and softmax builders ------------*- C++ -*-===//
+//===- Reduction.h - Reductions, softmax, scans and top-k -------*- C++ -*-===//
 //
-// Format-independent builders for reductions on ranked float tensors,
-// emitted as linalg.generic with reduction iterators.
+// Format-independent reductions of ranked tensors over a set of axes (sum,
+// mean, max, min, product, variance, norms, arg max/min, softmax,
+// log-softmax, hardmax), cumulative sums and top-k, emitted as linalg.generic
+// with reduction iterators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +12,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+
+#include <utility>
 
 namespace mlprog {
 
@@ -39,6 +44,91 @@ mlir::FailureOr<mlir::Value> buildReduce(mlir::OpBuilder &b, mlir::Location loc,
                                          ReduceKind kind, mlir::Value x,
                                          llvm::ArrayRef<int64_t> axes,
                                          bool keepDims);
+
+/// Variance of float `x` over `axes` (empty: all): the mean of squared
+/// deviations divided by (N - correction), N the reduced element count
+/// (correction 0: biased/population, 1: unbiased/sample).
+/// Spec: aten::var.correction, torch.var(unbiased=...).
+mlir::FailureOr<mlir::Value> buildVariance(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value x,
+                                           llvm::ArrayRef<int64_t> axes,
+                                           bool keepDims, int64_t correction);
+
+/// Index (i64) of the first maximum (`isMax`) or minimum of `x` along `axis`
+/// in [-rank, rank); the axis is dropped unless `keepDims`.
+/// With `selectLast` the last extreme index is returned instead;
+/// `isUnsigned` compares integers as unsigned.
+/// Spec: aten::argmax/argmin (with dim), ONNX ArgMax/ArgMin
+/// (select_last_index).
+mlir::FailureOr<mlir::Value> buildArgReduce(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            int64_t axis, bool keepDims,
+                                            bool isMax, bool selectLast = false,
+                                            bool isUnsigned = false);
+
+/// `log(softmax(x))` taken jointly over `axes` (each in [-rank, rank),
+/// distinct), same shape as `x`: x - m - log(sum(exp(x - m))), m the max
+/// over `axes` (subtracting it keeps exp from overflowing). Float only.
+/// Errors: non-float or unranked `x`, bad axes.
+/// Spec: aten::log_softmax (one dim); ONNX LogSoftmax (opset < 13: axes =
+/// [axis, rank); 13+: [axis]).
+mlir::FailureOr<mlir::Value> buildLogSoftmax(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value x,
+                                             llvm::ArrayRef<int64_t> axes);
+
+/// Reductions composed of an elementwise map, a sum and a final function.
+enum class NormReduceKind {
+  L1,        ///< sum(|x|)
+  L2,        ///< sqrt(sum(x * x))
+  LogSum,    ///< log(sum(x))
+  LogSumExp, ///< log(sum(exp(x))), computed as m + log(sum(exp(x - m)))
+  SumSquare, ///< sum(x * x)
+};
+
+/// Reduces `x` over `axes` (as buildReduce: each in [-rank, rank), empty
+/// means all, `keepDims` keeps unit dims). L1 and SumSquare accept signless
+/// integers too; the others need floats.
+/// Spec: ONNX ReduceL1/ReduceL2/ReduceLogSum/ReduceLogSumExp/ReduceSumSquare.
+mlir::FailureOr<mlir::Value>
+buildNormReduce(mlir::OpBuilder &b, mlir::Location loc, NormReduceKind kind,
+                mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// 1 at the first maximum of `x` along the dims [axis, rank) taken jointly
+/// (row-major order), 0 elsewhere; same shape and type as `x` (float or
+/// signless integer). `coerce` = false uses the single dim `axis`.
+/// Errors: rank 0, axis out of range.
+/// Spec: ONNX Hardmax (opset < 13 coerces to 2-D at axis; 13+ one axis).
+mlir::FailureOr<mlir::Value> buildHardmax(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          int64_t axis, bool coerce);
+
+/// Cumulative sum of `x` (float or signless integer) along `axis` in
+/// [-rank, rank). `exclusive` leaves out the element itself (the first
+/// output is 0); `reverse` sums from the end. Emitted as one linalg.generic
+/// with an extra reduction loop (quadratic in the axis extent).
+/// Spec: ONNX CumSum (opset 11/14); numpy.cumsum; aten::cumsum.
+mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, int64_t axis,
+                                         bool exclusive, bool reverse);
+
+/// The `k` largest (`largest`) or smallest elements of `x` along `axis`
+/// (extent static, k <= extent), sorted (descending for largest), with their
+/// int64 positions; ties keep the lower index first. Built as a rank count
+/// (O(n^2) per slice), meant for small extents.
+/// Spec: ONNX TopK (sorted = 1); aten::topk.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildTopK(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t k,
+          int64_t axis, bool largest);
+
+/// buildTopK with a run-time `k` (an index Value or attribute): the result
+/// extent along `axis` is `k`, dynamic unless `k` is an attribute; the
+/// extent along `axis` may be dynamic. k in [0, extent] is the caller's
+/// contract (checked by buildTopK for static k); a larger k leaves the
+/// extra entries 0.
+/// Spec: ONNX TopK with a non-constant k input.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildTopKDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::OpFoldResult k, int64_t axis, bool largest);
 
 } // namespace mlprog
 

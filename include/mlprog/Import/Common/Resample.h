@@ -3,11 +3,12 @@
 // Format-independent builders for ops that read a tensor at computed,
 // generally fractional, source coordinates: N-D resizing (nearest, linear,
 // cubic interpolation with the coordinate transformation modes of ONNX
-// Resize), grid sampling (torch.nn.functional.grid_sample / ONNX GridSample)
-// and ROI alignment (ONNX RoiAlign). Each is one linalg.generic over the
-// output whose body computes the source coordinates and gathers the
-// neighbours with tensor.extract (clamped into range), so dynamic input
-// extents and run-time scale values are supported.
+// Resize, and fixed-scale nearest upsampling), grid sampling
+// (torch.nn.functional.grid_sample / ONNX GridSample) and ROI alignment
+// (ONNX RoiAlign). Each is one linalg.generic over the output whose body
+// computes the source coordinates and gathers the neighbours with
+// tensor.extract (clamped into range), so dynamic input extents and
+// run-time scale values are supported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,6 +164,17 @@ buildRoiAlign(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
               mlir::Value rois, mlir::Value batchIndices, RoiPoolMode mode,
               int64_t outputHeight, int64_t outputWidth, int64_t samplingRatio,
               double spatialScale, bool halfPixel);
+
+/// Nearest-neighbour upsampling of the last two dims of `x` (rank >= 3,
+/// static extents H, W) by positive float scales: output extents
+/// floor(H * scaleH), floor(W * scaleW); output (i, j) reads input
+/// (min(floor(i / scaleH), H - 1), min(floor(j / scaleW), W - 1)).
+/// Spec: MIL upsample_nearest_neighbor; ONNX Resize (nearest, asymmetric,
+/// floor).
+mlir::FailureOr<mlir::Value> buildUpsampleNearest(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  mlir::Value x, double scaleH,
+                                                  double scaleW);
 
 } // namespace mlprog
 

@@ -1,8 +1,11 @@
-//===- Shape.h - Reshape, transpose and concat builders ---------*- C++ -*-===//
+//===- Shape.h - Reshape, transpose, concat, pad and friends ----*- C++ -*-===//
 //
-// Format-independent builders for data-movement ops on ranked tensors,
-// emitted as tensor.collapse_shape/expand_shape/reshape, linalg.transpose and
-// tensor.insert_slice.
+// Format-independent data-movement builders on ranked tensors: reshapes
+// (tensor.collapse_shape/expand_shape/reshape, also to run-time shapes),
+// transposes, concatenation, unit-dim insertion and removal, broadcasting,
+// tiling, padding, block moves (depth-to-space), band masks and sequence
+// reversal. Builders named ...Dynamic take run-time arguments; their result
+// extents are dynamic unless a caller passes the shape it knows as a hint.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -56,6 +60,157 @@ mlir::FailureOr<mlir::Value> buildTranspose(mlir::OpBuilder &b,
 /// Spec: ONNX Concat; aten::cat.
 mlir::FailureOr<mlir::Value> buildConcat(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::ValueRange inputs, int64_t axis);
+
+/// Inserts an extent-1 dim at `dim` in [0, rank].
+/// Spec: aten::unsqueeze; ONNX Unsqueeze.
+mlir::FailureOr<mlir::Value> buildUnsqueeze(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            int64_t dim);
+
+/// Removes the listed dims (in [0, rank)) when their static extent is 1;
+/// other listed dims are kept (torch semantics). An empty list removes every
+/// static extent-1 dim.
+/// Spec: aten::squeeze / squeeze.dim; ONNX Squeeze.
+mlir::FailureOr<mlir::Value> buildSqueeze(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          llvm::ArrayRef<int64_t> dims);
+
+/// Broadcasts `x` to `shape` (numpy rules, `x` aligned at the trailing
+/// dim); an entry -1 keeps the corresponding extent of `x`.
+/// Spec: aten::expand; ONNX Expand.
+mlir::FailureOr<mlir::Value> buildExpand(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x,
+                                         llvm::ArrayRef<int64_t> shape);
+
+/// The extents of the 1-D integer tensor `shape` (static length) as index
+/// values (tensor.extract + index_cast), or constants where `shape` is a
+/// compile-time constant.
+llvm::SmallVector<mlir::OpFoldResult>
+extractShapeSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shape);
+
+/// Reshapes `x` to the extents held in the 1-D integer tensor `shape`
+/// (static length r) at run time: 0 copies the input extent at that index
+/// unless `allowZero`, and one -1 takes the remaining element count. The
+/// result has rank r; `staticHint` (r entries, kDynamic where unknown, or
+/// empty) refines its type. Invalid shapes are undefined behaviour.
+/// Spec: ONNX Reshape with a non-constant shape input.
+mlir::FailureOr<mlir::Value>
+buildReshapeToShapeTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          mlir::Value shape, bool allowZero,
+                          llvm::ArrayRef<int64_t> staticHint = {});
+
+/// Broadcasts `x` against the run-time shape `sizes` (numpy rules, aligned
+/// at the trailing dim; an extent 1 in `sizes` keeps `x`'s). Dims of `x`
+/// that stretch must have static extent 1.
+/// Spec: ONNX Expand with a non-constant shape input.
+mlir::FailureOr<mlir::Value>
+buildExpandToSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                   llvm::ArrayRef<mlir::OpFoldResult> sizes);
+
+/// Casts `v` to the shape `hint` (same rank, ShapedType::kDynamic where
+/// unknown) where that makes its type more static; `v` unchanged when
+/// `hint` is empty, of another rank, or contradicts a static extent of `v`.
+mlir::Value refineToShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                          llvm::ArrayRef<int64_t> hint);
+
+/// Inserts unit dims into `x` (rank r) at the output positions held in the
+/// 1-D signless-integer tensor `axes` (static length k, entries in
+/// [-(r + k), r + k), distinct, any order): the result has rank r + k and
+/// its shape is computed at run time (tensor.reshape). `hint` refines the
+/// result type. Repeated or out-of-range axes are undefined behaviour.
+/// Errors: `axes` not a 1-D integer tensor of static length.
+/// Spec: ONNX Unsqueeze (opset 13+) with a non-constant axes input.
+mlir::FailureOr<mlir::Value>
+buildUnsqueezeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value axes, llvm::ArrayRef<int64_t> hint = {});
+
+/// Removes from `x` (rank r) the dims listed in the 1-D signless-integer
+/// tensor `axes` (static length k <= r, entries in [-r, r), distinct, each
+/// naming an extent-1 dim): the result has rank r - k, its shape computed
+/// at run time (tensor.reshape). `hint` refines the result type. Repeated
+/// axes or listed extents other than 1 are undefined behaviour.
+/// Errors: `axes` not a 1-D integer tensor of static length <= r.
+/// Spec: ONNX Squeeze (opset 13+) with a non-constant axes input.
+mlir::FailureOr<mlir::Value>
+buildSqueezeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    mlir::Value axes, llvm::ArrayRef<int64_t> hint = {});
+
+/// Repeats `x` `reps[d]` times along each dim d (reps.size() == rank,
+/// reps >= 1, static extents where reps > 1).
+/// Spec: MIL tile; ONNX Tile; numpy.tile with equal ranks.
+mlir::FailureOr<mlir::Value> buildTile(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value x,
+                                       llvm::ArrayRef<int64_t> reps);
+
+/// Padding modes.
+enum class PadMode { Constant, Reflect, Replicate };
+
+/// Pads `x` by `low[d]` / `high[d]` (>= 0) elements per dim. Constant mode
+/// fills with `value`; Reflect mirrors without repeating the edge (pad <
+/// extent); Replicate repeats the edge. Reflect/Replicate need static
+/// extents on padded dims.
+/// Spec: MIL pad; ONNX Pad (constant/reflect/edge); numpy.pad.
+mlir::FailureOr<mlir::Value> buildPad(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value x,
+                                      llvm::ArrayRef<int64_t> low,
+                                      llvm::ArrayRef<int64_t> high,
+                                      PadMode mode, double value);
+
+/// Pads `x` by `low[d]` / `high[d]` elements per dim (index Values or
+/// attributes; negative values crop, as in ONNX): result extent
+/// extent + low + high. Constant mode fills with `padValue` (a scalar of
+/// `x`'s element type; null means zero) via tensor.extract_slice (crop) and
+/// tensor.pad; Reflect mirrors without repeating the edge (any width, by
+/// repeated reflection as numpy.pad) and Replicate repeats the edge, both
+/// as a linalg.generic gather that needs extents >= 1 on padded dims.
+/// `hint` refines the result type.
+/// Errors: low/high sizes != rank, padValue of another type.
+/// Spec: ONNX Pad (opset 11+, pads as a non-constant input); numpy.pad.
+mlir::FailureOr<mlir::Value>
+buildPadDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                llvm::ArrayRef<mlir::OpFoldResult> low,
+                llvm::ArrayRef<mlir::OpFoldResult> high, PadMode mode,
+                mlir::Value padValue, llvm::ArrayRef<int64_t> hint = {});
+
+/// Moves blocks of `blockSize` x `blockSize` channels of `x` [N, C, H, W]
+/// into space: the result is [N, C / bs^2, H * bs, W * bs]. `crd` selects
+/// the column-row-depth channel order (else depth-column-row, DCR). C must
+/// be static and divisible by bs^2; H, W static.
+/// Spec: ONNX DepthToSpace (mode DCR/CRD); aten::pixel_shuffle (CRD).
+mlir::FailureOr<mlir::Value> buildDepthToSpace(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value x, int64_t blockSize,
+                                               bool crd);
+
+/// The inverse of DCR buildDepthToSpace: `x` [N, C, H, W] (H, W static and
+/// divisible by bs) becomes [N, C * bs^2, H / bs, W / bs].
+/// Spec: ONNX SpaceToDepth; aten::pixel_unshuffle uses CRD instead.
+mlir::FailureOr<mlir::Value> buildSpaceToDepth(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value x,
+                                               int64_t blockSize);
+
+/// Keeps the diagonal band of the last two dims of `x` (rank >= 2, numeric
+/// element type) and zeroes the rest: element (.., i, j) is kept when
+/// `minDiagonal` <= j - i <= `maxDiagonal`. Each bound is a static integer
+/// attribute, an `index` Value, or null for no bound (so the upper triangle
+/// from diagonal k is {k, null}, the lower one {null, k}).
+/// Errors: rank < 2, non-numeric element types.
+/// Spec: ONNX Trilu (upper: {k, null}; lower: {null, k}); aten::triu /
+/// aten::tril; MIL band_part and tf.linalg.band_part (lower l >= 0:
+/// minDiagonal -l; upper u >= 0: maxDiagonal u; negative: no bound).
+mlir::FailureOr<mlir::Value> buildBandPart(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value x,
+                                           mlir::OpFoldResult minDiagonal,
+                                           mlir::OpFoldResult maxDiagonal);
+
+/// Reverses, for each batch entry b along `batchAxis`, the first
+/// `lengths[b]` elements along `timeAxis` of `x` (rank >= 2); the rest is
+/// copied. `lengths` is a 1-D integer tensor.
+/// Spec: ONNX ReverseSequence.
+mlir::FailureOr<mlir::Value>
+buildReverseSequence(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value lengths, int64_t batchAxis, int64_t timeAxis);
 
 } // namespace mlprog
 

@@ -46,7 +46,7 @@ struct MILImportOptions {
 /// Blob values (`BlobFileValue`) name their file relative to the model's
 /// directory (`@model_path/weights/weight.bin` is `<dir of the model
 /// file>/weights/weight.bin`); each blob is validated (blob storage v2,
-/// see mlprog/Import/MIL/BlobFile.h) and becomes a private immutable global
+/// see mlprog/Formats/BlobFile.h) and becomes a private immutable global
 /// `#ml_program.extern : T` with `ml_program.external_storage = <file =
 /// "<absolute path>", offset = <data offset>, length = <bytes>>`.
 ///

@@ -31,6 +31,64 @@ using namespace mlprog;
 #define GET_ATTRDEF_CLASSES
 #include "mlprog/Dialect/MLProgram/IR/MLProgramAttrs.cpp.inc"
 
+/// Refuses what a parsed attribute or type left of its `<...>` body. The
+/// dialect body of `#ml_program.NAME<...>` ends at the balanced `>`, so a
+/// generated parser that stopped early (a parameterless `extern` or `token`)
+/// leaves a `<` behind; MLIR itself does not check, and would drop it.
+/// `spelling` is the attribute's `#ml_program.NAME` or the type's
+/// `!ml_program.NAME`.
+static ParseResult refuseTrailingParameters(DialectAsmParser &parser,
+                                            const Twine &spelling) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalLess()))
+    return parser.emitError(loc) << "unexpected parameters after '" << spelling
+                                 << "' (it takes none)";
+  return success();
+}
+
+Attribute MLProgramDialect::parseAttribute(DialectAsmParser &parser,
+                                           Type type) const {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef mnemonic;
+  Attribute attr;
+  OptionalParseResult result =
+      generatedAttributeParser(parser, &mnemonic, type, attr);
+  if (!result.has_value()) {
+    parser.emitError(loc) << "unknown attribute '#ml_program." << mnemonic
+                          << "'";
+    return {};
+  }
+  if (failed(*result) ||
+      failed(refuseTrailingParameters(
+          parser, "#" + attr.getAbstractAttribute().getName())))
+    return {};
+  return attr;
+}
+
+void MLProgramDialect::printAttribute(Attribute attr,
+                                      DialectAsmPrinter &printer) const {
+  (void)generatedAttributePrinter(attr, printer);
+}
+
+Type MLProgramDialect::parseType(DialectAsmParser &parser) const {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef mnemonic;
+  Type type;
+  OptionalParseResult result = generatedTypeParser(parser, &mnemonic, type);
+  if (!result.has_value()) {
+    parser.emitError(loc) << "unknown type '!ml_program." << mnemonic << "'";
+    return {};
+  }
+  if (failed(*result) || failed(refuseTrailingParameters(
+                             parser, "!" + type.getAbstractType().getName())))
+    return {};
+  return type;
+}
+
+void MLProgramDialect::printType(Type type, DialectAsmPrinter &printer) const {
+  (void)generatedTypePrinter(type, printer);
+}
+
 namespace {
 /// Prints `#ml_program.extern : T` as an alias-free attribute and
 /// `!ml_program.token` as is; nothing to alias yet beyond upstream's choices.

@@ -10,7 +10,7 @@
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
 #include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
-#include "mlprog/Runtime/SafeTensors.h"
+#include "mlprog/Formats/SafeTensors.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

@@ -1,5 +1,6 @@
 """Execution test of the copy and elementwise code generation
-(lib/Pipelines/ElementwiseCodegen.cpp) on odd shapes and element types.
+(lib/Pipelines/CPU/LowerStridedCopies.cpp and VectorizeElementwise.cpp) on
+odd shapes and element types.
 
   elementwise_shapes.py gen DIR      writes DIR/module.mlir (one function with
                                      every case below), DIR/in_<i>.npy and

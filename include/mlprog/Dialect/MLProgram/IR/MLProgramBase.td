@@ -32,8 +32,20 @@ def MLProgram_Dialect : Dialect {
   // branches between the blocks of an inlined multi-block func.
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::cf::ControlFlowDialect"];
-  let useDefaultAttributePrinterParser = 1;
-  let useDefaultTypePrinterParser = 1;
+  // Our own dialect hooks wrap the generated parsers: MLIR ignores whatever a
+  // parameterless attribute or type leaves unparsed (`#ml_program.extern<x>`
+  // would silently drop `<x>`), so the hooks refuse trailing parameters.
+  let useDefaultAttributePrinterParser = 0;
+  let useDefaultTypePrinterParser = 0;
+  let extraClassDeclaration = [{
+    ::mlir::Attribute parseAttribute(::mlir::DialectAsmParser &parser,
+                                     ::mlir::Type type) const override;
+    void printAttribute(::mlir::Attribute attr,
+                        ::mlir::DialectAsmPrinter &printer) const override;
+    ::mlir::Type parseType(::mlir::DialectAsmParser &parser) const override;
+    void printType(::mlir::Type type,
+                   ::mlir::DialectAsmPrinter &printer) const override;
+  }];
   let usePropertiesForAttributes = 1;
   // Verifies `ml_program.external_storage` where it is attached.
   let hasOperationAttrVerify = 1;

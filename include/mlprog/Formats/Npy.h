@@ -1,0 +1,143 @@
+//===- Npy.h - Host tensors and NumPy .npy I/O ------------------*- C++ -*-===//
+//
+// A host tensor (shape, element type, owned aligned bytes in C order) and
+// reading/writing it as a NumPy .npy file, following the format spec
+// numpy/lib/format.py ("NPY format", versions 1.0, 2.0 and 3.0).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_FORMATS_NPY_H
+#define MLPROG_FORMATS_NPY_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mlprog {
+
+/// Element type of a host tensor. Integer kinds keep their NumPy signedness
+/// (MLIR integers are signless; see JitRunner.h for how the two are matched).
+enum class DType : uint8_t {
+  Bool, ///< NumPy `|b1`, one byte holding 0 or 1; MLIR i1.
+  I8,   ///< `|i1`
+  I16,  ///< `<i2`
+  I32,  ///< `<i4`
+  I64,  ///< `<i8`
+  U8,   ///< `|u1`
+  U16,  ///< `<u2`
+  U32,  ///< `<u4`
+  U64,  ///< `<u8`
+  F16,  ///< `<f2`, IEEE half.
+  BF16, ///< Spelled `'bfloat16'` in .npy headers (NumPy has no code for it).
+  F32,  ///< `<f4`
+  F64,  ///< `<f8`
+};
+
+/// Size of one element of `dtype` in bytes (Bool is one byte).
+size_t getDTypeSize(DType dtype);
+
+/// Short name used in diagnostics: "bool", "i8", "u16", "f32", "bf16", ...
+llvm::StringRef getDTypeName(DType dtype);
+
+/// NumPy's name: "bool", "int8", "uint16", "float32", "bfloat16", ...
+llvm::StringRef getNumpyDTypeName(DType dtype);
+
+/// The little-endian .npy `descr` of `dtype`, e.g. "<f4", "|b1", "bfloat16".
+llvm::StringRef getNpyDescr(DType dtype);
+
+/// Formats a shape the way diagnostics print it: "(1,3,224,224)", "(4,)",
+/// "()".
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// A dense, C-ordered (row-major) tensor in host memory. Owns its bytes,
+/// which are aligned to `kAlignment` and zero-initialized on construction.
+/// Movable, not copyable. A rank-0 tensor holds one element.
+class HostTensor {
+public:
+  /// Alignment of the data pointer in bytes.
+  static constexpr size_t kAlignment = 64;
+
+  /// Creates a zero-filled tensor. Every dimension must be non-negative (the
+  /// caller checks: use `create` for untrusted shapes).
+  HostTensor(DType dtype, llvm::ArrayRef<int64_t> shape);
+
+  /// Creates a zero-filled tensor, or an error if a dimension is negative,
+  /// the byte size overflows int64 or exceeds `getMaxTensorBytes()`
+  /// (mlprog/Support/ResourceLimits.h), before anything is allocated.
+  static llvm::Expected<HostTensor> create(DType dtype,
+                                           llvm::ArrayRef<int64_t> shape);
+
+  HostTensor(HostTensor &&) = default;
+  HostTensor &operator=(HostTensor &&) = default;
+
+  DType getDType() const { return dtype; }
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  int64_t getRank() const { return shape.size(); }
+  int64_t getNumElements() const { return numElements; }
+  size_t getNumBytes() const { return numElements * getDTypeSize(dtype); }
+
+  /// The first element's byte; never null, even for empty tensors.
+  uint8_t *getData() { return data.get(); }
+  const uint8_t *getData() const { return data.get(); }
+
+  /// Views the data as `T` elements; `T` must have the dtype's size.
+  template <typename T> llvm::MutableArrayRef<T> getValues() {
+    return {reinterpret_cast<T *>(getData()), static_cast<size_t>(numElements)};
+  }
+  template <typename T> llvm::ArrayRef<T> getValues() const {
+    return {reinterpret_cast<const T *>(getData()),
+            static_cast<size_t>(numElements)};
+  }
+
+private:
+  struct AlignedDeleter {
+    size_t size = 0;
+    void operator()(uint8_t *ptr) const;
+  };
+
+  DType dtype;
+  llvm::SmallVector<int64_t, 4> shape;
+  int64_t numElements;
+  std::unique_ptr<uint8_t[], AlignedDeleter> data;
+};
+
+/// Parses the bytes of a .npy file. `name` (usually the file name) prefixes
+/// every error. Accepts format versions 1.0, 2.0 and 3.0, byte orders '<',
+/// '|' and '=' and the dtypes of `DType`, C order only. Errors: bad magic,
+/// unsupported version, malformed header, `fortran_order: True`, big-endian
+/// ('>') or unsupported dtypes, negative or overflowing shapes, and data
+/// shorter than the shape needs. Trailing bytes are ignored, as numpy does.
+llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+                                    llvm::StringRef name);
+
+/// Reads the .npy file at `path` (see `parseNpy`); errors name the file.
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
+
+/// Serializes `tensor` as a version 1.0 .npy file (2.0 if the header needs
+/// more than 65535 bytes), little-endian, C order, header padded to 64 bytes.
+std::string serializeNpy(const HostTensor &tensor);
+
+/// Writes `tensor` to `path` atomically (temporary file, then rename).
+/// Errors name the file.
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
+
+/// Prints `tensor` numpy-style: nested brackets, floats with %g, booleans
+/// as True/False. Dimensions longer than 2*`edgeItems` are elided with
+/// "..." when the tensor has more than `threshold` elements.
+void printTensor(llvm::raw_ostream &os, const HostTensor &tensor,
+                 int64_t edgeItems = 3, int64_t threshold = 1000);
+
+} // namespace mlprog
+
+#endif // MLPROG_FORMATS_NPY_H

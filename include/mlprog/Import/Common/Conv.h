@@ -1,0 +1,75 @@
+//===- Conv.h - Convolution builders ----------------------------*- C++ -*-===//
+//
+// Format-independent builders for convolutions on channels-first tensors
+// ([N, C, D1, ..., Dn]), emitted as upstream named linalg ops
+// (linalg.conv_2d_nchw_fchw, ...) on an explicitly padded input
+// (tensor.pad), or as a linalg.generic window reduction where upstream has
+// no channels-first named op (1-D/3-D grouped conv). The window geometry is
+// shared with Pool.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_CONV_H
+#define MLPROG_IMPORT_COMMON_CONV_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlprog {
+
+/// Window geometry per spatial dimension (all vectors have one entry per
+/// spatial dimension, in order D1..Dn). Empty vectors mean the defaults:
+/// stride 1, dilation 1, no padding. Pads are in elements and may differ at
+/// the beginning and end of a dimension.
+struct WindowParams {
+  llvm::SmallVector<int64_t> strides;
+  llvm::SmallVector<int64_t> dilations;
+  llvm::SmallVector<int64_t> padsBegin;
+  llvm::SmallVector<int64_t> padsEnd;
+};
+
+/// Computes "same" padding so that output extent = ceil(input / stride):
+/// the total padding max(0, (out - 1) * stride + dilation * (kernel - 1) + 1
+/// - input) is split evenly, the odd element going to the end
+/// (`extraAtBegin == false`, ONNX SAME_UPPER, TF/PyTorch "same") or to the
+/// beginning (`extraAtBegin == true`, ONNX SAME_LOWER). Fills
+/// `params.padsBegin/padsEnd`; strides and dilations must already be set.
+/// Spec: ONNX Conv/MaxPool/AveragePool attribute `auto_pad`.
+void computeSamePadding(llvm::ArrayRef<int64_t> inputSpatial,
+                        llvm::ArrayRef<int64_t> kernel, bool extraAtBegin,
+                        WindowParams &params);
+
+/// N-D convolution (cross-correlation) of `input` [N, C, D1..Dn] with
+/// `filter` [F, C / groups, K1..Kn] plus optional `bias` [F] (may be null),
+/// giving [N, F, O1..On] with Oi = floor((Di + padsBegin + padsEnd -
+/// dilation * (Ki - 1) - 1) / stride) + 1. n = 1, 2, 3, with any groups
+/// dividing C and F (depthwise included); n > 3 is an "unsupported" error.
+/// Spatial and channel extents must be static; N may be dynamic. Zero padding.
+/// Spec: ONNX Conv; aten::convolution (NCHW/OIHW layouts).
+mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value input, mlir::Value filter,
+                                       mlir::Value bias,
+                                       const WindowParams &params,
+                                       int64_t groups);
+
+/// N-D transposed convolution (the gradient of buildConv with respect to its
+/// input) of `input` [N, C, D1..Dn] with `filter` [C, F / groups, K1..Kn]
+/// plus optional `bias` [F] (may be null), giving [N, F, O1..On] with
+/// Oi = (Di - 1) * stride - padsBegin - padsEnd + dilation * (Ki - 1) + 1 +
+/// outputPadding[i]. Built as a stride-1 buildConv over the input with
+/// stride - 1 zeros inserted between elements, padded by dilation * (K - 1)
+/// - pad (cropped where negative), with the filter flipped and its channel
+/// dims swapped per group. Static shapes; n = 1..3.
+/// Spec: MIL conv_transpose; ONNX ConvTranspose; aten::conv_transpose2d.
+mlir::FailureOr<mlir::Value>
+buildConvTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                   mlir::Value filter, mlir::Value bias,
+                   const WindowParams &params, int64_t groups,
+                   llvm::ArrayRef<int64_t> outputPadding = {});
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_CONV_H

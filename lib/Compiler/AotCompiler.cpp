@@ -1,0 +1,555 @@
+//===- AotCompiler.cpp - Compile a module to a shared library -------------===//
+//
+// See AotCompiler.h. The library is the compiled module, a packed wrapper per
+// entry point (the calling convention of ExecutionEngine's `_mlir_<name>`,
+// documented in ModelSupport.c), a table `__mlprog_model` describing the
+// entry points, and two static archives built with mlprog: the C ABI
+// (libmlprog_model_support.a) and, for CUDA, the mgpu* runtime
+// (libmlprog_cuda_runtime.a).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Compiler/AotCompiler.h"
+#include "mlprog/Pipelines/CPU/CPUTarget.h"
+#include "mlprog/Pipelines/GPUPipeline.h"
+#include "mlprog/Pipelines/Pipelines.h"
+#include "mlprog/Runtime/ConstantPool.h"
+#include "mlprog/Runtime/JitRunner.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlprog;
+using llvm::Error;
+
+/// The ABI version of include/mlprog-c/Model.h.
+static constexpr int32_t kAbiVersion = 1;
+/// mlprog_value_type flags.
+static constexpr int32_t kValueTensor = 1, kValueSignless = 2;
+
+static std::string typeToString(Type type) {
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  os << type;
+  return result;
+}
+
+/// Whether `module` is already lowered (LLVM dialect plus GPU binaries).
+static bool isLowered(ModuleOp module) {
+  for (Operation &op : module.getBody()->getOperations())
+    if (!isa<LLVM::LLVMDialect>(op.getDialect()) &&
+        !isa<gpu::BinaryOp, gpu::GPUModuleOp>(op))
+      return false;
+  return true;
+}
+
+/// Whether `module` has OpenMP constructs (the -O2 CPU pipeline's parallel
+/// loops), i.e. the library needs libomp.
+static bool usesOpenMP(ModuleOp module) {
+  return module
+      .walk([](Operation *op) {
+        return isa<omp::OpenMPDialect>(op->getDialect())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+static Error lower(ModuleOp module, const AotOptions &options) {
+  PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  if (options.target == AotTarget::CPU) {
+    // Register tiles are sized for the CPU the library is compiled for.
+    LowerToCPUOptions cpu;
+    cpu.optLevel = std::min(options.optLevel, 3u);
+    cpu.targetCPU = options.cpu;
+    cpu.targetFeatures = options.features;
+    buildLowerToCPUPipeline(pm, cpu);
+  } else {
+    LowerToGPUOptions gpu;
+    gpu.chip = options.gpuChip;
+    gpu.features = options.gpuFeatures;
+    buildLowerToGPUPipeline(pm, gpu);
+  }
+  if (failed(pm.run(module)))
+    return llvm::createStringError("lowering failed");
+  if (!isLowered(module))
+    return llvm::createStringError("lowering left non-LLVM operations behind");
+  return Error::success();
+}
+
+namespace {
+/// What the table records about one entry point.
+struct EntryInfo {
+  std::string name;
+  FunctionType signature;
+};
+} // namespace
+
+/// Public functions with a recorded tensor signature, checked against what
+/// the C ABI can pass.
+static llvm::Expected<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
+  std::vector<EntryInfo> entries;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (func.isExternal() || func.getLinkage() != LLVM::Linkage::External)
+      continue;
+    auto attr = func->getAttrOfType<TypeAttr>(kSignatureAttrName);
+    if (!attr || !isa<FunctionType>(attr.getValue()))
+      continue;
+    auto signature = cast<FunctionType>(attr.getValue());
+    auto check = [&](Type type, StringRef what, size_t i) -> Error {
+      Type element = type;
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        element = tensor.getElementType();
+      else if (!isa<IntegerType, FloatType, IndexType>(type))
+        element = nullptr;
+      if (element && getResultDType(element))
+        return Error::success();
+      return llvm::createStringError(
+          "@" + func.getName() + ": " + what + " " + Twine(i) + " has type " +
+          typeToString(type) +
+          ", which the C ABI does not support (ranked tensors or scalars of "
+          "i1/i8/i16/i32/i64/index/f16/bf16/f32/f64)");
+    };
+    for (auto [i, type] : llvm::enumerate(signature.getInputs()))
+      if (Error err = check(type, "argument", i))
+        return std::move(err);
+    for (auto [i, type] : llvm::enumerate(signature.getResults()))
+      if (Error err = check(type, "result", i))
+        return std::move(err);
+    entries.push_back({func.getName().str(), signature});
+  }
+  if (entries.empty())
+    return llvm::createStringError(
+        "the module has no public function to export");
+  return entries;
+}
+
+/// Refuses external globals that nothing defines: the library must carry
+/// the data of every global (`pool` defines those it holds).
+static Error checkExternalGlobals(ModuleOp module, const ConstantPool *pool) {
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    if (global.getLinkage() != LLVM::Linkage::External ||
+        global.getValueOrNull() || !global.getInitializerRegion().empty() ||
+        (pool && pool->getAddresses().count(global.getSymName())))
+      continue;
+    return llvm::createStringError(
+        "global @" + global.getSymName() +
+        " is external and its data cannot be embedded (an extern global of "
+        "a module lowered elsewhere, one that is not a statically shaped "
+        "array of int/float elements, or a non-ELF target); use mlprog-run, "
+        "or compile the import-contract module");
+  }
+  return Error::success();
+}
+
+/// `void __mlprog_packed_<name>(void **args)`: loads each LLVM argument of
+/// `func` from *args[i], calls it and stores the result to *args[n].
+static llvm::Function *createPackedWrapper(llvm::Function *func) {
+  llvm::Module &module = *func->getParent();
+  llvm::LLVMContext &context = module.getContext();
+  auto *ptrType = llvm::PointerType::getUnqual(context);
+  auto *wrapper = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptrType}, false),
+      llvm::GlobalValue::InternalLinkage, "__mlprog_packed_" + func->getName(),
+      module);
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::Value *packed = wrapper->getArg(0);
+  SmallVector<llvm::Value *> args;
+  for (auto [i, arg] : llvm::enumerate(func->args())) {
+    llvm::Value *slot = builder.CreateLoad(
+        ptrType, builder.CreateConstGEP1_64(ptrType, packed, i));
+    args.push_back(builder.CreateLoad(arg.getType(), slot));
+  }
+  llvm::Value *result = builder.CreateCall(func, args);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot = builder.CreateLoad(
+        ptrType, builder.CreateConstGEP1_64(ptrType, packed, func->arg_size()));
+    builder.CreateStore(result, slot);
+  }
+  builder.CreateRetVoid();
+  return wrapper;
+}
+
+namespace {
+/// Builds the constant table ModelSupport.c reads (layouts as in its
+/// mlprog_internal_* structs).
+class TableBuilder {
+public:
+  explicit TableBuilder(llvm::Module &module)
+      : module(module), context(module.getContext()),
+        i32(llvm::Type::getInt32Ty(context)),
+        i64(llvm::Type::getInt64Ty(context)),
+        ptr(llvm::PointerType::getUnqual(context)),
+        valueType(llvm::StructType::get(context, {i32, i32, i32, i32, ptr})),
+        entryType(
+            llvm::StructType::get(context, {ptr, i32, i32, ptr, ptr, ptr})),
+        modelType(llvm::StructType::get(
+            context, {i32, i32, i32, i32, ptr, ptr, ptr, ptr})) {}
+
+  llvm::Constant *privateConstant(llvm::Constant *init, const Twine &name) {
+    return new llvm::GlobalVariable(
+        module, init->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, init, name);
+  }
+
+  llvm::Constant *valueTypes(ArrayRef<Type> types, const Twine &name) {
+    if (types.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    SmallVector<llvm::Constant *> values;
+    for (auto [i, type] : llvm::enumerate(types)) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      Type element = tensor ? tensor.getElementType() : type;
+      int32_t flags = tensor ? kValueTensor : 0;
+      auto intType = dyn_cast<IntegerType>(element);
+      if (intType && intType.isSignless() && intType.getWidth() != 1)
+        flags |= kValueSignless;
+      llvm::Constant *shape = llvm::ConstantPointerNull::get(ptr);
+      if (tensor && tensor.getRank() > 0) {
+        SmallVector<uint64_t> sizes;
+        for (int64_t size : tensor.getShape())
+          sizes.push_back(ShapedType::isDynamic(size) ? uint64_t(-1) : size);
+        shape = privateConstant(llvm::ConstantDataArray::get(context, sizes),
+                                name + "_shape" + Twine(i));
+      }
+      values.push_back(llvm::ConstantStruct::get(
+          valueType,
+          {llvm::ConstantInt::get(i32, int(*getResultDType(element))),
+           llvm::ConstantInt::get(i32, tensor ? tensor.getRank() : 0),
+           llvm::ConstantInt::get(i32, flags), llvm::ConstantInt::get(i32, 0),
+           shape}));
+    }
+    return privateConstant(
+        llvm::ConstantArray::get(llvm::ArrayType::get(valueType, values.size()),
+                                 values),
+        name);
+  }
+
+  llvm::Constant *function(StringRef name, llvm::Type *result,
+                           ArrayRef<llvm::Type *> params) {
+    return llvm::cast<llvm::Constant>(
+        module
+            .getOrInsertFunction(name,
+                                 llvm::FunctionType::get(result, params, false))
+            .getCallee());
+  }
+
+  void emit(ArrayRef<EntryInfo> entries, ArrayRef<llvm::Function *> wrappers,
+            AotTarget target) {
+    SmallVector<llvm::Constant *> values;
+    for (auto [i, entry] : llvm::enumerate(entries)) {
+      std::string prefix = "__mlprog_entry" + std::to_string(i);
+      llvm::Constant *name = privateConstant(
+          llvm::ConstantDataArray::getString(context, entry.name),
+          prefix + "_name");
+      values.push_back(llvm::ConstantStruct::get(
+          entryType,
+          {name, llvm::ConstantInt::get(i32, entry.signature.getNumInputs()),
+           llvm::ConstantInt::get(i32, entry.signature.getNumResults()),
+           valueTypes(entry.signature.getInputs(), prefix + "_inputs"),
+           valueTypes(entry.signature.getResults(), prefix + "_results"),
+           wrappers[i]}));
+    }
+    llvm::Constant *table = privateConstant(
+        llvm::ConstantArray::get(llvm::ArrayType::get(entryType, values.size()),
+                                 values),
+        "__mlprog_entries");
+    llvm::Constant *null = llvm::ConstantPointerNull::get(ptr);
+    llvm::Constant *prepare = null, *alloc = null, *release = null;
+    if (target == AotTarget::CUDA) {
+      auto *sizeType = i64;
+      prepare = function("mlprog_cuda_prepare", i32, {ptr, sizeType});
+      alloc = function("mlprog_cuda_alloc_shared", ptr, {sizeType});
+      release =
+          function("mlprog_cuda_free", llvm::Type::getVoidTy(context), {ptr});
+    }
+    auto *model = new llvm::GlobalVariable(
+        module, modelType, /*isConstant=*/true,
+        llvm::GlobalValue::ExternalLinkage,
+        llvm::ConstantStruct::get(
+            modelType,
+            {llvm::ConstantInt::get(i32, kAbiVersion),
+             llvm::ConstantInt::get(i32, target == AotTarget::CUDA ? 1 : 0),
+             llvm::ConstantInt::get(i32, entries.size()),
+             llvm::ConstantInt::get(i32, 0), table, prepare, alloc, release}),
+        "__mlprog_model");
+    model->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+
+private:
+  llvm::Module &module;
+  llvm::LLVMContext &context;
+  llvm::Type *i32, *i64;
+  llvm::PointerType *ptr;
+  llvm::StructType *valueType, *entryType, *modelType;
+};
+} // namespace
+
+/// Defines the globals of `pool` in `module`: writes the pool's buffer to a
+/// temporary file (its path goes to `poolPath`, for the caller to remove)
+/// and adds module-level assembly that copies each global's bytes from it
+/// with `.incbin` into a read-only (constant) or writable section. The
+/// assembler copies them as a block, where LLVM would have built and
+/// emitted a constant per element. The declarations become hidden and
+/// dso_local: they are defined in the same object, and not exported.
+static Error addPoolSections(llvm::Module &module, const ConstantPool &pool,
+                             SmallString<256> &poolPath) {
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "mlprog-weights", "bin", fd, poolPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    ArrayRef<char> buffer = pool.getBuffer();
+    os.write(buffer.data(), buffer.size());
+    os.close();
+    if (os.has_error())
+      return llvm::createStringError(poolPath + ": " + os.error().message());
+  }
+  if (StringRef(poolPath).contains('\\') || StringRef(poolPath).contains('"'))
+    return llvm::createStringError("temporary file name " + poolPath +
+                                   " cannot be quoted in assembly");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const ConstantPool::Entry &entry : pool.getEntries()) {
+    llvm::GlobalVariable *global = module.getGlobalVariable(entry.name);
+    if (!global || !global->isDeclaration())
+      return llvm::createStringError("global @" + entry.name +
+                                     " vanished in the translation");
+    global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    global->setDSOLocal(true);
+    os << "\t.section\t" << (entry.isConstant ? ".rodata" : ".data")
+       << ".mlprog_weights,\"" << (entry.isConstant ? "a" : "aw") << "\"\n"
+       << "\t.p2align\t" << llvm::Log2_64(entry.alignment) << "\n"
+       << "\t.globl\t\"" << entry.name << "\"\n"
+       << "\t.hidden\t\"" << entry.name << "\"\n"
+       << "\"" << entry.name << "\":\n"
+       << "\t.incbin\t\"" << poolPath << "\", " << entry.offset << ", "
+       << entry.size << "\n"
+       << "\t.size\t\"" << entry.name << "\", " << entry.size << "\n";
+  }
+  os << "\t.text\n";
+  module.appendModuleInlineAsm(text);
+  return Error::success();
+}
+
+/// Emits `module` as a position-independent object file at `path`.
+static Error emitObject(llvm::Module &module, StringRef path,
+                        const AotOptions &options) {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  // Module-level assembly (addPoolSections) is parsed by the target.
+  llvm::InitializeAllAsmParsers();
+  llvm::Triple triple(options.triple.empty()
+                          ? llvm::sys::getDefaultTargetTriple()
+                          : options.triple);
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("target triple '" + triple.str() +
+                                   "': " + error);
+  std::string cpu = options.cpu, features = options.features;
+  if (options.triple.empty() && (cpu.empty() || features.empty())) {
+    CPUTarget host = CPUTarget::getHost();
+    if (cpu.empty())
+      cpu = host.cpu;
+    if (features.empty())
+      features = host.features;
+  }
+  unsigned optLevel = std::min(options.optLevel, 3u);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, static_cast<llvm::CodeGenOptLevel>(optLevel)));
+  if (!machine)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   triple.str());
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
+  auto optimize = makeOptimizingTransformer(optLevel, 0, machine.get());
+  if (Error err = optimize(&module))
+    return err;
+
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(path + ": " + ec.message());
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the target cannot emit object files");
+  pm.run(module);
+  os.close();
+  if (os.has_error())
+    return llvm::createStringError(path + ": " + os.error().message());
+  return Error::success();
+}
+
+/// Links `object` with the runtime archives (and libomp when `openMP`) into
+/// `output`.
+static Error link(StringRef object, StringRef output, const AotOptions &options,
+                  bool openMP) {
+  auto linker = llvm::sys::findProgramByName(options.linker);
+  if (!linker)
+    return llvm::createStringError("cannot find the linker driver '" +
+                                   options.linker +
+                                   "' (a C compiler, e.g. gcc) in PATH");
+  auto archive = [&](StringRef name) {
+    SmallString<256> path(options.runtimeDir);
+    llvm::sys::path::append(path, name);
+    return path.str().str();
+  };
+  std::vector<std::string> archives = {archive("libmlprog_model_support.a")};
+  if (options.target == AotTarget::CUDA)
+    archives.push_back(archive("libmlprog_cuda_runtime.a"));
+  for (const std::string &path : archives)
+    if (!llvm::sys::fs::exists(path))
+      return llvm::createStringError(
+          "runtime archive " + path +
+          " not found; pass --runtime-dir with mlprog's lib directory");
+
+  // The C ABI's archive is needed whole: nothing in the object calls it.
+  std::vector<std::string> args = {*linker,      "-shared",
+                                   "-o",         output.str(),
+                                   object.str(), "-Wl,--whole-archive",
+                                   archives[0],  "-Wl,--no-whole-archive"};
+  args.insert(args.end(), archives.begin() + 1, archives.end());
+  if (openMP)
+    args.push_back(MLPROG_LIBOMP_PATH);
+  for (const char *arg :
+       {"-Wl,--as-needed", "-lm", "-ldl", "-lpthread", "-Wl,-z,noexecstack"})
+    args.push_back(arg);
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+
+  SmallString<128> logPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("mlprog-link", "log", logPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*linker, argRefs, std::nullopt,
+                                         redirects, 0, 0, &message);
+  std::string log;
+  if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+    log = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(logPath);
+  if (status != 0)
+    return llvm::createStringError("linking with " + *linker + " failed" +
+                                   (message.empty() ? "" : ": " + message) +
+                                   (log.empty() ? "" : "\n" + log));
+  return Error::success();
+}
+
+Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
+                                     const AotOptions &options) {
+  // The data of extern globals is read while the module still names its
+  // files, and embedded like other weights below.
+  std::unique_ptr<ExternalStorage> storage;
+  if (!isLowered(module)) {
+    auto resolved = ExternalStorage::resolve(module, options.externalStorage);
+    if (!resolved)
+      return resolved.takeError();
+    storage = std::move(*resolved);
+    if (Error err = lower(module, options))
+      return err;
+  }
+  auto entries = collectEntries(module);
+  if (!entries)
+    return entries.takeError();
+  bool openMP = usesOpenMP(module);
+
+  // Weights go around LLVM into a data section the assembler copies from a
+  // file (see ConstantPool.h); ELF only, as that is what `link` makes.
+  std::unique_ptr<ConstantPool> pool;
+  llvm::Triple triple(options.triple.empty()
+                          ? llvm::sys::getDefaultTargetTriple()
+                          : options.triple);
+  if (triple.isOSBinFormatELF()) {
+    auto extracted =
+        ConstantPool::extract(module, options.constantPoolThreshold,
+                              storage ? &storage->getAddresses() : nullptr);
+    if (!extracted)
+      return extracted.takeError();
+    pool = std::move(*extracted);
+  }
+  if (Error err = checkExternalGlobals(module, pool.get()))
+    return err;
+
+  MLIRContext *context = module.getContext();
+  registerBuiltinDialectTranslation(*context);
+  registerLLVMDialectTranslation(*context);
+  registerOpenMPDialectTranslation(*context);
+  registerGPUDialectTranslation(*context);
+  registerNVVMDialectTranslation(*context);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "mlprog_model");
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+
+  SmallVector<llvm::Function *> wrappers;
+  for (const EntryInfo &entry : *entries) {
+    llvm::Function *func = llvmModule->getFunction(entry.name);
+    if (!func)
+      return llvm::createStringError("@" + entry.name +
+                                     " vanished in the translation");
+    wrappers.push_back(createPackedWrapper(func));
+  }
+  TableBuilder(*llvmModule).emit(*entries, wrappers, options.target);
+
+  // Object and library go to temporaries next to the output, renamed last.
+  SmallString<256> objectPath, libraryPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("mlprog-model", "o", objectPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  libraryPath = outputPath;
+  libraryPath += ".tmp";
+  SmallString<256> poolPath;
+  llvm::scope_exit cleanup([&] {
+    llvm::sys::fs::remove(objectPath);
+    llvm::sys::fs::remove(libraryPath);
+    if (!poolPath.empty())
+      llvm::sys::fs::remove(poolPath);
+  });
+  if (pool && !pool->getEntries().empty())
+    if (Error err = addPoolSections(*llvmModule, *pool, poolPath))
+      return err;
+  if (Error err = emitObject(*llvmModule, objectPath, options))
+    return err;
+  if (Error err = link(objectPath, libraryPath, options, openMP))
+    return err;
+  if (std::error_code ec = llvm::sys::fs::rename(libraryPath, outputPath))
+    return llvm::createStringError(outputPath + ": " + ec.message());
+  return Error::success();
+}

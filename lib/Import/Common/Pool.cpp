@@ -1,0 +1,387 @@
+//===- Pool.cpp - Pooling builders ----------------------------------------===//
+
+#include "mlprog/Import/Common/Pool.h"
+#include "Utils.h"
+#include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Elementwise.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+namespace {
+enum class PoolKind { Max, Sum };
+} // namespace
+
+/// Loops (N, C, O1..On | K1..Kn) of a pooling generic and its maps: the
+/// padded input read at O_i * stride_i + K_i * dilation_i, the `window`
+/// operand (which only gives the K loops their extents) at K, and every
+/// output at (N, C, O...).
+static std::pair<SmallVector<AffineMap>, SmallVector<utils::IteratorType>>
+poolingMaps(MLIRContext *ctx, const Window &w, unsigned numOutputs) {
+  unsigned n = w.strides.size(), loops = 2 + 2 * n;
+  SmallVector<AffineExpr> inExprs = {getAffineDimExpr(0, ctx),
+                                     getAffineDimExpr(1, ctx)};
+  llvm::append_range(inExprs, windowExprs(ctx, w, 2, 2 + n));
+  SmallVector<AffineExpr> windowDims, outExprs;
+  for (unsigned i = 0; i < n; ++i)
+    windowDims.push_back(getAffineDimExpr(2 + n + i, ctx));
+  for (unsigned i = 0; i < 2 + n; ++i)
+    outExprs.push_back(getAffineDimExpr(i, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, inExprs, ctx),
+                                 AffineMap::get(loops, 0, windowDims, ctx)};
+  maps.append(numOutputs, AffineMap::get(loops, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
+  for (unsigned i = 0; i < 2 + n; ++i)
+    iterators[i] = utils::IteratorType::parallel;
+  return {maps, iterators};
+}
+
+/// Pooling for spatial ranks without a channels-first named op (upstream's
+/// 3-D pooling ops are channels-last only): one linalg.generic per
+/// poolingMaps, combining like linalg.pooling_nchw_{max,sum}.
+static Value poolGeneric(OpBuilder &b, Location loc, PoolKind kind,
+                         Value padded, Value window, Value init,
+                         const Window &w) {
+  auto [maps, iterators] = poolingMaps(b.getContext(), w, 1);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{padded, window}, init, maps,
+             iterators,
+             [kind](OpBuilder &nb, Location nl, ValueRange args) {
+               Value x = args[0], acc = args[2], r;
+               bool isFloat = isa<FloatType>(x.getType());
+               if (kind == PoolKind::Max)
+                 r = isFloat
+                         ? arith::MaximumFOp::create(nb, nl, acc, x).getResult()
+                         : arith::MaxSIOp::create(nb, nl, acc, x).getResult();
+               else
+                 r = isFloat
+                         ? arith::AddFOp::create(nb, nl, acc, x).getResult()
+                         : arith::AddIOp::create(nb, nl, acc, x).getResult();
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+namespace {
+/// Operands of a pooling op after checks and padding.
+struct PoolOperands {
+  Window w;
+  /// Input padded with the pad value, [N, C, P1..Pn].
+  Value padded;
+  /// Empty [K1..Kn] tensor giving the window extents.
+  Value window;
+  /// Output sizes [N, C, O1..On].
+  SmallVector<OpFoldResult> sizes;
+};
+} // namespace
+
+/// Checks a pooling input [N, C, D1..Dn] (n >= 1), resolves the window and
+/// pads the input with `padValue`.
+static FailureOr<PoolOperands> preparePool(OpBuilder &b, Location loc,
+                                           StringRef what, Value input,
+                                           ArrayRef<int64_t> kernel,
+                                           const WindowParams &params,
+                                           bool ceilMode, TypedAttr padValue) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || it.getRank() < 3)
+    return emitError(loc) << what
+                          << " needs an [N, C, D1, ..., Dn] input, "
+                             "got "
+                          << input.getType();
+  FailureOr<Window> w = resolveWindow(loc, what, it.getShape().drop_front(2),
+                                      kernel, params, ceilMode);
+  if (failed(w))
+    return failure();
+  PoolOperands ops;
+  ops.w = *w;
+  ops.padded = padSpatial(b, loc, input, *w, padValue);
+  ops.window = tensor::EmptyOp::create(b, loc, kernel, it.getElementType());
+  ops.sizes =
+      outputSizes(b, loc, input, tensor::getMixedSize(b, loc, input, 1), *w);
+  return ops;
+}
+
+/// Shared part of max and sum pooling: checks, pads with `padValue`, and
+/// emits linalg.pooling_{ncw,nchw}_{max,sum} (1-D, 2-D) or a generic window
+/// reduction (other ranks) into an `initValue`-filled init.
+static FailureOr<std::pair<Value, Window>>
+buildPool(OpBuilder &b, Location loc, StringRef what, PoolKind kind,
+          Value input, ArrayRef<int64_t> kernel, const WindowParams &params,
+          bool ceilMode, TypedAttr padValue, TypedAttr initValue) {
+  FailureOr<PoolOperands> ops =
+      preparePool(b, loc, what, input, kernel, params, ceilMode, padValue);
+  if (failed(ops))
+    return failure();
+  Value init = createFilled(b, loc, ops->sizes, initValue);
+  Attribute strides = b.getI64TensorAttr(ops->w.strides);
+  Attribute dilations = b.getI64TensorAttr(ops->w.dilations);
+  SmallVector<Value> ins = {ops->padded, ops->window};
+  Type rt = init.getType();
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  Value r;
+  if (rank > 4)
+    r = poolGeneric(b, loc, kind, ops->padded, ops->window, init, ops->w);
+  else if (kind == PoolKind::Max && rank == 4)
+    r = linalg::PoolingNchwMaxOp::create(b, loc, rt, ins, init, strides,
+                                         dilations)
+            .getResult(0);
+  else if (kind == PoolKind::Max)
+    r = linalg::PoolingNcwMaxOp::create(b, loc, rt, ins, init, strides,
+                                        dilations)
+            .getResult(0);
+  else if (rank == 4)
+    r = linalg::PoolingNchwSumOp::create(b, loc, rt, ins, init, strides,
+                                         dilations)
+            .getResult(0);
+  else
+    r = linalg::PoolingNcwSumOp::create(b, loc, rt, ins, init, strides,
+                                        dilations)
+            .getResult(0);
+  return std::make_pair(r, ops->w);
+}
+
+/// Flips the sign bit of integer `x`, mapping unsigned order onto signed
+/// order (an involution), so unsigned max pooling can use the signed op.
+static Value flipSignBit(OpBuilder &b, Location loc, Value x) {
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  return *buildBroadcastedGeneric(
+      b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        APInt sign = APInt::getSignMask(et.getIntOrFloatBitWidth());
+        Value mask =
+            arith::ConstantOp::create(nb, nl, nb.getIntegerAttr(et, sign));
+        return arith::XOrIOp::create(nb, nl, args[0], mask).getResult();
+      });
+}
+
+FailureOr<Value> mlprog::buildMaxPool(OpBuilder &b, Location loc, Value input,
+                                      ArrayRef<int64_t> kernel,
+                                      const WindowParams &params, bool ceilMode,
+                                      bool isUnsigned) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || !it.getElementType().isIntOrFloat())
+    return emitError(loc) << "max pool needs an int or float tensor, got "
+                          << input.getType();
+  bool flip = isUnsigned && it.getElementType().isSignlessInteger();
+  if (flip)
+    input = flipSignBit(b, loc, input);
+  TypedAttr lowest = getLowestAttr(it.getElementType());
+  FailureOr<std::pair<Value, Window>> r =
+      buildPool(b, loc, "max pool", PoolKind::Max, input, kernel, params,
+                ceilMode, lowest, lowest);
+  if (failed(r))
+    return failure();
+  return flip ? flipSignBit(b, loc, r->first) : r->first;
+}
+
+FailureOr<std::pair<Value, Value>>
+mlprog::buildMaxPoolWithIndices(OpBuilder &b, Location loc, Value input,
+                                ArrayRef<int64_t> kernel,
+                                const WindowParams &params, bool ceilMode,
+                                bool spatialColumnMajor, bool isUnsigned) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || !it.getElementType().isIntOrFloat())
+    return emitError(loc) << "max pool needs an int or float tensor, got "
+                          << input.getType();
+  if (llvm::any_of(it.getShape().drop_front(1), ShapedType::isDynamic))
+    return emitError(loc) << "unsupported max pool indices with dynamic "
+                             "channel or spatial extents";
+  Type et = it.getElementType();
+  bool flip = isUnsigned && et.isSignlessInteger();
+  if (flip)
+    input = flipSignBit(b, loc, input);
+  TypedAttr lowest = getLowestAttr(et);
+  FailureOr<PoolOperands> ops =
+      preparePool(b, loc, "max pool", input, kernel, params, ceilMode, lowest);
+  if (failed(ops))
+    return failure();
+  Type i64 = b.getI64Type();
+  Value values = createFilled(b, loc, ops->sizes, lowest);
+  Value indices = createFilled(b, loc, ops->sizes, b.getZeroAttr(i64));
+  auto [maps, iterators] = poolingMaps(b.getContext(), ops->w, 2);
+  const Window &w = ops->w;
+  ArrayRef<int64_t> shape = it.getShape();
+  unsigned n = kernel.size();
+  auto body = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    Value x = args[0], best = args[2], bestIndex = args[3];
+    auto index = [&](unsigned dim) -> Value {
+      return linalg::IndexOp::create(nb, nl, dim);
+    };
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(nb, nl, v);
+    };
+    // Offset in the unpadded input: ((n * C + c) * D1 + p1) * D2 + p2 ...
+    // with p_i = o_i * stride_i + k_i * dilation_i - padBegin_i, the spatial
+    // dims taken last to first when column-major.
+    Value flat = arith::AddIOp::create(
+        nb, nl, arith::MulIOp::create(nb, nl, index(0), constant(shape[1])),
+        index(1));
+    for (unsigned j = 0; j < n; ++j) {
+      unsigned i = spatialColumnMajor ? n - 1 - j : j;
+      Value pos = arith::AddIOp::create(
+          nb, nl,
+          arith::MulIOp::create(nb, nl, index(2 + i), constant(w.strides[i])),
+          arith::MulIOp::create(nb, nl, index(2 + n + i),
+                                constant(w.dilations[i])));
+      pos = arith::SubIOp::create(nb, nl, pos, constant(w.padsBegin[i]));
+      flat = arith::AddIOp::create(
+          nb, nl, arith::MulIOp::create(nb, nl, flat, constant(shape[2 + i])),
+          pos);
+    }
+    // Strictly greater: the first maximum in window order wins, as in
+    // onnxruntime; padding holds the lowest value and never wins.
+    Value greater =
+        isa<FloatType>(et)
+            ? arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x, best)
+                  .getResult()
+            : arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sgt, x, best)
+                  .getResult();
+    Value flat64 = arith::IndexCastOp::create(nb, nl, i64, flat);
+    linalg::YieldOp::create(
+        nb, nl,
+        ValueRange{
+            arith::SelectOp::create(nb, nl, greater, x, best),
+            arith::SelectOp::create(nb, nl, greater, flat64, bestIndex)});
+  };
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{values.getType(), indices.getType()},
+      ValueRange{ops->padded, ops->window}, ValueRange{values, indices}, maps,
+      iterators, body);
+  Value result = generic.getResult(0);
+  return std::make_pair(flip ? flipSignBit(b, loc, result) : result,
+                        generic.getResult(1));
+}
+
+/// Number of window taps of output `o` that land in [lo, hi) (one dim).
+static int64_t countTaps(int64_t o, int64_t stride, int64_t padBegin,
+                         int64_t kernel, int64_t lo, int64_t hi) {
+  int64_t count = 0;
+  for (int64_t j = 0; j < kernel; ++j) {
+    int64_t p = o * stride - padBegin + j;
+    count += p >= lo && p < hi;
+  }
+  return count;
+}
+
+FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
+                                          Value input, ArrayRef<int64_t> kernel,
+                                          const WindowParams &params,
+                                          bool ceilMode, bool countIncludePad) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || !isa<FloatType>(it.getElementType()))
+    return emitError(loc) << "average pool needs a float tensor, got "
+                          << input.getType();
+  if (llvm::any_of(params.dilations, [](int64_t d) { return d != 1; }))
+    return emitError(loc) << "unsupported average pool with dilation";
+  Type et = it.getElementType();
+  TypedAttr zero = b.getZeroAttr(et);
+  FailureOr<std::pair<Value, Window>> r =
+      buildPool(b, loc, "average pool", PoolKind::Sum, input, kernel, params,
+                ceilMode, zero, zero);
+  if (failed(r))
+    return failure();
+  auto &[sum, w] = *r;
+  // Divisors depend only on the static geometry: fold them to a constant.
+  SmallVector<SmallVector<int64_t>> perDim;
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    int64_t in = it.getDimSize(i + 2);
+    int64_t lo = countIncludePad ? -w.padsBegin[i] : 0;
+    int64_t hi = countIncludePad ? in + w.padsEnd[i] : in;
+    SmallVector<int64_t> counts;
+    for (int64_t o = 0; o < w.outputSpatial[i]; ++o)
+      counts.push_back(
+          countTaps(o, w.strides[i], w.padsBegin[i], kernel[i], lo, hi));
+    perDim.push_back(std::move(counts));
+  }
+  // The divisor of an output position is the product of its per-dim counts;
+  // enumerate positions in row-major order.
+  int64_t numOutputs = 1;
+  for (int64_t o : w.outputSpatial)
+    numOutputs *= o;
+  SmallVector<Attribute> divisors;
+  for (int64_t flat = 0; flat < numOutputs; ++flat) {
+    int64_t count = 1, rest = flat;
+    for (size_t i = perDim.size(); i-- > 0;) {
+      count *= perDim[i][rest % w.outputSpatial[i]];
+      rest /= w.outputSpatial[i];
+    }
+    divisors.push_back(b.getFloatAttr(et, double(std::max<int64_t>(count, 1))));
+  }
+  auto divType = RankedTensorType::get(w.outputSpatial, et);
+  Value div = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(divType, divisors));
+  unsigned rank = it.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> spatial;
+  for (unsigned d = 2; d < rank; ++d)
+    spatial.push_back(getAffineDimExpr(d, ctx));
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<AffineMap> maps = {
+      identity, AffineMap::get(rank, 0, spatial, ctx), identity};
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, sum), et);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{sum, div}, init, maps,
+             parallelIterators(rank),
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl,
+                   ValueRange{arith::DivFOp::create(nb, nl, args[0], args[1])});
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildGlobalAveragePool(OpBuilder &b, Location loc,
+                                                Value input) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || it.getRank() < 3 || !isa<FloatType>(it.getElementType()) ||
+      llvm::any_of(it.getShape().drop_front(2), ShapedType::isDynamic))
+    return emitError(loc) << "global average pool needs a float [N, C, D...] "
+                             "tensor with static spatial extents, got "
+                          << input.getType();
+  unsigned rank = it.getRank();
+  Type et = it.getElementType();
+  int64_t count = 1;
+  for (int64_t d : it.getShape().drop_front(2))
+    count *= d;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> outExprs = {getAffineDimExpr(0, ctx),
+                                      getAffineDimExpr(1, ctx)};
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                 AffineMap::get(rank, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  iterators[0] = iterators[1] = utils::IteratorType::parallel;
+  Value acc = createFilled(b, loc,
+                           {tensor::getMixedSize(b, loc, input, 0),
+                            tensor::getMixedSize(b, loc, input, 1)},
+                           b.getZeroAttr(et));
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, acc.getType(), input, acc, maps, iterators,
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nl,
+                ValueRange{arith::AddFOp::create(nb, nl, args[0], args[1])});
+          })
+          .getResult(0);
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, sum), et);
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  Value mean =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), sum, init, {id2, id2}, parallelIterators(2),
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value n = createScalar(nb, nl, et, double(count));
+            linalg::YieldOp::create(
+                nb, nl, ValueRange{arith::DivFOp::create(nb, nl, args[0], n)});
+          })
+          .getResult(0);
+  for (unsigned d = 2; d < rank; ++d)
+    mean = insertUnitDim(b, loc, mean, d);
+  return mean;
+}

@@ -1,0 +1,504 @@
+//===- SliceGather.cpp - Slices, splits and gathers -----------------------===//
+
+#include "mlprog/Import/Common/SliceGather.h"
+#include "Utils.h"
+#include "mlprog/Import/Common/Shape.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <climits>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+ResolvedSlice mlprog::resolveSlice(const SliceDim &s, int64_t n) {
+  int64_t step = s.step;
+  int64_t start, stop;
+  auto clampBound = [&](int64_t v, int64_t lo, int64_t hi) {
+    if (v < 0)
+      v += n;
+    return std::min(std::max(v, lo), hi);
+  };
+  if (step > 0) {
+    start = s.start ? clampBound(*s.start, 0, n) : 0;
+    stop = s.stop ? clampBound(*s.stop, 0, n) : n;
+    int64_t size = stop > start ? (stop - start + step - 1) / step : 0;
+    return {start, size, step};
+  }
+  start = s.start ? clampBound(*s.start, -1, n - 1) : n - 1;
+  stop = s.stop ? clampBound(*s.stop, -1, n - 1) : -1;
+  int64_t size = start > stop ? (start - stop - step - 1) / -step : 0;
+  return {start, size, step};
+}
+
+/// The run-time extent of a positive-step slice with non-negative bounds of
+/// the dynamic dim `d`: ceildiv(max(min(stop, n) - start, 0), step).
+static Value dynamicSliceSize(OpBuilder &b, Location loc, Value x, int64_t d,
+                              const SliceDim &s) {
+  Value n = tensor::DimOp::create(b, loc, x, d);
+  Value end = n;
+  if (s.stop)
+    end = arith::MinSIOp::create(
+        b, loc, n, arith::ConstantIndexOp::create(b, loc, *s.stop));
+  Value rem = arith::SubIOp::create(
+      b, loc, end, arith::ConstantIndexOp::create(b, loc, s.start.value_or(0)));
+  rem = arith::MaxSIOp::create(b, loc, rem,
+                               arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::CeilDivSIOp::create(
+      b, loc, rem, arith::ConstantIndexOp::create(b, loc, s.step));
+}
+
+/// Drops the unit dims `dims` of `x` (after checking they are unit).
+static FailureOr<Value> squeeze(OpBuilder &b, Location loc, Value x,
+                                ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> sorted(dims);
+  llvm::sort(sorted);
+  for (int64_t d : llvm::reverse(sorted)) {
+    if (d < 0 || d >= type.getRank() || type.getDimSize(d) != 1)
+      return emitError(loc) << "cannot squeeze dim " << d << " of " << type;
+    x = dropUnitDim(b, loc, x, d);
+    type = cast<RankedTensorType>(x.getType());
+  }
+  return x;
+}
+
+FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
+                                    ArrayRef<SliceDim> dims,
+                                    ArrayRef<int64_t> squeezeDims) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(dims.size()) != rank)
+    return emitError(loc) << "slice: " << dims.size() << " dims for rank "
+                          << rank;
+  // Per dim: the resolved slice and the result extent (read with tensor.dim
+  // or computed at run time on dynamic extents).
+  SmallVector<ResolvedSlice> resolved;
+  SmallVector<OpFoldResult> sizes;
+  bool anyNegative = false;
+  for (auto [d, s] : llvm::enumerate(dims)) {
+    if (s.step == 0)
+      return emitError(loc) << "slice: step 0 in dim " << d;
+    int64_t n = type->getDimSize(d);
+    if (!s.start && !s.stop && s.step == 1) {
+      resolved.push_back({0, n, 1});
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
+      continue;
+    }
+    if (ShapedType::isDynamic(n)) {
+      // Only bounds that need no extent to resolve: from a non-negative
+      // start up to a non-negative stop or the end.
+      if (s.step < 0 || s.start.value_or(0) < 0 || s.stop.value_or(0) < 0)
+        return emitError(loc) << "slice: dim " << d << " has a dynamic extent";
+      resolved.push_back({s.start.value_or(0), n, s.step});
+      sizes.push_back(dynamicSliceSize(b, loc, x, d, s));
+      continue;
+    }
+    resolved.push_back(resolveSlice(s, n));
+    sizes.push_back(b.getIndexAttr(resolved.back().size));
+    anyNegative |= s.step < 0;
+  }
+  Value result;
+  if (!anyNegative) {
+    SmallVector<OpFoldResult> offsets, strides;
+    for (const ResolvedSlice &r : resolved) {
+      offsets.push_back(b.getIndexAttr(r.start));
+      strides.push_back(b.getIndexAttr(r.step));
+    }
+    result = tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+  } else {
+    // Reversed dims read x at start + i * step.
+    MLIRContext *ctx = b.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (auto [d, r] : llvm::enumerate(resolved))
+      exprs.push_back(getAffineDimExpr(d, ctx) * r.step + r.start);
+    Value init = createEmpty(b, loc, sizes, type->getElementType());
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, exprs, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    result = linalg::GenericOp::create(
+                 b, loc, init.getType(), x, init, maps, parallelIterators(rank),
+                 [](OpBuilder &nb, Location nl, ValueRange args) {
+                   linalg::YieldOp::create(nb, nl, args[0]);
+                 })
+                 .getResult(0);
+  }
+  if (squeezeDims.empty())
+    return result;
+  return squeeze(b, loc, result, squeezeDims);
+}
+
+FailureOr<SmallVector<Value>> mlprog::buildSplit(OpBuilder &b, Location loc,
+                                                 Value x, int64_t axis,
+                                                 ArrayRef<int64_t> sizes) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "split");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (axis < -rank || axis >= rank)
+    return emitError(loc) << "split: axis " << axis << " out of range for rank "
+                          << rank;
+  axis = (axis + rank) % rank;
+  int64_t extent = type->getDimSize(axis), total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return emitError(loc) << "split: negative size " << s;
+    total += s;
+  }
+  if (ShapedType::isDynamic(extent) || total != extent)
+    return emitError(loc) << "split: sizes sum to " << total
+                          << ", not the extent of dim " << axis << " of "
+                          << *type;
+  SmallVector<Value> pieces;
+  int64_t offset = 0;
+  for (int64_t s : sizes) {
+    SmallVector<OpFoldResult> offsets, extents, strides;
+    for (int64_t d = 0; d < rank; ++d) {
+      offsets.push_back(b.getIndexAttr(d == axis ? offset : 0));
+      strides.push_back(b.getIndexAttr(1));
+      if (d == axis)
+        extents.push_back(b.getIndexAttr(s));
+      else if (type->isDynamicDim(d))
+        extents.push_back(tensor::DimOp::create(b, loc, x, d).getResult());
+      else
+        extents.push_back(b.getIndexAttr(type->getDimSize(d)));
+    }
+    pieces.push_back(
+        tensor::ExtractSliceOp::create(b, loc, x, offsets, extents, strides));
+    offset += s;
+  }
+  return pieces;
+}
+
+/// Converts integer `idx` to an index in [0, n): negative wraps, then
+/// clamps.
+static Value normalizeIndex(OpBuilder &b, Location loc, Value idx, Value n) {
+  if (!idx.getType().isIndex())
+    idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), idx);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
+  Value wrapped = arith::SelectOp::create(
+      b, loc, neg, arith::AddIOp::create(b, loc, idx, n), idx);
+  Value hi = arith::SubIOp::create(b, loc, n, one);
+  Value clamped = arith::MinSIOp::create(b, loc, wrapped, hi);
+  return arith::MaxSIOp::create(b, loc, clamped, zero);
+}
+
+static bool isIntegerTensor(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getElementType().isSignlessInteger();
+}
+
+FailureOr<Value> mlprog::buildGather(OpBuilder &b, Location loc, Value x,
+                                     Value indices, int64_t axis) {
+  FailureOr<RankedTensorType> xt = getRankedType(loc, x, "gather");
+  if (failed(xt))
+    return failure();
+  if (!isIntegerTensor(indices))
+    return emitError(loc) << "gather indices must be an integer tensor, got "
+                          << indices.getType();
+  auto it = cast<RankedTensorType>(indices.getType());
+  int64_t rank = xt->getRank(), ri = it.getRank();
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return emitError(loc) << "gather: axis " << axis
+                          << " out of range for rank " << rank;
+  axis = (axis + rank) % rank;
+  int64_t outRank = rank - 1 + ri;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < outRank; ++d) {
+    Value src = x;
+    int64_t sd = d;
+    if (d >= axis && d < axis + ri) {
+      src = indices;
+      sd = d - axis;
+    } else if (d >= axis + ri) {
+      sd = d - ri + 1;
+    }
+    auto st = cast<RankedTensorType>(src.getType());
+    sizes.push_back(
+        st.isDynamicDim(sd)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, src, sd).getResult())
+            : OpFoldResult(b.getIndexAttr(st.getDimSize(sd))));
+  }
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> idxExprs;
+  for (int64_t k = 0; k < ri; ++k)
+    idxExprs.push_back(getAffineDimExpr(axis + k, ctx));
+  Value init = createEmpty(b, loc, sizes, xt->getElementType());
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(outRank, 0, idxExprs, ctx),
+      AffineMap::getMultiDimIdentityMap(outRank, ctx)};
+  Value n = tensor::DimOp::create(b, loc, x, axis);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), indices, init, maps,
+             parallelIterators(outRank),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d) {
+                 if (d < axis)
+                   at.push_back(linalg::IndexOp::create(nb, nl, d));
+                 else if (d == axis)
+                   at.push_back(normalizeIndex(nb, nl, args[0], n));
+                 else
+                   at.push_back(linalg::IndexOp::create(nb, nl, d + ri - 1));
+               }
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildGatherAlongAxis(OpBuilder &b, Location loc,
+                                              Value x, Value indices,
+                                              int64_t axis) {
+  FailureOr<RankedTensorType> xt = getRankedType(loc, x, "gather_along_axis");
+  if (failed(xt))
+    return failure();
+  if (!isIntegerTensor(indices))
+    return emitError(loc) << "gather_along_axis indices must be an integer "
+                             "tensor, got "
+                          << indices.getType();
+  auto it = cast<RankedTensorType>(indices.getType());
+  int64_t rank = xt->getRank();
+  if (it.getRank() != rank || rank == 0 || axis < -rank || axis >= rank)
+    return emitError(loc) << "gather_along_axis: indices " << it << " and axis "
+                          << axis << " do not fit " << *xt;
+  axis = (axis + rank) % rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && !it.isDynamicDim(d) && !xt->isDynamicDim(d) &&
+        it.getDimSize(d) > xt->getDimSize(d))
+      return emitError(loc) << "gather_along_axis: indices " << it << " exceed "
+                            << *xt << " in dim " << d;
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, indices),
+                           xt->getElementType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value n = tensor::DimOp::create(b, loc, x, axis);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), indices, init,
+             SmallVector<AffineMap>{id, id}, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d)
+                 at.push_back(
+                     d == axis
+                         ? normalizeIndex(nb, nl, args[0], n)
+                         : linalg::IndexOp::create(nb, nl, d).getResult());
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildSliceDynamic(OpBuilder &b, Location loc, Value x,
+                                           ArrayRef<DynamicSliceDim> dims,
+                                           ArrayRef<int64_t> hint) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(dims.size()) != rank)
+    return emitError(loc) << "slice: " << dims.size() << " dims for rank "
+                          << rank;
+  IndexMath m{b, loc};
+  // Per dim: first position and step (null for whole dims) and extent.
+  SmallVector<Value> starts(rank), steps(rank);
+  SmallVector<OpFoldResult> sizes;
+  for (auto [d, sd] : llvm::enumerate(dims)) {
+    if (!sd.start && !sd.stop && !sd.step) {
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
+      continue;
+    }
+    if (!sd.start || !sd.stop || !sd.step)
+      return emitError(loc) << "slice: dim " << d << " is partially given";
+    Value zero = m.c(0), one = m.c(1), minusOne = m.c(-1);
+    Value n = tensor::DimOp::create(b, loc, x, d);
+    Value step = m.index(sd.step);
+    step = m.select(m.eq(step, zero), one, step);
+    Value neg = m.lt(step, zero);
+    Value last = m.sub(n, one);
+    Value start =
+        m.clamp(m.wrap(m.index(sd.start), n), zero, m.select(neg, last, n));
+    Value stop = m.clamp(m.wrap(m.index(sd.stop), n),
+                         m.select(neg, minusOne, zero), m.select(neg, last, n));
+    Value span = m.select(neg, m.sub(start, stop), m.sub(stop, start));
+    Value absStep = m.select(neg, m.sub(zero, step), step);
+    Value size = arith::CeilDivSIOp::create(b, loc, m.max(span, zero), absStep);
+    starts[d] = start;
+    steps[d] = step;
+    sizes.push_back(size);
+  }
+  Value init = createEmpty(b, loc, sizes, type->getElementType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange(), init,
+          SmallVector<AffineMap>{id}, parallelIterators(rank),
+          [&](OpBuilder &nb, Location nl, ValueRange) {
+            SmallVector<Value> at;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value i = linalg::IndexOp::create(nb, nl, d);
+              if (starts[d])
+                i = arith::AddIOp::create(
+                    nb, nl, starts[d],
+                    arith::MulIOp::create(nb, nl, i, steps[d]));
+              at.push_back(i);
+            }
+            linalg::YieldOp::create(
+                nb, nl, tensor::ExtractOp::create(nb, nl, x, at).getResult());
+          })
+          .getResult(0);
+  return refineToShape(b, loc, result, hint);
+}
+
+FailureOr<SmallVector<Value>>
+mlprog::buildSplitDynamic(OpBuilder &b, Location loc, Value x, int64_t axis,
+                          ArrayRef<OpFoldResult> sizes) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "split");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (axis < 0 || axis >= rank)
+    return emitError(loc) << "split: axis " << axis << " out of range";
+  IndexMath m{b, loc};
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+      extents = tensor::getMixedSizes(b, loc, x),
+      strides(rank, b.getIndexAttr(1));
+  // An empty input has only empty pieces (and a static offset 0 into a
+  // static extent 0 is not a valid tensor.extract_slice).
+  bool empty = llvm::is_contained(type->getShape(), 0);
+  SmallVector<Value> pieces;
+  OpFoldResult offset = b.getIndexAttr(0);
+  for (OpFoldResult size : sizes) {
+    offsets[axis] = offset;
+    extents[axis] = size;
+    pieces.push_back(empty
+                         ? createEmpty(b, loc, extents, type->getElementType())
+                         : tensor::ExtractSliceOp::create(b, loc, x, offsets,
+                                                          extents, strides)
+                               .getResult());
+    std::optional<int64_t> co = getConstantIntValue(offset),
+                           cs = getConstantIntValue(size);
+    if (co && cs)
+      offset = b.getIndexAttr(*co + *cs);
+    else
+      offset = m.add(getValueOrCreateConstantIndexOp(b, loc, offset),
+                     getValueOrCreateConstantIndexOp(b, loc, size));
+  }
+  return pieces;
+}
+
+/// Normalizes `dim` against `rank`, or fails with "<what>: ...".
+static FailureOr<int64_t> normalizeDim(Location loc, int64_t dim, int64_t rank,
+                                       StringRef what) {
+  if (dim < -rank || dim >= rank)
+    return emitError(loc) << what << ": dim " << dim
+                          << " out of range for rank " << rank;
+  return dim < 0 ? dim + rank : dim;
+}
+
+FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
+                                          int64_t dim, OpFoldResult index) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "select");
+  if (failed(type))
+    return failure();
+  FailureOr<int64_t> d = normalizeDim(loc, dim, type->getRank(), "select");
+  if (failed(d))
+    return failure();
+  int64_t extent = type->getDimSize(*d);
+  if (std::optional<int64_t> c = getConstantIntValue(index)) {
+    int64_t i = *c;
+    if (i < 0 && !ShapedType::isDynamic(extent))
+      i += extent;
+    if (i < 0 || (!ShapedType::isDynamic(extent) && i >= extent))
+      return emitError(loc)
+             << "select: index " << *c << " out of range for extent " << extent;
+    index = b.getIndexAttr(i);
+  }
+  int64_t rank = type->getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[*d] = index;
+  sizes[*d] = b.getIndexAttr(1);
+  SmallVector<int64_t> shape(type->getShape());
+  shape.erase(shape.begin() + *d);
+  auto resultType = RankedTensorType::get(shape, type->getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, resultType, x, offsets, sizes,
+                                        strides)
+      .getResult();
+}
+
+/// `idx` (index) wrapped if negative and clamped into [0, n).
+static Value wrapClamp(OpBuilder &b, Location loc, Value idx, Value n) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value neg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
+  idx = arith::SelectOp::create(b, loc, neg,
+                                arith::AddIOp::create(b, loc, idx, n), idx);
+  idx = arith::MinSIOp::create(b, loc, idx,
+                               arith::SubIOp::create(b, loc, n, one));
+  return arith::MaxSIOp::create(b, loc, idx, zero);
+}
+
+FailureOr<Value> mlprog::buildGatherND(OpBuilder &b, Location loc, Value data,
+                                       Value indices, int64_t batchDims) {
+  FailureOr<RankedTensorType> dt = getRankedType(loc, data, "gather_nd");
+  auto it = dyn_cast<RankedTensorType>(indices.getType());
+  if (failed(dt))
+    return failure();
+  if (!it || !it.getElementType().isSignlessInteger() || it.getRank() < 1)
+    return emitError(loc) << "gather_nd indices must be an integer tensor of "
+                             "rank >= 1";
+  int64_t r = dt->getRank(), ri = it.getRank();
+  int64_t q = it.getDimSize(ri - 1);
+  if (ShapedType::isDynamic(q) || batchDims < 0 || batchDims >= ri ||
+      batchDims + q > r)
+    return emitError(loc) << "gather_nd: indices " << it << " do not fit "
+                          << *dt << " with batch_dims " << batchDims;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < ri - 1; ++d)
+    sizes.push_back(tensor::getMixedSize(b, loc, indices, d));
+  for (int64_t d = batchDims + q; d < r; ++d)
+    sizes.push_back(tensor::getMixedSize(b, loc, data, d));
+  int64_t outRank = sizes.size();
+  Value init = createEmpty(b, loc, sizes, dt->getElementType());
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < r; ++d)
+    extents.push_back(tensor::DimOp::create(b, loc, data, d));
+  AffineMap id = AffineMap::getMultiDimIdentityMap(outRank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange(), init,
+             SmallVector<AffineMap>{id}, parallelIterators(outRank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> o;
+               for (int64_t d = 0; d < outRank; ++d)
+                 o.push_back(linalg::IndexOp::create(nb, nl, d));
+               SmallVector<Value> at(o.begin(), o.begin() + batchDims);
+               for (int64_t k = 0; k < q; ++k) {
+                 SmallVector<Value> ip(o.begin(), o.begin() + ri - 1);
+                 ip.push_back(arith::ConstantIndexOp::create(nb, nl, k));
+                 Value v = toIndex(
+                     nb, nl, tensor::ExtractOp::create(nb, nl, indices, ip));
+                 at.push_back(wrapClamp(nb, nl, v, extents[batchDims + k]));
+               }
+               at.append(o.begin() + ri - 1, o.end());
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, data, at).getResult());
+             })
+      .getResult(0);
+}

@@ -1,0 +1,275 @@
+//===- CPUCodegen.h - Internals of the CPU code generation ------*- C++ -*-===//
+//
+// Private to lib/Pipelines/CPU: the pieces of the -O2 code generation of
+// --mlprog-lower-to-cpu that its passes share. Strategy (which contractions
+// to block and how: ContractionStrategy.cpp) is kept apart from the
+// transforms that apply it (ContractionInit.cpp, Packing.cpp,
+// RegisterBlocking.cpp, Im2col.cpp, WindowOps.cpp); the passes
+// (TileAndVectorizeContractions.cpp, VectorizeElementwise.cpp,
+// LowerStridedCopies.cpp) only drive them. Everything works on f32 linalg
+// ops on tensors with static shapes unless it says otherwise; a transform
+// that does not apply leaves the IR alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_PIPELINES_CPU_CPUCODEGEN_H
+#define MLPROG_LIB_PIPELINES_CPU_CPUCODEGEN_H
+
+#include "mlprog/Pipelines/CPU/CPUTarget.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlprog::cpu {
+
+//===----------------------------------------------------------------------===//
+// Contraction strategy (ContractionStrategy.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Loop-dimension roles of a contraction that we know how to block.
+struct ContractionPlan {
+  /// Static range of every loop.
+  llvm::SmallVector<int64_t> ranges;
+  /// Batch, M, N and K loops (linalg::inferContractionDims).
+  mlir::linalg::ContractionDimensions dims;
+  /// The innermost M, N and K loop dimensions.
+  int64_t m, n, k;
+};
+
+/// Tile sizes of the strategy for one target: register block mr x nr, cache
+/// tile Mc x Nc, K block Kc.
+struct TileConfig {
+  int64_t mr, nr, mc, nc, kc;
+};
+
+/// One contraction input to copy into register-block panels: B [batch..., K,
+/// N] is split along N (its last dimension), A [batch..., M, K] along M (its
+/// second-to-last); either way the panels are [batch..., outer, K, tile] with
+/// `tile` = nr or mr, so a register block's K loop reads one contiguous
+/// stream of `tile` elements per K step.
+struct PackedOperand {
+  int index;          ///< Input operand number of the contraction.
+  mlir::Value source; ///< The contraction's operand.
+  mlir::Value packed; ///< [batch..., size / tile, K, tile] (set by pack).
+  int64_t tile;       ///< nr or mr.
+  bool splitLast;     ///< B (split the last dimension) or A (the one before).
+};
+
+/// Contractions with at most this N are padded to full vectors (see
+/// padForRegisterBlocks) rather than split.
+inline constexpr int64_t kMaxPaddedN = 64;
+
+/// Checks that `op` is an f32 contraction with static loop ranges whose
+/// innermost N dimension is contiguous in the output and the N-side input
+/// (B); nothing otherwise.
+std::optional<ContractionPlan> planContraction(mlir::linalg::LinalgOp op);
+
+/// Tile sizes that divide the loop ranges of `plan`, so every register block
+/// has the full static size and no masks are needed: mr x nr is 8 x 32 with
+/// AVX-512 and 4 x 16 with AVX2 (fewer when the ranges are not multiples),
+/// Mc and Nc the largest divisors of M and N up to 16 mr and 8 nr, Kc all of
+/// K up to 768, else a divisor of K up to 512.
+TileConfig chooseTiles(const CPUTarget &target, const ContractionPlan &plan);
+
+/// The inputs of the contraction `op` (planned as `plan`, tiled as `config`)
+/// worth copying into panels: B (then A) when its rows are a multiple of
+/// 4 KiB apart (they alias in L1), K is at least 256 and the other side
+/// spans at least 4 register blocks. Their `packed` values are still null.
+llvm::SmallVector<PackedOperand>
+choosePackedOperands(mlir::linalg::LinalgOp op, const ContractionPlan &plan,
+                     const TileConfig &config, const CPUTarget &target);
+
+/// Output rows per block when the [k, batch * oh * ow] column tensor of a
+/// convolution is built and consumed in blocks (see
+/// rewriteConvAsBlockedMatmul in Im2col.cpp), or 0 when it is built whole:
+/// blocks hold whole output rows of one image, divide oh, hold a multiple
+/// of the register block width (2 vectors, else 1) of columns and at most
+/// CPUTarget::getL2BlockBytes(), and there are at least two of them. Column
+/// tensors of up to twice that size are built whole.
+int64_t chooseColumnBlockRows(int64_t k, int64_t batch, int64_t oh, int64_t ow,
+                              const CPUTarget &target);
+
+//===----------------------------------------------------------------------===//
+// Contraction inits (ContractionInit.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` writes a rank-1 value broadcast along all but one dimension
+/// of its output (the per-channel bias of a convolution or a Gemm):
+///   out[d0, ..., dn] = bias[dk]
+/// Returns k.
+std::optional<unsigned> getBroadcastDim(mlir::linalg::GenericOp op);
+
+/// Gives the contraction `op` an init of its own when it starts from a fill
+/// or a bias broadcast reached through reshapes or a tensor.pad, or shared
+/// with other ops: a fresh fill or broadcast into a
+/// bufferization.alloc_tensor right before `op`, which the contraction's
+/// forall can fuse into its tiles, so bufferization writes the result in
+/// place instead of copying the shared init.
+void useOwnInit(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// After splitForRegisterBlocks, gives every part of a contraction whose
+/// whole `init` is a fill or a bias broadcast its slice of that fill or
+/// broadcast as an op of its own, and lets the parts write into a
+/// bufferization.alloc_tensor that they cover.
+void splitInitProducer(mlir::RewriterBase &rewriter,
+                       llvm::ArrayRef<mlir::linalg::LinalgOp> parts,
+                       mlir::Value init);
+
+//===----------------------------------------------------------------------===//
+// Panels (Packing.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Copies `operand.source` into panels (see PackedOperand) and sets
+/// `operand.packed`; with `parallel`, in an scf.forall over the panels.
+void pack(mlir::RewriterBase &rewriter, mlir::Location loc,
+          PackedOperand &operand, bool parallel);
+
+/// Points the operand of the register block `tiled` (a chain of unit-stride
+/// extract_slices of `operand.source`) at the same elements of the panels.
+/// Fails, leaving `tiled` alone, on any other form.
+mlir::LogicalResult usePacked(mlir::RewriterBase &rewriter,
+                              mlir::linalg::LinalgOp tiled,
+                              const PackedOperand &operand);
+
+//===----------------------------------------------------------------------===//
+// Register blocking (RegisterBlocking.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Tiles `op` with `sizes` (one per loop, 0 = untiled) into loops of
+/// `loopType`, replaces it and returns the tiled op.
+mlir::FailureOr<mlir::linalg::LinalgOp>
+tileLinalgOp(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+             llvm::ArrayRef<int64_t> sizes,
+             mlir::scf::SCFTilingOptions::LoopType loopType);
+
+/// Applies the blocking strategy to one contraction: panels, an scf.forall
+/// over Mc x Nc tiles (when `parallel`), K blocks, register blocks
+/// vectorized to vector.contract. Leaves `op` alone (to the scalar loop
+/// lowering) when a step does not apply.
+void tileAndVectorize(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                      const CPUTarget &target, bool parallel);
+
+/// Splits `op` along its innermost N dimension into parts whose N extents
+/// are multiples of 2 and 1 vector widths and a narrow remainder. Returns
+/// the parts (just `op` when it needs no split).
+llvm::SmallVector<mlir::linalg::LinalgOp>
+splitForRegisterBlocks(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                       const CPUTarget &target);
+
+/// Pads the N dimension of a contraction whose N extent is at most
+/// kMaxPaddedN and not a multiple of the vector width up to a multiple of
+/// two vectors with zero columns. Returns the padded contraction, or `op`.
+mlir::linalg::LinalgOp padForRegisterBlocks(mlir::RewriterBase &rewriter,
+                                            mlir::linalg::LinalgOp op,
+                                            const CPUTarget &target);
+
+/// Drops the unit loops of a contraction generic and turns it into the
+/// named op it then is (matmul, batch_matmul, ...), when it is one.
+void simplifyContraction(mlir::RewriterBase &rewriter,
+                         mlir::linalg::GenericOp generic);
+
+//===----------------------------------------------------------------------===//
+// Convolution inputs (ConvolutionInput.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The static values of an i64 elements attribute (strides, dilations).
+llvm::SmallVector<int64_t> getValues(mlir::DenseIntElementsAttr attr);
+
+/// The tensor a convolution reads, [N, C, H, W] with static sizes, and the
+/// zero padding before its rows and columns. A `tensor.pad` of the spatial
+/// dimensions by a constant 0 is looked through (the importers emit one for
+/// every padded convolution), so that the padded copy is never made: reads
+/// outside the source give 0 instead.
+struct ConvSource {
+  mlir::Value value;
+  int64_t padTop = 0, padLeft = 0;
+};
+
+/// The source of `input` (see ConvSource): the operand of a static
+/// `tensor.pad` with non-negative widths on dimensions 2 and 3 only and a
+/// constant zero padding value, else `input` itself.
+ConvSource getConvSource(mlir::Value input);
+
+/// Reads `len` columns ix0, ix0 + sw, ..., ix0 + (len - 1) * sw (sw = 1 or
+/// 2) of the row of the f32 tensor `x` at `row` (all indices but the last),
+/// whose rows have `width` elements, as a vector<len x f32>; columns outside
+/// [0, width) read as 0 (zero padding).
+mlir::Value readRowColumns(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x, mlir::ValueRange row, int64_t ix0,
+                           int64_t len, int64_t sw, int64_t width);
+
+/// Start columns of the `len`-wide vectors that cover a row of `width`
+/// elements; the last one overlaps its predecessor when len does not divide
+/// the width.
+llvm::SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len);
+
+//===----------------------------------------------------------------------===//
+// Convolutions as matmuls (Im2col.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor
+/// [C*Fh*Fw, N*Oh*Ow] and one `linalg.matmul` of the [F, C*Fh*Fw] filter
+/// with it (in blocks of output rows when the column tensor is large).
+mlir::LogicalResult rewriteConvAsMatmul(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::Conv2DNchwFchwOp conv,
+                                        const CPUTarget &target);
+
+//===----------------------------------------------------------------------===//
+// Window ops: depthwise convolution and max pooling (WindowOps.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Rewrites a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column
+/// strides of 1 or 2 into vector code: an scf.forall over (n, c), loops over
+/// output rows, broadcast FMAs along each row. Fails on other forms.
+mlir::LogicalResult
+vectorizeDepthwiseConv(mlir::RewriterBase &rewriter,
+                       mlir::linalg::DepthwiseConv2DNchwChwOp conv,
+                       const CPUTarget &target);
+
+/// Rewrites a `linalg.depthwise_conv_2d_nchw_chw` into a generic whose
+/// innermost loop runs along the output row (ow), which LLVM vectorizes.
+mlir::LogicalResult
+interchangeDepthwiseConv(mlir::RewriterBase &rewriter,
+                         mlir::linalg::DepthwiseConv2DNchwChwOp conv);
+
+/// Rewrites a static f32 `linalg.pooling_nchw_max` with column strides of 1
+/// or 2 and at most 25 window taps into the vector code of a depthwise
+/// convolution, with `arith.maximumf` in place of the FMA. Fails on other
+/// forms.
+mlir::LogicalResult vectorizeMaxPool(mlir::RewriterBase &rewriter,
+                                     mlir::linalg::PoolingNchwMaxOp pool,
+                                     const CPUTarget &target);
+
+//===----------------------------------------------------------------------===//
+// Elementwise code and copies (VectorizeElementwise.cpp,
+// LowerStridedCopies.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Rows of up to this many full vectors are written by straight-line code,
+/// longer ones by a loop.
+inline constexpr int64_t kMaxUnrolledVectors = 8;
+
+/// Number of lanes of a full vector of `vectorBits` bits holding elements of
+/// the int or float `type` (at least 1; bytes at the least).
+inline int64_t getLanes(mlir::Type type, int64_t vectorBits) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  return std::max<int64_t>(1, vectorBits / std::max(8u, bits));
+}
+
+/// Registers the external interfaces that the vector transfers on tensors
+/// these passes emit need later: BufferizableOpInterface (one-shot
+/// bufferization) and SubsetOpInterface (hoisting a transfer_read /
+/// transfer_write pair out of a loop). For getDependentDialects.
+inline void registerVectorTransferInterfaces(mlir::DialectRegistry &registry) {
+  mlir::vector::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::vector::registerSubsetOpInterfaceExternalModels(registry);
+}
+
+} // namespace mlprog::cpu
+
+#endif // MLPROG_LIB_PIPELINES_CPU_CPUCODEGEN_H

@@ -1,0 +1,123 @@
+//===- Packing.cpp - Register-block panels of contraction inputs ----------===//
+//
+// Copies of a contraction's B [.., K, N] (A [.., M, K]) into panels
+// [.., N / nr, K, nr] ([.., M / mr, K, mr]), and the register blocks rewired
+// to read them, so that each block's K loop streams contiguous memory instead
+// of rows 4 KiB apart that evict each other from L1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::cpu;
+
+/// Copies `operand.source` into panels (see PackedOperand):
+///   B: Bp[b..., n1, k, n0] = B[b..., k, n1 * nr + n0]
+///   A: Ap[b..., m1, k, m0] = A[b..., m1 * mr + m0, k]
+/// (the tile divides the split extent). When `parallel`, the copy runs on
+/// the forall threads, one panel per iteration.
+void cpu::pack(RewriterBase &rewriter, Location loc, PackedOperand &operand,
+               bool parallel) {
+  auto type = cast<RankedTensorType>(operand.source.getType());
+  unsigned rank = type.getRank();
+  int64_t tileSize = operand.tile;
+  SmallVector<int64_t> shape(type.getShape().drop_back(2));
+  int64_t split = type.getDimSize(operand.splitLast ? rank - 1 : rank - 2);
+  int64_t k = type.getDimSize(operand.splitLast ? rank - 2 : rank - 1);
+  shape.append({split / tileSize, k, tileSize});
+  MLIRContext *ctx = rewriter.getContext();
+  // Loops (batch..., outer, k, inner), one per dimension of the panels.
+  SmallVector<AffineExpr> inputExprs;
+  for (unsigned i = 0; i + 2 < rank; ++i)
+    inputExprs.push_back(getAffineDimExpr(i, ctx));
+  AffineExpr outer = getAffineDimExpr(rank - 2, ctx);
+  AffineExpr kExpr = getAffineDimExpr(rank - 1, ctx);
+  AffineExpr inner = getAffineDimExpr(rank, ctx);
+  if (operand.splitLast)
+    inputExprs.append({kExpr, outer * tileSize + inner});
+  else
+    inputExprs.append({outer * tileSize + inner, kExpr});
+  AffineMap inputMap = AffineMap::get(rank + 1, 0, inputExprs, ctx);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{empty.getType()}, ValueRange{operand.source},
+      ValueRange{empty},
+      ArrayRef<AffineMap>{inputMap, rewriter.getMultiDimIdentityMap(rank + 1)},
+      SmallVector<utils::IteratorType>(rank + 1, utils::IteratorType::parallel),
+      [](OpBuilder &builder, Location l, ValueRange args) {
+        linalg::YieldOp::create(builder, l, args[0]);
+      });
+  operand.packed = copy.getResult(0);
+  if (!parallel)
+    return;
+  SmallVector<int64_t> sizes(rank + 1, 0);
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    sizes[i] = 1;
+  FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
+      rewriter, copy, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
+  if (succeeded(tiled))
+    operand.packed = (*tiled)->getParentOfType<scf::ForallOp>().getResult(0);
+}
+
+/// Points the operand of the register block `tiled` (a chain of unit-stride
+/// extract_slices of `operand.source`: [1..., 1, nr] of B or [1..., mr, 1] of
+/// A) at the same elements of the panels.
+LogicalResult cpu::usePacked(RewriterBase &rewriter, linalg::LinalgOp tiled,
+                             const PackedOperand &operand) {
+  OpOperand *use = tiled.getDpsInputOperand(operand.index);
+  auto tileType = cast<RankedTensorType>(use->get().getType());
+  unsigned rank = tileType.getRank();
+  unsigned splitDim = operand.splitLast ? rank - 1 : rank - 2;
+  unsigned kDim = operand.splitLast ? rank - 2 : rank - 1;
+  if (tileType.getDimSize(splitDim) != operand.tile ||
+      tileType.getDimSize(kDim) != 1)
+    return failure();
+  Location loc = tiled.getLoc();
+  rewriter.setInsertionPoint(tiled);
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+  Value value = use->get();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  while (value != operand.source) {
+    auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != rank)
+      return failure();
+    for (auto [i, offset] : llvm::enumerate(slice.getMixedOffsets()))
+      offsets[i] = affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
+                                                         {offsets[i], offset});
+    value = slice.getSource();
+  }
+  OpFoldResult split = offsets[splitDim], k = offsets[kDim];
+  offsets[rank - 2] = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0.floorDiv(operand.tile), {split});
+  offsets[rank - 1] = k;
+  offsets.push_back(rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes(rank + 1, rewriter.getIndexAttr(1));
+  sizes.back() = rewriter.getIndexAttr(operand.tile);
+  SmallVector<OpFoldResult> strides(rank + 1, rewriter.getIndexAttr(1));
+  // [1..., tile]: the panel row, with the unit outer and K dimensions dropped.
+  SmallVector<int64_t> rowShape(rank - 1, 1);
+  rowShape.back() = operand.tile;
+  auto rowType = RankedTensorType::get(rowShape, tileType.getElementType());
+  Value row = tensor::ExtractSliceOp::create(
+      rewriter, loc, operand.splitLast ? tileType : rowType, operand.packed,
+      offsets, sizes, strides);
+  if (!operand.splitLast) {
+    // A's block is [1..., mr, 1].
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned i = 0; i + 2 < rank; ++i)
+      groups.push_back({static_cast<int64_t>(i)});
+    groups.push_back({rank - 2, rank - 1});
+    row = tensor::ExpandShapeOp::create(rewriter, loc, tileType, row, groups);
+  }
+  rewriter.modifyOpInPlace(tiled, [&] { use->set(row); });
+  return success();
+}

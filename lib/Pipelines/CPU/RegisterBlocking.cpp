@@ -1,0 +1,234 @@
+//===- RegisterBlocking.cpp - Cache and register blocks of contractions ---===//
+//
+// The transforms of the contraction strategy (see
+// TileAndVectorizeContractions.cpp): contractions padded or split along N
+// into parts of whole register blocks, tiled into an scf.forall over Mc x Nc
+// output tiles, K blocks and mr x nr x 1 register blocks, and the register
+// blocks vectorized to vector.contract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::cpu;
+
+FailureOr<linalg::LinalgOp>
+cpu::tileLinalgOp(RewriterBase &rewriter, linalg::LinalgOp op,
+                  ArrayRef<int64_t> sizes,
+                  scf::SCFTilingOptions::LoopType loopType) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  options.setLoopType(loopType);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+/// Tiles the output of `op` into an scf.forall, fusing the linalg.fill
+/// or bias broadcast (see useOwnInit) that initializes it, and returns the
+/// tiled contraction.
+static FailureOr<linalg::LinalgOp> tileForall(RewriterBase &rewriter,
+                                              linalg::LinalgOp op,
+                                              ArrayRef<int64_t> sizes) {
+  scf::SCFTileAndFuseOptions options;
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *owner = producer.getOwner();
+        auto generic = dyn_cast<linalg::GenericOp>(owner);
+        if (isa<linalg::FillOp>(owner) || (generic && getBroadcastDim(generic)))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return failure();
+  for (OpResult res : op->getResults())
+    if (Value replacement = result->replacements.lookup(res))
+      rewriter.replaceAllUsesWith(res, replacement);
+  linalg::LinalgOp tiled;
+  for (Operation *candidate : result->tiledAndFusedOps)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(candidate))
+      if (linalgOp.getNumReductionLoops() > 0)
+        tiled = linalgOp;
+  if (!tiled)
+    return failure();
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  return tiled;
+}
+
+/// Applies the blocking strategy to one contraction; leaves `op` alone (to
+/// the scalar loop lowering) when a step does not apply.
+void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
+                           const CPUTarget &target, bool parallel) {
+  std::optional<ContractionPlan> plan = planContraction(op);
+  if (!plan)
+    return;
+  TileConfig config = chooseTiles(target, *plan);
+  // Too narrow to vectorize along N (a prime extent): leave it to loops.
+  if (config.nr < 4)
+    return;
+  unsigned numLoops = plan->ranges.size();
+  auto sizesFor = [&](int64_t mSize, int64_t nSize, int64_t kSize,
+                      int64_t other) {
+    SmallVector<int64_t> sizes(numLoops, other);
+    // K dimensions are reductions: never split across forall threads; in
+    // the register loops, the outer ones go one at a time.
+    for (int64_t dim : plan->dims.k)
+      sizes[dim] = kSize == 0 ? 0 : 1;
+    sizes[plan->m] = mSize;
+    sizes[plan->n] = nSize;
+    sizes[plan->k] = kSize;
+    return sizes;
+  };
+
+  // Panels for the inputs whose rows alias in L1 (see
+  // choosePackedOperands).
+  SmallVector<PackedOperand> packed =
+      choosePackedOperands(op, *plan, config, target);
+  rewriter.setInsertionPoint(op);
+  for (PackedOperand &operand : packed)
+    pack(rewriter, op.getLoc(), operand, parallel);
+
+  linalg::LinalgOp current = op;
+  if (parallel) {
+    // Batch and outer M/N dimensions one at a time, K untiled.
+    FailureOr<linalg::LinalgOp> tiled =
+        tileForall(rewriter, current, sizesFor(config.mc, config.nc, 0, 1));
+    if (failed(tiled))
+      return;
+    current = *tiled;
+  }
+  if (config.kc < plan->ranges[plan->k]) {
+    SmallVector<int64_t> sizes(numLoops, 0);
+    sizes[plan->k] = config.kc;
+    FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
+        rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(tiled))
+      return;
+    current = *tiled;
+  }
+  SmallVector<int64_t> registerSizes = sizesFor(config.mr, config.nr, 1, 1);
+  FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
+      rewriter, current, registerSizes, scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(tiled))
+    return;
+  current = *tiled;
+  for (const PackedOperand &operand : packed)
+    (void)usePacked(rewriter, current, operand);
+
+  // Tile sizes divide the ranges, so register blocks are static (K blocks
+  // of Kc may not be, but their K tiles of 1 are).
+  if (current.hasDynamicShape())
+    return;
+  rewriter.setInsertionPoint(current);
+  FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(
+      rewriter, current, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+      /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/false,
+      /*createNamedContraction=*/true);
+  if (failed(vectorized))
+    return;
+  rewriter.replaceOp(current, vectorized->replacements);
+}
+
+/// Splits `op` along its innermost N dimension into parts whose N extents are
+/// multiples of the register block widths: n = 2w * a + w * b + r with
+/// w the vector width (392 = 384 + 8 with w = 16), so that the bulk of the
+/// contraction gets full-width register blocks and only a narrow remainder
+/// runs with narrow vectors or scalar loops. Returns the parts.
+SmallVector<linalg::LinalgOp>
+cpu::splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
+                            const CPUTarget &target) {
+  int64_t width = target.getVectorWidthF32();
+  SmallVector<linalg::LinalgOp> parts;
+  for (int64_t multiple : {2 * width, width}) {
+    std::optional<ContractionPlan> plan = planContraction(op);
+    if (!plan)
+      break;
+    int64_t n = plan->ranges[plan->n];
+    if (n <= multiple || n % multiple == 0)
+      continue;
+    rewriter.setInsertionPoint(op);
+    auto [head, tail] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                        plan->n, rewriter.getIndexAttr(n - n % multiple));
+    if (!head || !tail)
+      break;
+    parts.push_back(cast<linalg::LinalgOp>(head.getOperation()));
+    op = cast<linalg::LinalgOp>(tail.getOperation());
+  }
+  parts.push_back(op);
+  return parts;
+}
+
+/// Pads the N dimension of a contraction whose N extent is small and not a
+/// multiple of the vector width up to a multiple of two vectors, the widest
+/// register block (49 -> 64 for a 7x7 output map), with zero columns in B
+/// and the result's padding sliced off.
+/// One full-width pass over A then replaces the parts splitForRegisterBlocks
+/// would make (49 = 32 + 16 + 1), each of which streams all of A (the
+/// weights: 9 MiB for resnet18's 512x512x3x3 layers), the last one with
+/// scalar code. Returns the padded contraction, or `op` when it does not
+/// apply.
+linalg::LinalgOp cpu::padForRegisterBlocks(RewriterBase &rewriter,
+                                           linalg::LinalgOp op,
+                                           const CPUTarget &target) {
+  std::optional<ContractionPlan> plan = planContraction(op);
+  int64_t width = target.getVectorWidthF32();
+  if (!plan)
+    return op;
+  int64_t n = plan->ranges[plan->n];
+  if (n % width == 0 || n > kMaxPaddedN || n < width)
+    return op;
+  Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
+  Attribute zero = rewriter.getZeroAttr(elementType);
+  linalg::LinalgPaddingOptions options;
+  options.setPaddingDimensions({static_cast<int64_t>(plan->n)})
+      .setPadToMultipleOf({2 * width})
+      .setPaddingValues({zero, zero, zero});
+  options.copyBackOp = linalg::LinalgPaddingOptions::CopyBackOp::None;
+  linalg::LinalgOp padded;
+  SmallVector<Value> replacements;
+  SmallVector<tensor::PadOp> pads;
+  rewriter.setInsertionPoint(op);
+  if (failed(linalg::rewriteAsPaddedOp(rewriter, op, options, padded,
+                                       replacements, pads)))
+    return op;
+  rewriter.replaceOp(op, replacements);
+  return padded;
+}
+
+void cpu::simplifyContraction(RewriterBase &rewriter,
+                              linalg::GenericOp generic) {
+  linalg::ControlDropUnitDims control;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (failed(dropped))
+    return;
+  rewriter.replaceOp(generic, dropped->replacements);
+  if (auto newGeneric =
+          dyn_cast<linalg::GenericOp>(dropped->resultOp.getOperation())) {
+    rewriter.setInsertionPoint(newGeneric);
+    (void)linalg::specializeGenericOp(rewriter, newGeneric);
+  }
+}

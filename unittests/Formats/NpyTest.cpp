@@ -1,0 +1,228 @@
+//===- NpyTest.cpp - Tests of .npy reading and writing --------------------===//
+
+#include "mlprog/Formats/Npy.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace mlprog;
+
+namespace {
+
+/// Builds a .npy file (version 1.0) with `dict` as the header text.
+std::string makeNpy(llvm::StringRef dict, llvm::StringRef data,
+                    char major = 1) {
+  std::string header = dict.str();
+  size_t lengthSize = major == 1 ? 2 : 4;
+  while ((8 + lengthSize + header.size() + 1) % 64)
+    header += ' ';
+  header += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += major;
+  out += char(0);
+  for (size_t i = 0; i < lengthSize; ++i)
+    out += char((header.size() >> (8 * i)) & 0xff);
+  return out + header + data.str();
+}
+
+/// The error message of `value`, or "" if it succeeded.
+template <typename T> std::string errorOf(llvm::Expected<T> value) {
+  if (value)
+    return "";
+  return llvm::toString(value.takeError());
+}
+
+/// Fills `tensor` with a byte pattern.
+void fill(HostTensor &tensor) {
+  for (size_t i = 0; i < tensor.getNumBytes(); ++i)
+    tensor.getData()[i] = static_cast<uint8_t>(i * 7 + 1);
+}
+
+class NpyRoundTrip : public ::testing::TestWithParam<DType> {};
+
+TEST_P(NpyRoundTrip, PreservesShapeDTypeAndBytes) {
+  HostTensor tensor(GetParam(), {2, 3});
+  fill(tensor);
+  llvm::Expected<HostTensor> parsed = parseNpy(serializeNpy(tensor), "mem.npy");
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->getDType(), GetParam());
+  EXPECT_EQ(parsed->getShape(), llvm::ArrayRef<int64_t>({2, 3}));
+  EXPECT_EQ(0, std::memcmp(parsed->getData(), tensor.getData(),
+                           tensor.getNumBytes()));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDTypes, NpyRoundTrip,
+                         ::testing::Values(DType::Bool, DType::I8, DType::I16,
+                                           DType::I32, DType::I64, DType::U8,
+                                           DType::U16, DType::U32, DType::U64,
+                                           DType::F16, DType::BF16, DType::F32,
+                                           DType::F64),
+                         [](const ::testing::TestParamInfo<DType> &info) {
+                           return getNumpyDTypeName(info.param).str();
+                         });
+
+TEST(Npy, HeaderIsPaddedTo64Bytes) {
+  std::string bytes = serializeNpy(HostTensor(DType::F32, {4}));
+  EXPECT_EQ(bytes.size(), 128u + 16u);
+  EXPECT_NE(bytes.find("'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (4,), }"),
+            std::string::npos);
+  EXPECT_EQ(bytes[127], '\n');
+}
+
+TEST(Npy, ZeroDimensional) {
+  HostTensor scalar(DType::F64, {});
+  scalar.getValues<double>()[0] = 2.5;
+  std::string bytes = serializeNpy(scalar);
+  EXPECT_NE(bytes.find("'shape': ()"), std::string::npos);
+  llvm::Expected<HostTensor> parsed = parseNpy(bytes, "s.npy");
+  ASSERT_TRUE(static_cast<bool>(parsed));
+  EXPECT_EQ(parsed->getRank(), 0);
+  EXPECT_EQ(parsed->getNumElements(), 1);
+  EXPECT_EQ(parsed->getValues<double>()[0], 2.5);
+}
+
+TEST(Npy, EmptyArray) {
+  llvm::Expected<HostTensor> parsed = parseNpy(
+      makeNpy("{'descr': '<i4', 'fortran_order': False, 'shape': (0, 3), }",
+              ""),
+      "e.npy");
+  ASSERT_TRUE(static_cast<bool>(parsed));
+  EXPECT_EQ(parsed->getNumElements(), 0);
+  EXPECT_NE(parsed->getData(), nullptr);
+}
+
+TEST(Npy, Versions2And3) {
+  int32_t values[2] = {7, -8};
+  llvm::StringRef data(reinterpret_cast<const char *>(values), 8);
+  for (char major : {2, 3}) {
+    llvm::Expected<HostTensor> parsed = parseNpy(
+        makeNpy("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+                data, major),
+        "v.npy");
+    ASSERT_TRUE(static_cast<bool>(parsed))
+        << llvm::toString(parsed.takeError());
+    EXPECT_EQ(parsed->getValues<int32_t>()[1], -8);
+  }
+}
+
+TEST(Npy, AcceptsPipeAndNativeByteOrders) {
+  EXPECT_EQ(errorOf(parseNpy(makeNpy("{'descr': '|u1', 'fortran_order': "
+                                     "False, 'shape': (1,)}",
+                                     "x"),
+                             "p.npy")),
+            "");
+  EXPECT_EQ(errorOf(parseNpy(makeNpy("{\"descr\": \"=f4\", \"shape\": (1,), "
+                                     "\"fortran_order\": False}",
+                                     "abcd"),
+                             "n.npy")),
+            "");
+}
+
+TEST(Npy, BadMagic) {
+  EXPECT_EQ(errorOf(parseNpy("PK\x03\x04 not numpy", "a.npy")),
+            "a.npy: not a .npy file (bad magic)");
+}
+
+TEST(Npy, TruncatedData) {
+  std::string bytes = makeNpy(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", "1234");
+  EXPECT_EQ(errorOf(parseNpy(bytes, "t.npy")),
+            "t.npy: truncated data: shape (2,2) of float32 needs 16 bytes, "
+            "found 4");
+}
+
+TEST(Npy, TruncatedHeader) {
+  std::string bytes = makeNpy(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", "");
+  EXPECT_EQ(errorOf(parseNpy(llvm::StringRef(bytes).take_front(20), "h.npy")),
+            "h.npy: truncated header");
+}
+
+TEST(Npy, FortranOrderIsAnError) {
+  std::string error = errorOf(parseNpy(
+      makeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }",
+              "abcd"),
+      "f.npy"));
+  EXPECT_NE(error.find("f.npy: Fortran-ordered arrays are not supported"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Npy, BigEndianIsAnError) {
+  std::string error = errorOf(parseNpy(
+      makeNpy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+              "abcd"),
+      "b.npy"));
+  EXPECT_NE(error.find("b.npy: big-endian dtype '>f4' is not supported"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Npy, UnsupportedDType) {
+  std::string error = errorOf(parseNpy(
+      makeNpy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+              "abcdefgh"),
+      "c.npy"));
+  EXPECT_NE(error.find("c.npy: unsupported dtype '<c8'"), std::string::npos)
+      << error;
+}
+
+TEST(Npy, MalformedHeaders) {
+  for (llvm::StringRef dict :
+       {"{'descr': '<f4', 'shape': (1,), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
+        "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1,",
+        "not a dict"}) {
+    std::string error = errorOf(parseNpy(makeNpy(dict, "abcd"), "m.npy"));
+    EXPECT_NE(error.find("m.npy: malformed header"), std::string::npos)
+        << dict.str() << " -> " << error;
+  }
+}
+
+TEST(Npy, HugeShapeIsAnErrorNotAnAllocation) {
+  std::string error =
+      errorOf(parseNpy(makeNpy("{'descr': '<f8', 'fortran_order': False, "
+                               "'shape': (4294967296, 4294967296), }",
+                               ""),
+                       "big.npy"));
+  EXPECT_NE(error.find("big.npy: tensor of shape (4294967296,4294967296) and "
+                       "dtype float64: element count overflows int64"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Npy, FileRoundTripAndMissingFile) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("npytest", "npy", path));
+  HostTensor tensor(DType::I64, {3});
+  tensor.getValues<int64_t>()[2] = -42;
+  ASSERT_FALSE(static_cast<bool>(writeNpy(path, tensor)));
+  llvm::Expected<HostTensor> read = readNpy(path);
+  ASSERT_TRUE(static_cast<bool>(read));
+  EXPECT_EQ(read->getValues<int64_t>()[2], -42);
+  llvm::sys::fs::remove(path);
+  std::string error = errorOf(readNpy(path));
+  EXPECT_EQ(error.rfind((path + ": cannot open").str(), 0), 0u) << error;
+}
+
+TEST(Npy, PrintElidesLargeTensors) {
+  HostTensor tensor(DType::I32, {2, 1000});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printTensor(os, tensor);
+  EXPECT_EQ(text, "[[0, 0, 0, ..., 0, 0, 0],\n [0, 0, 0, ..., 0, 0, 0]]");
+}
+
+TEST(Npy, FormatShape) {
+  EXPECT_EQ(formatShape({}), "()");
+  EXPECT_EQ(formatShape({4}), "(4,)");
+  EXPECT_EQ(formatShape({1, 3, 224, 224}), "(1,3,224,224)");
+}
+
+} // namespace
