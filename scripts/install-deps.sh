@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #===- install-deps.sh - Install every Debian package mlprog needs ---------===//
 #
-# Idempotent: when every package is present it only checks and returns.
+# Idempotent: when every package is present it only checks, then makes sure
+# the pinned Python environment .venv (scripts/setup-venv.sh) is current.
 # Run as root (or with sudo available) on Debian 12.
 #
 #===----------------------------------------------------------------------===//
@@ -22,6 +23,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # OpenMP runtime of the multi-threaded CPU code; OpenBLAS, the sgemm peer.
   libomp-22-dev libopenblas-dev
+  # The pinned PyPI environment (.venv) of scripts/setup-venv.sh.
+  python3-venv
 )
 
 missing=()
@@ -31,13 +34,15 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Today's peers from PyPI, pinned, in the project's own virtual environment.
+bash "$(dirname "$0")/setup-venv.sh"
+

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+#===- setup-venv.sh - The project's pinned Python environment (.venv) ----===//
+#
+# Creates <root>/.venv with Debian's python3 (the interpreter the `mlprog`
+# module is built for) and installs the pinned PyPI packages of
+# scripts/requirements/base.txt: onnx 1.23, onnxruntime, numpy. Scripts,
+# tests and benchmarks that compare with today's peers run under
+# .venv/bin/python; Debian's own Python packages stay as they are.
+#
+#   bash scripts/setup-venv.sh              # base group (install-deps runs this)
+#   bash scripts/setup-venv.sh --with torch # also torch 2.x + torchvision
+#
+# Idempotent: a group is reinstalled only when its requirements file changed
+# (a stamp in .venv records what was installed).
+#
+#===----------------------------------------------------------------------===//
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="${MLPROG_VENV:-$root/.venv}"
+groups=(base)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --with) groups+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "setup-venv: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup-venv: creating $venv" >&2
+  /usr/bin/python3 -m venv "$venv"
+fi
+for group in "${groups[@]}"; do
+  req="$root/scripts/requirements/$group.txt"
+  if [ ! -f "$req" ]; then
+    echo "setup-venv: no requirements group '$group' ($req)" >&2
+    exit 2
+  fi
+  stamp="$venv/.installed-$group"
+  want=$(sha256sum "$req" | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    continue
+  fi
+  echo "setup-venv: installing $group ($req)" >&2
+  "$venv/bin/python" -m pip install --disable-pip-version-check -q \
+    -r "$req"
+  echo "$want" > "$stamp"
+done
