@@ -102,6 +102,40 @@ def constant_dropout():
                  [helper.make_tensor_value_info("y", F, [3, 2])])
 
 
+def unsorted():
+    # Nodes listed out of topological order (the Relu feeding Neg comes
+    # last); the importer sorts them, as onnxruntime does.
+    nodes = [helper.make_node("Neg", ["a"], ["y"], name="neg"),
+             helper.make_node("Add", ["x", "x"], ["s"], name="add"),
+             helper.make_node("Relu", ["s"], ["a"], name="relu")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+                 [helper.make_tensor_value_info("y", F, [2])])
+
+
+def cycle():
+    # a = Relu(b), b = Neg(a): no order exists.
+    nodes = [helper.make_node("Relu", ["b"], ["a"], name="relu"),
+             helper.make_node("Neg", ["a"], ["b"], name="neg"),
+             helper.make_node("Add", ["x", "b"], ["y"], name="add")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+                 [helper.make_tensor_value_info("y", F, [2])])
+
+
+def ir10_opset18():
+    # What torch 2.x / onnx >= 1.15 write: IR version 10, opset 18, with an
+    # op whose schema changed at 18 (ReduceMean takes axes as an input), so
+    # libonnx 1.12 must neither refuse the IR version nor check the node
+    # against ReduceMean-13.
+    axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
+    nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["m"], name="mean",
+                              keepdims=0),
+             helper.make_node("Relu", ["m"], ["y"], name="relu")]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, [2, 3])],
+              [helper.make_tensor_value_info("y", F, [2])], [axes], opset=18)
+    m.ir_version = 10
+    return m
+
+
 MODELS = {
     "add_bcast_dynamic": add_bcast_dynamic,
     "matmul_dynamic": matmul_dynamic,
@@ -113,6 +147,9 @@ MODELS = {
     "softmax_opset13": softmax(13),
     "maxpool_ceil": maxpool_ceil,
     "constant_dropout": constant_dropout,
+    "unsorted": unsorted,
+    "cycle": cycle,
+    "ir10_opset18": ir10_opset18,
 }
 
 if __name__ == "__main__":
