@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Runs ONNX's backend test data through mlprog and compares the outputs.
 
+Two versions of the tests (--onnx-version): Debian's libonnx-testdata
+(1.12; suites node, pytorch-converted, pytorch-operator, simple) and the node
+tests of onnx 1.23 from the project's .venv (generated on first use into
+BUILD/onnx-testdata-1.23 by scripts/gen-onnx-node-tests.py). Run it with the
+.venv's Python (.venv/bin/python; scripts/setup-venv.sh makes it).
+
 For every test case directory (model.onnx + test_data_set_*/{input,output}_*.pb)
 under the chosen suites of libonnx-testdata, imports the model with
 `mlprog-translate --import-onnx`, runs it with `mlprog-run` on each data set,
@@ -28,15 +34,15 @@ reported as an unexpected pass (update the list). Without a list (--no-xfail)
 every failure makes the exit status 1.
 
   full suite (all four suites, CI's list semantics):
-      scripts/onnx_conformance.py -j1
+      .venv/bin/python scripts/onnx_conformance.py -j2 [--onnx-version 1.23]
   fast subset (what scripts/test.sh runs): for every op, one or two of
   the cases using it that are expected to pass:
-      scripts/onnx_conformance.py --ci-subset
+      .venv/bin/python scripts/onnx_conformance.py --ci-subset [--onnx-version 1.23]
   regenerate the list and the op coverage page after a change (a full
   run; --filter, --suite and --ci-subset are refused with these):
-      scripts/onnx_conformance.py -j1
-          --write-xfail test/Import/ONNX/conformance-xfail.txt
-          --write-coverage docs/onnx-op-coverage.md
+      .venv/bin/python scripts/onnx_conformance.py -j2 --onnx-version V
+          --write-xfail test/Import/ONNX/conformance-xfail[-1.23].txt
+          --write-coverage docs/onnx-op-coverage.md   (V's section)
 """
 import argparse
 import ast
