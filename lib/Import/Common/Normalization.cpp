@@ -14,6 +14,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlprog;
@@ -260,6 +261,109 @@ FailureOr<Value> mlprog::buildInstanceNorm(OpBuilder &b, Location loc, Value x,
   if (failed(r))
     return failure();
   return applyAffine(b, loc, r->y, xt, {1}, gamma, beta, /*strict=*/true);
+}
+
+/// `x` converted to `type` (null or x's element type: unchanged).
+static FailureOr<Value> convertTo(OpBuilder &b, Location loc, Value x,
+                                  Type type) {
+  if (!type || type == elementTypeOf(x))
+    return x;
+  return buildConvertElementType(b, loc, x, type);
+}
+
+FailureOr<Value> mlprog::buildRMSNorm(OpBuilder &b, Location loc, Value x,
+                                      ArrayRef<int64_t> axes, Value scale,
+                                      double epsilon, Type computeType) {
+  Type et = elementTypeOf(x);
+  if (!isa_and_nonnull<FloatType>(et) ||
+      (computeType && !isa<FloatType>(computeType)) ||
+      (scale && !isa_and_nonnull<FloatType>(elementTypeOf(scale))))
+    return emitError(loc) << "RMS normalization needs float tensors, got "
+                          << x.getType();
+  FailureOr<Value> xc = convertTo(b, loc, x, computeType);
+  if (failed(xc))
+    return failure();
+  FailureOr<Value> meanSq =
+      buildReduce(b, loc, ReduceKind::Mean,
+                  binaryOrNull(b, loc, BinaryOpKind::Mul, *xc, *xc), axes,
+                  /*keepDims=*/true);
+  if (failed(meanSq))
+    return failure();
+  FailureOr<Value> shifted = buildAddScalar(b, loc, *meanSq, epsilon);
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> normalized = buildElementwiseBinary(
+      b, loc, BinaryOpKind::Div, *xc,
+      unaryOrNull(b, loc, UnaryOpKind::Sqrt, *shifted));
+  if (succeeded(normalized))
+    normalized = convertTo(b, loc, *normalized, et);
+  if (failed(normalized) || !scale)
+    return normalized;
+  normalized = convertTo(b, loc, *normalized, elementTypeOf(scale));
+  if (failed(normalized))
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *normalized, scale);
+}
+
+/// Reshapes a group norm parameter [C] or [G] to broadcast against the
+/// grouped input [N, G, C/G, D...] of rank `rank`.
+static FailureOr<Value> groupParam(OpBuilder &b, Location loc, Value p,
+                                   Type et, int64_t channels, int64_t groups,
+                                   int64_t rank, StringRef what) {
+  auto pt = dyn_cast<RankedTensorType>(p.getType());
+  if (!pt || pt.getRank() != 1 || pt.getElementType() != et ||
+      (pt.getDimSize(0) != channels && pt.getDimSize(0) != groups))
+    return emitError(loc) << "group norm " << what << " of type "
+                          << p.getType() << " is not [" << channels
+                          << "] or [" << groups << "] of " << et;
+  SmallVector<int64_t> shape(rank, 1);
+  shape[1] = groups;
+  if (pt.getDimSize(0) == channels)
+    shape[2] = channels / groups;
+  return buildReshape(b, loc, p, shape);
+}
+
+FailureOr<Value> mlprog::buildGroupNorm(OpBuilder &b, Location loc, Value x,
+                                        int64_t numGroups, Value scale,
+                                        Value bias, double epsilon,
+                                        Type computeType) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || xt.getRank() < 2 || !isa<FloatType>(xt.getElementType()) ||
+      (computeType && !isa<FloatType>(computeType)))
+    return emitError(loc) << "group norm needs a float tensor of rank >= 2, "
+                             "got "
+                          << x.getType();
+  int64_t channels = xt.getDimSize(1);
+  if (numGroups <= 0 || ShapedType::isDynamic(channels) ||
+      channels % numGroups != 0)
+    return emitError(loc) << "group norm: " << numGroups
+                          << " groups do not divide the channels of "
+                          << x.getType();
+  Type et = xt.getElementType();
+  Value grouped = splitDim(b, loc, x, 1, numGroups);
+  int64_t rank = xt.getRank() + 1;
+  FailureOr<Value> xc = convertTo(b, loc, grouped, computeType);
+  if (failed(xc))
+    return failure();
+  FailureOr<LayerNormResult> r = normalize(
+      b, loc, *xc, llvm::to_vector(llvm::seq<int64_t>(2, rank)), epsilon);
+  if (failed(r))
+    return failure();
+  FailureOr<Value> y = convertTo(b, loc, r->y, et);
+  for (auto [p, kind, what] :
+       {std::tuple{scale, BinaryOpKind::Mul, "scale"},
+        std::tuple{bias, BinaryOpKind::Add, "bias"}}) {
+    if (failed(y))
+      return failure();
+    FailureOr<Value> param =
+        groupParam(b, loc, p, et, channels, numGroups, rank, what);
+    if (failed(param))
+      return failure();
+    y = buildElementwiseBinary(b, loc, kind, *y, *param);
+  }
+  if (failed(y))
+    return failure();
+  return mergeDims(b, loc, *y, 1);
 }
 
 FailureOr<Value>

@@ -6,6 +6,7 @@
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
@@ -157,6 +158,39 @@ Value dropUnitDim(OpBuilder &b, Location loc, Value x, unsigned pos) {
   else if (!groups.empty())
     groups.back().push_back(pos);
   return tensor::CollapseShapeOp::create(b, loc, type.clone(shape), x, groups);
+}
+
+Value splitDim(OpBuilder &b, Location loc, Value x, unsigned pos,
+               int64_t outer) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  if (ShapedType::isDynamic(shape[pos])) {
+    Value extent = getValueOrCreateConstantIndexOp(b, loc, sizes[pos]);
+    sizes[pos] =
+        arith::DivUIOp::create(b, loc, extent, cIndex(b, loc, outer))
+            .getResult();
+  } else {
+    shape[pos] /= outer;
+    sizes[pos] = b.getIndexAttr(shape[pos]);
+  }
+  shape.insert(shape.begin() + pos, outer);
+  sizes.insert(sizes.begin() + pos, b.getIndexAttr(outer));
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+    groups.push_back({i + (i > int64_t(pos))});
+  groups[pos].push_back(pos + 1);
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), x, groups,
+                                       sizes);
+}
+
+Value mergeDims(OpBuilder &b, Location loc, Value x, unsigned pos) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0, e = type.getRank() - 1; i < e; ++i)
+    groups.push_back({i + (i > int64_t(pos))});
+  groups[pos].push_back(pos + 1);
+  return tensor::CollapseShapeOp::create(b, loc, x, groups);
 }
 
 Value padStatic(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,

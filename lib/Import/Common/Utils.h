@@ -93,6 +93,15 @@ mlir::Value insertUnitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 mlir::Value dropUnitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         unsigned pos);
 
+/// Splits dim `pos` of `x` into [outer, extent / outer] (tensor.expand_shape;
+/// `outer` > 0 must divide the extent, which may be dynamic).
+mlir::Value splitDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     unsigned pos, int64_t outer);
+
+/// Merges dims `pos` and `pos + 1` of `x` into one (tensor.collapse_shape).
+mlir::Value mergeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      unsigned pos);
+
 /// Pads `x` with `value`: `low`/`high` per dim (static).
 mlir::Value padStatic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,

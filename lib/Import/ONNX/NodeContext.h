@@ -189,10 +189,13 @@ void registerLogicOps(OpTable &table);
 /// Hardmax.
 void registerReductionOps(OpTable &table);
 /// NormalizationOps.cpp: BatchNormalization, LayerNormalization,
-/// InstanceNormalization, LRN, MeanVarianceNormalization.
+/// InstanceNormalization, GroupNormalization, RMSNormalization, LRN,
+/// MeanVarianceNormalization.
 void registerNormalizationOps(OpTable &table);
 /// ContractionOps.cpp: MatMul, Gemm, Einsum, Det.
 void registerContractionOps(OpTable &table);
+/// AttentionOps.cpp: Attention, RotaryEmbedding.
+void registerAttentionOps(OpTable &table);
 /// ConvOps.cpp: Conv, ConvTranspose.
 void registerConvOps(OpTable &table);
 /// PoolOps.cpp: MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool,

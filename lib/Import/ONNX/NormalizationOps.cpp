@@ -1,8 +1,8 @@
 //===- NormalizationOps.cpp - ONNX normalization ops ----------------------===//
 //
 // Handlers for BatchNormalization (inference and opset 14 training mode),
-// LayerNormalization, InstanceNormalization, LRN and
-// MeanVarianceNormalization.
+// LayerNormalization, InstanceNormalization, GroupNormalization (18, 21),
+// RMSNormalization (23), LRN and MeanVarianceNormalization.
 //
 // Handlers only read operands and attributes (with the ONNX operator spec's
 // defaults for the model's opset) and call the shared builders in
@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeContext.h"
+#include "TensorConversion.h"
 
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Normalization.h"
@@ -97,6 +98,54 @@ LogicalResult importLayerNorm(NodeContext &ctx) {
   return ctx.setResult(2, r->invStdDev);
 }
 
+/// The float type of a stash_type attribute (default 1: float), or a located
+/// error naming `op`.
+FailureOr<Type> stashType(NodeContext &ctx, StringRef op) {
+  int64_t stash = ctx.getInt("stash_type", 1);
+  FailureOr<Type> type = convertElementType(ctx.loc, int32_t(stash));
+  if (failed(type) || !isa<FloatType>(*type))
+    return emitError(ctx.loc) << "unsupported " << op << " stash_type " << stash;
+  return type;
+}
+
+/// RMSNormalization (opset 23: axis -1, epsilon 1e-5, stash_type 1).
+LogicalResult importRMSNorm(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), scale = ctx.input(1);
+  if (failed(x) || failed(scale))
+    return failure();
+  FailureOr<Type> stash = stashType(ctx, "RMSNormalization");
+  FailureOr<int64_t> axis =
+      normalizeAxis(ctx, ctx.getInt("axis", -1), rankOf(*x));
+  if (failed(stash) || failed(axis))
+    return failure();
+  return ctx.setResult(
+      0, buildRMSNorm(ctx.b, ctx.loc, *x,
+                      llvm::to_vector(llvm::seq(*axis, rankOf(*x))), *scale,
+                      ctx.getFloat("epsilon", 1e-5), *stash));
+}
+
+/// GroupNormalization (num_groups required, epsilon 1e-5): opset 18 scales
+/// and shifts per group in the input type, opset 21 per channel with the
+/// statistics in stash_type (default 1: float).
+LogicalResult importGroupNorm(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
+  if (failed(x) || failed(scale) || failed(bias))
+    return failure();
+  if (!ctx.attribute("num_groups"))
+    return emitError(ctx.loc) << "GroupNormalization needs a 'num_groups' "
+                                 "attribute";
+  Type compute;
+  if (ctx.opset >= 21) {
+    FailureOr<Type> stash = stashType(ctx, "GroupNormalization");
+    if (failed(stash))
+      return failure();
+    compute = *stash;
+  }
+  return ctx.setResult(
+      0, buildGroupNorm(ctx.b, ctx.loc, *x, ctx.getInt("num_groups", 1),
+                        *scale, *bias, ctx.getFloat("epsilon", 1e-5), compute));
+}
+
 /// InstanceNormalization (epsilon 1e-5).
 LogicalResult importInstanceNorm(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), scale = ctx.input(1), bias = ctx.input(2);
@@ -136,10 +185,12 @@ LogicalResult importMVN(NodeContext &ctx) {
 void registerNormalizationOps(OpTable &table) {
   table.add({
       {"BatchNormalization", importBatchNorm},
+      {"GroupNormalization", importGroupNorm},
       {"InstanceNormalization", importInstanceNorm},
       {"LRN", importLRN},
       {"LayerNormalization", importLayerNorm},
       {"MeanVarianceNormalization", importMVN},
+      {"RMSNormalization", importRMSNorm},
   });
 }
 

@@ -20,6 +20,7 @@ const OpTable &getOpTable() {
     registerReductionOps(t);
     registerNormalizationOps(t);
     registerContractionOps(t);
+    registerAttentionOps(t);
     registerConvOps(t);
     registerPoolOps(t);
     registerShapeOps(t);

@@ -87,6 +87,35 @@ mlir::FailureOr<mlir::Value>
 buildInstanceNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                   mlir::Value gamma, mlir::Value beta, double epsilon);
 
+/// Root-mean-square normalization of float `x` over `axes` (each in
+/// [-rank, rank), distinct): `y = x / sqrt(mean(x^2) + epsilon) * scale`.
+/// The first stage (up to the division) runs in `computeType` (null: x's
+/// element type; ONNX stash_type), converted back to x's type; the product
+/// with `scale` (any float type, numpy-broadcast against x, null for none)
+/// is in scale's element type, which the result has.
+/// Errors: non-float or unranked `x`, bad axes, a `scale` that does not
+/// broadcast.
+/// Spec: ONNX RMSNormalization (opset 23: axes = [axis, rank)); aten::rms_norm.
+mlir::FailureOr<mlir::Value>
+buildRMSNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+             llvm::ArrayRef<int64_t> axes, mlir::Value scale, double epsilon,
+             mlir::Type computeType = {});
+
+/// Group normalization of float `x` [N, C, D1...] (rank >= 2, C static and
+/// a multiple of `numGroups`): each instance's C / numGroups channels of a
+/// group are normalized together over them and D1...,
+/// `(x - mean) / sqrt(var + epsilon)` (computed in `computeType`, null: x's
+/// element type, and converted back), then scaled by `scale` and shifted by
+/// `bias`, both [C] (per channel) or [numGroups] (per group), x's type.
+/// Errors: non-float `x`, rank < 2, dynamic or indivisible C, parameters of
+/// other shapes or types.
+/// Spec: ONNX GroupNormalization (opset 18: per-group scale/bias; opset 21:
+/// per-channel, stash_type); aten::group_norm.
+mlir::FailureOr<mlir::Value>
+buildGroupNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+               int64_t numGroups, mlir::Value scale, mlir::Value bias,
+               double epsilon, mlir::Type computeType = {});
+
 /// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) with mean taken over
 /// `axes`, float `x`.
 /// Spec: ONNX MeanVarianceNormalization (function body, opset 13).
