@@ -3,10 +3,12 @@
 // Builds IR with the format-independent builders of Import/Common and checks
 // what they emit where one builder replaced several (comparisons on bool,
 // casts, layer norm, band masks, slices of dynamic extents, log-softmax,
-// gathers).
+// gathers) and the transformer blocks (attention, rotary embeddings, RMS and
+// group norms).
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Import/Common/Attention.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Normalization.h"
@@ -231,6 +233,112 @@ TEST_F(BuildersTest, GatherShapes) {
   FailureOr<Value> r = buildGather(b, loc, args[0], args[1], 0);
   ASSERT_TRUE(succeeded(r));
   EXPECT_EQ(r->getType(), tensor({2, 7, 3}, f32));
+  EXPECT_TRUE(verifies());
+}
+
+// Grouped-query attention with a past cache: 4 query heads read 2 key/value
+// heads; the present cache holds past ++ new keys; the probabilities are
+// [B, Hq, Sq, P + Skv].
+TEST_F(BuildersTest, AttentionGroupedQueryWithPast) {
+  Type f32 = b.getF32Type();
+  ValueRange args = begin(
+      {tensor({2, 4, 3, 8}, f32), tensor({2, 2, 5, 8}, f32),
+       tensor({2, 2, 5, 6}, f32), tensor({3, 6}, b.getI1Type()),
+       tensor({2, 2, 1, 8}, f32), tensor({2, 2, 1, 6}, f32)});
+  AttentionOptions options;
+  options.isCausal = true;
+  options.scoresKind = AttentionScoresKind::Softmax;
+  FailureOr<AttentionResult> r =
+      buildAttention(b, loc, args[0], args[1], args[2], args[3], args[4],
+                     args[5], Value(), options);
+  ASSERT_TRUE(succeeded(r));
+  EXPECT_EQ(r->output.getType(), tensor({2, 4, 3, 6}, f32));
+  EXPECT_EQ(r->presentKey.getType(), tensor({2, 2, 6, 8}, f32));
+  EXPECT_EQ(r->presentValue.getType(), tensor({2, 2, 6, 6}, f32));
+  EXPECT_EQ(r->scores.getType(), tensor({2, 4, 3, 6}, f32));
+  EXPECT_TRUE(verifies());
+}
+
+// Half-precision products accumulate in f32 (numpy's float16 matmul).
+TEST_F(BuildersTest, AttentionHalfMatmulsInF32) {
+  Type f16 = b.getF16Type();
+  ValueRange args =
+      begin({tensor({1, 2, 3, 4}, f16), tensor({1, 2, 3, 4}, f16)});
+  FailureOr<AttentionResult> r =
+      buildAttention(b, loc, args[0], args[1], args[1], Value(), Value(),
+                     Value(), Value(), AttentionOptions());
+  ASSERT_TRUE(succeeded(r));
+  EXPECT_EQ(r->output.getType(), tensor({1, 2, 3, 4}, f16));
+  int matmuls = 0;
+  module->walk([&](linalg::BatchMatmulOp op) {
+    ++matmuls;
+    EXPECT_TRUE(
+        cast<ShapedType>(op.getResultTypes()[0]).getElementType().isF32());
+  });
+  EXPECT_EQ(matmuls, 2);
+  EXPECT_TRUE(verifies());
+}
+
+TEST_F(BuildersTest, AttentionRejectsBadOperands) {
+  Type f32 = b.getF32Type();
+  ValueRange args = begin({tensor({1, 3, 2, 4}, f32),
+                           tensor({1, 2, 2, 4}, f32),
+                           tensor({1, 3, 1, 4}, f32)});
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  // 3 query heads over 2 key/value heads.
+  EXPECT_TRUE(failed(buildAttention(b, loc, args[0], args[1], args[1],
+                                    Value(), Value(), Value(), Value(),
+                                    AttentionOptions())));
+  // A past key without a past value.
+  EXPECT_TRUE(failed(buildAttention(b, loc, args[0], args[0], args[0],
+                                    Value(), args[2], Value(), Value(),
+                                    AttentionOptions())));
+}
+
+TEST_F(BuildersTest, RotaryEmbeddingShapes) {
+  Type f32 = b.getF32Type();
+  ValueRange args = begin({tensor({1, 3, 16}, f32), tensor({1, 3, 2}, f32),
+                           tensor({1, 2, 3, 8}, f32)});
+  FailureOr<Value> r = buildRotaryEmbedding(b, loc, args[0], args[1], args[1],
+                                            Value(), false, 4, 2);
+  ASSERT_TRUE(succeeded(r));
+  EXPECT_EQ(r->getType(), tensor({1, 3, 16}, f32));
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  // An odd rotary dim.
+  EXPECT_TRUE(failed(buildRotaryEmbedding(b, loc, args[2], args[1], args[1],
+                                          Value(), true, 3, 0)));
+  EXPECT_TRUE(verifies());
+}
+
+// stash_type: the statistics of an f16 input are taken in f32; the result
+// has the scale's type.
+TEST_F(BuildersTest, RMSNormComputesInStashType) {
+  Type f16 = b.getF16Type(), f32 = b.getF32Type();
+  ValueRange args = begin({tensor({2, 3}, f16), tensor({3}, f16)});
+  FailureOr<Value> r =
+      buildRMSNorm(b, loc, args[0], {1}, args[1], 1e-5, f32);
+  ASSERT_TRUE(succeeded(r));
+  EXPECT_EQ(r->getType(), tensor({2, 3}, f16));
+  EXPECT_EQ(count<math::SqrtOp>(), 1);
+  module->walk([&](math::SqrtOp op) { EXPECT_TRUE(op.getType().isF32()); });
+  EXPECT_TRUE(verifies());
+}
+
+// Per-channel (ONNX 21) and per-group (ONNX 18) parameters.
+TEST_F(BuildersTest, GroupNormParameters) {
+  Type f32 = b.getF32Type();
+  ValueRange args = begin({tensor({2, 6, 5}, f32), tensor({6}, f32),
+                           tensor({3}, f32), tensor({4}, f32)});
+  for (Value p : {args[1], args[2]}) {
+    FailureOr<Value> r = buildGroupNorm(b, loc, args[0], 3, p, p, 1e-5);
+    ASSERT_TRUE(succeeded(r));
+    EXPECT_EQ(r->getType(), tensor({2, 6, 5}, f32));
+  }
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  EXPECT_TRUE(failed(buildGroupNorm(b, loc, args[0], 4, args[1], args[1],
+                                    1e-5)));
+  EXPECT_TRUE(failed(buildGroupNorm(b, loc, args[0], 3, args[3], args[3],
+                                    1e-5)));
   EXPECT_TRUE(verifies());
 }
 
