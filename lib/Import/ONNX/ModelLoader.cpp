@@ -220,16 +220,14 @@ findForeignNode(const onnx::GraphProto &graph,
 /// some of those domains only up to 1.12's versions and would call a newer
 /// model malformed.
 LogicalResult checkDomains(Location fileLoc, const onnx::ModelProto &model) {
-  if (getDefaultOpset(model.opset_import()) == 0) {
-    // A model of another domain only (e.g. the training operators of
-    // ai.onnx.preview.training) is valid ONNX we do not implement.
-    if (!model.opset_import().empty())
-      return emitError(fileLoc)
-             << "unsupported ONNX domain '" << model.opset_import(0).domain()
-             << "': the model imports no opset of the default ONNX domain";
-    return emitError(fileLoc) << "model imports no opset of the default "
-                                 "ONNX domain";
-  }
+  // A model of another domain only (e.g. the training operators of
+  // ai.onnx.preview.training) is valid ONNX we do not implement. (One that
+  // imports no opset at all is the checker's to report.)
+  if (getDefaultOpset(model.opset_import()) == 0 &&
+      !model.opset_import().empty())
+    return emitError(fileLoc)
+           << "unsupported ONNX domain '" << model.opset_import(0).domain()
+           << "': the model imports no opset of the default ONNX domain";
   llvm::StringSet<> localFunctions;
   for (const onnx::FunctionProto &function : model.functions())
     localFunctions.insert(function.domain() + "::" + function.name());

@@ -86,13 +86,29 @@ static StringRef valueKind(const onnx::TypeProto &type) {
   }
 }
 
+/// Runs `convert`, appending " of <what>" to the errors it emits, so an
+/// unsupported element type names the value that has it.
+template <typename Fn>
+static auto nameValueInErrors(Location loc, const std::string &what,
+                              Fn convert) {
+  ScopedDiagnosticHandler handler(loc.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      diag << " of " << what;
+    return failure();
+  });
+  return convert();
+}
+
 FailureOr<RankedTensorType> convertTensorType(Location loc, StringRef name,
                                               const onnx::TypeProto &type) {
   if (!type.has_tensor_type())
     return emitError(loc) << "unsupported ONNX value type (" << valueKind(type)
                           << ") for '" << name << "'";
   const onnx::TypeProto::Tensor &tensor = type.tensor_type();
-  FailureOr<Type> elementType = convertElementType(loc, tensor.elem_type());
+  FailureOr<Type> elementType =
+      nameValueInErrors(loc, "'" + name.str() + "'", [&] {
+        return convertElementType(loc, tensor.elem_type());
+      });
   if (failed(elementType))
     return failure();
   if (!tensor.has_shape())
@@ -158,7 +174,10 @@ FailureOr<DenseElementsAttr> convertTensor(Location loc,
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return emitError(loc) << "unsupported external data in tensor '"
                           << tensor.name() << "'";
-  FailureOr<Type> elementType = convertElementType(loc, tensor.data_type());
+  FailureOr<Type> elementType =
+      nameValueInErrors(loc, "tensor '" + tensor.name() + "'", [&] {
+        return convertElementType(loc, tensor.data_type());
+      });
   if (failed(elementType))
     return failure();
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
