@@ -443,9 +443,9 @@ static std::optional<DType> getDType(const py::dtype &dtype) {
     }
     return std::nullopt;
   case 'V':
-    // ml_dtypes.bfloat16 is a 2-byte void type to numpy.
-    if (size == 2 && py::str(dtype.attr("name")).cast<std::string>() ==
-                         getNumpyDTypeName(DType::BF16))
+    // ml_dtypes.bfloat16 is a 2-byte void type to numpy; as for .npy files
+    // (Formats/Npy.h), any 2-byte void without fields holds bfloat16 bits.
+    if (size == 2 && !dtype.has_fields())
       return DType::BF16;
     return std::nullopt;
   }
