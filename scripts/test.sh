@@ -5,10 +5,13 @@
 # 2. GoogleTest unit tests
 # 3. Python package tests (pytest)
 # 4. the downstream example: install, build a project against the install
-# 5. ONNX backend conformance (libonnx-testdata): the fast subset (one or
-#    two expected-to-pass cases per op), checked against the
-#    expected-failures list test/Import/ONNX/conformance-xfail.txt. The full
-#    suite: scripts/onnx_conformance.py -j1 (see docs/importers/onnx.md).
+# 5. ONNX backend conformance, under the pinned .venv (scripts/setup-venv.sh):
+#    the fast subset (one or two expected-to-pass cases per op) of Debian's
+#    libonnx-testdata (onnx 1.12) and of onnx 1.23's node tests, each
+#    checked against its expected-failures list
+#    test/Import/ONNX/conformance-xfail[-1.23].txt. The full suites:
+#    .venv/bin/python scripts/onnx_conformance.py --onnx-version V -j2
+#    (see docs/importers/onnx.md).
 # 6. the ASan + UBSan build (build-asan) and its test subset
 #    (scripts/test-sanitizers.sh --subset; docs/reliability.md)
 #
@@ -19,6 +22,9 @@ bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh"
 ninja -C "$root/build" check-mlprog
 bash "$root/scripts/test-downstream.sh" "$root/build"
-/usr/bin/python3 "$root/scripts/onnx_conformance.py" --build-dir "$root/build" \
-  -j "$(nproc)" --ci-subset
+for version in 1.12 1.23; do
+  "$root/.venv/bin/python" "$root/scripts/onnx_conformance.py" \
+    --build-dir "$root/build" --onnx-version "$version" -j "$(nproc)" \
+    --ci-subset
+done
 bash "$root/scripts/test-sanitizers.sh" --subset

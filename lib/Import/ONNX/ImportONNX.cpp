@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Import/ONNX/ImportONNX.h"
+#include "ModelLoader.h"
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
@@ -30,229 +31,13 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
-#include "onnx/checker.h"
 #include "onnx/defs/schema.h"
-#include "onnx/shape_inference/implementation.h"
-#include "onnx/version_converter/convert.h"
 
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::onnx_import;
 
 namespace {
-
-/// Best-effort shape inference that skips the nodes ONNX cannot infer;
-/// leaves `model` untouched if even that throws.
-void inferLeniently(onnx::ModelProto &model) {
-  try {
-    onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
-                                        /*strict_mode_val=*/0);
-    onnx::ModelProto inferred = model;
-    onnx::shape_inference::InferShapes(
-        inferred, onnx::OpSchemaRegistry::Instance(), options);
-    model = std::move(inferred);
-  } catch (const std::exception &) {
-  }
-}
-
-/// The oldest default-domain opset the handlers implement; older models are
-/// upgraded to it with libonnx's version converter.
-constexpr int64_t kMinOpset = 7;
-
-/// Where the data of an initializer stored outside the model lives.
-struct ExternalData {
-  std::string path;
-  uint64_t offset = 0;
-  std::optional<uint64_t> length;
-};
-
-/// Reads the `external_data` entries of `tensor` (ONNX IR "External Tensor
-/// Data": location relative to the model's directory, optional offset and
-/// length) and checks that the file exists and holds the bytes.
-FailureOr<ExternalData> getExternalData(Location fileLoc, StringRef modelDir,
-                                        const onnx::TensorProto &tensor) {
-  ExternalData data;
-  std::string location;
-  for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
-    uint64_t number = 0;
-    if (entry.key() == "location") {
-      location = entry.value();
-    } else if (entry.key() == "offset" || entry.key() == "length") {
-      if (StringRef(entry.value()).getAsInteger(10, number))
-        return emitError(fileLoc)
-               << "invalid external data " << entry.key() << " '"
-               << entry.value() << "' of tensor '" << tensor.name() << "'";
-      if (entry.key() == "offset")
-        data.offset = number;
-      else
-        data.length = number;
-    }
-  }
-  if (location.empty())
-    return emitError(fileLoc) << "external data of tensor '" << tensor.name()
-                              << "' has no location";
-  llvm::SmallString<256> path(location);
-  if (llvm::sys::path::is_relative(path)) {
-    path = modelDir;
-    llvm::sys::path::append(path, location);
-  }
-  llvm::sys::fs::make_absolute(path);
-  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-  uint64_t size = 0;
-  if (llvm::sys::fs::file_size(path, size))
-    return emitError(fileLoc) << "cannot open external data file '" << path
-                              << "' of tensor '" << tensor.name() << "'";
-  uint64_t end = data.offset + data.length.value_or(0);
-  if (data.offset > size || end > size || end < data.offset)
-    return emitError(fileLoc)
-           << "external data of tensor '" << tensor.name() << "' (offset "
-           << data.offset << ", length " << data.length.value_or(0)
-           << ") lies beyond the end of '" << path << "' (" << size
-           << " bytes)";
-  data.path = std::string(path);
-  return data;
-}
-
-/// A copy of `model` for the ONNX checker, which resolves external data
-/// against the working directory: externally stored initializers become
-/// graph inputs of their type (their files were checked already).
-onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
-  onnx::ModelProto copy = model;
-  onnx::GraphProto *graph = copy.mutable_graph();
-  llvm::StringSet<> inputs;
-  for (const onnx::ValueInfoProto &input : graph->input())
-    inputs.insert(input.name());
-  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
-  for (const onnx::TensorProto &init : graph->initializer()) {
-    if (init.data_location() != onnx::TensorProto::EXTERNAL) {
-      *kept.Add() = init;
-      continue;
-    }
-    if (inputs.contains(init.name()))
-      continue;
-    onnx::ValueInfoProto *input = graph->add_input();
-    input->set_name(init.name());
-    onnx::TypeProto_Tensor *type = input->mutable_type()->mutable_tensor_type();
-    type->set_elem_type(init.data_type());
-    onnx::TensorShapeProto *shape = type->mutable_shape();
-    for (int64_t dim : init.dims())
-      shape->add_dim()->set_dim_value(dim);
-  }
-  graph->mutable_initializer()->Swap(&kept);
-  return copy;
-}
-
-/// The first output of `graph` or of a subgraph in it (If/Loop/Scan bodies)
-/// that no node, input or initializer of that same graph defines, or "".
-/// libonnx's version converter dereferences a null value for such an output
-/// (a segfault in onnx::graphProtoToGraph, found by fuzz-onnx); the
-/// importer reports it, or resolves a subgraph's outer-scope output, itself.
-static std::string findUnproducedOutput(const onnx::GraphProto &graph) {
-  llvm::StringSet<> defined;
-  for (const onnx::ValueInfoProto &input : graph.input())
-    defined.insert(input.name());
-  for (const onnx::TensorProto &init : graph.initializer())
-    defined.insert(init.name());
-  for (const onnx::NodeProto &node : graph.node()) {
-    for (const std::string &output : node.output())
-      defined.insert(output);
-    for (const onnx::AttributeProto &attr : node.attribute()) {
-      if (attr.has_g())
-        if (std::string name = findUnproducedOutput(attr.g()); !name.empty())
-          return name;
-      for (const onnx::GraphProto &sub : attr.graphs())
-        if (std::string name = findUnproducedOutput(sub); !name.empty())
-          return name;
-    }
-  }
-  for (const onnx::ValueInfoProto &output : graph.output())
-    if (!defined.contains(output.name()))
-      return output.name().empty() ? std::string("<empty>") : output.name();
-  return "";
-}
-
-/// Upgrades a model of a default-domain opset older than kMinOpset with
-/// libonnx's version converter (ONNX's documented way to read old models).
-/// The converter needs inferred shapes for some adapters (Gemm 6 -> 7); if
-/// it still fails, the model is imported at its own opset, as the handlers
-/// read attributes by the model's opset.
-void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
-  for (const onnx::OperatorSetIdProto &id : model.opset_import()) {
-    if (!(id.domain().empty() || id.domain() == "ai.onnx") ||
-        id.version() >= kMinOpset)
-      continue;
-    if (std::string output = findUnproducedOutput(model.graph());
-        !output.empty()) {
-      emitWarning(fileLoc) << "not upgrading opset " << id.version()
-                           << " with the ONNX version converter: output '"
-                           << output
-                           << "' is not produced inside its graph; "
-                              "importing at opset "
-                           << id.version();
-      return;
-    }
-    try {
-      onnx::ModelProto inferred = model;
-      inferLeniently(inferred);
-      model = onnx::version_conversion::ConvertVersion(inferred, kMinOpset);
-    } catch (const std::exception &e) {
-      emitWarning(fileLoc) << "upgrading opset " << id.version() << " to opset "
-                           << kMinOpset
-                           << " with the ONNX version converter failed ("
-                           << e.what() << "); importing at opset "
-                           << id.version();
-    }
-    return;
-  }
-}
-
-/// Parses, checks and shape-infers the model; ONNX reports problems by
-/// throwing, which we turn into diagnostics at `fileLoc`.
-LogicalResult loadModel(const llvm::MemoryBuffer &buffer, Location fileLoc,
-                        StringRef modelDir, onnx::ModelProto &model) {
-  if (buffer.getBufferSize() > size_t(INT_MAX) ||
-      !model.ParseFromArray(buffer.getBufferStart(),
-                            int(buffer.getBufferSize())))
-    return emitError(fileLoc) << "failed to parse ONNX model: not a valid "
-                                 "ModelProto";
-  // The checker would look for external files relative to the working
-  // directory: check them ourselves (relative to the model) and let the
-  // checker see a copy where they are graph inputs instead.
-  bool hasExternal = false;
-  for (const onnx::TensorProto &init : model.graph().initializer())
-    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
-      hasExternal = true;
-      if (failed(getExternalData(fileLoc, modelDir, init)))
-        return failure();
-    }
-  try {
-    if (hasExternal)
-      onnx::checker::check_model(withoutExternalData(model));
-    else
-      onnx::checker::check_model(model);
-  } catch (const std::exception &e) {
-    return emitError(fileLoc) << "ONNX model check failed: " << e.what();
-  }
-  upgradeOpset(fileLoc, model);
-  // Inference only refines the types the builders compute anyway, so a
-  // model it rejects (e.g. ONNX 1.12 refusing int64 `Constant`s in old
-  // opsets) is still importable: warn and keep whatever a lenient pass
-  // infers. Truly malformed models were rejected by the checker above.
-  try {
-    onnx::ShapeInferenceOptions options(/*check_type_val=*/true,
-                                        /*strict_mode_val=*/1);
-    onnx::ModelProto inferred = model;
-    onnx::shape_inference::InferShapes(
-        inferred, onnx::OpSchemaRegistry::Instance(), options);
-    model = std::move(inferred);
-  } catch (const std::exception &e) {
-    emitWarning(fileLoc) << "ONNX shape inference failed (" << e.what()
-                         << "); importing with the shapes the builders "
-                            "compute";
-    inferLeniently(model);
-  }
-  return success();
-}
 
 /// Builds the module for one checked model.
 class ModelImporter {
@@ -430,16 +215,11 @@ LogicalResult ModelImporter::readOpset() {
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = id.version();
-  if (opset != 0)
-    return success();
-  // A model of another domain only (e.g. the training operators of
-  // ai.onnx.preview.training) is valid ONNX we do not implement.
-  if (!model.opset_import().empty())
-    return emitError(fileLoc)
-           << "unsupported ONNX domain '" << model.opset_import(0).domain()
-           << "': the model imports no opset of the default ONNX domain";
-  return emitError(fileLoc) << "model imports no opset of the default "
-                               "ONNX domain";
+  // loadModel refused models without a default-domain opset.
+  if (opset == 0)
+    return emitError(fileLoc) << "model imports no opset of the default "
+                                 "ONNX domain";
+  return success();
 }
 
 LogicalResult ModelImporter::importInitializers(ModuleOp module) {
@@ -557,7 +337,8 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     if (!defaultDomain)
       return emitError(loc) << "unsupported ONNX op '" << node.domain()
                             << "::" << node.op_type() << "'";
-    return emitError(loc) << "unsupported ONNX op '" << node.op_type() << "'";
+    return emitError(loc) << "unsupported ONNX op '" << node.op_type()
+                          << "' (opset " << nodeOpset << ")";
   }
   NodeContext nodeCtx(state, node, builder, loc, nodeOpset);
   auto subgraphs = [&](const onnx::GraphProto &subgraph, ValueRange inputs) {
@@ -588,7 +369,10 @@ ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
          (defaultDomain &&
           (local.domain().empty() || local.domain() == "ai.onnx"))))
       function = &local;
-  if (!function && defaultDomain) {
+  // libonnx 1.12's schema of an op that changed after opset 17 would give
+  // the old function body.
+  if (!function && defaultDomain &&
+      !isNewerThanLibONNX(node.op_type(), nodeOpset)) {
     schema = onnx::OpSchemaRegistry::Schema(node.op_type(), int(nodeOpset), "");
     if (!schema)
       return std::nullopt;

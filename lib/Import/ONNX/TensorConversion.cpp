@@ -7,6 +7,8 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include <cstring>
+#include <iterator>
+#include <string>
 
 using namespace mlir;
 
@@ -40,13 +42,25 @@ FailureOr<Type> convertElementType(Location loc, int32_t dataType) {
   default:
     break;
   }
-  const char *name = onnx::TensorProto::DataType_IsValid(dataType)
-                         ? onnx::TensorProto::DataType_Name(
-                               onnx::TensorProto::DataType(dataType))
-                               .c_str()
-                         : "invalid";
-  return emitError(loc) << "unsupported ONNX element type " << name << " ("
-                        << dataType << ")";
+  return emitError(loc) << "unsupported ONNX element type "
+                        << getDataTypeName(dataType) << " (" << dataType << ")";
+}
+
+std::string getDataTypeName(int32_t dataType) {
+  if (onnx::TensorProto::DataType_IsValid(dataType))
+    return onnx::TensorProto::DataType_Name(
+        onnx::TensorProto::DataType(dataType));
+  // TensorProto.DataType values added after libonnx 1.12 (onnx.proto of
+  // onnx 1.23: the 8-, 6-, 4- and 2-bit types).
+  static constexpr const char *kNewerNames[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0",
+      "UINT2",        "INT2",           "FLOAT6E2M3", "FLOAT6E3M2"};
+  constexpr int32_t kFirstNewer = 17;
+  if (dataType >= kFirstNewer &&
+      dataType < kFirstNewer + int32_t(std::size(kNewerNames)))
+    return kNewerNames[dataType - kFirstNewer];
+  return "invalid";
 }
 
 bool isUnsignedDataType(int32_t dataType) {

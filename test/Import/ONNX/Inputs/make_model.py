@@ -123,6 +123,68 @@ def boundary_dtypes():
                   vi("g_out", BF16, [2]), vi("p_out", B, [2])])
 
 
+def unsorted():
+    # Nodes listed out of topological order (the Relu feeding Neg comes
+    # last); the importer sorts them, as onnxruntime does.
+    nodes = [helper.make_node("Neg", ["a"], ["y"], name="neg"),
+             helper.make_node("Add", ["x", "x"], ["s"], name="add"),
+             helper.make_node("Relu", ["s"], ["a"], name="relu")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+                 [helper.make_tensor_value_info("y", F, [2])])
+
+
+def cycle():
+    # a = Relu(b), b = Neg(a): no order exists.
+    nodes = [helper.make_node("Relu", ["b"], ["a"], name="relu"),
+             helper.make_node("Neg", ["a"], ["b"], name="neg"),
+             helper.make_node("Add", ["x", "b"], ["y"], name="add")]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+                 [helper.make_tensor_value_info("y", F, [2])])
+
+
+def ir10_opset18():
+    # What torch 2.x / onnx >= 1.15 write: IR version 10, opset 18, with an
+    # op whose schema changed at 18 (ReduceMean takes axes as an input), so
+    # libonnx 1.12 must neither refuse the IR version nor check the node
+    # against ReduceMean-13.
+    axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
+    nodes = [helper.make_node("ReduceMean", ["x", "axes"], ["m"], name="mean",
+                              keepdims=0),
+             helper.make_node("Relu", ["m"], ["y"], name="relu")]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, [2, 3])],
+              [helper.make_tensor_value_info("y", F, [2])], [axes], opset=18)
+    m.ir_version = 10
+    return m
+
+
+def float8_input():
+    # A FLOAT8E4M3FN (TensorProto.DataType 17, newer than libonnx 1.12)
+    # input: refused by name.
+    x = helper.make_tensor_value_info("x", F, [2])
+    x.type.tensor_type.elem_type = 17
+    m = model([helper.make_node("Cast", ["x"], ["y"], name="cast", to=F)],
+              [x], [helper.make_tensor_value_info("y", F, [2])], opset=19)
+    m.ir_version = 9
+    return m
+
+
+def ml_domain_newer():
+    # ai.onnx.ml's LabelEncoder-4 (default_tensor, newer than libonnx 1.12
+    # knows) beside default-domain ops: an unsupported op, not a checker
+    # failure.
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("LabelEncoder", ["r"], ["y"], name="encode",
+                              domain="ai.onnx.ml", keys_floats=[1.0],
+                              values_floats=[2.0],
+                              default_tensor=helper.make_tensor(
+                                  "d", F, [1], [0.0]))]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+              [helper.make_tensor_value_info("y", F, [2])], opset=21)
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 4))
+    m.ir_version = 10
+    return m
+
+
 MODELS = {
     "boundary_dtypes": boundary_dtypes,
     "add_bcast_dynamic": add_bcast_dynamic,
@@ -135,6 +197,11 @@ MODELS = {
     "softmax_opset13": softmax(13),
     "maxpool_ceil": maxpool_ceil,
     "constant_dropout": constant_dropout,
+    "unsorted": unsorted,
+    "cycle": cycle,
+    "ir10_opset18": ir10_opset18,
+    "float8_input": float8_input,
+    "ml_domain_newer": ml_domain_newer,
 }
 
 if __name__ == "__main__":

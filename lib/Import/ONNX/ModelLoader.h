@@ -1,0 +1,75 @@
+//===- ModelLoader.h - Parse, order, check and infer an ONNX model -*- C++ -*-===//
+//
+// Private to MLProgImportONNX. Turns the bytes of a ModelProto into a model
+// the ModelImporter can walk: parsed, nodes in topological order, checked by
+// libonnx's checker, shape-inferred, and upgraded to the oldest opset the
+// handlers implement. Models newer than Debian's libonnx (1.12: IR 8,
+// opset 17) are checked and inferred through a view that hides what 1.12
+// does not know (docs/importers/onnx.md, "Models newer than libonnx").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_LIB_IMPORT_ONNX_MODELLOADER_H
+#define MLPROG_LIB_IMPORT_ONNX_MODELLOADER_H
+
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+#include <string>
+
+namespace mlprog::onnx_import {
+
+/// The newest IR version and default-domain opset Debian's libonnx (1.12)
+/// knows; its checker, shape inference and op schemas stop there.
+constexpr int64_t kLibONNXMaxIRVersion = 8;
+constexpr int64_t kLibONNXMaxOpset = 17;
+
+/// The newest default-domain opset whose schema changes the importer knows
+/// (from onnx 1.23, lib/Import/ONNX/NewerOpsets.inc).
+int64_t getNewestKnownOpset();
+
+/// True if the schema of default-domain op `opType` at `opset` is newer than
+/// libonnx 1.12 knows (the op changed, or first appeared, after opset 17 at
+/// or before `opset`), so 1.12's schema, function body and shape inference
+/// for it must not be used.
+bool isNewerThanLibONNX(llvm::StringRef opType, int64_t opset);
+
+/// Where the data of an initializer stored outside the model lives.
+struct ExternalData {
+  std::string path;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+};
+
+/// Reads the `external_data` entries of `tensor` (ONNX IR "External Tensor
+/// Data": location relative to the model's directory, optional offset and
+/// length) and checks that the file exists and holds the bytes.
+mlir::FailureOr<ExternalData> getExternalData(mlir::Location fileLoc,
+                                              llvm::StringRef modelDir,
+                                              const onnx::TensorProto &tensor);
+
+/// Orders the nodes of `graph` and of every subgraph in it topologically
+/// (ONNX IR: "nodes ... MUST be topologically sorted"; exporters and
+/// hand-edited models do not always are, and onnxruntime sorts them). The
+/// order is stable: a node keeps its place unless an input it reads is
+/// produced further down. Names no node of the graph produces (inputs,
+/// initializers, outer-scope values) count as available. Errors: a cycle,
+/// reported at `fileLoc` with a node on it.
+mlir::LogicalResult sortTopologically(mlir::Location fileLoc,
+                                      onnx::GraphProto &graph);
+
+/// Parses `buffer` into `model`, sorts it topologically, checks it
+/// (`onnx::checker::check_model`), upgrades opsets older than 7 and runs
+/// shape inference. External data is resolved against `modelDir`.
+/// Errors are reported at `fileLoc`.
+mlir::LogicalResult loadModel(const llvm::MemoryBuffer &buffer,
+                              mlir::Location fileLoc, llvm::StringRef modelDir,
+                              onnx::ModelProto &model);
+
+} // namespace mlprog::onnx_import
+
+#endif // MLPROG_LIB_IMPORT_ONNX_MODELLOADER_H
