@@ -101,11 +101,11 @@ TEST(Npy, VoidOfTwoBytesIsBFloat16) {
   uint16_t bits[2] = {0x3fc0, 0xc000}; // 1.5, -2.0
   llvm::StringRef data(reinterpret_cast<const char *>(bits), 4);
   for (const char *descr : {"<V2", "|V2"}) {
-    llvm::Expected<HostTensor> parsed = parseNpy(
-        makeNpy(std::string("{'descr': '") + descr +
-                    "', 'fortran_order': False, 'shape': (2,), }",
-                data),
-        "bf16.npy");
+    llvm::Expected<HostTensor> parsed =
+        parseNpy(makeNpy(std::string("{'descr': '") + descr +
+                             "', 'fortran_order': False, 'shape': (2,), }",
+                         data),
+                 "bf16.npy");
     ASSERT_TRUE(static_cast<bool>(parsed))
         << llvm::toString(parsed.takeError());
     EXPECT_EQ(parsed->getDType(), DType::BF16);

@@ -220,8 +220,8 @@ static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr,
   Type type = getType();
   IntegerType element = getIntegerElementType(type);
   if (!element || !element.isSignless() || element.getWidth() == 1)
-    return op->emitError() << "'" << kUnsignedAttrName << "' on " << what
-                           << " " << index << " of type " << type
+    return op->emitError() << "'" << kUnsignedAttrName << "' on " << what << " "
+                           << index << " of type " << type
                            << " needs a signless integer wider than 1 bit";
   return success();
 }
