@@ -442,8 +442,31 @@ static std::optional<DType> getDType(const py::dtype &dtype) {
       return DType::F64;
     }
     return std::nullopt;
+  case 'V':
+    // ml_dtypes.bfloat16 is a 2-byte void type to numpy; as for .npy files
+    // (Formats/Npy.h), any 2-byte void without fields holds bfloat16 bits.
+    if (size == 2 && !dtype.has_fields())
+      return DType::BF16;
+    return std::nullopt;
   }
   return std::nullopt;
+}
+
+/// The numpy dtype of results of `dtype`. numpy has no bfloat16: it comes
+/// from ml_dtypes (a dependency of onnx and jax), and without it a bf16
+/// result is an error.
+static py::dtype getNumpyDType(DType dtype, size_t index) {
+  if (dtype != DType::BF16)
+    return py::dtype::from_args(py::str(getNumpyDTypeName(dtype).str()));
+  try {
+    return py::dtype::from_args(
+        py::module_::import("ml_dtypes").attr("bfloat16"));
+  } catch (py::error_already_set &) {
+    throw DiagnosticError(llvm::formatv(
+        "error: result {0} has element type bf16, which numpy holds only "
+        "with the ml_dtypes package (pip install ml_dtypes)",
+        index));
+  }
 }
 
 /// Copies argument `index` (anything numpy turns into an array) into a
@@ -460,7 +483,8 @@ static HostTensor toHostTensor(py::handle value, size_t index) {
   if (!hostType || dtype.byteorder() == '>')
     throw DiagnosticError(
         llvm::formatv("error: input {0}: unsupported array dtype '{1}' (bool, "
-                      "[u]int8/16/32/64, float16/32/64 in native byte order)",
+                      "[u]int8/16/32/64, float16/32/64 in native byte order, "
+                      "ml_dtypes.bfloat16)",
                       index, py::str(dtype).cast<std::string>()));
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
   llvm::Expected<HostTensor> tensor = HostTensor::create(*hostType, shape);
@@ -474,12 +498,7 @@ static HostTensor toHostTensor(py::handle value, size_t index) {
 
 /// Moves `tensor` into a numpy array that owns it (no copy).
 static py::array toNumpy(HostTensor tensor, size_t index) {
-  if (tensor.getDType() == DType::BF16)
-    throw DiagnosticError(llvm::formatv(
-        "error: result {0} has element type bf16, which numpy cannot hold",
-        index));
-  py::dtype dtype =
-      py::dtype::from_args(py::str(getNumpyDTypeName(tensor.getDType()).str()));
+  py::dtype dtype = getNumpyDType(tensor.getDType(), index);
   std::vector<ssize_t> shape(tensor.getShape().begin(),
                              tensor.getShape().end());
   auto *owned = new HostTensor(std::move(tensor));

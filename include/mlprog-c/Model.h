@@ -54,13 +54,18 @@ typedef enum mlprog_target {
 enum {
   /** The value is a tensor (else a scalar; then rank is 0). */
   MLPROG_VALUE_TENSOR = 1,
-  /** A signless MLIR integer: inputs accept both intN and uintN arrays. */
+  /** A signless MLIR integer the model did not declare unsigned (intN, or
+   *  a hand-written iN): inputs accept both intN and uintN arrays, results
+   *  come back as intN. Values declared unsigned have dtype MLPROG_DTYPE_UN
+   *  without this bit: they accept only uintN. */
   MLPROG_VALUE_SIGNLESS = 2
 };
 
 /** The type of one argument or result of an entry point. */
 typedef struct mlprog_value_type {
-  int32_t dtype;        /**< an mlprog_dtype (results: the dtype returned) */
+  int32_t dtype;        /**< an mlprog_dtype (results: the dtype returned):
+                             the type the model declares, so a uint8 model
+                             input or output is MLPROG_DTYPE_U8 */
   int32_t rank;         /**< number of dimensions; 0 for scalars */
   int32_t flags;        /**< MLPROG_VALUE_* bits */
   int32_t reserved;     /**< zero */

@@ -238,8 +238,10 @@ Expected<NpyHeader> HeaderParser::parse() {
 }
 
 /// Maps a `descr` to a dtype; big-endian and unknown types are errors.
+/// bfloat16 has two spellings: ours, and the 2-byte void that np.save
+/// writes for an ml_dtypes.bfloat16 array.
 static Expected<DType> parseDescr(StringRef descr) {
-  if (descr == "bfloat16")
+  if (descr == "bfloat16" || descr == "<V2" || descr == "|V2" || descr == "=V2")
     return DType::BF16;
   if (descr.size() >= 3 && descr.front() == '>' && descr.drop_front(2) != "1")
     return createStringError("big-endian dtype '" + descr +

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Pipelines/Passes.h"
 #include "mlprog/Pipelines/Pipelines.h"
 
@@ -31,7 +32,13 @@ struct AnnotateEntryPointsPass
         continue;
       if (!func->hasAttr(mlprog::kSignatureAttrName))
         func->setAttr(mlprog::kSignatureAttrName,
-                      TypeAttr::get(func.getFunctionType()));
+                      TypeAttr::get(mlprog::getHostSignature(func)));
+      // The signature now spells unsigned values as uiN; the markers would
+      // only be copied onto the fields of expanded memref descriptors.
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.removeArgAttr(i, mlprog::kUnsignedAttrName);
+      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+        func.removeResultAttr(i, mlprog::kUnsignedAttrName);
       for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
         if (isa<TensorType>(type) &&
             !func.getArgAttr(

@@ -6,6 +6,7 @@
 
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Support/ResourceLimits.h"
 
@@ -226,11 +227,13 @@ static Expected<FunctionOpInterface> findEntry(ModuleOp module,
       "); pass --entry");
 }
 
-/// The tensor-level signature of `func`: its own type, or for an llvm.func
-/// the `mlprog.signature` that --mlprog-lower-to-cpu recorded.
+/// The tensor-level signature of `func` as the host sees it: its own type
+/// with the values marked `ml_program.unsigned` spelled uiN
+/// (getHostSignature), or for an llvm.func the `mlprog.signature` that
+/// --mlprog-lower-to-cpu recorded the same way.
 static Expected<FunctionType> getSignature(FunctionOpInterface func) {
   if (!isa<LLVM::LLVMFuncOp>(func)) {
-    if (auto type = dyn_cast<FunctionType>(func.getFunctionType()))
+    if (FunctionType type = getHostSignature(func))
       return type;
     return llvm::createStringError("@" + func.getName() +
                                    " does not have a builtin function type");

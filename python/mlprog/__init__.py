@@ -178,8 +178,15 @@ def _to_numpy(value, index):
         if value.device.type != "cpu":
             value = value.cpu()
         if value.dtype == torch.bfloat16:
-            raise Error("error: input %d: bfloat16 tensors are not supported "
-                        "(numpy has no bfloat16)" % index)
+            # numpy has no bfloat16; ml_dtypes' has the same bits.
+            try:
+                import ml_dtypes
+            except ImportError:
+                raise Error("error: input %d: bfloat16 tensors need the "
+                            "ml_dtypes package (pip install ml_dtypes)"
+                            % index) from None
+            return value.contiguous().view(torch.int16).numpy().view(
+                ml_dtypes.bfloat16)
         return value.contiguous().numpy()
     import numpy
     return numpy.asarray(value)

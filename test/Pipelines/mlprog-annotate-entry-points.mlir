@@ -11,6 +11,20 @@ func.func @entry(%a: tensor<2x3xf32>, %i: index, %b: tensor<?xi8>) -> tensor<2x3
 
 // -----
 
+// Values the model declared unsigned are spelled uiN in the signature (a
+// tensor and a scalar, an argument and a result); the markers go away.
+// CHECK-LABEL: func.func @unsigned
+// CHECK-SAME: (%{{.*}}: tensor<4xi8> {bufferization.writable = false}, %{{.*}}: i16, %{{.*}}: tensor<4xi8> {bufferization.writable = false}) -> (tensor<4xi8>, i32)
+// CHECK-SAME: attributes {mlprog.signature = (tensor<4xui8>, ui16, tensor<4xi8>) -> (tensor<4xui8>, i32)}
+// CHECK-NOT: ml_program.unsigned
+func.func @unsigned(%a: tensor<4xi8> {ml_program.unsigned}, %s: i16 {ml_program.unsigned}, %b: tensor<4xi8>)
+    -> (tensor<4xi8> {ml_program.unsigned}, i32) {
+  %c = arith.constant 0 : i32
+  return %a, %c : tensor<4xi8>, i32
+}
+
+// -----
+
 // A signature and a writable attribute already present are kept.
 // CHECK-LABEL: func.func @annotated
 // CHECK-SAME: (%{{.*}}: tensor<4xf32> {bufferization.writable = true}) -> tensor<4xf32>

@@ -95,6 +95,32 @@ TEST(Npy, EmptyArray) {
   EXPECT_NE(parsed->getData(), nullptr);
 }
 
+// np.save writes an ml_dtypes.bfloat16 array as a 2-byte void ('<V2');
+// it reads as bfloat16, bits unchanged.
+TEST(Npy, VoidOfTwoBytesIsBFloat16) {
+  uint16_t bits[2] = {0x3fc0, 0xc000}; // 1.5, -2.0
+  llvm::StringRef data(reinterpret_cast<const char *>(bits), 4);
+  for (const char *descr : {"<V2", "|V2"}) {
+    llvm::Expected<HostTensor> parsed =
+        parseNpy(makeNpy(std::string("{'descr': '") + descr +
+                             "', 'fortran_order': False, 'shape': (2,), }",
+                         data),
+                 "bf16.npy");
+    ASSERT_TRUE(static_cast<bool>(parsed))
+        << llvm::toString(parsed.takeError());
+    EXPECT_EQ(parsed->getDType(), DType::BF16);
+    EXPECT_EQ(parsed->getValues<uint16_t>()[1], 0xc000);
+  }
+  // Written back in our own spelling.
+  llvm::Expected<HostTensor> parsed = parseNpy(
+      makeNpy("{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }",
+              data),
+      "bf16.npy");
+  ASSERT_TRUE(static_cast<bool>(parsed));
+  EXPECT_NE(serializeNpy(*parsed).find("'descr': 'bfloat16'"),
+            std::string::npos);
+}
+
 TEST(Npy, Versions2And3) {
   int32_t values[2] = {7, -8};
   llvm::StringRef data(reinterpret_cast<const char *>(values), 8);

@@ -2,6 +2,7 @@
 
 #include "mlprog/Runtime/JitRunner.h"
 #include "TestModules.h"
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/Pipelines.h"
 
@@ -10,6 +11,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace mlprog;
@@ -302,3 +304,55 @@ TEST(ElementTypes, Compatibility) {
 }
 
 } // namespace
+
+/// A uint8 input and result (as the ONNX importer marks them) beside a
+/// plain i8 result.
+constexpr llvm::StringLiteral kUnsignedModule = R"mlir(
+ml_program.func @main(%a: tensor<2xi8> {ml_program.unsigned})
+    -> (tensor<2xi8> {ml_program.unsigned}, tensor<2xi8>) {
+  %r = arith.addi %a, %a : tensor<2xi8>
+  ml_program.return %r, %r : tensor<2xi8>, tensor<2xi8>
+}
+)mlir";
+
+TEST_F(JitRunnerTest, HostSignatureSpellsMarkedValuesUnsigned) {
+  auto module = parse(kUnsignedModule);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<mlir::FunctionOpInterface>().begin();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << getHostSignature(func);
+  EXPECT_EQ(text, "(tensor<2xui8>) -> (tensor<2xui8>, tensor<2xi8>)");
+}
+
+TEST_F(JitRunnerTest, UnsignedValuesComeBackUnsignedBeforeAndAfterLowering) {
+  for (bool lowerFirst : {false, true}) {
+    auto module = parse(kUnsignedModule);
+    ASSERT_TRUE(module);
+    if (lowerFirst) {
+      mlir::PassManager pm = mlir::PassManager::on<mlir::ModuleOp>(&context);
+      buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+      ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
+    }
+    auto runner = JitRunner::create(std::move(module));
+    ASSERT_TRUE(static_cast<bool>(runner))
+        << llvm::toString(runner.takeError());
+    std::vector<HostTensor> inputs;
+    inputs.emplace_back(DType::U8, llvm::ArrayRef<int64_t>{2});
+    inputs[0].getValues<uint8_t>()[0] = 100;
+    inputs[0].getValues<uint8_t>()[1] = 200;
+    auto results = (*runner)->run(inputs);
+    ASSERT_TRUE(static_cast<bool>(results))
+        << llvm::toString(results.takeError());
+    EXPECT_EQ((*results)[0].getDType(), DType::U8);
+    EXPECT_EQ((*results)[0].getValues<uint8_t>()[0], 200);
+    EXPECT_EQ((*results)[1].getDType(), DType::I8);
+    EXPECT_EQ((*results)[1].getValues<int8_t>()[0], -56);
+    // An int8 array for the uint8 input is refused.
+    std::vector<HostTensor> signedInputs;
+    signedInputs.emplace_back(DType::I8, llvm::ArrayRef<int64_t>{2});
+    llvm::Error error = (*runner)->checkInputs(signedInputs);
+    EXPECT_EQ(llvm::toString(std::move(error)),
+              "input 0: expected tensor<2xui8>, got i8 array of shape (2,)");
+  }
+}

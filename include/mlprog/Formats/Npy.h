@@ -39,7 +39,10 @@ enum class DType : uint8_t {
   U32,  ///< `<u4`
   U64,  ///< `<u8`
   F16,  ///< `<f2`, IEEE half.
-  BF16, ///< Spelled `'bfloat16'` in .npy headers (NumPy has no code for it).
+  BF16, ///< Written as `'bfloat16'` in .npy headers (NumPy has no code for
+        ///< it; np.load reads it once ml_dtypes is imported); read from
+        ///< `'bfloat16'` and from the 2-byte void `'<V2'`/`'|V2'` that
+        ///< np.save writes for an ml_dtypes.bfloat16 array.
   F32,  ///< `<f4`
   F64,  ///< `<f8`
 };
@@ -114,7 +117,8 @@ private:
 
 /// Parses the bytes of a .npy file. `name` (usually the file name) prefixes
 /// every error. Accepts format versions 1.0, 2.0 and 3.0, byte orders '<',
-/// '|' and '=' and the dtypes of `DType`, C order only. Errors: bad magic,
+/// '|' and '=' and the dtypes of `DType` (a 2-byte void is bfloat16, see
+/// `DType::BF16`), C order only. Errors: bad magic,
 /// unsupported version, malformed header, `fortran_order: True`, big-endian
 /// ('>') or unsupported dtypes, negative or overflowing shapes, and data
 /// shorter than the shape needs. Trailing bytes are ignored, as numpy does.

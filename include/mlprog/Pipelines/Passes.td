@@ -220,9 +220,11 @@ def AnnotateEntryPointsPass
     public `func.func` with a body:
 
     - gets `mlprog.signature`, a TypeAttr holding its tensor-level
-      FunctionType, unless it has one already. The discardable attribute
-      survives the conversion to `llvm.func`, so a runner can check and bind
-      .npy arrays to an already-lowered module;
+      FunctionType as host callers see it (`mlprog::getHostSignature`:
+      arguments and results marked `ml_program.unsigned` are spelled `uiN`),
+      unless it has one already; the markers are then removed. The
+      discardable attribute survives the conversion to `llvm.func`, so a
+      runner can check and bind .npy arrays to an already-lowered module;
     - has each tensor argument marked `bufferization.writable = false`
       (unless it carries the attribute already), so that one-shot
       bufferization never writes into the caller's input buffers.

@@ -14,8 +14,10 @@ namespace mlprog {
 
 /// Discardable attribute that --mlprog-lower-to-cpu puts on every public
 /// function: a TypeAttr holding the function's tensor-level FunctionType
-/// (before bufferization). It survives lowering to llvm.func, so runners can
-/// check and bind inputs of an already-lowered module.
+/// (before bufferization), with the values the model declared unsigned
+/// spelled `uiN` (mlprog::getHostSignature). It survives lowering to
+/// llvm.func, so runners can check and bind inputs of an already-lowered
+/// module.
 inline constexpr llvm::StringLiteral kSignatureAttrName = "mlprog.signature";
 
 /// Options of `--mlprog-lower-to-cpu`.

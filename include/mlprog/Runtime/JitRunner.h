@@ -54,8 +54,10 @@ namespace mlprog {
 /// Whether a host array of `dtype` may be bound to an MLIR value whose
 /// element type is `elementType`. MLIR integers are signless, so a signless
 /// iN accepts both intN and uintN arrays; si/ui types accept only their own
-/// signedness; i1 accepts only bool; index accepts int64 and uint64; f16,
-/// bf16, f32 and f64 accept only the same float type.
+/// signedness (the runner's signature spells the values a model declared
+/// unsigned as uiN, see mlprog::getHostSignature, so a uint8 model input
+/// refuses an int8 array); i1 accepts only bool; index accepts int64 and
+/// uint64; f16, bf16, f32 and f64 accept only the same float type.
 bool isCompatible(mlir::Type elementType, DType dtype);
 
 /// The dtype a result of element type `elementType` is returned as: signless
@@ -117,9 +119,11 @@ public:
 
   /// Name of the entry function.
   llvm::StringRef getEntryName() const { return entryName; }
-  /// Argument types of the entry, before lowering (tensors or scalars).
+  /// Argument types of the entry, before lowering (tensors or scalars), as
+  /// host callers see them: values the model declared unsigned are spelled
+  /// uiN (mlprog::getHostSignature).
   llvm::ArrayRef<mlir::Type> getInputTypes() const { return inputTypes; }
-  /// Result types of the entry, before lowering.
+  /// Result types of the entry, before lowering, spelled the same way.
   llvm::ArrayRef<mlir::Type> getResultTypes() const { return resultTypes; }
 
   /// Checks `inputs` against the signature: count, dtype (`isCompatible`),

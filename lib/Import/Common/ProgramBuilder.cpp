@@ -50,3 +50,14 @@ void ProgramBuilder::setResultTypes(FuncOp func, TypeRange results) {
   func.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
       func.getContext(), func.getFunctionType().getInputs(), results)));
 }
+
+void ProgramBuilder::markUnsigned(FuncOp func, ArrayRef<bool> arguments,
+                                  ArrayRef<bool> results) {
+  auto marker = UnitAttr::get(func.getContext());
+  for (auto [index, isUnsigned] : llvm::enumerate(arguments))
+    if (isUnsigned)
+      func.setArgAttr(index, kUnsignedAttrName, marker);
+  for (auto [index, isUnsigned] : llvm::enumerate(results))
+    if (isUnsigned)
+      func.setResultAttr(index, kUnsignedAttrName, marker);
+}

@@ -266,7 +266,37 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
     return failure();
   ReturnOp::create(builder, loc, *outputs);
   ProgramBuilder::setResultTypes(func, ValueRange(*outputs).getTypes());
+  markUnsignedBoundary(func, function, block->second);
   return success();
+}
+
+/// Whether a value of `type` is an unsigned integer tensor the runners can
+/// return as such (uint1 is a bool, i1, and stays unmarked).
+static bool isUnsignedBoundaryType(const mil::ValueType &type) {
+  if (!type.has_tensortype())
+    return false;
+  mil::DataType dataType = type.tensortype().datatype();
+  return isUnsignedDataType(dataType) && dataType != mil::UINT1;
+}
+
+void ProgramImporter::markUnsignedBoundary(FuncOp func,
+                                           const mil::Function &function,
+                                           const mil::Block &block) {
+  // Outputs have the types their producing ops (or the inputs) declare.
+  llvm::StringMap<const mil::ValueType *> declared;
+  SmallVector<bool> inputs, outputs;
+  for (const mil::NamedValueType &input : function.inputs()) {
+    declared[input.name()] = &input.type();
+    inputs.push_back(isUnsignedBoundaryType(input.type()));
+  }
+  for (const mil::Operation &op : block.operations())
+    for (const mil::NamedValueType &output : op.outputs())
+      declared[output.name()] = &output.type();
+  for (const std::string &name : block.outputs()) {
+    const mil::ValueType *type = declared.lookup(name);
+    outputs.push_back(type && isUnsignedBoundaryType(*type));
+  }
+  ProgramBuilder::markUnsigned(func, inputs, outputs);
 }
 
 OwningOpRef<ModuleOp> ProgramImporter::run(const mil::Program &program) {

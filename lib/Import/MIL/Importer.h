@@ -109,6 +109,11 @@ public:
 private:
   mlir::LogicalResult importFunction(llvm::StringRef name,
                                      const mil::Function &function);
+  /// Marks the inputs of `function` and the outputs of its `block` that the
+  /// program declares unsigned (uint2 and wider) on `func`
+  /// (ProgramBuilder::markUnsigned).
+  void markUnsignedBoundary(FuncOp func, const mil::Function &function,
+                            const mil::Block &block);
   mlir::LogicalResult importOperation(const mil::Operation &op, unsigned index);
   mlir::FailureOr<mlir::Value> materializeBlob(const mil::Value &value,
                                                mlir::RankedTensorType type,

@@ -61,6 +61,8 @@ private:
   /// global with `ml_program.external_storage` (absolute file, offset,
   /// length) that the runner memory-maps; its bytes are not read here.
   LogicalResult importExternalInitializer(const onnx::TensorProto &init);
+  /// The graph's signature; records which inputs and outputs the model
+  /// declares unsigned in `unsignedInputs`/`unsignedOutputs`.
   FailureOr<FunctionType> getSignature();
   /// Imports `node` of a graph (or function body) whose default-domain
   /// opset is `nodeOpset`; `name` labels its location. `depth` counts the
@@ -90,6 +92,8 @@ private:
   ProgramBuilder programBuilder;
   /// Numbers function expansions, so their internal names stay unique.
   unsigned expansions = 0;
+  /// Per graph input/output: declared unsigned (see getSignature).
+  SmallVector<bool> unsignedInputs, unsignedOutputs;
 };
 
 /// Nesting limit for function expansions and subgraphs (a recursive
@@ -293,6 +297,8 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
     if (failed(type))
       return failure();
     inputs.push_back(*type);
+    unsignedInputs.push_back(
+        isUnsignedDataType(info.type().tensor_type().elem_type()));
   }
   for (const onnx::ValueInfoProto &info : graph.output()) {
     record(info);
@@ -301,6 +307,8 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
     if (failed(type))
       return failure();
     results.push_back(*type);
+    unsignedOutputs.push_back(
+        isUnsignedDataType(info.type().tensor_type().elem_type()));
   }
   return builder.getFunctionType(inputs, results);
 }
@@ -520,6 +528,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   FuncOp func = ProgramBuilder::createFunc(
       builder, locFor(graph.name().empty() ? "main" : graph.name()), "main",
       *type);
+  ProgramBuilder::markUnsigned(func, unsignedInputs, unsignedOutputs);
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   state.setEntryBlock(entry);

@@ -253,3 +253,36 @@ func.func private @unknown_type(!ml_program.nonsense)
 
 // expected-error @+1 {{expected '>'}}
 ml_program.global private @storage_garbage(#ml_program.extern : tensor<4xf32>) : tensor<4xf32> {ml_program.external_storage = #ml_program.external_storage<file = "a", key = "w" junk>}
+
+// -----
+
+// expected-error @+1 {{'ml_program.unsigned' on argument 0 of type 'tensor<4xf32>' needs a signless integer wider than 1 bit}}
+ml_program.func @unsigned_float(%x: tensor<4xf32> {ml_program.unsigned}) {
+  ml_program.return
+}
+
+// -----
+
+// expected-error @+1 {{'ml_program.unsigned' on result 0 of type 'tensor<4xi1>' needs a signless integer wider than 1 bit}}
+ml_program.func @unsigned_bool(%x: tensor<4xi1>) -> (tensor<4xi1> {ml_program.unsigned}) {
+  ml_program.return %x : tensor<4xi1>
+}
+
+// -----
+
+// expected-error @+1 {{'ml_program.unsigned' on argument 0 of type 'ui8' needs a signless integer wider than 1 bit}}
+func.func private @unsigned_twice(ui8 {ml_program.unsigned})
+
+// -----
+
+// expected-error @+1 {{'ml_program.unsigned' must be a unit attribute}}
+ml_program.func @unsigned_value(%x: tensor<4xi8> {ml_program.unsigned = 1 : i32}) {
+  ml_program.return
+}
+
+// -----
+
+// expected-error @+1 {{unknown ml_program argument attribute 'ml_program.signed'}}
+ml_program.func @signed_marker(%x: tensor<4xi8> {ml_program.signed}) {
+  ml_program.return
+}

@@ -94,3 +94,10 @@ ml_program.global private @stored_in_bundle(#ml_program.extern : tensor<4xf32>) 
 // CHECK-LABEL: ml_program.global private mutable @stored_in_blob
 // CHECK-SAME: #ml_program.external_storage<file = "weight.bin", offset = 128, length = 8>
 ml_program.global private mutable @stored_in_blob(#ml_program.extern : tensor<4xf16>) : tensor<?xf16> {ml_program.external_storage = #ml_program.external_storage<file = "weight.bin", offset = 128, length = 8>}
+
+// Values the model declared unsigned carry ml_program.unsigned.
+// CHECK-LABEL: ml_program.func @unsigned_boundary
+// CHECK-SAME: (%{{.*}}: tensor<4xi8> {ml_program.unsigned}, %{{.*}}: i32 {ml_program.unsigned}) -> (tensor<4xi8> {ml_program.unsigned})
+ml_program.func @unsigned_boundary(%x: tensor<4xi8> {ml_program.unsigned}, %n: i32 {ml_program.unsigned}) -> (tensor<4xi8> {ml_program.unsigned}) {
+  ml_program.return %x : tensor<4xi8>
+}

@@ -63,6 +63,14 @@ public:
   /// this after building the return.
   static void setResultTypes(FuncOp func, mlir::TypeRange results);
 
+  /// Marks each argument `i` of `func` with `arguments[i]` set, and each
+  /// result `i` with `results[i]` set, as declared unsigned by the model
+  /// (`kUnsignedAttrName`, MLProgram.h), so that runners bind and return
+  /// them as uintN. Those values must be signless integers (tensors) wider
+  /// than 1 bit; missing flags count as false.
+  static void markUnsigned(FuncOp func, llvm::ArrayRef<bool> arguments,
+                           llvm::ArrayRef<bool> results);
+
 private:
   bool keepDollar;
   llvm::StringSet<> symbols;

@@ -188,6 +188,91 @@ LogicalResult MLProgramDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Unsigned boundary values
+//===----------------------------------------------------------------------===//
+
+/// The integer type `type` holds (itself, or a shaped type's element type),
+/// or null.
+static IntegerType getIntegerElementType(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  return dyn_cast<IntegerType>(type);
+}
+
+/// Checks one argument or result attribute of `op`: only
+/// `ml_program.unsigned`, a unit attribute, on a signless integer wider than
+/// one bit. Types of callables without a builtin FunctionType go unchecked:
+/// the conversion to llvm.func copies an argument's attributes onto every
+/// field of its expanded memref descriptor.
+static LogicalResult verifyValueAttribute(Operation *op, NamedAttribute attr,
+                                          StringRef what, unsigned index,
+                                          function_ref<Type()> getType) {
+  if (attr.getName() != kUnsignedAttrName)
+    return op->emitError() << "unknown ml_program " << what << " attribute '"
+                           << attr.getName().getValue() << "'";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << kUnsignedAttrName
+                           << "' must be a unit attribute";
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || !isa<FunctionType>(func.getFunctionType()))
+    return success();
+  Type type = getType();
+  IntegerType element = getIntegerElementType(type);
+  if (!element || !element.isSignless() || element.getWidth() == 1)
+    return op->emitError() << "'" << kUnsignedAttrName << "' on " << what << " "
+                           << index << " of type " << type
+                           << " needs a signless integer wider than 1 bit";
+  return success();
+}
+
+LogicalResult MLProgramDialect::verifyRegionArgAttribute(Operation *op,
+                                                         unsigned regionIndex,
+                                                         unsigned argIndex,
+                                                         NamedAttribute attr) {
+  return verifyValueAttribute(op, attr, "argument", argIndex, [&] {
+    return cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex];
+  });
+}
+
+LogicalResult MLProgramDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned regionIndex, unsigned resultIndex,
+    NamedAttribute attr) {
+  return verifyValueAttribute(op, attr, "result", resultIndex, [&] {
+    return cast<FunctionOpInterface>(op).getResultTypes()[resultIndex];
+  });
+}
+
+/// `type` with its integer (element) type made unsigned.
+static Type toUnsigned(Type type) {
+  IntegerType element = getIntegerElementType(type);
+  if (!element)
+    return type;
+  auto unsignedType = IntegerType::get(type.getContext(), element.getWidth(),
+                                       IntegerType::Unsigned);
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(unsignedType);
+  return unsignedType;
+}
+
+FunctionType mlprog::getHostSignature(FunctionOpInterface func) {
+  auto type = dyn_cast<FunctionType>(func.getFunctionType());
+  if (!type)
+    return nullptr;
+  SmallVector<Type> inputs(type.getInputs()), results(type.getResults());
+  for (auto [index, input] : llvm::enumerate(inputs))
+    if (func.getArgAttr(index, kUnsignedAttrName))
+      input = toUnsigned(input);
+  for (auto [index, result] : llvm::enumerate(results))
+    if (func.getResultAttr(index, kUnsignedAttrName))
+      result = toUnsigned(result);
+  return FunctionType::get(func.getContext(), inputs, results);
+}
+
+//===----------------------------------------------------------------------===//
+// Bounding types
+//===----------------------------------------------------------------------===//
+
 bool mlprog::isCompatibleWithBoundingType(Type actual, Type bound) {
   if (actual == bound)
     return true;

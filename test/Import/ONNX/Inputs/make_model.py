@@ -102,6 +102,27 @@ def constant_dropout():
                  [helper.make_tensor_value_info("y", F, [3, 2])])
 
 
+def boundary_dtypes():
+    # Every element type kind at the graph boundary: uint8 (an Add that
+    # wraps past 255), uint16 and int8 passed through, float16, bfloat16,
+    # bool.
+    vi = helper.make_tensor_value_info
+    U8, U16, I8 = TensorProto.UINT8, TensorProto.UINT16, TensorProto.INT8
+    F16, BF16, B = TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.BOOL
+    return model([helper.make_node("Add", ["a", "b"], ["sum"], name="add"),
+                  helper.make_node("Identity", ["w"], ["w_out"], name="w"),
+                  helper.make_node("Identity", ["s"], ["s_out"], name="s"),
+                  helper.make_node("Identity", ["h"], ["h_out"], name="h"),
+                  helper.make_node("Identity", ["g"], ["g_out"], name="g"),
+                  helper.make_node("Not", ["p"], ["p_out"], name="not")],
+                 [vi("a", U8, [4]), vi("b", U8, [4]), vi("w", U16, [2]),
+                  vi("s", I8, [2]), vi("h", F16, [2]), vi("g", BF16, [2]),
+                  vi("p", B, [2])],
+                 [vi("sum", U8, [4]), vi("w_out", U16, [2]),
+                  vi("s_out", I8, [2]), vi("h_out", F16, [2]),
+                  vi("g_out", BF16, [2]), vi("p_out", B, [2])])
+
+
 def unsorted():
     # Nodes listed out of topological order (the Relu feeding Neg comes
     # last); the importer sorts them, as onnxruntime does.
@@ -165,6 +186,7 @@ def ml_domain_newer():
 
 
 MODELS = {
+    "boundary_dtypes": boundary_dtypes,
     "add_bcast_dynamic": add_bcast_dynamic,
     "matmul_dynamic": matmul_dynamic,
     "initializers": initializers,

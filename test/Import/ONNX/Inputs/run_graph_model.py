@@ -52,7 +52,8 @@ def main():
         got = np.load(os.path.join(d, "out", f"output_{i}.npy"))
         want = np.load(ref)
         if np.issubdtype(want.dtype, np.integer):
-            # MLIR integers are signless; mlprog-run writes them signed.
+            # mlprog-run writes the declared dtype; a reference may use
+            # another integer type for the same values.
             got = got.astype(want.dtype)
         ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-5,
                                                       atol=1e-6)

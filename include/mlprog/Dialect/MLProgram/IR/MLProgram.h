@@ -35,6 +35,21 @@
 
 namespace mlprog {
 
+/// Unit attribute on an argument or result of a public callable: the model
+/// declared that value unsigned (ONNX `uint8`, Core ML `uint16`, ...). The
+/// program body stays signless; only the host boundary (runners, the AOT C
+/// ABI, Python) reads the marker, through `getHostSignature`. Verified by the
+/// dialect: the value is a signless integer wider than one bit, or a shaped
+/// type of them.
+inline constexpr llvm::StringLiteral kUnsignedAttrName = "ml_program.unsigned";
+
+/// The signature a host caller sees: the function type of `func` with each
+/// argument and result marked `kUnsignedAttrName` spelled with the unsigned
+/// integer type of the same width (`tensor<4xi8>` becomes `tensor<4xui8>`,
+/// `i16` becomes `ui16`); everything else unchanged. Null when `func` does
+/// not have a builtin FunctionType (an llvm.func).
+mlir::FunctionType getHostSignature(mlir::FunctionOpInterface func);
+
 /// Returns true when a value of type `actual` may be held by a global whose
 /// bounding type is `bound`: equal types, or shaped types with the same
 /// element type and rank whose extents agree wherever `bound` is static

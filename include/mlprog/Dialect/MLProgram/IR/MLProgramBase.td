@@ -27,6 +27,19 @@ def MLProgram_Dialect : Dialect {
     written for upstream parses here; upstream's known defects (a crash on a
     missing `ordering(...)` clause, `global_store_graph` declared as a read,
     unchecked initial value types) are fixed.
+
+    Integers inside a program are signless, as in the rest of MLIR. Where a
+    model declares an unsigned integer at its boundary (ONNX `uint8`, Core ML
+    `uint16`), the importer puts the unit attribute `ml_program.unsigned` on
+    that argument or result of the public callable; the element type (or
+    scalar type) must be a signless integer wider than one bit. Runners read
+    it through `mlprog::getHostSignature`, which spells the value as `uiN`,
+    and return `uintN` arrays for it.
+
+    ```mlir
+    ml_program.func @main(%x: tensor<4xi8> {ml_program.unsigned})
+        -> (tensor<4xi8> {ml_program.unsigned}) { ... }
+    ```
   }];
   // Canonicalization folds small constants to arith.constant; the inliner
   // branches between the blocks of an inlined multi-block func.
@@ -47,8 +60,11 @@ def MLProgram_Dialect : Dialect {
                    ::mlir::DialectAsmPrinter &printer) const override;
   }];
   let usePropertiesForAttributes = 1;
-  // Verifies `ml_program.external_storage` where it is attached.
+  // Verifies `ml_program.external_storage` where it is attached, and the
+  // `ml_program.unsigned` marker on callable arguments and results.
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 /// Base class of every op of the dialect.
