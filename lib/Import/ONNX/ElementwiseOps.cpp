@@ -27,11 +27,41 @@ namespace mlprog::onnx_import {
 
 namespace {
 
+/// Integer Add/Sub/Mul of two constants, one of them a single element (the
+/// shape and axis arithmetic of exported function bodies), or null.
+DenseElementsAttr foldIntBinary(NodeContext &ctx, BinaryOpKind kind) {
+  DenseElementsAttr l = ctx.optionalConstantInput(0),
+                    r = ctx.optionalConstantInput(1);
+  if (!foldable(l) || !foldable(r) || l.getElementType() != r.getElementType() ||
+      !l.getElementType().isSignlessInteger() ||
+      (kind != BinaryOpKind::Add && kind != BinaryOpKind::Sub &&
+       kind != BinaryOpKind::Mul))
+    return {};
+  auto lt = cast<RankedTensorType>(l.getType()),
+       rt = cast<RankedTensorType>(r.getType());
+  if (rt.getNumElements() != 1 &&
+      (lt.getNumElements() != 1 || lt.getRank() > rt.getRank()))
+    return {};
+  if (rt.getNumElements() == 1 && lt.getRank() < rt.getRank())
+    return {};
+  SmallVector<APInt> lv(l.getValues<APInt>()), rv(r.getValues<APInt>()), out;
+  size_t n = std::max(lv.size(), rv.size());
+  for (size_t i = 0; i < n; ++i) {
+    const APInt &a = lv[lv.size() == 1 ? 0 : i], &c = rv[rv.size() == 1 ? 0 : i];
+    out.push_back(kind == BinaryOpKind::Add   ? a + c
+                  : kind == BinaryOpKind::Sub ? a - c
+                                              : a * c);
+  }
+  return DenseElementsAttr::get(rt.getNumElements() == 1 ? lt : rt, out);
+}
+
 /// Add, Sub, Mul, Div, Pow (ONNX opset 7+: multidirectional broadcasting).
 template <BinaryOpKind Kind> LogicalResult importBinary(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
+  if (DenseElementsAttr folded = foldIntBinary(ctx, Kind))
+    return setFolded(ctx, 0, folded);
   return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc, Kind, *lhs,
                                                  *rhs, ctx.isUnsignedInput(0)));
 }
@@ -59,7 +89,16 @@ template <UnaryOpKind Kind> LogicalResult importUnary(NodeContext &ctx) {
 
 /// Identity: the output is the input value.
 LogicalResult importIdentity(NodeContext &ctx) {
-  return ctx.setResult(0, ctx.input(0));
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  // A constant stays one, so that operands read as attributes (axes,
+  // shapes) fold through Identity (exported function bodies use it).
+  if (DenseElementsAttr c = ctx.optionalConstantInput(0)) {
+    ctx.setConstantResult(0, *x, c);
+    return success();
+  }
+  return ctx.setResult(0, *x);
 }
 
 /// Dropout in inference: identity; the optional mask output is all true.

@@ -37,7 +37,8 @@ enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 /// (each in [-rank, rank), duplicates rejected; empty means every axis).
 /// With `keepDims` the reduced dims stay as extent 1, otherwise they are
 /// dropped (a full reduction gives a rank-0 tensor). Max/Min of floats
-/// propagate NaN; accumulation is in the element type.
+/// propagate NaN; accumulation is in the element type. Max/Min of `i1`
+/// compare unsigned (false < true): any/all.
 /// Spec: MIL reduce_sum/mean/max/min/prod; ONNX ReduceSum/Mean/Max/Min/Prod
 /// (axes given); aten::sum/mean/amax/amin/prod.
 mlir::FailureOr<mlir::Value> buildReduce(mlir::OpBuilder &b, mlir::Location loc,
@@ -92,6 +93,30 @@ enum class NormReduceKind {
 mlir::FailureOr<mlir::Value>
 buildNormReduce(mlir::OpBuilder &b, mlir::Location loc, NormReduceKind kind,
                 mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// buildReduce over axes known only at run time: `axes` is a 1-D signless
+/// integer tensor (entries in [-rank, rank), distinct; static or dynamic
+/// length). Empty axes (at run time) mean every dim, or none when
+/// `noopWithEmptyAxes`. `x` may have dynamic extents. With `keepDims` the
+/// result has `x`'s rank, an extent dynamic where the dim may be reduced;
+/// without it `axes` needs a static length k (the result has rank - k).
+/// Each dim is reduced under an scf.if on whether `axes` names it.
+/// Errors: `x` not a ranked numeric tensor (Mean: float), `axes` not 1-D
+/// integer, `keepDims` = false with a dynamic-length `axes`.
+/// Spec: ONNX ReduceSum-13 / ReduceMean/Max/Min/Prod-18 with a non-constant
+/// axes input.
+mlir::FailureOr<mlir::Value>
+buildReduceRuntimeAxes(mlir::OpBuilder &b, mlir::Location loc, ReduceKind kind,
+                       mlir::Value x, mlir::Value axes, bool keepDims,
+                       bool noopWithEmptyAxes);
+
+/// buildNormReduce over run-time `axes`, as buildReduceRuntimeAxes (same
+/// axes rules, element types as buildNormReduce). LogSumExp is unsupported.
+/// Spec: ONNX ReduceL1/L2/LogSum/SumSquare-18 with a non-constant axes input.
+mlir::FailureOr<mlir::Value>
+buildNormReduceRuntimeAxes(mlir::OpBuilder &b, mlir::Location loc,
+                           NormReduceKind kind, mlir::Value x, mlir::Value axes,
+                           bool keepDims, bool noopWithEmptyAxes);
 
 /// 1 at the first maximum of `x` along the dims [axis, rank) taken jointly
 /// (row-major order), 0 elsewhere; same shape and type as `x` (float or
