@@ -505,8 +505,8 @@ FailureOr<Value> mlprog::buildHardmax(OpBuilder &b, Location loc, Value x,
 }
 
 FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
-                                     int64_t axis, bool exclusive,
-                                     bool reverse) {
+                                     int64_t axis, bool exclusive, bool reverse,
+                                     ReduceKind kind) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat() ||
       type.getElementType().isInteger(1))
@@ -519,7 +519,6 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
                           << " out of range for rank " << rank;
   axis = (axis + rank) % rank;
   Type et = type.getElementType();
-  bool isFloat = isa<FloatType>(et);
   MLIRContext *ctx = b.getContext();
   // Loops: the result dims, then j (the summed position along `axis`).
   SmallVector<AffineExpr> inExprs;
@@ -532,8 +531,10 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
                                  AffineMap::get(rank + 1, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init =
-      createFilled(b, loc, tensor::getMixedSizes(b, loc, x), b.getZeroAttr(et));
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Prod)
+    return emitError(loc) << "cumulative reductions are sums or products";
+  TypedAttr identity = reductionInit(b, kind, et);
+  Value init = createFilled(b, loc, tensor::getMixedSizes(b, loc, x), identity);
   arith::CmpIPredicate pred =
       reverse
           ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
@@ -544,11 +545,10 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
         Value i = linalg::IndexOp::create(nb, nl, axis);
         Value j = linalg::IndexOp::create(nb, nl, rank);
         Value take = arith::CmpIOp::create(nb, nl, pred, j, i);
-        Value v = arith::SelectOp::create(nb, nl, take, a[0],
-                                          createScalar(nb, nl, et, 0.0));
-        Value r = isFloat ? arith::AddFOp::create(nb, nl, a[1], v).getResult()
-                          : arith::AddIOp::create(nb, nl, a[1], v).getResult();
-        linalg::YieldOp::create(nb, nl, r);
+        Value v = arith::SelectOp::create(
+            nb, nl, take, a[0], arith::ConstantOp::create(nb, nl, identity));
+        linalg::YieldOp::create(nb, nl,
+                                reductionCombine(nb, nl, kind, v, a[1]));
       });
   return generic.getResult(0);
 }

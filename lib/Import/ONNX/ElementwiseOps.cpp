@@ -237,7 +237,8 @@ LogicalResult importMod(NodeContext &ctx) {
                                          ctx.isUnsignedInput(0)));
 }
 
-/// BitShift (opset 11+, unsigned integers; direction LEFT or RIGHT).
+/// BitShift (opset 11+, unsigned integers; opset 28 adds signed ones, whose
+/// right shift is arithmetic; direction LEFT or RIGHT).
 LogicalResult importBitShift(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
@@ -248,7 +249,8 @@ LogicalResult importBitShift(NodeContext &ctx) {
            << "BitShift direction must be LEFT or RIGHT, got '" << direction
            << "'";
   return ctx.setResult(
-      0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs, direction == "LEFT"));
+      0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs, direction == "LEFT",
+                       !ctx.isUnsignedInput(0)));
 }
 
 /// Clip: before opset 11 `min`/`max` attributes (floats, default the float
@@ -308,7 +310,7 @@ LogicalResult importSoftplus(NodeContext &ctx) {
 }
 
 /// HardSigmoid (alpha 0.2, beta 0.5), HardSwish, ThresholdedRelu (alpha 1),
-/// Shrink (lambd 0.5, bias 0), Celu (alpha 1).
+/// Shrink (lambd 0.5, bias 0), Celu (alpha 1), Swish (opset 24, alpha 1).
 template <ParamActivationKind Kind>
 LogicalResult importParamActivation(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
@@ -322,6 +324,7 @@ LogicalResult importParamActivation(NodeContext &ctx) {
     break;
   case ParamActivationKind::ThresholdedRelu:
   case ParamActivationKind::Celu:
+  case ParamActivationKind::Swish:
     alpha = ctx.getFloat("alpha", 1.0);
     break;
   case ParamActivationKind::Shrink:
@@ -333,6 +336,31 @@ LogicalResult importParamActivation(NodeContext &ctx) {
   }
   return ctx.setResult(
       0, buildParamActivation(ctx.b, ctx.loc, Kind, *x, alpha, beta));
+}
+
+/// Gelu (opset 20): approximate "none" (erf) or "tanh".
+LogicalResult importGelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  std::string approximate = ctx.getString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return emitError(ctx.loc)
+           << "Gelu: invalid approximate '" << approximate << "'";
+  return ctx.setResult(
+      0, buildPointwise(ctx.b, ctx.loc,
+                        approximate == "tanh" ? PointwiseKind::GeluTanh
+                                              : PointwiseKind::Gelu,
+                        *x));
+}
+
+/// SwiGLU (opset 28): Swish_alpha(A) * B, alpha 1 by default.
+LogicalResult importSwiGLU(NodeContext &ctx) {
+  FailureOr<Value> a = ctx.input(0), v = ctx.input(1);
+  if (failed(a) || failed(v))
+    return failure();
+  return ctx.setResult(0, buildSwiGLU(ctx.b, ctx.loc, *a, *v,
+                                      ctx.getFloat("alpha", 1.0)));
 }
 
 /// PRelu: opset 7+ broadcasts the slope numpy-style to X; before opset 7 a
@@ -399,7 +427,10 @@ void registerElementwiseOps(OpTable &table) {
       {"Max", importVariadic<BinaryOpKind::Max>},
       {"Mean", importSumMean<true>},
       {"Min", importVariadic<BinaryOpKind::Min>},
+      {"Gelu", importGelu},
       {"Mish", importPointwise<PointwiseKind::Mish>},
+      {"SwiGLU", importSwiGLU},
+      {"Swish", importParamActivation<ParamActivationKind::Swish>},
       {"Mod", importMod},
       {"Mul", importBinary<BinaryOpKind::Mul>},
       {"Neg", importUnary<UnaryOpKind::Neg>},

@@ -46,6 +46,22 @@ LogicalResult importNot(NodeContext &ctx) {
   return ctx.setResult(0, buildLogicalNot(ctx.b, ctx.loc, *x));
 }
 
+/// BitwiseAnd, BitwiseOr, BitwiseXor (opset 18) on integer tensors.
+template <LogicalKind Kind> LogicalResult importBitwise(NodeContext &ctx) {
+  FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return ctx.setResult(0, buildBitwise(ctx.b, ctx.loc, Kind, *lhs, *rhs));
+}
+
+/// BitwiseNot (opset 18) on an integer tensor.
+LogicalResult importBitwiseNot(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildBitwiseNot(ctx.b, ctx.loc, *x));
+}
+
 /// Where (opset 9+; three-way broadcasting).
 LogicalResult importWhere(NodeContext &ctx) {
   FailureOr<Value> c = ctx.input(0), x = ctx.input(1), y = ctx.input(2);
@@ -77,6 +93,10 @@ LogicalResult importIsInf(NodeContext &ctx) {
 void registerLogicOps(OpTable &table) {
   table.add({
       {"And", importLogical<LogicalKind::And>},
+      {"BitwiseAnd", importBitwise<LogicalKind::And>},
+      {"BitwiseNot", importBitwiseNot},
+      {"BitwiseOr", importBitwise<LogicalKind::Or>},
+      {"BitwiseXor", importBitwise<LogicalKind::Xor>},
       {"Equal", importCompare<CompareKind::Equal>},
       {"Greater", importCompare<CompareKind::Greater>},
       {"GreaterOrEqual", importCompare<CompareKind::GreaterEqual>},

@@ -309,9 +309,9 @@ template <bool IsMax> LogicalResult importArgReduce(NodeContext &ctx) {
                                       ctx.isUnsignedInput(0)));
 }
 
-/// CumSum (opset 11+; the axis is input 1, a scalar that may be computed at
-/// run time; exclusive, reverse default 0).
-LogicalResult importCumSum(NodeContext &ctx) {
+/// CumSum (opset 11+), CumProd (opset 26): the axis is input 1, a scalar
+/// that may be computed at run time; exclusive, reverse default 0.
+template <ReduceKind Kind> LogicalResult importCumulative(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), axisValue = ctx.input(1);
   if (failed(x) || failed(axisValue))
     return failure();
@@ -320,20 +320,20 @@ LogicalResult importCumSum(NodeContext &ctx) {
   if (DenseElementsAttr c = ctx.optionalConstantInput(1)) {
     SmallVector<int64_t> axis = intsOf(c);
     if (axis.size() != 1)
-      return emitError(ctx.loc) << "CumSum axis must be a scalar";
+      return emitError(ctx.loc) << ctx.node.op_type() << " axis must be a scalar";
     return ctx.setResult(
-        0, buildCumSum(ctx.b, ctx.loc, *x, axis[0], exclusive, reverse));
+        0, buildCumSum(ctx.b, ctx.loc, *x, axis[0], exclusive, reverse, Kind));
   }
   auto at = dyn_cast<RankedTensorType>(axisValue->getType());
   if (!at || at.getNumElements() != 1)
-    return emitError(ctx.loc) << "CumSum axis must be a scalar";
+    return emitError(ctx.loc) << ctx.node.op_type() << " axis must be a scalar";
   int64_t rank = rankOf(*x);
   Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
   Value axis = tensor::ExtractOp::create(
       ctx.b, ctx.loc, *axisValue, SmallVector<Value>(at.getRank(), zero));
   SmallVector<std::pair<Value, Value>> candidates;
   for (int64_t d = 0; d < rank; ++d) {
-    FailureOr<Value> r = buildCumSum(ctx.b, ctx.loc, *x, d, exclusive, reverse);
+    FailureOr<Value> r = buildCumSum(ctx.b, ctx.loc, *x, d, exclusive, reverse, Kind);
     if (failed(r))
       return failure();
     candidates.push_back({axisIs(ctx, axis, d, rank), *r});
@@ -347,7 +347,8 @@ void registerReductionOps(OpTable &table) {
   table.add({
       {"ArgMax", importArgReduce<true>},
       {"ArgMin", importArgReduce<false>},
-      {"CumSum", importCumSum},
+      {"CumProd", importCumulative<ReduceKind::Prod>},
+      {"CumSum", importCumulative<ReduceKind::Sum>},
       {"Hardmax", importHardmax},
       {"LogSoftmax", importLogSoftmax},
       {"ReduceL1", importReduce<OnnxReduce::L1>},

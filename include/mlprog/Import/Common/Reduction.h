@@ -127,14 +127,18 @@ mlir::FailureOr<mlir::Value> buildHardmax(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           int64_t axis, bool coerce);
 
-/// Cumulative sum of `x` (float or signless integer) along `axis` in
-/// [-rank, rank). `exclusive` leaves out the element itself (the first
-/// output is 0); `reverse` sums from the end. Emitted as one linalg.generic
-/// with an extra reduction loop (quadratic in the axis extent).
-/// Spec: ONNX CumSum (opset 11/14); numpy.cumsum; aten::cumsum.
-mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
-                                         mlir::Value x, int64_t axis,
-                                         bool exclusive, bool reverse);
+/// Cumulative sum (`kind` Sum) or product (Prod) of `x` (float or signless
+/// integer) along `axis` in [-rank, rank). `exclusive` leaves out the
+/// element itself (the first output is 0, or 1 for a product); `reverse`
+/// accumulates from the end. Emitted as one linalg.generic with an extra
+/// reduction loop (quadratic in the axis extent).
+/// Errors: bool or non-numeric `x`, axis out of range, other kinds.
+/// Spec: ONNX CumSum (opset 11/14), CumProd (opset 26); numpy.cumsum/
+/// cumprod; aten::cumsum/cumprod.
+mlir::FailureOr<mlir::Value>
+buildCumSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+            int64_t axis, bool exclusive, bool reverse,
+            ReduceKind kind = ReduceKind::Sum);
 
 /// The `k` largest (`largest`) or smallest elements of `x` along `axis`
 /// (extent static, k <= extent), sorted (descending for largest), with their
