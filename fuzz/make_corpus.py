@@ -42,6 +42,18 @@ def strip_comments(path):
     return "\n".join(l for l in lines if not l.lstrip().startswith("#")) + "\n"
 
 
+# onnx 1.23 node tests that seed fuzz-onnx (IR 9+, opsets 18-25).
+NODE_TESTS_1_23 = (
+    "attention_3d", "attention_4d_gqa_with_past_and_present",
+    "rms_normalization_2d_axis0", "rotary_embedding",
+    "split_equal_parts_1d_opset18",
+    "reduce_mean_default_axes_keepdims_example", "center_crop_pad_crop",
+    "col2im", "group_normalization_example", "bitwise_and_i32_2d",
+    "gelu_tanh_1", "resize_downsample_scales_linear_antialias",
+    "layer_normalization_2d_axis0_expanded_ver18", "loop16_seq_none",
+    "if_opt")
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     import make_bad
@@ -50,10 +62,23 @@ def main():
 
     # ONNX: the importer test models and the bad-input suite's valid model.
     for name in ("add_bcast_dynamic", "matmul_dynamic", "initializers",
-                 "unsupported_op"):
+                 "unsupported_op", "unsorted", "ir10_opset18",
+                 "ml_domain_newer", "float8_input"):
         put("fuzz-onnx", getattr(make_model, name)().SerializeToString(), name)
     put("fuzz-onnx", make_bad.onnx_valid(), "relu")
     put("fuzz-onnx", make_bad.onnx_cycle(), "cycle")
+    # Models of IR 9+ and opsets 18+ (the libonnx view of ModelLoader.cpp):
+    # small node tests of onnx 1.23, when scripts/onnx_conformance.py
+    # --onnx-version 1.23 has generated them into build/.
+    node_123 = os.path.join(ROOT, "build", "onnx-testdata-1.23", "node")
+    if os.path.isdir(node_123):
+        for case in NODE_TESTS_1_23:
+            with open(os.path.join(node_123, "test_" + case,
+                                   "model.onnx"), "rb") as f:
+                put("fuzz-onnx", f.read(), "onnx123-" + case)
+    else:
+        print(f"make_corpus: {node_123} missing; no onnx 1.23 seeds "
+              "(run scripts/onnx_conformance.py --onnx-version 1.23 first)")
 
     # TorchScript IR text: the importer tests are IR text files.
     ts_dir = os.path.join(ROOT, "test", "Import", "TorchScript")

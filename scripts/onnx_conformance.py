@@ -115,7 +115,8 @@ def save_npy(path, array, elem_type):
     if elem_type != BF16:
         np.save(path, array)
         return
-    bits = np.ascontiguousarray(to_bf16_bits(array), dtype="<u2")
+    # np.ascontiguousarray would make a 0-d array 1-d.
+    bits = np.array(to_bf16_bits(array), dtype="<u2", order="C")
     with open(path, "wb") as f:
         np.lib.format.write_array_header_1_0(
             f, {"descr": "bfloat16", "fortran_order": False,

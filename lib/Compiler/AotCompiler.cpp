@@ -93,6 +93,8 @@ static Error lower(ModuleOp module, const AotOptions &options) {
     LowerToGPUOptions gpu;
     gpu.chip = options.gpuChip;
     gpu.features = options.gpuFeatures;
+    if (Error error = resolveGPUTarget(gpu))
+      return error;
     buildLowerToGPUPipeline(pm, gpu);
   }
   if (failed(pm.run(module)))

@@ -171,7 +171,7 @@ static constexpr const char *kOverview = R"(mlprog runner for compiled libraries
 
   mlprog-run --library model.so [--entry NAME] [--input X.npy]...
              [--output-dir DIR] [--print] [--repeat N] [--threads N]
-  mlprog-run --target=cuda FILE.mlir [--gpu-chip sm_90 --gpu-features +ptx80]
+  mlprog-run --target=cuda FILE.mlir [--gpu-chip sm_90 [--gpu-features +ptx80]]
              [--entry NAME] [--input X.npy]... [--output-dir DIR] ...
 
 --library runs a shared library made by mlprog-compile (CPU or CUDA).
@@ -231,9 +231,10 @@ int mlprog::mlprogRunLibraryMain(int argc, char **argv,
       cl::desc("cuda: compile FILE.mlir for the GPU and run it"));
   cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_80"), cl::cat(category),
                                cl::desc("GPU architecture for --target=cuda"));
-  cl::opt<std::string> gpuFeatures("gpu-features", cl::init("+ptx70"),
-                                   cl::cat(category),
-                                   cl::desc("PTX features for --target=cuda"));
+  cl::opt<std::string> gpuFeatures(
+      "gpu-features", cl::init(""), cl::cat(category),
+      cl::desc("PTX features for --target=cuda (default: the chip's oldest "
+               "PTX version)"));
   cl::opt<std::string> runtimeDir(
       "runtime-dir", cl::cat(category),
       cl::desc("Directory of mlprog's runtime archives (default: ../lib "

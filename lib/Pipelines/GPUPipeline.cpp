@@ -28,6 +28,8 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <string>
+
 using namespace mlir;
 
 void mlprog::buildLowerToGPUPipeline(OpPassManager &pm,
@@ -60,12 +62,90 @@ void mlprog::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createCheckPTXPass());
 }
 
+namespace {
+/// A chip of LLVM 22's NVPTX backend and its oldest PTX version (x10).
+struct ChipPTX {
+  const char *chip;
+  unsigned minimumPTX;
+};
+constexpr ChipPTX kChipPTX[] = {
+    {"sm_20", 32},   {"sm_21", 32},   {"sm_30", 32},   {"sm_32", 40},
+    {"sm_35", 32},   {"sm_37", 41},   {"sm_50", 40},   {"sm_52", 41},
+    {"sm_53", 42},   {"sm_60", 50},   {"sm_61", 50},   {"sm_62", 50},
+    {"sm_70", 60},   {"sm_72", 61},   {"sm_75", 63},   {"sm_80", 70},
+    {"sm_86", 71},   {"sm_87", 74},   {"sm_88", 90},   {"sm_89", 78},
+    {"sm_90", 78},   {"sm_90a", 80},  {"sm_100", 86},  {"sm_100a", 86},
+    {"sm_100f", 88}, {"sm_101", 86},  {"sm_101a", 86}, {"sm_101f", 88},
+    {"sm_103", 88},  {"sm_103a", 88}, {"sm_103f", 88}, {"sm_110", 90},
+    {"sm_110a", 90}, {"sm_110f", 90}, {"sm_120", 87},  {"sm_120a", 87},
+    {"sm_120f", 88}, {"sm_121", 88},  {"sm_121a", 88}, {"sm_121f", 88},
+};
+} // namespace
+
+std::optional<unsigned> mlprog::getMinimumPTXVersion(StringRef chip) {
+  for (const ChipPTX &entry : kChipPTX)
+    if (chip == entry.chip)
+      return entry.minimumPTX;
+  return std::nullopt;
+}
+
+llvm::Error mlprog::resolveGPUTarget(LowerToGPUOptions &options) {
+  std::string chip = options.chip;
+  std::optional<unsigned> minimum = getMinimumPTXVersion(chip);
+  if (!minimum)
+    return llvm::createStringError(
+        "unknown GPU chip '" + chip +
+        "' (expected an NVIDIA architecture LLVM 22 knows, e.g. sm_80, "
+        "sm_90, sm_90a, sm_100)");
+  auto spell = [](unsigned version) {
+    return std::to_string(version / 10) + "." + std::to_string(version % 10);
+  };
+  SmallVector<StringRef> features;
+  StringRef(options.features).split(features, ',', -1, /*KeepEmpty=*/false);
+  bool hasPTX = false;
+  for (StringRef feature : features) {
+    StringRef version = feature.trim();
+    if (!version.consume_front("+ptx"))
+      continue;
+    unsigned number = 0;
+    if (version.getAsInteger(10, number))
+      return llvm::createStringError("invalid PTX feature '" +
+                                     feature.trim().str() +
+                                     "' (expected +ptxNN, e.g. +ptx80)");
+    if (number < *minimum)
+      return llvm::createStringError(
+          "PTX ISA " + spell(number) + " (features '" +
+          options.features.getValue() + "') does not support chip '" + chip +
+          "', which needs PTX " + spell(*minimum) + " or later (+ptx" +
+          std::to_string(*minimum) + "); leave +ptxNN out to get it");
+    hasPTX = true;
+  }
+  if (!hasPTX)
+    options.features =
+        (options.features.empty() ? "" : options.features + ",") + "+ptx" +
+        std::to_string(*minimum);
+  return llvm::Error::success();
+}
+
 void mlprog::registerGPUPipelines() {
-  PassPipelineRegistration<LowerToGPUOptions>(
+  registerPassPipeline(
       "mlprog-lower-to-gpu",
       "Lower an import-contract module to host LLVM plus NVIDIA PTX kernels "
       "(gpu.binary) that call the mgpu* runtime",
-      buildLowerToGPUPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        LowerToGPUOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (llvm::Error error = resolveGPUTarget(options))
+          return errorHandler("--mlprog-lower-to-gpu: " +
+                              llvm::toString(std::move(error)));
+        buildLowerToGPUPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(LowerToGPUOptions());
+      });
 }
 
 void mlprog::registerGPUDialects(DialectRegistry &registry) {

@@ -103,7 +103,11 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass(copies));
   }
 
-  pm.addPass(createConvertLinalgToAffineLoopsPass());
+  // scf loops, not affine ones: a loop bound read from a value defined in
+  // a non-affine region (a dynamic extent of an scf.for iter_arg) is no
+  // valid affine dimension, and nothing between here and lower-affine
+  // needs affine loops.
+  pm.addPass(createConvertLinalgToLoopsPass());
   if (optimize) {
     // N-d transfers (register blocks) become unrolled 1-d vector accesses.
     VectorTransferToSCFOptions transfers;

@@ -34,8 +34,7 @@ include/mlprog-c/Model.h. The library needs only libc and libm (and, for
 with `mlprog-run --library model.so --input x.npy ...` or from C.
 
 Example:
-  mlprog-compile model.mlir --target=cuda --gpu-chip=sm_90 \
-      --gpu-features=+ptx80 -o model.so
+  mlprog-compile model.mlir --target=cuda --gpu-chip=sm_90 -o model.so
 )";
 
 static int reportError(const llvm::Twine &message) {
@@ -67,8 +66,9 @@ int main(int argc, char **argv) {
   cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_80"), cl::cat(category),
                                cl::desc("GPU architecture (--target=cuda)"));
   cl::opt<std::string> gpuFeatures(
-      "gpu-features", cl::init("+ptx70"), cl::cat(category),
-      cl::desc("PTX features (--target=cuda; sm_90 needs +ptx80)"));
+      "gpu-features", cl::init(""), cl::cat(category),
+      cl::desc("PTX features (--target=cuda; default: the chip's oldest PTX "
+               "version, e.g. +ptx78 for sm_90)"));
   cl::opt<std::string> runtimeDir(
       "runtime-dir", cl::cat(category),
       cl::desc("Directory of libmlprog_model_support.a and "

@@ -32,8 +32,9 @@ struct AotOptions {
   std::string triple, cpu, features;
   /// LLVM optimization level (0-3) of the host code.
   unsigned optLevel = 2;
-  /// GPU architecture and PTX features for AotTarget::CUDA.
-  std::string gpuChip = "sm_80", gpuFeatures = "+ptx70";
+  /// GPU architecture and PTX features for AotTarget::CUDA (checked by
+  /// resolveGPUTarget; no +ptxNN: the chip's oldest PTX version).
+  std::string gpuChip = "sm_80", gpuFeatures = "";
   /// Directory holding libmlprog_model_support.a and
   /// libmlprog_cuda_runtime.a (the build's or the installation's lib/).
   std::string runtimeDir;

@@ -5,6 +5,9 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
 
 namespace mlir {
 class DialectRegistry;
@@ -25,9 +28,10 @@ struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
       llvm::cl::init("sm_80")};
   PassOptions::Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("NVPTX features; the PTX ISA version must support the "
-                     "chip (sm_80: +ptx70 or later, sm_90: +ptx80)"),
-      llvm::cl::init("+ptx70")};
+      llvm::cl::desc("NVPTX features (e.g. +ptx80). Without a +ptxNN, the "
+                     "oldest PTX ISA version the chip supports; an older one "
+                     "than that is an error"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size",
       llvm::cl::desc("Threads per block of elementwise and reduction "
@@ -40,7 +44,8 @@ struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
 };
 
 /// Lowers an import-contract module to the LLVM dialect for the host plus
-/// NVIDIA PTX kernels embedded as `gpu.binary` ops:
+/// NVIDIA PTX kernels embedded as `gpu.binary` ops (`options` as
+/// resolveGPUTarget leaves them):
 ///
 ///  1. as --mlprog-lower-to-cpu: subgraphs ordered, ml_program → func/memref,
 ///     entry signatures recorded (`mlprog.signature`), elementwise → linalg
@@ -66,7 +71,22 @@ struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
 void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
                              const LowerToGPUOptions &options);
 
-/// Registers `--mlprog-lower-to-gpu`.
+/// The oldest PTX ISA version, times ten (78 for PTX 7.8), that LLVM 22's
+/// NVPTX backend accepts for `chip` (`sm_XX`, `sm_XXa`, `sm_XXf`); nullopt
+/// for a chip LLVM does not know. Read off `llc-22 -march=nvptx64 -mcpu=CHIP
+/// -mattr=+ptx32` for every CPU `llc-22 -march=nvptx64 -mcpu=help` lists.
+std::optional<unsigned> getMinimumPTXVersion(llvm::StringRef chip);
+
+/// Checks the target of `options` before any pass runs, since LLVM's NVPTX
+/// backend ends the process (a fatal error, no location) on a chip it does
+/// not know or a PTX version too old for the chip: `chip` must be known, and
+/// a `+ptxNN` in `features` must be at least the chip's minimum. Without a
+/// `+ptxNN`, appends the chip's minimum to `features`. The error names the
+/// option and the versions.
+llvm::Error resolveGPUTarget(LowerToGPUOptions &options);
+
+/// Registers `--mlprog-lower-to-gpu`; its options go through
+/// resolveGPUTarget, whose error fails the pipeline parse.
 void registerGPUPipelines();
 
 /// Adds the dialects and interfaces the GPU pipeline creates or translates

@@ -219,36 +219,3 @@ FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
       });
 }
 
-FailureOr<Value> mlprog::buildTruncateToBF16(OpBuilder &b, Location loc,
-                                             Value x) {
-  FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
-  if (failed(type))
-    return failure();
-  auto from = dyn_cast<FloatType>(type->getElementType());
-  if (!from)
-    return emitError(loc) << "unsupported truncation of " << x.getType()
-                          << " to bf16 (float tensors only)";
-  Type bf16 = b.getBF16Type();
-  if (from == bf16)
-    return x;
-  return buildBroadcastedGeneric(
-      b, loc, x, bf16, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value f = a[0];
-        if (!f.getType().isF32())
-          f = buildConvertScalar(nb, nl, f, nb.getF32Type());
-        Value bits = arith::BitcastOp::create(nb, nl, nb.getI32Type(), f);
-        Value high = arith::ShRUIOp::create(
-            nb, nl, bits,
-            arith::ConstantOp::create(nb, nl, nb.getI32IntegerAttr(16)));
-        Value half = arith::TruncIOp::create(nb, nl, nb.getI16Type(), high);
-        // Dropping the low bits of a NaN may leave an infinity: keep the
-        // quiet bit set.
-        Value quiet = arith::OrIOp::create(
-            nb, nl, half,
-            arith::ConstantOp::create(nb, nl, nb.getI16IntegerAttr(0x40)));
-        Value isNaN =
-            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, f, f);
-        Value r = arith::SelectOp::create(nb, nl, isNaN, quiet, half);
-        return arith::BitcastOp::create(nb, nl, nb.getBF16Type(), r);
-      });
-}

@@ -130,21 +130,10 @@ LogicalResult importDropout(NodeContext &ctx) {
   return ctx.setResult(0, x);
 }
 
-/// Converts `x` to `to` as ONNX Cast does: float -> bfloat16 truncates
-/// (the rounding of ONNX 1.12's reference and test data), everything else
-/// as buildConvertElementType.
-FailureOr<Value> castTo(NodeContext &ctx, Value x, Type to, bool srcUnsigned,
-                        bool dstUnsigned) {
-  if (to.isBF16() && isa<FloatType>(getElementTypeOrSelf(x.getType())))
-    return buildTruncateToBF16(ctx.b, ctx.loc, x);
-  return buildConvertElementType(ctx.b, ctx.loc, x, to, srcUnsigned,
-                                 dstUnsigned);
-}
-
 /// Cast (opset 6+; `to` an ONNX data type). Strings and float8 types are
 /// unsupported; float -> integer truncates toward zero; float -> bfloat16
-/// truncates the f32 value (ONNX 1.12's reference; later ONNX versions round
-/// to nearest even).
+/// rounds to nearest even, as onnxruntime (1.15+) and the reference and test
+/// data of onnx 1.13+ do (onnx 1.12's test data truncated).
 LogicalResult importCast(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -154,8 +143,9 @@ LogicalResult importCast(NodeContext &ctx) {
   if (failed(et))
     return failure();
   ctx.setOutputDataType(0, int32_t(to));
-  return ctx.setResult(0, castTo(ctx, *x, *et, ctx.isUnsignedInput(0),
-                                 isUnsignedDataType(int32_t(to))));
+  return ctx.setResult(0, buildConvertElementType(
+                             ctx.b, ctx.loc, *x, *et, ctx.isUnsignedInput(0),
+                             isUnsignedDataType(int32_t(to))));
 }
 
 /// CastLike (opset 15+): Cast to the element type of input 1.
@@ -163,9 +153,10 @@ LogicalResult importCastLike(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), like = ctx.input(1);
   if (failed(x) || failed(like))
     return failure();
-  return ctx.setResult(0,
-                       castTo(ctx, *x, getElementTypeOrSelf(like->getType()),
-                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
+  return ctx.setResult(0, buildConvertElementType(
+                             ctx.b, ctx.loc, *x,
+                             getElementTypeOrSelf(like->getType()),
+                             ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
 }
 
 /// Pow (opset 7+; base and exponent types independent since opset 12).

@@ -211,16 +211,11 @@ LogicalResult ModelImporter::readOpset() {
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = id.version();
-  if (opset != 0)
-    return success();
-  // A model of another domain only (e.g. the training operators of
-  // ai.onnx.preview.training) is valid ONNX we do not implement.
-  if (!model.opset_import().empty())
-    return emitError(fileLoc)
-           << "unsupported ONNX domain '" << model.opset_import(0).domain()
-           << "': the model imports no opset of the default ONNX domain";
-  return emitError(fileLoc) << "model imports no opset of the default "
-                               "ONNX domain";
+  // loadModel refused models without a default-domain opset.
+  if (opset == 0)
+    return emitError(fileLoc) << "model imports no opset of the default "
+                                 "ONNX domain";
+  return success();
 }
 
 LogicalResult ModelImporter::importInitializers(ModuleOp module) {

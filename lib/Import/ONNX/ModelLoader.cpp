@@ -9,6 +9,7 @@
 
 #include "ModelLoader.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -210,6 +211,55 @@ onnx::ModelProto restoreFromView(const onnx::ModelProto &model,
   unhideNewerNodes(*view.mutable_graph());
   restored.mutable_graph()->Swap(view.mutable_graph());
   return restored;
+}
+
+/// Finds the first node of `graph` (or its subgraphs) that is neither of the
+/// default domain nor a call of a model-local function.
+const onnx::NodeProto *
+findForeignNode(const onnx::GraphProto &graph,
+                const llvm::StringSet<> &localFunctions) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (!isDefaultDomain(node.domain()) &&
+        !localFunctions.contains(node.domain() + "::" + node.op_type()))
+      return &node;
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        if (const onnx::NodeProto *found =
+                findForeignNode(attr.g(), localFunctions))
+          return found;
+      for (const onnx::GraphProto &sub : attr.graphs())
+        if (const onnx::NodeProto *found = findForeignNode(sub, localFunctions))
+          return found;
+    }
+  }
+  return nullptr;
+}
+
+/// Reports a model that imports no default-domain opset, and an op of a
+/// domain the importer has no handlers for (e.g.
+/// `ai.onnx.ml`, `com.microsoft`) before libonnx's checker, which knows
+/// some of those domains only up to 1.12's versions and would call a newer
+/// model malformed.
+LogicalResult checkDomains(Location fileLoc, const onnx::ModelProto &model) {
+  // A model of another domain only (e.g. the training operators of
+  // ai.onnx.preview.training) is valid ONNX we do not implement. (One that
+  // imports no opset at all is the checker's to report.)
+  if (getDefaultOpset(model.opset_import()) == 0 &&
+      !model.opset_import().empty())
+    return emitError(fileLoc)
+           << "unsupported ONNX domain '" << model.opset_import(0).domain()
+           << "': the model imports no opset of the default ONNX domain";
+  llvm::StringSet<> localFunctions;
+  for (const onnx::FunctionProto &function : model.functions())
+    localFunctions.insert(function.domain() + "::" + function.name());
+  const onnx::NodeProto *node = findForeignNode(model.graph(), localFunctions);
+  if (!node)
+    return success();
+  std::string name = node->name().empty() ? node->op_type() : node->name();
+  return emitError(
+             NameLoc::get(StringAttr::get(fileLoc.getContext(), name), fileLoc))
+         << "unsupported ONNX op '" << node->domain() << "::" << node->op_type()
+         << "' in node '" << name << "'";
 }
 
 } // namespace
@@ -496,6 +546,8 @@ LogicalResult mlprog::onnx_import::loadModel(const llvm::MemoryBuffer &buffer,
                          << "their opset-" << kNewestKnownOpset
                          << " semantics";
   if (failed(sortTopologically(fileLoc, *model.mutable_graph())))
+    return failure();
+  if (failed(checkDomains(fileLoc, model)))
     return failure();
   // The checker would look for external files relative to the working
   // directory: check them ourselves (relative to the model) and let the

@@ -7,6 +7,8 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include <cstring>
+#include <iterator>
+#include <string>
 
 using namespace mlir;
 
@@ -40,13 +42,25 @@ FailureOr<Type> convertElementType(Location loc, int32_t dataType) {
   default:
     break;
   }
-  const char *name = onnx::TensorProto::DataType_IsValid(dataType)
-                         ? onnx::TensorProto::DataType_Name(
-                               onnx::TensorProto::DataType(dataType))
-                               .c_str()
-                         : "invalid";
-  return emitError(loc) << "unsupported ONNX element type " << name << " ("
-                        << dataType << ")";
+  return emitError(loc) << "unsupported ONNX element type "
+                        << getDataTypeName(dataType) << " (" << dataType << ")";
+}
+
+std::string getDataTypeName(int32_t dataType) {
+  if (onnx::TensorProto::DataType_IsValid(dataType))
+    return onnx::TensorProto::DataType_Name(
+        onnx::TensorProto::DataType(dataType));
+  // TensorProto.DataType values added after libonnx 1.12 (onnx.proto of
+  // onnx 1.23: the 8-, 6-, 4- and 2-bit types).
+  static constexpr const char *kNewerNames[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0",
+      "UINT2",        "INT2",           "FLOAT6E2M3", "FLOAT6E3M2"};
+  constexpr int32_t kFirstNewer = 17;
+  if (dataType >= kFirstNewer &&
+      dataType < kFirstNewer + int32_t(std::size(kNewerNames)))
+    return kNewerNames[dataType - kFirstNewer];
+  return "invalid";
 }
 
 bool isUnsignedDataType(int32_t dataType) {
@@ -72,13 +86,29 @@ static StringRef valueKind(const onnx::TypeProto &type) {
   }
 }
 
+/// Runs `convert`, appending " of <what>" to the errors it emits, so an
+/// unsupported element type names the value that has it.
+template <typename Fn>
+static auto nameValueInErrors(Location loc, const std::string &what,
+                              Fn convert) {
+  ScopedDiagnosticHandler handler(loc.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      diag << " of " << what;
+    return failure();
+  });
+  return convert();
+}
+
 FailureOr<RankedTensorType> convertTensorType(Location loc, StringRef name,
                                               const onnx::TypeProto &type) {
   if (!type.has_tensor_type())
     return emitError(loc) << "unsupported ONNX value type (" << valueKind(type)
                           << ") for '" << name << "'";
   const onnx::TypeProto::Tensor &tensor = type.tensor_type();
-  FailureOr<Type> elementType = convertElementType(loc, tensor.elem_type());
+  FailureOr<Type> elementType =
+      nameValueInErrors(loc, "'" + name.str() + "'", [&] {
+        return convertElementType(loc, tensor.elem_type());
+      });
   if (failed(elementType))
     return failure();
   if (!tensor.has_shape())
@@ -144,7 +174,10 @@ FailureOr<DenseElementsAttr> convertTensor(Location loc,
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return emitError(loc) << "unsupported external data in tensor '"
                           << tensor.name() << "'";
-  FailureOr<Type> elementType = convertElementType(loc, tensor.data_type());
+  FailureOr<Type> elementType =
+      nameValueInErrors(loc, "tensor '" + tensor.name() + "'", [&] {
+        return convertElementType(loc, tensor.data_type());
+      });
   if (failed(elementType))
     return failure();
   SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());

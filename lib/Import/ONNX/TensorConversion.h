@@ -13,12 +13,18 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <string>
+
 namespace mlprog::onnx_import {
 
 /// Maps an ONNX TensorProto::DataType to an MLIR element type (integers
 /// signless); emits an error at `loc` for unsupported ones (string, complex).
 mlir::FailureOr<mlir::Type> convertElementType(mlir::Location loc,
                                                int32_t dataType);
+
+/// The TensorProto::DataType spelling of `dataType` (FLOAT, UINT8, ...,
+/// FLOAT8E4M3FN and the other types newer than libonnx 1.12), or "invalid".
+std::string getDataTypeName(int32_t dataType);
 
 /// True for ONNX unsigned integer data types.
 bool isUnsignedDataType(int32_t dataType);

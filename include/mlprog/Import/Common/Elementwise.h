@@ -90,17 +90,6 @@ buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         mlir::Type elementType, bool srcUnsigned = false,
                         bool dstUnsigned = false);
 
-/// Converts the float tensor `x` to bfloat16 by truncating the f32 value
-/// (the low 16 bits are dropped: round toward zero; other float types go
-/// through f32 first); NaNs stay (quiet) NaNs. This is the rounding of the
-/// ONNX 1.12 backend test data (numpy `float32 >> 16`) and of onnxruntime
-/// before 1.15; arith.truncf (buildConvertScalar, buildCast) rounds to
-/// nearest even instead.
-/// Errors: non-float element types.
-/// Spec: ONNX Cast to BFLOAT16 (opset 13+, rounding unspecified).
-mlir::FailureOr<mlir::Value>
-buildTruncateToBF16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
-
 /// Parameterless pointwise functions of float tensors.
 enum class PointwiseKind {
   Rsqrt,      ///< 1 / sqrt(x)

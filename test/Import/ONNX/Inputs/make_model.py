@@ -136,6 +136,34 @@ def ir10_opset18():
     return m
 
 
+def float8_input():
+    # A FLOAT8E4M3FN (TensorProto.DataType 17, newer than libonnx 1.12)
+    # input: refused by name.
+    x = helper.make_tensor_value_info("x", F, [2])
+    x.type.tensor_type.elem_type = 17
+    m = model([helper.make_node("Cast", ["x"], ["y"], name="cast", to=F)],
+              [x], [helper.make_tensor_value_info("y", F, [2])], opset=19)
+    m.ir_version = 9
+    return m
+
+
+def ml_domain_newer():
+    # ai.onnx.ml's LabelEncoder-4 (default_tensor, newer than libonnx 1.12
+    # knows) beside default-domain ops: an unsupported op, not a checker
+    # failure.
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("LabelEncoder", ["r"], ["y"], name="encode",
+                              domain="ai.onnx.ml", keys_floats=[1.0],
+                              values_floats=[2.0],
+                              default_tensor=helper.make_tensor(
+                                  "d", F, [1], [0.0]))]
+    m = model(nodes, [helper.make_tensor_value_info("x", F, [2])],
+              [helper.make_tensor_value_info("y", F, [2])], opset=21)
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 4))
+    m.ir_version = 10
+    return m
+
+
 MODELS = {
     "add_bcast_dynamic": add_bcast_dynamic,
     "matmul_dynamic": matmul_dynamic,
@@ -150,6 +178,8 @@ MODELS = {
     "unsorted": unsorted,
     "cycle": cycle,
     "ir10_opset18": ir10_opset18,
+    "float8_input": float8_input,
+    "ml_domain_newer": ml_domain_newer,
 }
 
 if __name__ == "__main__":
