@@ -144,7 +144,7 @@ FailureOr<Value> mlprog::buildRemainder(OpBuilder &b, Location loc, Value lhs,
 }
 
 FailureOr<Value> mlprog::buildBitShift(OpBuilder &b, Location loc, Value lhs,
-                                       Value rhs, bool left) {
+                                       Value rhs, bool left, bool isSigned) {
   if (failed(requireSameNumeric(loc, lhs, rhs, "bit shift")))
     return failure();
   Type et = elementTypeOf(lhs);
@@ -154,6 +154,14 @@ FailureOr<Value> mlprog::buildBitShift(OpBuilder &b, Location loc, Value lhs,
   return buildBroadcastedGeneric(
       b, loc, {lhs, rhs}, et,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        if (isSigned && !left) {
+          // Amounts out of [0, width) (negative ones compare huge unsigned)
+          // shift by width - 1: only the sign remains (-1 or 0).
+          Value last =
+              createScalar(nb, nl, et, double(et.getIntOrFloatBitWidth() - 1));
+          Value amount = arith::MinUIOp::create(nb, nl, a[1], last);
+          return arith::ShRSIOp::create(nb, nl, a[0], amount);
+        }
         Value shifted =
             left ? arith::ShLIOp::create(nb, nl, a[0], a[1]).getResult()
                  : arith::ShRUIOp::create(nb, nl, a[0], a[1]).getResult();
@@ -189,6 +197,36 @@ FailureOr<Value> mlprog::buildPowMixed(OpBuilder &b, Location loc, Value base,
       });
 }
 
+/// Scalar `v * sigmoid(alpha * v)` of float type `et`.
+static Value swishScalar(OpBuilder &b, Location loc, Value v, Type et,
+                         double alpha) {
+  Value one = createScalar(b, loc, et, 1.0);
+  Value ax = arith::MulFOp::create(b, loc, v, createScalar(b, loc, et, alpha));
+  Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, ax));
+  return arith::DivFOp::create(b, loc, v, arith::AddFOp::create(b, loc, one, e));
+}
+
+FailureOr<Value> mlprog::buildSwiGLU(OpBuilder &b, Location loc, Value gate,
+                                     Value value, double alpha) {
+  if (failed(requireFloat(loc, gate, "swiglu")) ||
+      failed(requireSameNumeric(loc, gate, value, "swiglu")))
+    return failure();
+  auto gt = cast<RankedTensorType>(gate.getType());
+  auto vt = cast<RankedTensorType>(value.getType());
+  if (gt.getRank() != vt.getRank() ||
+      failed(verifyCompatibleShape(gt.getShape(), vt.getShape())))
+    return emitError(loc) << "swiglu needs inputs of one shape, got " << gt
+                          << " and " << vt;
+  Type et = gt.getElementType();
+  return buildBroadcastedGeneric(
+      b, loc, {gate, value}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return arith::MulFOp::create(nb, nl,
+                                     swishScalar(nb, nl, a[0], et, alpha),
+                                     a[1]);
+      });
+}
+
 FailureOr<Value> mlprog::buildParamActivation(OpBuilder &b, Location loc,
                                               ParamActivationKind kind, Value x,
                                               double alpha, double beta) {
@@ -213,6 +251,8 @@ FailureOr<Value> mlprog::buildParamActivation(OpBuilder &b, Location loc,
           return hardSigmoid(alpha, beta);
         case ParamActivationKind::HardSwish:
           return arith::MulFOp::create(nb, nl, v, hardSigmoid(1.0 / 6.0, 0.5));
+        case ParamActivationKind::Swish:
+          return swishScalar(nb, nl, v, et, alpha);
         case ParamActivationKind::ThresholdedRelu:
           return arith::SelectOp::create(
               nb, nl, cmp(arith::CmpFPredicate::OGT, v, c(alpha)), v, c(0.0));

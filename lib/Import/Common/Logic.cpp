@@ -65,13 +65,13 @@ static bool isBoolTensor(Value v) {
   return t && t.getElementType().isInteger(1);
 }
 
-FailureOr<Value> mlprog::buildLogical(OpBuilder &b, Location loc,
-                                      LogicalKind kind, Value lhs, Value rhs) {
-  if (!isBoolTensor(lhs) || !isBoolTensor(rhs))
-    return emitError(loc) << "logical op needs ranked i1 tensors, got "
-                          << lhs.getType() << " and " << rhs.getType();
+/// `lhs <kind> rhs` elementwise with broadcasting, on operands of element
+/// type `et` (i1: logical, wider integers: bitwise).
+static FailureOr<Value> logicGeneric(OpBuilder &b, Location loc,
+                                     LogicalKind kind, Value lhs, Value rhs,
+                                     Type et) {
   return buildBroadcastedGeneric(
-      b, loc, {lhs, rhs}, b.getI1Type(),
+      b, loc, {lhs, rhs}, et,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         switch (kind) {
         case LogicalKind::And:
@@ -85,16 +85,56 @@ FailureOr<Value> mlprog::buildLogical(OpBuilder &b, Location loc,
       });
 }
 
+/// `x` xor all-ones (logical or bitwise not).
+static FailureOr<Value> notGeneric(OpBuilder &b, Location loc, Value x,
+                                   Type et) {
+  return buildBroadcastedGeneric(
+      b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value ones = arith::ConstantOp::create(
+            nb, nl, nb.getIntegerAttr(et, APInt::getAllOnes(
+                                              et.getIntOrFloatBitWidth())));
+        return arith::XOrIOp::create(nb, nl, a[0], ones);
+      });
+}
+
+FailureOr<Value> mlprog::buildLogical(OpBuilder &b, Location loc,
+                                      LogicalKind kind, Value lhs, Value rhs) {
+  if (!isBoolTensor(lhs) || !isBoolTensor(rhs))
+    return emitError(loc) << "logical op needs ranked i1 tensors, got "
+                          << lhs.getType() << " and " << rhs.getType();
+  return logicGeneric(b, loc, kind, lhs, rhs, b.getI1Type());
+}
+
 FailureOr<Value> mlprog::buildLogicalNot(OpBuilder &b, Location loc, Value x) {
   if (!isBoolTensor(x))
     return emitError(loc) << "logical not needs a ranked i1 tensor, got "
                           << x.getType();
-  return buildBroadcastedGeneric(
-      b, loc, x, b.getI1Type(),
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value one = arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true));
-        return arith::XOrIOp::create(nb, nl, a[0], one);
-      });
+  return notGeneric(b, loc, x, b.getI1Type());
+}
+
+/// The element type of a ranked signless-integer tensor, or null.
+static Type integerElementType(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getElementType().isSignlessInteger() ? t.getElementType()
+                                                      : Type();
+}
+
+FailureOr<Value> mlprog::buildBitwise(OpBuilder &b, Location loc,
+                                      LogicalKind kind, Value lhs, Value rhs) {
+  Type et = integerElementType(lhs);
+  if (!et || et != integerElementType(rhs))
+    return emitError(loc) << "bitwise op needs integer tensors of one element "
+                             "type, got "
+                          << lhs.getType() << " and " << rhs.getType();
+  return logicGeneric(b, loc, kind, lhs, rhs, et);
+}
+
+FailureOr<Value> mlprog::buildBitwiseNot(OpBuilder &b, Location loc, Value x) {
+  Type et = integerElementType(x);
+  if (!et)
+    return emitError(loc) << "bitwise not needs an integer tensor, got "
+                          << x.getType();
+  return notGeneric(b, loc, x, et);
 }
 
 FailureOr<Value> mlprog::buildSelect(OpBuilder &b, Location loc, Value cond,

@@ -164,6 +164,58 @@ FailureOr<Value> mlprog::buildSoftmax(OpBuilder &b, Location loc, Value x,
       });
 }
 
+TypedAttr mlprog::detail::reductionInit(OpBuilder &b, ReduceKind kind,
+                                        Type et) {
+  bool isFloat = isa<FloatType>(et);
+  // Bools compare unsigned (false < true): max starts at false, min at true.
+  if (et.isInteger(1) && (kind == ReduceKind::Max || kind == ReduceKind::Min))
+    return b.getBoolAttr(kind == ReduceKind::Min);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+    return b.getZeroAttr(et);
+  case ReduceKind::Prod:
+    return isFloat ? TypedAttr(b.getFloatAttr(et, 1.0))
+                   : TypedAttr(b.getIntegerAttr(et, 1));
+  case ReduceKind::Max:
+    return getLowestAttr(et);
+  case ReduceKind::Min:
+    return isFloat
+               ? TypedAttr(FloatAttr::get(
+                     et, APFloat::getInf(
+                             cast<FloatType>(et).getFloatSemantics())))
+               : TypedAttr(IntegerAttr::get(
+                     et, APInt::getSignedMaxValue(et.getIntOrFloatBitWidth())));
+  }
+  return TypedAttr();
+}
+
+Value mlprog::detail::reductionCombine(OpBuilder &b, Location loc,
+                                       ReduceKind kind, Value v, Value acc) {
+  bool isFloat = isa<FloatType>(v.getType());
+  // Bools: max is `or`, min is `and`.
+  if (v.getType().isInteger(1) && kind == ReduceKind::Max)
+    return arith::OrIOp::create(b, loc, v, acc);
+  if (v.getType().isInteger(1) && kind == ReduceKind::Min)
+    return arith::AndIOp::create(b, loc, v, acc);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+    return isFloat ? arith::AddFOp::create(b, loc, v, acc).getResult()
+                   : arith::AddIOp::create(b, loc, v, acc).getResult();
+  case ReduceKind::Prod:
+    return isFloat ? arith::MulFOp::create(b, loc, v, acc).getResult()
+                   : arith::MulIOp::create(b, loc, v, acc).getResult();
+  case ReduceKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, v, acc).getResult()
+                   : arith::MaxSIOp::create(b, loc, v, acc).getResult();
+  case ReduceKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, v, acc).getResult()
+                   : arith::MinSIOp::create(b, loc, v, acc).getResult();
+  }
+  return Value();
+}
+
 FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
                                      ReduceKind kind, Value x,
                                      ArrayRef<int64_t> axes, bool keepDims) {
@@ -185,48 +237,10 @@ FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
   if (failed(marked))
     return failure();
   ArrayRef<bool> reduced = *marked;
-  TypedAttr init;
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::Mean:
-    init = b.getZeroAttr(et);
-    break;
-  case ReduceKind::Prod:
-    init = isFloat ? TypedAttr(b.getFloatAttr(et, 1.0))
-                   : TypedAttr(b.getIntegerAttr(et, 1));
-    break;
-  case ReduceKind::Max:
-    init = getLowestAttr(et);
-    break;
-  case ReduceKind::Min:
-    init =
-        isFloat
-            ? TypedAttr(FloatAttr::get(
-                  et, APFloat::getInf(cast<FloatType>(et).getFloatSemantics())))
-            : TypedAttr(IntegerAttr::get(
-                  et, APInt::getSignedMaxValue(et.getIntOrFloatBitWidth())));
-    break;
-  }
-  Value r = reduce(
-      b, loc, x, reduced, init,
-      [&](OpBuilder &nb, Location nl, Value v, Value acc) -> Value {
-        switch (kind) {
-        case ReduceKind::Sum:
-        case ReduceKind::Mean:
-          return isFloat ? arith::AddFOp::create(nb, nl, v, acc).getResult()
-                         : arith::AddIOp::create(nb, nl, v, acc).getResult();
-        case ReduceKind::Prod:
-          return isFloat ? arith::MulFOp::create(nb, nl, v, acc).getResult()
-                         : arith::MulIOp::create(nb, nl, v, acc).getResult();
-        case ReduceKind::Max:
-          return isFloat ? arith::MaximumFOp::create(nb, nl, v, acc).getResult()
-                         : arith::MaxSIOp::create(nb, nl, v, acc).getResult();
-        case ReduceKind::Min:
-          return isFloat ? arith::MinimumFOp::create(nb, nl, v, acc).getResult()
-                         : arith::MinSIOp::create(nb, nl, v, acc).getResult();
-        }
-        return Value();
-      });
+  Value r = reduce(b, loc, x, reduced, reductionInit(b, kind, et),
+                   [&](OpBuilder &nb, Location nl, Value v, Value acc) {
+                     return reductionCombine(nb, nl, kind, v, acc);
+                   });
   if (kind == ReduceKind::Mean)
     r = divideByCount(b, loc, x, r, reduced, /*correction=*/0);
   return keepDims ? keepReducedDims(b, loc, r, reduced) : r;
@@ -491,8 +505,8 @@ FailureOr<Value> mlprog::buildHardmax(OpBuilder &b, Location loc, Value x,
 }
 
 FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
-                                     int64_t axis, bool exclusive,
-                                     bool reverse) {
+                                     int64_t axis, bool exclusive, bool reverse,
+                                     ReduceKind kind) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat() ||
       type.getElementType().isInteger(1))
@@ -505,7 +519,6 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
                           << " out of range for rank " << rank;
   axis = (axis + rank) % rank;
   Type et = type.getElementType();
-  bool isFloat = isa<FloatType>(et);
   MLIRContext *ctx = b.getContext();
   // Loops: the result dims, then j (the summed position along `axis`).
   SmallVector<AffineExpr> inExprs;
@@ -518,8 +531,10 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
                                  AffineMap::get(rank + 1, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init =
-      createFilled(b, loc, tensor::getMixedSizes(b, loc, x), b.getZeroAttr(et));
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Prod)
+    return emitError(loc) << "cumulative reductions are sums or products";
+  TypedAttr identity = reductionInit(b, kind, et);
+  Value init = createFilled(b, loc, tensor::getMixedSizes(b, loc, x), identity);
   arith::CmpIPredicate pred =
       reverse
           ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
@@ -530,11 +545,10 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
         Value i = linalg::IndexOp::create(nb, nl, axis);
         Value j = linalg::IndexOp::create(nb, nl, rank);
         Value take = arith::CmpIOp::create(nb, nl, pred, j, i);
-        Value v = arith::SelectOp::create(nb, nl, take, a[0],
-                                          createScalar(nb, nl, et, 0.0));
-        Value r = isFloat ? arith::AddFOp::create(nb, nl, a[1], v).getResult()
-                          : arith::AddIOp::create(nb, nl, a[1], v).getResult();
-        linalg::YieldOp::create(nb, nl, r);
+        Value v = arith::SelectOp::create(
+            nb, nl, take, a[0], arith::ConstantOp::create(nb, nl, identity));
+        linalg::YieldOp::create(nb, nl,
+                                reductionCombine(nb, nl, kind, v, a[1]));
       });
   return generic.getResult(0);
 }

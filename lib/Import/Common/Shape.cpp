@@ -468,7 +468,7 @@ FailureOr<Value> mlprog::buildDepthToSpace(OpBuilder &b, Location loc, Value x,
 }
 
 FailureOr<Value> mlprog::buildSpaceToDepth(OpBuilder &b, Location loc, Value x,
-                                           int64_t bs) {
+                                           int64_t bs, bool crd) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "space_to_depth");
   if (failed(type))
     return failure();
@@ -485,7 +485,8 @@ FailureOr<Value> mlprog::buildSpaceToDepth(OpBuilder &b, Location loc, Value x,
   int64_t n = s[0], c = s[1], h = s[2] / bs, w = s[3] / bs;
   FailureOr<Value> r = buildReshape(b, loc, x, {n, c, h, bs, w, bs});
   if (succeeded(r))
-    r = buildTranspose(b, loc, *r, {0, 3, 5, 1, 2, 4});
+    r = crd ? buildTranspose(b, loc, *r, {0, 1, 3, 5, 2, 4})
+            : buildTranspose(b, loc, *r, {0, 3, 5, 1, 2, 4});
   if (succeeded(r))
     r = buildReshape(b, loc, *r, {n, c * bs * bs, h, w});
   return r;

@@ -17,6 +17,7 @@ namespace mlprog {
 struct WindowParams;
 enum class BinaryOpKind;
 enum class UnaryOpKind;
+enum class ReduceKind;
 } // namespace mlprog
 
 namespace mlprog::detail {
@@ -106,6 +107,14 @@ mlir::Value mergeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 mlir::Value padStatic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                       mlir::TypedAttr value);
+
+/// The start value of a `kind` reduction of element type `et` (i1 max/min:
+/// false/true).
+mlir::TypedAttr reductionInit(mlir::OpBuilder &b, ReduceKind kind,
+                              mlir::Type et);
+/// One step `acc <kind> v` of a reduction (i1 max/min: or/and; Mean sums).
+mlir::Value reductionCombine(mlir::OpBuilder &b, mlir::Location loc,
+                             ReduceKind kind, mlir::Value v, mlir::Value acc);
 
 /// An index constant.
 mlir::Value cIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);

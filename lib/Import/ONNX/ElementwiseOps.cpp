@@ -27,11 +27,41 @@ namespace mlprog::onnx_import {
 
 namespace {
 
+/// Integer Add/Sub/Mul of two constants, one of them a single element (the
+/// shape and axis arithmetic of exported function bodies), or null.
+DenseElementsAttr foldIntBinary(NodeContext &ctx, BinaryOpKind kind) {
+  DenseElementsAttr l = ctx.optionalConstantInput(0),
+                    r = ctx.optionalConstantInput(1);
+  if (!foldable(l) || !foldable(r) || l.getElementType() != r.getElementType() ||
+      !l.getElementType().isSignlessInteger() ||
+      (kind != BinaryOpKind::Add && kind != BinaryOpKind::Sub &&
+       kind != BinaryOpKind::Mul))
+    return {};
+  auto lt = cast<RankedTensorType>(l.getType()),
+       rt = cast<RankedTensorType>(r.getType());
+  if (rt.getNumElements() != 1 &&
+      (lt.getNumElements() != 1 || lt.getRank() > rt.getRank()))
+    return {};
+  if (rt.getNumElements() == 1 && lt.getRank() < rt.getRank())
+    return {};
+  SmallVector<APInt> lv(l.getValues<APInt>()), rv(r.getValues<APInt>()), out;
+  size_t n = std::max(lv.size(), rv.size());
+  for (size_t i = 0; i < n; ++i) {
+    const APInt &a = lv[lv.size() == 1 ? 0 : i], &c = rv[rv.size() == 1 ? 0 : i];
+    out.push_back(kind == BinaryOpKind::Add   ? a + c
+                  : kind == BinaryOpKind::Sub ? a - c
+                                              : a * c);
+  }
+  return DenseElementsAttr::get(rt.getNumElements() == 1 ? lt : rt, out);
+}
+
 /// Add, Sub, Mul, Div, Pow (ONNX opset 7+: multidirectional broadcasting).
 template <BinaryOpKind Kind> LogicalResult importBinary(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
+  if (DenseElementsAttr folded = foldIntBinary(ctx, Kind))
+    return setFolded(ctx, 0, folded);
   return ctx.setResult(0, buildElementwiseBinary(ctx.b, ctx.loc, Kind, *lhs,
                                                  *rhs, ctx.isUnsignedInput(0)));
 }
@@ -59,7 +89,16 @@ template <UnaryOpKind Kind> LogicalResult importUnary(NodeContext &ctx) {
 
 /// Identity: the output is the input value.
 LogicalResult importIdentity(NodeContext &ctx) {
-  return ctx.setResult(0, ctx.input(0));
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  // A constant stays one, so that operands read as attributes (axes,
+  // shapes) fold through Identity (exported function bodies use it).
+  if (DenseElementsAttr c = ctx.optionalConstantInput(0)) {
+    ctx.setConstantResult(0, *x, c);
+    return success();
+  }
+  return ctx.setResult(0, *x);
 }
 
 /// Dropout in inference: identity; the optional mask output is all true.
@@ -189,7 +228,8 @@ LogicalResult importMod(NodeContext &ctx) {
                                          ctx.isUnsignedInput(0)));
 }
 
-/// BitShift (opset 11+, unsigned integers; direction LEFT or RIGHT).
+/// BitShift (opset 11+, unsigned integers; opset 28 adds signed ones, whose
+/// right shift is arithmetic; direction LEFT or RIGHT).
 LogicalResult importBitShift(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
@@ -200,7 +240,8 @@ LogicalResult importBitShift(NodeContext &ctx) {
            << "BitShift direction must be LEFT or RIGHT, got '" << direction
            << "'";
   return ctx.setResult(
-      0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs, direction == "LEFT"));
+      0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs, direction == "LEFT",
+                       !ctx.isUnsignedInput(0)));
 }
 
 /// Clip: before opset 11 `min`/`max` attributes (floats, default the float
@@ -260,7 +301,7 @@ LogicalResult importSoftplus(NodeContext &ctx) {
 }
 
 /// HardSigmoid (alpha 0.2, beta 0.5), HardSwish, ThresholdedRelu (alpha 1),
-/// Shrink (lambd 0.5, bias 0), Celu (alpha 1).
+/// Shrink (lambd 0.5, bias 0), Celu (alpha 1), Swish (opset 24, alpha 1).
 template <ParamActivationKind Kind>
 LogicalResult importParamActivation(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
@@ -274,6 +315,7 @@ LogicalResult importParamActivation(NodeContext &ctx) {
     break;
   case ParamActivationKind::ThresholdedRelu:
   case ParamActivationKind::Celu:
+  case ParamActivationKind::Swish:
     alpha = ctx.getFloat("alpha", 1.0);
     break;
   case ParamActivationKind::Shrink:
@@ -285,6 +327,31 @@ LogicalResult importParamActivation(NodeContext &ctx) {
   }
   return ctx.setResult(
       0, buildParamActivation(ctx.b, ctx.loc, Kind, *x, alpha, beta));
+}
+
+/// Gelu (opset 20): approximate "none" (erf) or "tanh".
+LogicalResult importGelu(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  std::string approximate = ctx.getString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return emitError(ctx.loc)
+           << "Gelu: invalid approximate '" << approximate << "'";
+  return ctx.setResult(
+      0, buildPointwise(ctx.b, ctx.loc,
+                        approximate == "tanh" ? PointwiseKind::GeluTanh
+                                              : PointwiseKind::Gelu,
+                        *x));
+}
+
+/// SwiGLU (opset 28): Swish_alpha(A) * B, alpha 1 by default.
+LogicalResult importSwiGLU(NodeContext &ctx) {
+  FailureOr<Value> a = ctx.input(0), v = ctx.input(1);
+  if (failed(a) || failed(v))
+    return failure();
+  return ctx.setResult(0, buildSwiGLU(ctx.b, ctx.loc, *a, *v,
+                                      ctx.getFloat("alpha", 1.0)));
 }
 
 /// PRelu: opset 7+ broadcasts the slope numpy-style to X; before opset 7 a
@@ -351,7 +418,10 @@ void registerElementwiseOps(OpTable &table) {
       {"Max", importVariadic<BinaryOpKind::Max>},
       {"Mean", importSumMean<true>},
       {"Min", importVariadic<BinaryOpKind::Min>},
+      {"Gelu", importGelu},
       {"Mish", importPointwise<PointwiseKind::Mish>},
+      {"SwiGLU", importSwiGLU},
+      {"Swish", importParamActivation<ParamActivationKind::Swish>},
       {"Mod", importMod},
       {"Mul", importBinary<BinaryOpKind::Mul>},
       {"Neg", importUnary<UnaryOpKind::Neg>},

@@ -370,9 +370,9 @@ ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
           (local.domain().empty() || local.domain() == "ai.onnx"))))
       function = &local;
   // libonnx 1.12's schema of an op that changed after opset 17 would give
-  // the old function body.
+  // the old function body (unless the change only added element types).
   if (!function && defaultDomain &&
-      !isNewerThanLibONNX(node.op_type(), nodeOpset)) {
+      hasLibONNXMeaning(node.op_type(), nodeOpset)) {
     schema = onnx::OpSchemaRegistry::Schema(node.op_type(), int(nodeOpset), "");
     if (!schema)
       return std::nullopt;

@@ -30,12 +30,16 @@ template <CompareKind Kind> LogicalResult importCompare(NodeContext &ctx) {
                                        ctx.isUnsignedInput(0)));
 }
 
-/// And, Or, Xor on bool tensors (opset 7+ broadcasting).
-template <LogicalKind Kind> LogicalResult importLogical(NodeContext &ctx) {
+/// And, Or, Xor on bool tensors (opset 7+ broadcasting); with `Bitwise`
+/// BitwiseAnd, BitwiseOr, BitwiseXor (opset 18) on integer tensors.
+template <LogicalKind Kind, bool Bitwise = false>
+LogicalResult importLogical(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
-  return ctx.setResult(0, buildLogical(ctx.b, ctx.loc, Kind, *lhs, *rhs));
+  return ctx.setResult(
+      0, Bitwise ? buildBitwise(ctx.b, ctx.loc, Kind, *lhs, *rhs)
+                 : buildLogical(ctx.b, ctx.loc, Kind, *lhs, *rhs));
 }
 
 /// Not on a bool tensor.
@@ -44,6 +48,14 @@ LogicalResult importNot(NodeContext &ctx) {
   if (failed(x))
     return failure();
   return ctx.setResult(0, buildLogicalNot(ctx.b, ctx.loc, *x));
+}
+
+/// BitwiseNot (opset 18) on an integer tensor.
+LogicalResult importBitwiseNot(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildBitwiseNot(ctx.b, ctx.loc, *x));
 }
 
 /// Where (opset 9+; three-way broadcasting).
@@ -77,6 +89,10 @@ LogicalResult importIsInf(NodeContext &ctx) {
 void registerLogicOps(OpTable &table) {
   table.add({
       {"And", importLogical<LogicalKind::And>},
+      {"BitwiseAnd", importLogical<LogicalKind::And, true>},
+      {"BitwiseNot", importBitwiseNot},
+      {"BitwiseOr", importLogical<LogicalKind::Or, true>},
+      {"BitwiseXor", importLogical<LogicalKind::Xor, true>},
       {"Equal", importCompare<CompareKind::Equal>},
       {"Greater", importCompare<CompareKind::Greater>},
       {"GreaterOrEqual", importCompare<CompareKind::GreaterEqual>},

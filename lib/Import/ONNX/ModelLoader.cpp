@@ -80,6 +80,27 @@ int64_t getDefaultOpset(
 
 int64_t mlprog::onnx_import::getNewestKnownOpset() { return kNewestKnownOpset; }
 
+namespace {
+/// Schema changes after opset 17 that only added element types: the op's
+/// meaning, and so libonnx 1.12's function body for it, is unchanged. Each
+/// entry was checked against onnx 1.23's schemas (doc, attributes, inputs
+/// and outputs equal to the previous version's; only type constraints
+/// widened).
+constexpr NewerOpset kTypeOnlyChanges[] = {
+    {"NegativeLogLikelihoodLoss", 22}, // adds bfloat16
+};
+} // namespace
+
+bool mlprog::onnx_import::hasLibONNXMeaning(StringRef opType, int64_t opset) {
+  return llvm::all_of(kNewerOpsets, [&](const NewerOpset &change) {
+    return opType != change.opType || change.opset > opset ||
+           llvm::any_of(kTypeOnlyChanges, [&](const NewerOpset &typeOnly) {
+             return opType == typeOnly.opType &&
+                    change.opset == typeOnly.opset;
+           });
+  });
+}
+
 bool mlprog::onnx_import::isNewerThanLibONNX(StringRef opType, int64_t opset) {
   if (opset <= kLibONNXMaxOpset)
     return false;

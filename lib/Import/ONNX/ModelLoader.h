@@ -38,6 +38,13 @@ int64_t getNewestKnownOpset();
 /// for it must not be used.
 bool isNewerThanLibONNX(llvm::StringRef opType, int64_t opset);
 
+/// Whether `opType` at `opset` means what libonnx 1.12's newest schema of it
+/// means: it did not change after opset 17, or every change up to `opset`
+/// only added element types (a small table in ModelLoader.cpp). libonnx's
+/// function body may then expand it, though its checker still must not see
+/// it (the new types would fail the old schema).
+bool hasLibONNXMeaning(llvm::StringRef opType, int64_t opset);
+
 /// Where the data of an initializer stored outside the model lives.
 struct ExternalData {
   std::string path;

@@ -15,6 +15,7 @@
 #include "NodeContext.h"
 
 #include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -163,10 +164,46 @@ FailureOr<Value> buildOnnxReduce(NodeContext &ctx, OnnxReduce kind, Value x,
   return failure();
 }
 
-/// Reduces over axes given at run time: every subset of dims that turns the
-/// input shape into the declared output shape is built, and the run-time
-/// axes pick one. Needs static input and output shapes and a static number
-/// of axes.
+/// Reduces over run-time axes dim by dim (buildReduceRuntimeAxes), for
+/// inputs or outputs of unknown shape; typed with the inferred output shape
+/// where there is one.
+LogicalResult reduceFlaggedDims(NodeContext &ctx, OnnxReduce kind, Value x,
+                                Value axesValue, bool keepDims, bool noop) {
+  FailureOr<Value> r;
+  switch (kind) {
+  case OnnxReduce::Sum:
+  case OnnxReduce::Mean:
+  case OnnxReduce::Max:
+  case OnnxReduce::Min:
+  case OnnxReduce::Prod: {
+    static constexpr ReduceKind kinds[] = {ReduceKind::Sum, ReduceKind::Mean,
+                                           ReduceKind::Max, ReduceKind::Min,
+                                           ReduceKind::Prod};
+    r = buildReduceRuntimeAxes(ctx.b, ctx.loc, kinds[int(kind)], x, axesValue,
+                               keepDims, noop);
+    break;
+  }
+  default: {
+    static constexpr NormReduceKind kinds[] = {
+        NormReduceKind::L1, NormReduceKind::L2, NormReduceKind::LogSum,
+        NormReduceKind::LogSumExp, NormReduceKind::SumSquare};
+    r = buildNormReduceRuntimeAxes(ctx.b, ctx.loc,
+                                   kinds[int(kind) - int(OnnxReduce::L1)], x,
+                                   axesValue, keepDims, noop);
+    break;
+  }
+  }
+  if (failed(r))
+    return failure();
+  std::optional<SmallVector<int64_t>> hint = ctx.staticOutputShape(0);
+  return ctx.setResult(0, hint ? refineToShape(ctx.b, ctx.loc, *r, *hint) : *r);
+}
+
+/// Reduces over axes given at run time. With static input and output shapes
+/// and a static number of axes, every subset of dims that turns the input
+/// shape into the declared output shape is built and the run-time axes pick
+/// one (static result types); otherwise each dim is reduced under a run-time
+/// condition (reduceFlaggedDims).
 LogicalResult reduceRuntimeAxes(NodeContext &ctx, OnnxReduce kind, Value x,
                                 Value axesValue, bool keepDims, bool noop) {
   auto xt = cast<RankedTensorType>(x.getType());
@@ -174,16 +211,27 @@ LogicalResult reduceRuntimeAxes(NodeContext &ctx, OnnxReduce kind, Value x,
   std::optional<SmallVector<int64_t>> outShape = ctx.staticOutputShape(0);
   int64_t rank = xt.getRank();
   if (!xt.hasStaticShape() || !outShape || !at || !at.hasStaticShape() ||
-      at.getRank() != 1 || rank > 8)
-    return emitError(ctx.loc)
-           << "unsupported " << ctx.node.op_type()
-           << " with run-time axes and unknown input or output shapes";
+      at.getRank() != 1 || rank > 8 || at.getDimSize(0) == 0)
+    return reduceFlaggedDims(ctx, kind, x, axesValue, keepDims, noop);
   int64_t numAxes = at.getDimSize(0);
-  if (numAxes == 0) {
-    if (noop)
-      return ctx.setResult(0, x);
-    return ctx.setResult(0, buildOnnxReduce(ctx, kind, x, {}, keepDims));
+  // The reduced-dim masks consistent with the declared output shape.
+  SmallVector<unsigned> masks;
+  for (unsigned mask = 1; mask < (1u << rank); ++mask) {
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!(mask & (1u << d)))
+        shape.push_back(xt.getDimSize(d));
+      else if (keepDims)
+        shape.push_back(1);
+    }
+    if (shape == *outShape && llvm::popcount(mask) <= numAxes)
+      masks.push_back(mask);
   }
+  if (masks.empty())
+    return emitError(ctx.loc)
+           << ctx.node.op_type() << ": no axes give the declared output shape";
+  if (masks.size() > 8)
+    return reduceFlaggedDims(ctx, kind, x, axesValue, keepDims, noop);
   // Read the axes once.
   SmallVector<Value> axisValues;
   for (int64_t k = 0; k < numAxes; ++k) {
@@ -192,22 +240,11 @@ LogicalResult reduceRuntimeAxes(NodeContext &ctx, OnnxReduce kind, Value x,
         tensor::ExtractOp::create(ctx.b, ctx.loc, axesValue, idx));
   }
   SmallVector<std::pair<Value, Value>> candidates;
-  for (unsigned mask = 1; mask < (1u << rank); ++mask) {
-    SmallVector<int64_t> shape, axes;
-    for (int64_t d = 0; d < rank; ++d) {
-      bool reduced = mask & (1u << d);
-      if (reduced)
+  for (unsigned mask : masks) {
+    SmallVector<int64_t> axes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (mask & (1u << d))
         axes.push_back(d);
-      if (!reduced)
-        shape.push_back(xt.getDimSize(d));
-      else if (keepDims)
-        shape.push_back(1);
-    }
-    if (shape != *outShape || int64_t(axes.size()) > numAxes)
-      continue;
-    if (candidates.size() == 8)
-      return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
-                                << " with run-time axes: too many candidates";
     // The run-time axes name exactly the dims of `mask`.
     Value cond =
         arith::ConstantOp::create(ctx.b, ctx.loc, ctx.b.getBoolAttr(true));
@@ -227,9 +264,6 @@ LogicalResult reduceRuntimeAxes(NodeContext &ctx, OnnxReduce kind, Value x,
       return failure();
     candidates.push_back({cond, *r});
   }
-  if (candidates.empty())
-    return emitError(ctx.loc)
-           << ctx.node.op_type() << ": no axes give the declared output shape";
   return ctx.setResult(0, selectCandidate(ctx, candidates));
 }
 
@@ -275,9 +309,9 @@ template <bool IsMax> LogicalResult importArgReduce(NodeContext &ctx) {
                                       ctx.isUnsignedInput(0)));
 }
 
-/// CumSum (opset 11+; the axis is input 1, a scalar that may be computed at
-/// run time; exclusive, reverse default 0).
-LogicalResult importCumSum(NodeContext &ctx) {
+/// CumSum (opset 11+), CumProd (opset 26): the axis is input 1, a scalar
+/// that may be computed at run time; exclusive, reverse default 0.
+template <ReduceKind Kind> LogicalResult importCumulative(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), axisValue = ctx.input(1);
   if (failed(x) || failed(axisValue))
     return failure();
@@ -286,20 +320,20 @@ LogicalResult importCumSum(NodeContext &ctx) {
   if (DenseElementsAttr c = ctx.optionalConstantInput(1)) {
     SmallVector<int64_t> axis = intsOf(c);
     if (axis.size() != 1)
-      return emitError(ctx.loc) << "CumSum axis must be a scalar";
+      return emitError(ctx.loc) << ctx.node.op_type() << " axis must be a scalar";
     return ctx.setResult(
-        0, buildCumSum(ctx.b, ctx.loc, *x, axis[0], exclusive, reverse));
+        0, buildCumSum(ctx.b, ctx.loc, *x, axis[0], exclusive, reverse, Kind));
   }
   auto at = dyn_cast<RankedTensorType>(axisValue->getType());
   if (!at || at.getNumElements() != 1)
-    return emitError(ctx.loc) << "CumSum axis must be a scalar";
+    return emitError(ctx.loc) << ctx.node.op_type() << " axis must be a scalar";
   int64_t rank = rankOf(*x);
   Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
   Value axis = tensor::ExtractOp::create(
       ctx.b, ctx.loc, *axisValue, SmallVector<Value>(at.getRank(), zero));
   SmallVector<std::pair<Value, Value>> candidates;
   for (int64_t d = 0; d < rank; ++d) {
-    FailureOr<Value> r = buildCumSum(ctx.b, ctx.loc, *x, d, exclusive, reverse);
+    FailureOr<Value> r = buildCumSum(ctx.b, ctx.loc, *x, d, exclusive, reverse, Kind);
     if (failed(r))
       return failure();
     candidates.push_back({axisIs(ctx, axis, d, rank), *r});
@@ -313,7 +347,8 @@ void registerReductionOps(OpTable &table) {
   table.add({
       {"ArgMax", importArgReduce<true>},
       {"ArgMin", importArgReduce<false>},
-      {"CumSum", importCumSum},
+      {"CumProd", importCumulative<ReduceKind::Prod>},
+      {"CumSum", importCumulative<ReduceKind::Sum>},
       {"Hardmax", importHardmax},
       {"LogSoftmax", importLogSoftmax},
       {"ReduceL1", importReduce<OnnxReduce::L1>},

@@ -426,13 +426,17 @@ LogicalResult importDepthToSpace(NodeContext &ctx) {
                                             mode == "CRD"));
 }
 
-/// SpaceToDepth: blocksize.
+/// SpaceToDepth: blocksize; mode DCR (default) or CRD from opset 28.
 LogicalResult importSpaceToDepth(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  return ctx.setResult(
-      0, buildSpaceToDepth(ctx.b, ctx.loc, *x, ctx.getInt("blocksize", 0)));
+  std::string mode = ctx.opset >= 28 ? ctx.getString("mode", "DCR") : "DCR";
+  if (mode != "DCR" && mode != "CRD")
+    return emitError(ctx.loc) << "SpaceToDepth: invalid mode '" << mode << "'";
+  return ctx.setResult(0, buildSpaceToDepth(ctx.b, ctx.loc, *x,
+                                            ctx.getInt("blocksize", 0),
+                                            mode == "CRD"));
 }
 
 /// The Pad mode attribute; a located error for unknown modes.

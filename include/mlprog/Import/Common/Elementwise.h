@@ -231,13 +231,16 @@ mlir::FailureOr<mlir::Value> buildRemainder(mlir::OpBuilder &b,
                                             mlir::Value rhs, bool truncated,
                                             bool isUnsigned);
 
-/// `lhs << rhs` (`left`) or logical `lhs >> rhs` on unsigned integers held
-/// in signless integer tensors of one type, numpy broadcasting. Shift
-/// amounts >= the bit width give 0.
-/// Spec: ONNX BitShift (direction LEFT/RIGHT).
+/// `lhs << rhs` (`left`) or `lhs >> rhs` on integers held in signless
+/// integer tensors of one type, numpy broadcasting. The right shift is
+/// logical, or arithmetic (sign-extending) with `isSigned`. Shift amounts
+/// that are negative (read signed) or >= the bit width give 0, or -1 for an
+/// arithmetic right shift of a negative value.
+/// Spec: ONNX BitShift (direction LEFT/RIGHT; opset 28 defines signed T).
 mlir::FailureOr<mlir::Value> buildBitShift(mlir::OpBuilder &b,
                                            mlir::Location loc, mlir::Value lhs,
-                                           mlir::Value rhs, bool left);
+                                           mlir::Value rhs, bool left,
+                                           bool isSigned = false);
 
 /// `base ^ exponent` with numpy broadcasting where the element types may
 /// differ: float base: the exponent is converted to the base type (signed,
@@ -263,16 +266,26 @@ enum class ParamActivationKind {
   Celu,
   /// x * hard_sigmoid(x) with alpha = 1/6, beta = 0.5 (parameters ignored).
   HardSwish,
+  /// x * sigmoid(alpha * x).
+  Swish,
 };
 
 /// `kind(x; alpha, beta)` elementwise on a float tensor, same type.
 /// Errors: non-float element types.
-/// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish.
+/// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish/Swish (24).
 mlir::FailureOr<mlir::Value> buildParamActivation(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   ParamActivationKind kind,
                                                   mlir::Value x, double alpha,
                                                   double beta = 0.0);
+
+/// `swish(gate) * value` with swish(a) = a * sigmoid(alpha * a), on float
+/// tensors of one type and one shape (no broadcasting); same type.
+/// Errors: non-float or differing element types, differing shapes.
+/// Spec: ONNX SwiGLU (opset 28).
+mlir::FailureOr<mlir::Value> buildSwiGLU(mlir::OpBuilder &b,
+                                         mlir::Location loc, mlir::Value gate,
+                                         mlir::Value value, double alpha);
 
 /// `x < 0 ? slope * x : x` with `slope` broadcast numpy-style to `x` (result
 /// has x's shape when slope is unidirectionally broadcastable), float or

@@ -67,6 +67,21 @@ mlir::FailureOr<mlir::Value> buildLogical(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value> buildLogicalNot(mlir::OpBuilder &b,
                                              mlir::Location loc, mlir::Value x);
 
+/// `lhs <kind> rhs` bitwise on signless-integer tensors of one element type
+/// (i1 included), numpy broadcasting; same element type.
+/// Errors: non-integer or differing element types, shapes that do not
+/// broadcast.
+/// Spec: ONNX BitwiseAnd/BitwiseOr/BitwiseXor (opset 18); aten::bitwise_*.
+mlir::FailureOr<mlir::Value> buildBitwise(mlir::OpBuilder &b,
+                                          mlir::Location loc, LogicalKind kind,
+                                          mlir::Value lhs, mlir::Value rhs);
+
+/// The bitwise complement of a signless-integer tensor `x` (same type).
+/// Errors: `x` not a ranked integer tensor.
+/// Spec: ONNX BitwiseNot (opset 18); aten::bitwise_not.
+mlir::FailureOr<mlir::Value> buildBitwiseNot(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value x);
+
 /// `cond ? a : b` elementwise with numpy broadcasting of all three; `cond`
 /// has i1 elements, `a` and `b` one element type.
 /// Errors: a non-i1 condition, differing element types of `a` and `b`,

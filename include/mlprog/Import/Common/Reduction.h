@@ -37,7 +37,8 @@ enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 /// (each in [-rank, rank), duplicates rejected; empty means every axis).
 /// With `keepDims` the reduced dims stay as extent 1, otherwise they are
 /// dropped (a full reduction gives a rank-0 tensor). Max/Min of floats
-/// propagate NaN; accumulation is in the element type.
+/// propagate NaN; accumulation is in the element type. Max/Min of `i1`
+/// compare unsigned (false < true): any/all.
 /// Spec: MIL reduce_sum/mean/max/min/prod; ONNX ReduceSum/Mean/Max/Min/Prod
 /// (axes given); aten::sum/mean/amax/amin/prod.
 mlir::FailureOr<mlir::Value> buildReduce(mlir::OpBuilder &b, mlir::Location loc,
@@ -93,6 +94,30 @@ mlir::FailureOr<mlir::Value>
 buildNormReduce(mlir::OpBuilder &b, mlir::Location loc, NormReduceKind kind,
                 mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
 
+/// buildReduce over axes known only at run time: `axes` is a 1-D signless
+/// integer tensor (entries in [-rank, rank), distinct; static or dynamic
+/// length). Empty axes (at run time) mean every dim, or none when
+/// `noopWithEmptyAxes`. `x` may have dynamic extents. With `keepDims` the
+/// result has `x`'s rank, an extent dynamic where the dim may be reduced;
+/// without it `axes` needs a static length k (the result has rank - k).
+/// Each dim is reduced under an scf.if on whether `axes` names it.
+/// Errors: `x` not a ranked numeric tensor (Mean: float), `axes` not 1-D
+/// integer, `keepDims` = false with a dynamic-length `axes`.
+/// Spec: ONNX ReduceSum-13 / ReduceMean/Max/Min/Prod-18 with a non-constant
+/// axes input.
+mlir::FailureOr<mlir::Value>
+buildReduceRuntimeAxes(mlir::OpBuilder &b, mlir::Location loc, ReduceKind kind,
+                       mlir::Value x, mlir::Value axes, bool keepDims,
+                       bool noopWithEmptyAxes);
+
+/// buildNormReduce over run-time `axes`, as buildReduceRuntimeAxes (same
+/// axes rules, element types as buildNormReduce). LogSumExp is unsupported.
+/// Spec: ONNX ReduceL1/L2/LogSum/SumSquare-18 with a non-constant axes input.
+mlir::FailureOr<mlir::Value>
+buildNormReduceRuntimeAxes(mlir::OpBuilder &b, mlir::Location loc,
+                           NormReduceKind kind, mlir::Value x, mlir::Value axes,
+                           bool keepDims, bool noopWithEmptyAxes);
+
 /// 1 at the first maximum of `x` along the dims [axis, rank) taken jointly
 /// (row-major order), 0 elsewhere; same shape and type as `x` (float or
 /// signless integer). `coerce` = false uses the single dim `axis`.
@@ -102,14 +127,18 @@ mlir::FailureOr<mlir::Value> buildHardmax(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           int64_t axis, bool coerce);
 
-/// Cumulative sum of `x` (float or signless integer) along `axis` in
-/// [-rank, rank). `exclusive` leaves out the element itself (the first
-/// output is 0); `reverse` sums from the end. Emitted as one linalg.generic
-/// with an extra reduction loop (quadratic in the axis extent).
-/// Spec: ONNX CumSum (opset 11/14); numpy.cumsum; aten::cumsum.
-mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
-                                         mlir::Value x, int64_t axis,
-                                         bool exclusive, bool reverse);
+/// Cumulative sum (`kind` Sum) or product (Prod) of `x` (float or signless
+/// integer) along `axis` in [-rank, rank). `exclusive` leaves out the
+/// element itself (the first output is 0, or 1 for a product); `reverse`
+/// accumulates from the end. Emitted as one linalg.generic with an extra
+/// reduction loop (quadratic in the axis extent).
+/// Errors: bool or non-numeric `x`, axis out of range, other kinds.
+/// Spec: ONNX CumSum (opset 11/14), CumProd (opset 26); numpy.cumsum/
+/// cumprod; aten::cumsum/cumprod.
+mlir::FailureOr<mlir::Value>
+buildCumSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+            int64_t axis, bool exclusive, bool reverse,
+            ReduceKind kind = ReduceKind::Sum);
 
 /// The `k` largest (`largest`) or smallest elements of `x` along `axis`
 /// (extent static, k <= extent), sorted (descending for largest), with their

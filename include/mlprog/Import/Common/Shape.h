@@ -182,13 +182,16 @@ mlir::FailureOr<mlir::Value> buildDepthToSpace(mlir::OpBuilder &b,
                                                mlir::Value x, int64_t blockSize,
                                                bool crd);
 
-/// The inverse of DCR buildDepthToSpace: `x` [N, C, H, W] (H, W static and
-/// divisible by bs) becomes [N, C * bs^2, H / bs, W / bs].
-/// Spec: ONNX SpaceToDepth; aten::pixel_unshuffle uses CRD instead.
+/// The inverse of buildDepthToSpace: `x` [N, C, H, W] (H, W static and
+/// divisible by bs) becomes [N, C * bs^2, H / bs, W / bs], the channel
+/// index (by * bs + bx) * C + c (DCR), or c * bs^2 + by * bs + bx with
+/// `crd`.
+/// Spec: ONNX SpaceToDepth (mode DCR/CRD, opset 28); aten::pixel_unshuffle
+/// (CRD).
 mlir::FailureOr<mlir::Value> buildSpaceToDepth(mlir::OpBuilder &b,
                                                mlir::Location loc,
-                                               mlir::Value x,
-                                               int64_t blockSize);
+                                               mlir::Value x, int64_t blockSize,
+                                               bool crd = false);
 
 /// Keeps the diagonal band of the last two dims of `x` (rank >= 2, numeric
 /// element type) and zeroes the rest: element (.., i, j) is kept when
