@@ -241,10 +241,10 @@ TEST_F(BuildersTest, GatherShapes) {
 // [B, Hq, Sq, P + Skv].
 TEST_F(BuildersTest, AttentionGroupedQueryWithPast) {
   Type f32 = b.getF32Type();
-  ValueRange args = begin(
-      {tensor({2, 4, 3, 8}, f32), tensor({2, 2, 5, 8}, f32),
-       tensor({2, 2, 5, 6}, f32), tensor({3, 6}, b.getI1Type()),
-       tensor({2, 2, 1, 8}, f32), tensor({2, 2, 1, 6}, f32)});
+  ValueRange args =
+      begin({tensor({2, 4, 3, 8}, f32), tensor({2, 2, 5, 8}, f32),
+             tensor({2, 2, 5, 6}, f32), tensor({3, 6}, b.getI1Type()),
+             tensor({2, 2, 1, 8}, f32), tensor({2, 2, 1, 6}, f32)});
   AttentionOptions options;
   options.isCausal = true;
   options.scoresKind = AttentionScoresKind::Softmax;
@@ -281,18 +281,17 @@ TEST_F(BuildersTest, AttentionHalfMatmulsInF32) {
 
 TEST_F(BuildersTest, AttentionRejectsBadOperands) {
   Type f32 = b.getF32Type();
-  ValueRange args = begin({tensor({1, 3, 2, 4}, f32),
-                           tensor({1, 2, 2, 4}, f32),
+  ValueRange args = begin({tensor({1, 3, 2, 4}, f32), tensor({1, 2, 2, 4}, f32),
                            tensor({1, 3, 1, 4}, f32)});
   ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
   // 3 query heads over 2 key/value heads.
-  EXPECT_TRUE(failed(buildAttention(b, loc, args[0], args[1], args[1],
-                                    Value(), Value(), Value(), Value(),
-                                    AttentionOptions())));
+  EXPECT_TRUE(
+      failed(buildAttention(b, loc, args[0], args[1], args[1], Value(), Value(),
+                            Value(), Value(), AttentionOptions())));
   // A past key without a past value.
-  EXPECT_TRUE(failed(buildAttention(b, loc, args[0], args[0], args[0],
-                                    Value(), args[2], Value(), Value(),
-                                    AttentionOptions())));
+  EXPECT_TRUE(
+      failed(buildAttention(b, loc, args[0], args[0], args[0], Value(), args[2],
+                            Value(), Value(), AttentionOptions())));
 }
 
 TEST_F(BuildersTest, RotaryEmbeddingShapes) {
@@ -315,8 +314,7 @@ TEST_F(BuildersTest, RotaryEmbeddingShapes) {
 TEST_F(BuildersTest, RMSNormComputesInStashType) {
   Type f16 = b.getF16Type(), f32 = b.getF32Type();
   ValueRange args = begin({tensor({2, 3}, f16), tensor({3}, f16)});
-  FailureOr<Value> r =
-      buildRMSNorm(b, loc, args[0], {1}, args[1], 1e-5, f32);
+  FailureOr<Value> r = buildRMSNorm(b, loc, args[0], {1}, args[1], 1e-5, f32);
   ASSERT_TRUE(succeeded(r));
   EXPECT_EQ(r->getType(), tensor({2, 3}, f16));
   EXPECT_EQ(count<math::SqrtOp>(), 1);
@@ -335,10 +333,10 @@ TEST_F(BuildersTest, GroupNormParameters) {
     EXPECT_EQ(r->getType(), tensor({2, 6, 5}, f32));
   }
   ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
-  EXPECT_TRUE(failed(buildGroupNorm(b, loc, args[0], 4, args[1], args[1],
-                                    1e-5)));
-  EXPECT_TRUE(failed(buildGroupNorm(b, loc, args[0], 3, args[3], args[3],
-                                    1e-5)));
+  EXPECT_TRUE(
+      failed(buildGroupNorm(b, loc, args[0], 4, args[1], args[1], 1e-5)));
+  EXPECT_TRUE(
+      failed(buildGroupNorm(b, loc, args[0], 3, args[3], args[3], 1e-5)));
   EXPECT_TRUE(verifies());
 }
 

@@ -22,8 +22,7 @@ using namespace mlprog;
 using namespace mlprog::detail;
 
 /// `x * c` elementwise, `c` rounded to x's element type.
-static FailureOr<Value> scaleBy(OpBuilder &b, Location loc, Value x,
-                                double c) {
+static FailureOr<Value> scaleBy(OpBuilder &b, Location loc, Value x, double c) {
   Type et = elementTypeOf(x);
   return buildBroadcastedGeneric(
       b, loc, {x}, et, [&](OpBuilder &nb, Location nl, ValueRange a) {
@@ -143,8 +142,8 @@ static FailureOr<Value> buildBias(OpBuilder &b, Location loc, Type et,
         IndexMath m{nb, nl};
         Value i = linalg::IndexOp::create(nb, nl, 2);
         Value j = linalg::IndexOp::create(nb, nl, 3);
-        Value kvLen = spec.kvLengths ? m.index(args[spec.mask ? 1 : 0])
-                                     : Value();
+        Value kvLen =
+            spec.kvLengths ? m.index(args[spec.mask ? 1 : 0]) : Value();
         Value offset = spec.pastLen ? spec.pastLen
                        : kvLen      ? m.sub(kvLen, seqQ)
                                     : m.c(0);
@@ -165,8 +164,9 @@ static FailureOr<Value> buildBias(OpBuilder &b, Location loc, Type et,
           both(m.lt(j, kvLen));
         if (boolMask)
           both(args[0]);
-        Value v = m.select(allowed, createScalar(nb, nl, et, 0.0),
-                           arith::ConstantOp::create(nb, nl, getLowestAttr(et)));
+        Value v =
+            m.select(allowed, createScalar(nb, nl, et, 0.0),
+                     arith::ConstantOp::create(nb, nl, getLowestAttr(et)));
         if (spec.mask && !boolMask)
           v = arith::AddFOp::create(nb, nl, args[0], v);
         linalg::YieldOp::create(nb, nl, v);
@@ -181,8 +181,8 @@ static FailureOr<Value> softcapScores(OpBuilder &b, Location loc, Value x,
   return buildBroadcastedGeneric(
       b, loc, {x}, et, [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value c = createScalar(nb, nl, et, softcap);
-        Value t = math::TanhOp::create(
-            nb, nl, arith::DivFOp::create(nb, nl, a[0], c));
+        Value t = math::TanhOp::create(nb, nl,
+                                       arith::DivFOp::create(nb, nl, a[0], c));
         return arith::MulFOp::create(nb, nl, t, c).getResult();
       });
 }
@@ -227,8 +227,8 @@ static FailureOr<Value> zeroMaskedRows(OpBuilder &b, Location loc, Value probs,
       b, loc, {*rowMax, probs}, et,
       [&](OpBuilder &nb, Location nl, ValueRange a) {
         Value negInf = arith::ConstantOp::create(nb, nl, getLowestAttr(bt));
-        Value masked = arith::CmpFOp::create(
-            nb, nl, arith::CmpFPredicate::OEQ, a[0], negInf);
+        Value masked = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                             a[0], negInf);
         return arith::SelectOp::create(nb, nl, masked,
                                        createScalar(nb, nl, et, 0.0), a[1])
             .getResult();
@@ -249,9 +249,9 @@ static LogicalResult checkAttentionOperands(Location loc, Value q, Value k,
       continue;
     auto t = dyn_cast<RankedTensorType>(x.getType());
     if (!t || t.getRank() != 4 || t.getElementType() != et)
-      return emitError(loc) << "attention key/value operand of type "
-                            << x.getType() << " does not match the query "
-                            << q.getType();
+      return emitError(loc)
+             << "attention key/value operand of type " << x.getType()
+             << " does not match the query " << q.getType();
   }
   if (bool(pastKey) != bool(pastValue))
     return emitError(loc) << "attention needs both a past key and a past value";
@@ -262,9 +262,9 @@ static LogicalResult checkAttentionOperands(Location loc, Value q, Value k,
     auto mt = dyn_cast<RankedTensorType>(mask.getType());
     if (!mt || mt.getRank() > 4 || mt.getRank() < 1 ||
         (!mt.getElementType().isInteger(1) && mt.getElementType() != et))
-      return emitError(loc) << "unsupported attention mask of type "
-                            << mask.getType() << " (needs i1 or " << et
-                            << ", rank 1 to 4)";
+      return emitError(loc)
+             << "unsupported attention mask of type " << mask.getType()
+             << " (needs i1 or " << et << ", rank 1 to 4)";
   }
   if (kvLengths) {
     auto lt = dyn_cast<RankedTensorType>(kvLengths.getType());
@@ -283,10 +283,10 @@ static LogicalResult checkAttentionOperands(Location loc, Value q, Value k,
   if (clash(dim(q, 0), dim(k, 0)) || clash(dim(k, 0), dim(v, 0)) ||
       clash(dim(k, 1), dim(v, 1)) || clash(dim(k, 2), dim(v, 2)) ||
       clash(dim(q, 3), dim(k, 3)) ||
-      (pastKey &&
-       (clash(dim(pastKey, 1), dim(k, 1)) || clash(dim(pastKey, 3), dim(k, 3)) ||
-        clash(dim(pastValue, 3), dim(v, 3)) ||
-        clash(dim(pastKey, 2), dim(pastValue, 2)))))
+      (pastKey && (clash(dim(pastKey, 1), dim(k, 1)) ||
+                   clash(dim(pastKey, 3), dim(k, 3)) ||
+                   clash(dim(pastValue, 3), dim(v, 3)) ||
+                   clash(dim(pastKey, 2), dim(pastValue, 2)))))
     return emitError(loc) << "attention operands of mismatched shapes: query "
                           << q.getType() << ", key " << k.getType()
                           << ", value " << v.getType();
@@ -419,18 +419,15 @@ FailureOr<Value> mlprog::buildSplitHeads(OpBuilder &b, Location loc, Value x,
                                          int64_t numHeads) {
   auto t = dyn_cast<RankedTensorType>(x.getType());
   if (!t || t.getRank() != 3 || numHeads <= 0 ||
-      ShapedType::isDynamic(t.getDimSize(2)) ||
-      t.getDimSize(2) % numHeads != 0)
+      ShapedType::isDynamic(t.getDimSize(2)) || t.getDimSize(2) % numHeads != 0)
     return emitError(loc) << "cannot split " << x.getType() << " into "
                           << numHeads
                           << " heads (needs [batch, sequence, hidden] with a "
                              "static hidden size divisible by the heads)";
-  return buildTranspose(b, loc, splitDim(b, loc, x, 2, numHeads),
-                        {0, 2, 1, 3});
+  return buildTranspose(b, loc, splitDim(b, loc, x, 2, numHeads), {0, 2, 1, 3});
 }
 
-FailureOr<Value> mlprog::buildMergeHeads(OpBuilder &b, Location loc,
-                                         Value x) {
+FailureOr<Value> mlprog::buildMergeHeads(OpBuilder &b, Location loc, Value x) {
   auto t = dyn_cast<RankedTensorType>(x.getType());
   if (!t || t.getRank() != 4 || t.isDynamicDim(1) || t.isDynamicDim(3))
     return emitError(loc) << "cannot merge the heads of " << x.getType()
@@ -476,11 +473,11 @@ static FailureOr<Value> prepareCache(OpBuilder &b, Location loc, Value cache,
     auto ct = dyn_cast<RankedTensorType>(cache.getType());
     if (!pt || pt.getRank() != 2 || !pt.getElementType().isSignlessInteger() ||
         !ct || ct.getRank() != 2)
-      return emitError(loc) << "rotary embedding needs [positions, R/2] "
-                               "tables and [batch, sequence] integer position "
-                               "ids, got "
-                            << cache.getType() << " and "
-                            << positionIds.getType();
+      return emitError(loc)
+             << "rotary embedding needs [positions, R/2] "
+                "tables and [batch, sequence] integer position "
+                "ids, got "
+             << cache.getType() << " and " << positionIds.getType();
     FailureOr<Value> read = buildGather(b, loc, cache, positionIds, 0);
     if (failed(read))
       return failure();
@@ -495,12 +492,10 @@ static FailureOr<Value> prepareCache(OpBuilder &b, Location loc, Value cache,
   return insertUnitDim(b, loc, cache, headAxis);
 }
 
-FailureOr<Value> mlprog::buildRotaryEmbedding(OpBuilder &b, Location loc,
-                                              Value x, Value cos, Value sin,
-                                              Value positionIds,
-                                              bool interleaved,
-                                              int64_t rotaryDim,
-                                              int64_t numHeads) {
+FailureOr<Value>
+mlprog::buildRotaryEmbedding(OpBuilder &b, Location loc, Value x, Value cos,
+                             Value sin, Value positionIds, bool interleaved,
+                             int64_t rotaryDim, int64_t numHeads) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   if (!xt || !isa<FloatType>(xt.getElementType()) ||
       xt.getRank() != (numHeads > 0 ? 3 : 4))
@@ -512,9 +507,9 @@ FailureOr<Value> mlprog::buildRotaryEmbedding(OpBuilder &b, Location loc,
   unsigned headAxis = 1;
   if (numHeads > 0) {
     if (xt.isDynamicDim(2) || xt.getDimSize(2) % numHeads != 0)
-      return emitError(loc) << "rotary embedding: hidden size of "
-                            << x.getType() << " is not a multiple of "
-                            << numHeads << " heads";
+      return emitError(loc)
+             << "rotary embedding: hidden size of " << x.getType()
+             << " is not a multiple of " << numHeads << " heads";
     x4 = splitDim(b, loc, x, 2, numHeads);
     headAxis = 2;
   }
@@ -545,10 +540,9 @@ FailureOr<Value> mlprog::buildRotaryEmbedding(OpBuilder &b, Location loc,
   FailureOr<Value> rotated;
   if (interleaved) {
     // [..., R/2] pairs -> [..., R/2, 2] -> [..., R]: real and imag alternate.
-    rotated = buildConcat(b, loc,
-                          {insertUnitDim(b, loc, *real, 4),
-                           insertUnitDim(b, loc, *imag, 4)},
-                          4);
+    rotated = buildConcat(
+        b, loc,
+        {insertUnitDim(b, loc, *real, 4), insertUnitDim(b, loc, *imag, 4)}, 4);
     if (succeeded(rotated))
       rotated = mergeDims(b, loc, *rotated, 3);
   } else {

@@ -218,4 +218,3 @@ FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
                                   dstUnsigned);
       });
 }
-

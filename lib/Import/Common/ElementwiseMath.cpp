@@ -203,7 +203,8 @@ static Value swishScalar(OpBuilder &b, Location loc, Value v, Type et,
   Value one = createScalar(b, loc, et, 1.0);
   Value ax = arith::MulFOp::create(b, loc, v, createScalar(b, loc, et, alpha));
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, ax));
-  return arith::DivFOp::create(b, loc, v, arith::AddFOp::create(b, loc, one, e));
+  return arith::DivFOp::create(b, loc, v,
+                               arith::AddFOp::create(b, loc, one, e));
 }
 
 FailureOr<Value> mlprog::buildSwiGLU(OpBuilder &b, Location loc, Value gate,
@@ -221,9 +222,8 @@ FailureOr<Value> mlprog::buildSwiGLU(OpBuilder &b, Location loc, Value gate,
   return buildBroadcastedGeneric(
       b, loc, {gate, value}, et,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return arith::MulFOp::create(nb, nl,
-                                     swishScalar(nb, nl, a[0], et, alpha),
-                                     a[1]);
+        return arith::MulFOp::create(
+            nb, nl, swishScalar(nb, nl, a[0], et, alpha), a[1]);
       });
 }
 

@@ -91,8 +91,9 @@ static FailureOr<Value> notGeneric(OpBuilder &b, Location loc, Value x,
   return buildBroadcastedGeneric(
       b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value ones = arith::ConstantOp::create(
-            nb, nl, nb.getIntegerAttr(et, APInt::getAllOnes(
-                                              et.getIntOrFloatBitWidth())));
+            nb, nl,
+            nb.getIntegerAttr(et,
+                              APInt::getAllOnes(et.getIntOrFloatBitWidth())));
         return arith::XOrIOp::create(nb, nl, a[0], ones);
       });
 }
@@ -116,7 +117,7 @@ FailureOr<Value> mlprog::buildLogicalNot(OpBuilder &b, Location loc, Value x) {
 static Type integerElementType(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.getElementType().isSignlessInteger() ? t.getElementType()
-                                                      : Type();
+                                                     : Type();
 }
 
 FailureOr<Value> mlprog::buildBitwise(OpBuilder &b, Location loc,

@@ -292,9 +292,9 @@ FailureOr<Value> mlprog::buildRMSNorm(OpBuilder &b, Location loc, Value x,
   FailureOr<Value> shifted = buildAddScalar(b, loc, *meanSq, epsilon);
   if (failed(shifted))
     return failure();
-  FailureOr<Value> normalized = buildElementwiseBinary(
-      b, loc, BinaryOpKind::Div, *xc,
-      unaryOrNull(b, loc, UnaryOpKind::Sqrt, *shifted));
+  FailureOr<Value> normalized =
+      buildElementwiseBinary(b, loc, BinaryOpKind::Div, *xc,
+                             unaryOrNull(b, loc, UnaryOpKind::Sqrt, *shifted));
   if (succeeded(normalized))
     normalized = convertTo(b, loc, *normalized, et);
   if (failed(normalized) || !scale)
@@ -307,15 +307,15 @@ FailureOr<Value> mlprog::buildRMSNorm(OpBuilder &b, Location loc, Value x,
 
 /// Reshapes a group norm parameter [C] or [G] to broadcast against the
 /// grouped input [N, G, C/G, D...] of rank `rank`.
-static FailureOr<Value> groupParam(OpBuilder &b, Location loc, Value p,
-                                   Type et, int64_t channels, int64_t groups,
+static FailureOr<Value> groupParam(OpBuilder &b, Location loc, Value p, Type et,
+                                   int64_t channels, int64_t groups,
                                    int64_t rank, StringRef what) {
   auto pt = dyn_cast<RankedTensorType>(p.getType());
   if (!pt || pt.getRank() != 1 || pt.getElementType() != et ||
       (pt.getDimSize(0) != channels && pt.getDimSize(0) != groups))
-    return emitError(loc) << "group norm " << what << " of type "
-                          << p.getType() << " is not [" << channels
-                          << "] or [" << groups << "] of " << et;
+    return emitError(loc) << "group norm " << what << " of type " << p.getType()
+                          << " is not [" << channels << "] or [" << groups
+                          << "] of " << et;
   SmallVector<int64_t> shape(rank, 1);
   shape[1] = groups;
   if (pt.getDimSize(0) == channels)
@@ -350,9 +350,8 @@ FailureOr<Value> mlprog::buildGroupNorm(OpBuilder &b, Location loc, Value x,
   if (failed(r))
     return failure();
   FailureOr<Value> y = convertTo(b, loc, r->y, et);
-  for (auto [p, kind, what] :
-       {std::tuple{scale, BinaryOpKind::Mul, "scale"},
-        std::tuple{bias, BinaryOpKind::Add, "bias"}}) {
+  for (auto [p, kind, what] : {std::tuple{scale, BinaryOpKind::Mul, "scale"},
+                               std::tuple{bias, BinaryOpKind::Add, "bias"}}) {
     if (failed(y))
       return failure();
     FailureOr<Value> param =

@@ -182,8 +182,8 @@ TypedAttr mlprog::detail::reductionInit(OpBuilder &b, ReduceKind kind,
   case ReduceKind::Min:
     return isFloat
                ? TypedAttr(FloatAttr::get(
-                     et, APFloat::getInf(
-                             cast<FloatType>(et).getFloatSemantics())))
+                     et,
+                     APFloat::getInf(cast<FloatType>(et).getFloatSemantics())))
                : TypedAttr(IntegerAttr::get(
                      et, APInt::getSignedMaxValue(et.getIntOrFloatBitWidth())));
   }

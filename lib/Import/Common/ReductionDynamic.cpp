@@ -107,8 +107,9 @@ static FailureOr<Value> checkRuntimeAxes(OpBuilder &b, Location loc, Value x,
                           << x.getType();
   auto at = dyn_cast<RankedTensorType>(axes.getType());
   if (!at || at.getRank() != 1 || !at.getElementType().isSignlessInteger())
-    return emitError(loc) << "reduction: axes must be a 1-D integer tensor, got "
-                          << axes.getType();
+    return emitError(loc)
+           << "reduction: axes must be a 1-D integer tensor, got "
+           << axes.getType();
   if (at.getDimSize(0) == 0)
     return noopWithEmptyAxes ? FailureOr<Value>(x) : all();
   if (!keepDims && at.isDynamicDim(0))
@@ -130,8 +131,9 @@ FailureOr<Value> mlprog::buildReduceRuntimeAxes(OpBuilder &b, Location loc,
                                                 Value axes, bool keepDims,
                                                 bool noopWithEmptyAxes) {
   FailureOr<Value> settled =
-      checkRuntimeAxes(b, loc, x, axes, keepDims, noopWithEmptyAxes,
-                       [&] { return buildReduce(b, loc, kind, x, {}, keepDims); });
+      checkRuntimeAxes(b, loc, x, axes, keepDims, noopWithEmptyAxes, [&] {
+        return buildReduce(b, loc, kind, x, {}, keepDims);
+      });
   if (failed(settled) || *settled)
     return settled;
   Type et = elementTypeOf(x);
@@ -147,9 +149,9 @@ FailureOr<Value> mlprog::buildReduceRuntimeAxes(OpBuilder &b, Location loc,
     IndexMath m{b, loc};
     Value count = m.c(1);
     for (int64_t d = 0; d < rank; ++d)
-      count = m.mul(count, m.select(flags[d],
-                                    tensor::DimOp::create(b, loc, x, d),
-                                    m.c(1)));
+      count =
+          m.mul(count, m.select(flags[d], tensor::DimOp::create(b, loc, x, d),
+                                m.c(1)));
     Value n = arith::UIToFPOp::create(
         b, loc, et,
         arith::IndexCastUIOp::create(b, loc, b.getI64Type(), count));
@@ -164,12 +166,15 @@ FailureOr<Value> mlprog::buildReduceRuntimeAxes(OpBuilder &b, Location loc,
   return finish(b, loc, r, axes, keepDims);
 }
 
-FailureOr<Value> mlprog::buildNormReduceRuntimeAxes(
-    OpBuilder &b, Location loc, NormReduceKind kind, Value x, Value axes,
-    bool keepDims, bool noopWithEmptyAxes) {
-  FailureOr<Value> settled = checkRuntimeAxes(
-      b, loc, x, axes, keepDims, noopWithEmptyAxes,
-      [&] { return buildNormReduce(b, loc, kind, x, {}, keepDims); });
+FailureOr<Value> mlprog::buildNormReduceRuntimeAxes(OpBuilder &b, Location loc,
+                                                    NormReduceKind kind,
+                                                    Value x, Value axes,
+                                                    bool keepDims,
+                                                    bool noopWithEmptyAxes) {
+  FailureOr<Value> settled =
+      checkRuntimeAxes(b, loc, x, axes, keepDims, noopWithEmptyAxes, [&] {
+        return buildNormReduce(b, loc, kind, x, {}, keepDims);
+      });
   if (failed(settled) || *settled)
     return settled;
   Type et = elementTypeOf(x);
@@ -179,8 +184,7 @@ FailureOr<Value> mlprog::buildNormReduceRuntimeAxes(
     return emitError(loc) << "norm reduction needs a ranked float tensor, got "
                           << x.getType();
   if (kind == NormReduceKind::LogSumExp)
-    return emitError(loc)
-           << "unsupported ReduceLogSumExp over run-time axes";
+    return emitError(loc) << "unsupported ReduceLogSumExp over run-time axes";
   Value pre = x;
   if (kind == NormReduceKind::L1)
     pre = unaryOrNull(b, loc, UnaryOpKind::Abs, x);
@@ -191,9 +195,9 @@ FailureOr<Value> mlprog::buildNormReduceRuntimeAxes(
   SmallVector<Value> flags =
       namedDims(b, loc, axes, cast<RankedTensorType>(x.getType()).getRank(),
                 noopWithEmptyAxes);
-  FailureOr<Value> r = finish(
-      b, loc, reduceFlagged(b, loc, ReduceKind::Sum, pre, flags), axes,
-      keepDims);
+  FailureOr<Value> r =
+      finish(b, loc, reduceFlagged(b, loc, ReduceKind::Sum, pre, flags), axes,
+             keepDims);
   if (failed(r) || kind == NormReduceKind::L1 ||
       kind == NormReduceKind::SumSquare)
     return r;

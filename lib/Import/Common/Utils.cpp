@@ -167,9 +167,8 @@ Value splitDim(OpBuilder &b, Location loc, Value x, unsigned pos,
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
   if (ShapedType::isDynamic(shape[pos])) {
     Value extent = getValueOrCreateConstantIndexOp(b, loc, sizes[pos]);
-    sizes[pos] =
-        arith::DivUIOp::create(b, loc, extent, cIndex(b, loc, outer))
-            .getResult();
+    sizes[pos] = arith::DivUIOp::create(b, loc, extent, cIndex(b, loc, outer))
+                     .getResult();
   } else {
     shape[pos] /= outer;
     sizes[pos] = b.getIndexAttr(shape[pos]);

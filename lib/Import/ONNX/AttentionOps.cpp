@@ -61,9 +61,9 @@ LogicalResult importAttention(NodeContext &ctx) {
     return failure();
   int64_t rank = rankOf(*q);
   if ((rank != 3 && rank != 4) || rankOf(*k) != rank || rankOf(*v) != rank)
-    return emitError(ctx.loc) << "unsupported Attention inputs of ranks "
-                              << rank << ", " << rankOf(*k) << ", "
-                              << rankOf(*v) << " (needs all 3-D or all 4-D)";
+    return emitError(ctx.loc)
+           << "unsupported Attention inputs of ranks " << rank << ", "
+           << rankOf(*k) << ", " << rankOf(*v) << " (needs all 3-D or all 4-D)";
   if (rank == 3) {
     if (!ctx.attribute("q_num_heads") || !ctx.attribute("kv_num_heads"))
       return emitError(ctx.loc) << "Attention with 3-D inputs needs the "
@@ -109,10 +109,10 @@ LogicalResult importRotaryEmbedding(NodeContext &ctx) {
                                    "positive num_heads attribute";
   }
   return ctx.setResult(
-      0, buildRotaryEmbedding(ctx.b, ctx.loc, *x, *cos, *sin,
-                              ctx.optionalInput(3),
-                              ctx.getInt("interleaved", 0) != 0,
-                              ctx.getInt("rotary_embedding_dim", 0), numHeads));
+      0,
+      buildRotaryEmbedding(ctx.b, ctx.loc, *x, *cos, *sin, ctx.optionalInput(3),
+                           ctx.getInt("interleaved", 0) != 0,
+                           ctx.getInt("rotary_embedding_dim", 0), numHeads));
 }
 
 } // namespace

@@ -32,7 +32,8 @@ namespace {
 DenseElementsAttr foldIntBinary(NodeContext &ctx, BinaryOpKind kind) {
   DenseElementsAttr l = ctx.optionalConstantInput(0),
                     r = ctx.optionalConstantInput(1);
-  if (!foldable(l) || !foldable(r) || l.getElementType() != r.getElementType() ||
+  if (!foldable(l) || !foldable(r) ||
+      l.getElementType() != r.getElementType() ||
       !l.getElementType().isSignlessInteger() ||
       (kind != BinaryOpKind::Add && kind != BinaryOpKind::Sub &&
        kind != BinaryOpKind::Mul))
@@ -47,7 +48,8 @@ DenseElementsAttr foldIntBinary(NodeContext &ctx, BinaryOpKind kind) {
   SmallVector<APInt> lv(l.getValues<APInt>()), rv(r.getValues<APInt>()), out;
   size_t n = std::max(lv.size(), rv.size());
   for (size_t i = 0; i < n; ++i) {
-    const APInt &a = lv[lv.size() == 1 ? 0 : i], &c = rv[rv.size() == 1 ? 0 : i];
+    const APInt &a = lv[lv.size() == 1 ? 0 : i],
+                &c = rv[rv.size() == 1 ? 0 : i];
     out.push_back(kind == BinaryOpKind::Add   ? a + c
                   : kind == BinaryOpKind::Sub ? a - c
                                               : a * c);
@@ -144,8 +146,8 @@ LogicalResult importCast(NodeContext &ctx) {
     return failure();
   ctx.setOutputDataType(0, int32_t(to));
   return ctx.setResult(0, buildConvertElementType(
-                             ctx.b, ctx.loc, *x, *et, ctx.isUnsignedInput(0),
-                             isUnsignedDataType(int32_t(to))));
+                              ctx.b, ctx.loc, *x, *et, ctx.isUnsignedInput(0),
+                              isUnsignedDataType(int32_t(to))));
 }
 
 /// CastLike (opset 15+): Cast to the element type of input 1.
@@ -154,9 +156,9 @@ LogicalResult importCastLike(NodeContext &ctx) {
   if (failed(x) || failed(like))
     return failure();
   return ctx.setResult(0, buildConvertElementType(
-                             ctx.b, ctx.loc, *x,
-                             getElementTypeOrSelf(like->getType()),
-                             ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
+                              ctx.b, ctx.loc, *x,
+                              getElementTypeOrSelf(like->getType()),
+                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
 }
 
 /// Pow (opset 7+; base and exponent types independent since opset 12).
@@ -239,9 +241,9 @@ LogicalResult importBitShift(NodeContext &ctx) {
     return emitError(ctx.loc)
            << "BitShift direction must be LEFT or RIGHT, got '" << direction
            << "'";
-  return ctx.setResult(
-      0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs, direction == "LEFT",
-                       !ctx.isUnsignedInput(0)));
+  return ctx.setResult(0, buildBitShift(ctx.b, ctx.loc, *lhs, *rhs,
+                                        direction == "LEFT",
+                                        !ctx.isUnsignedInput(0)));
 }
 
 /// Clip: before opset 11 `min`/`max` attributes (floats, default the float
@@ -338,11 +340,11 @@ LogicalResult importGelu(NodeContext &ctx) {
   if (approximate != "none" && approximate != "tanh")
     return emitError(ctx.loc)
            << "Gelu: invalid approximate '" << approximate << "'";
-  return ctx.setResult(
-      0, buildPointwise(ctx.b, ctx.loc,
-                        approximate == "tanh" ? PointwiseKind::GeluTanh
-                                              : PointwiseKind::Gelu,
-                        *x));
+  return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc,
+                                         approximate == "tanh"
+                                             ? PointwiseKind::GeluTanh
+                                             : PointwiseKind::Gelu,
+                                         *x));
 }
 
 /// SwiGLU (opset 28): Swish_alpha(A) * B, alpha 1 by default.
@@ -350,8 +352,8 @@ LogicalResult importSwiGLU(NodeContext &ctx) {
   FailureOr<Value> a = ctx.input(0), v = ctx.input(1);
   if (failed(a) || failed(v))
     return failure();
-  return ctx.setResult(0, buildSwiGLU(ctx.b, ctx.loc, *a, *v,
-                                      ctx.getFloat("alpha", 1.0)));
+  return ctx.setResult(
+      0, buildSwiGLU(ctx.b, ctx.loc, *a, *v, ctx.getFloat("alpha", 1.0)));
 }
 
 /// PRelu: opset 7+ broadcasts the slope numpy-style to X; before opset 7 a

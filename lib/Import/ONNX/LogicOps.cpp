@@ -37,9 +37,9 @@ LogicalResult importLogical(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
-  return ctx.setResult(
-      0, Bitwise ? buildBitwise(ctx.b, ctx.loc, Kind, *lhs, *rhs)
-                 : buildLogical(ctx.b, ctx.loc, Kind, *lhs, *rhs));
+  return ctx.setResult(0, Bitwise
+                              ? buildBitwise(ctx.b, ctx.loc, Kind, *lhs, *rhs)
+                              : buildLogical(ctx.b, ctx.loc, Kind, *lhs, *rhs));
 }
 
 /// Not on a bool tensor.

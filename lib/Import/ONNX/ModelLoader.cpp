@@ -95,8 +95,7 @@ bool mlprog::onnx_import::hasLibONNXMeaning(StringRef opType, int64_t opset) {
   return llvm::all_of(kNewerOpsets, [&](const NewerOpset &change) {
     return opType != change.opType || change.opset > opset ||
            llvm::any_of(kTypeOnlyChanges, [&](const NewerOpset &typeOnly) {
-             return opType == typeOnly.opType &&
-                    change.opset == typeOnly.opset;
+             return opType == typeOnly.opType && change.opset == typeOnly.opset;
            });
   });
 }
@@ -148,9 +147,9 @@ void unhideNewerNodes(onnx::GraphProto &graph) {
 
 /// Clamps the default-domain opset in `ids` to kLibONNXMaxOpset and, if
 /// `hidden`, imports kHiddenDomain; returns the original default opset.
-int64_t clampOpsets(
-    google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> &ids,
-    bool hidden) {
+int64_t
+clampOpsets(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> &ids,
+            bool hidden) {
   int64_t original = 0;
   for (onnx::OperatorSetIdProto &id : ids)
     if (isDefaultDomain(id.domain())) {
@@ -182,8 +181,8 @@ bool needsLibONNXView(const onnx::ModelProto &model) {
 /// inference adds to the view belongs to the model too.
 onnx::ModelProto makeLibONNXView(const onnx::ModelProto &model) {
   onnx::ModelProto view = model;
-  view.set_ir_version(std::min<int64_t>(view.ir_version(),
-                                        kLibONNXMaxIRVersion));
+  view.set_ir_version(
+      std::min<int64_t>(view.ir_version(), kLibONNXMaxIRVersion));
   int64_t opset = getDefaultOpset(model.opset_import());
   bool hidden = hideNewerNodes(*view.mutable_graph(), opset);
   for (onnx::FunctionProto &function : *view.mutable_functions()) {
@@ -351,9 +350,9 @@ LogicalResult mlprog::onnx_import::sortTopologically(Location fileLoc,
     return emitError(fileLoc)
            << "invalid ONNX graph '" << graph.name()
            << "': it has a cycle through node '"
-           << (node.name().empty() ? node.op_type() + "#" +
-                                         std::to_string(stuck)
-                                   : node.name())
+           << (node.name().empty()
+                   ? node.op_type() + "#" + std::to_string(stuck)
+                   : node.name())
            << "'";
   }
   graph.mutable_node()->Swap(&order);
@@ -430,7 +429,6 @@ mlprog::onnx_import::getExternalData(Location fileLoc, StringRef modelDir,
   data.path = std::string(path);
   return data;
 }
-
 
 namespace {
 
@@ -530,9 +528,9 @@ void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
 } // namespace
 
 LogicalResult mlprog::onnx_import::loadModel(const llvm::MemoryBuffer &buffer,
-                                            Location fileLoc,
-                                            StringRef modelDir,
-                                            onnx::ModelProto &model) {
+                                             Location fileLoc,
+                                             StringRef modelDir,
+                                             onnx::ModelProto &model) {
   if (buffer.getBufferSize() > size_t(INT_MAX) ||
       !model.ParseFromArray(buffer.getBufferStart(),
                             int(buffer.getBufferSize())))
@@ -543,8 +541,7 @@ LogicalResult mlprog::onnx_import::loadModel(const llvm::MemoryBuffer &buffer,
     emitWarning(fileLoc) << "ONNX opset " << opset
                          << " is newer than the newest this importer knows ("
                          << kNewestKnownOpset << "); ops are imported with "
-                         << "their opset-" << kNewestKnownOpset
-                         << " semantics";
+                         << "their opset-" << kNewestKnownOpset << " semantics";
   if (failed(sortTopologically(fileLoc, *model.mutable_graph())))
     return failure();
   if (failed(checkDomains(fileLoc, model)))

@@ -1,4 +1,5 @@
-//===- ModelLoader.h - Parse, order, check and infer an ONNX model -*- C++ -*-===//
+//===- ModelLoader.h - Parse, order, check and infer an ONNX model -*- C++
+//-*-===//
 //
 // Private to MLProgImportONNX. Turns the bytes of a ModelProto into a model
 // the ModelImporter can walk: parsed, nodes in topological order, checked by

@@ -104,7 +104,8 @@ FailureOr<Type> stashType(NodeContext &ctx, StringRef op) {
   int64_t stash = ctx.getInt("stash_type", 1);
   FailureOr<Type> type = convertElementType(ctx.loc, int32_t(stash));
   if (failed(type) || !isa<FloatType>(*type))
-    return emitError(ctx.loc) << "unsupported " << op << " stash_type " << stash;
+    return emitError(ctx.loc)
+           << "unsupported " << op << " stash_type " << stash;
   return type;
 }
 
@@ -142,8 +143,8 @@ LogicalResult importGroupNorm(NodeContext &ctx) {
     compute = *stash;
   }
   return ctx.setResult(
-      0, buildGroupNorm(ctx.b, ctx.loc, *x, ctx.getInt("num_groups", 1),
-                        *scale, *bias, ctx.getFloat("epsilon", 1e-5), compute));
+      0, buildGroupNorm(ctx.b, ctx.loc, *x, ctx.getInt("num_groups", 1), *scale,
+                        *bias, ctx.getFloat("epsilon", 1e-5), compute));
 }
 
 /// InstanceNormalization (epsilon 1e-5).

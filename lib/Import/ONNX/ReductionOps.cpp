@@ -320,7 +320,8 @@ template <ReduceKind Kind> LogicalResult importCumulative(NodeContext &ctx) {
   if (DenseElementsAttr c = ctx.optionalConstantInput(1)) {
     SmallVector<int64_t> axis = intsOf(c);
     if (axis.size() != 1)
-      return emitError(ctx.loc) << ctx.node.op_type() << " axis must be a scalar";
+      return emitError(ctx.loc)
+             << ctx.node.op_type() << " axis must be a scalar";
     return ctx.setResult(
         0, buildCumSum(ctx.b, ctx.loc, *x, axis[0], exclusive, reverse, Kind));
   }
@@ -333,7 +334,8 @@ template <ReduceKind Kind> LogicalResult importCumulative(NodeContext &ctx) {
       ctx.b, ctx.loc, *axisValue, SmallVector<Value>(at.getRank(), zero));
   SmallVector<std::pair<Value, Value>> candidates;
   for (int64_t d = 0; d < rank; ++d) {
-    FailureOr<Value> r = buildCumSum(ctx.b, ctx.loc, *x, d, exclusive, reverse, Kind);
+    FailureOr<Value> r =
+        buildCumSum(ctx.b, ctx.loc, *x, d, exclusive, reverse, Kind);
     if (failed(r))
       return failure();
     candidates.push_back({axisIs(ctx, axis, d, rank), *r});

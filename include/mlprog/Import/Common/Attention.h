@@ -112,8 +112,8 @@ mlir::FailureOr<mlir::Value> buildSplitHeads(mlir::OpBuilder &b,
 /// static).
 /// Errors: rank other than 4, dynamic H or D.
 /// Spec: ONNX Attention 3-D output.
-mlir::FailureOr<mlir::Value>
-buildMergeHeads(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+mlir::FailureOr<mlir::Value> buildMergeHeads(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value x);
 
 /// Rotary position embedding of float `x` [B, H, S, D] (`numHeads` = 0) or
 /// [B, S, H * D] (`numHeads` = H > 0), same shape and type out. The first

@@ -283,9 +283,9 @@ mlir::FailureOr<mlir::Value> buildParamActivation(mlir::OpBuilder &b,
 /// tensors of one type and one shape (no broadcasting); same type.
 /// Errors: non-float or differing element types, differing shapes.
 /// Spec: ONNX SwiGLU (opset 28).
-mlir::FailureOr<mlir::Value> buildSwiGLU(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value gate,
-                                         mlir::Value value, double alpha);
+mlir::FailureOr<mlir::Value> buildSwiGLU(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value gate, mlir::Value value,
+                                         double alpha);
 
 /// `x < 0 ? slope * x : x` with `slope` broadcast numpy-style to `x` (result
 /// has x's shape when slope is unidirectionally broadcastable), float or

@@ -96,10 +96,11 @@ buildInstanceNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// Errors: non-float or unranked `x`, bad axes, a `scale` that does not
 /// broadcast.
 /// Spec: ONNX RMSNormalization (opset 23: axes = [axis, rank)); aten::rms_norm.
-mlir::FailureOr<mlir::Value>
-buildRMSNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-             llvm::ArrayRef<int64_t> axes, mlir::Value scale, double epsilon,
-             mlir::Type computeType = {});
+mlir::FailureOr<mlir::Value> buildRMSNorm(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          llvm::ArrayRef<int64_t> axes,
+                                          mlir::Value scale, double epsilon,
+                                          mlir::Type computeType = {});
 
 /// Group normalization of float `x` [N, C, D1...] (rank >= 2, C static and
 /// a multiple of `numGroups`): each instance's C / numGroups channels of a

@@ -135,10 +135,10 @@ mlir::FailureOr<mlir::Value> buildHardmax(mlir::OpBuilder &b,
 /// Errors: bool or non-numeric `x`, axis out of range, other kinds.
 /// Spec: ONNX CumSum (opset 11/14), CumProd (opset 26); numpy.cumsum/
 /// cumprod; aten::cumsum/cumprod.
-mlir::FailureOr<mlir::Value>
-buildCumSum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-            int64_t axis, bool exclusive, bool reverse,
-            ReduceKind kind = ReduceKind::Sum);
+mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, int64_t axis,
+                                         bool exclusive, bool reverse,
+                                         ReduceKind kind = ReduceKind::Sum);
 
 /// The `k` largest (`largest`) or smallest elements of `x` along `axis`
 /// (extent static, k <= extent), sorted (descending for largest), with their
