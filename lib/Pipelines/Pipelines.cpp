@@ -35,7 +35,8 @@ void mlprog::buildBufferizationPipeline(
     pm.addPass(createFoldConstantTransposes());
   pm.addPass(createConvertMLProgramToMemRef());
   pm.addPass(createAnnotateEntryPointsPass());
-  pm.addPass(createCanonicalizerPass());
+  // Canonicalizes too, folding small constant generics on the way.
+  pm.addPass(createFoldConstantGenericsPass());
   // The contract allows arith/math on tensors; bufferization needs linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createFuseElementwiseOpsPass());

@@ -259,3 +259,22 @@ func.func @maxpool(%x: tensor<1x4x17x17xf32>, %init: tensor<1x4x8x8xf32>) -> ten
   %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %window : tensor<1x4x17x17xf32>, tensor<3x3xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %r : tensor<1x4x8x8xf32>
 }
+
+// 197 rows (a ViT's tokens) have no divisor up to 8 but 1: the rows split
+// into 192 with 8-row register blocks and 5 rows with 5-row
+// (with AVX2, 196 and 1) blocks, instead of one-row blocks for all of them.
+// AVX512-LABEL: func.func @rows_197
+// AVX512: tensor.extract_slice %{{.*}}[0, 0] [192, 64] [1, 1]
+// AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// AVX512: tensor.extract_slice %{{.*}}[192, 0] [5, 64] [1, 1]
+// AVX512: vector.contract {{.*}} vector<5x1xf32>, vector<1x32xf32> into vector<5x32xf32>
+// AVX2-LABEL: func.func @rows_197
+// AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// AVX2: vector.contract {{.*}} vector<1xf32>, vector<1x16xf32> into vector<16xf32>
+func.func @rows_197(%a: tensor<197x64xf32>, %b: tensor<64x64xf32>) -> tensor<197x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<197x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<197x64xf32>) -> tensor<197x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x64xf32>) outs(%init : tensor<197x64xf32>) -> tensor<197x64xf32>
+  return %r : tensor<197x64xf32>
+}

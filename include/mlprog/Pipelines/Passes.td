@@ -85,6 +85,35 @@ def TileAndVectorizeContractionsPass
   ];
 }
 
+def FoldConstantGenericsPass : Pass<"mlprog-fold-constant-generics"> {
+  let summary = "Evaluates elementwise linalg.generic ops over small "
+                "constants";
+  let description = [{
+    An all-parallel `linalg.generic` with an identity output map, a static
+    integer (or index) result of at most 4096 elements and only dense
+    constants as inputs is
+    evaluated element by element with the folders of its body's ops
+    (arith's: compares, selects, integer and float arithmetic, casts) and
+    replaced by an `arith.constant`. A generic whose body does not fold at
+    every point is left alone. A `linalg.fill` of a constant into such a
+    tensor becomes a splat constant. Float results stay: they are data, and
+    float fills are the inits that the code generation fuses into
+    contraction tiles. The pass also applies every loaded dialect's and
+    op's canonicalization patterns, to a fixed point (it replaces a
+    canonicalizer run): folded shape arithmetic makes `tensor.dim` and
+    `tensor.extract` constant, which makes the next generic's inputs
+    constant.
+
+    This is for the shape arithmetic exporters emit on constants: torch's
+    ViT export computes the class token's `Expand` shape as
+    `Where(Equal([1, -1, -1], -1), 1, [1, -1, -1])`; left to run time, the
+    sizes are dynamic and every contraction after it loses its static
+    shape (and with it the GEMM strategy: vit_b_16 took 55 s per call).
+    Folded, canonicalization makes the shapes static again.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def FuseElementwiseOpsPass : Pass<"mlprog-fuse-elementwise-ops"> {
   let summary = "Fuses elementwise linalg producers into consumers that read "
                 "each produced element once";

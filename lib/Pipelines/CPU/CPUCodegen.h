@@ -69,6 +69,10 @@ inline constexpr int64_t kMaxPaddedN = 64;
 /// (B); nothing otherwise.
 std::optional<ContractionPlan> planContraction(mlir::linalg::LinalgOp op);
 
+/// The most rows (M) of a register block on `target`: 8 with 32 vector
+/// registers (AVX-512), else 4.
+int64_t getMaxRegisterRows(const CPUTarget &target);
+
 /// Tile sizes that divide the loop ranges of `plan`, so every register block
 /// has the full static size and no masks are needed: mr x nr is 8 x 32 with
 /// AVX-512 and 4 x 16 with AVX2 (fewer when the ranges are not multiples),
@@ -155,8 +159,11 @@ void tileAndVectorize(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                       const CPUTarget &target, bool parallel);
 
 /// Splits `op` along its innermost N dimension into parts whose N extents
-/// are multiples of 2 and 1 vector widths and a narrow remainder. Returns
-/// the parts (just `op` when it needs no split).
+/// are multiples of 2 and 1 vector widths and a narrow remainder, then each
+/// part along its innermost M dimension into a multiple of
+/// getMaxRegisterRows() and a remainder (the 197 tokens of a ViT would
+/// otherwise get register blocks of one row). Returns the parts (just `op`
+/// when it needs no split).
 llvm::SmallVector<mlir::linalg::LinalgOp>
 splitForRegisterBlocks(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                        const CPUTarget &target);

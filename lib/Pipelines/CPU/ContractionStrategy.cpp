@@ -75,16 +75,19 @@ static int64_t largestDivisor(int64_t value, int64_t limit,
   return 1;
 }
 
+int64_t cpu::getMaxRegisterRows(const CPUTarget &target) {
+  // mr x (nr / width) accumulators plus the B row and a broadcast must fit
+  // the register file: 8 x 2 of 32 registers (AVX-512), 4 x 2 of 16 (AVX2).
+  return target.getNumVectorRegisters() >= 32 ? 8 : 4;
+}
+
 TileConfig cpu::chooseTiles(const CPUTarget &target,
                             const ContractionPlan &plan) {
   int64_t width = target.getVectorWidthF32();
   TileConfig config;
   int64_t m = plan.ranges[plan.m], n = plan.ranges[plan.n];
   int64_t k = plan.ranges[plan.k];
-  // mr x (nr / width) accumulators plus the B row and a broadcast must fit
-  // the register file: 8 x 2 of 32 registers (AVX-512), 4 x 2 of 16 (AVX2).
-  int64_t mrMax = target.getNumVectorRegisters() >= 32 ? 8 : 4;
-  config.mr = largestDivisor(m, mrMax);
+  config.mr = largestDivisor(m, getMaxRegisterRows(target));
   config.nr = largestDivisor(n, 2 * width, width);
   // Odd widths above one vector (28 for 14x14 maps) make poor code; one
   // vector or less (14) is faster.

@@ -177,7 +177,29 @@ cpu::splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
     op = cast<linalg::LinalgOp>(tail.getOperation());
   }
   parts.push_back(op);
-  return parts;
+
+  int64_t rows = getMaxRegisterRows(target);
+  SmallVector<linalg::LinalgOp> rowParts;
+  for (linalg::LinalgOp part : parts) {
+    std::optional<ContractionPlan> plan = planContraction(part);
+    int64_t m = plan ? plan->ranges[plan->m] : 0;
+    if (m <= rows || m % rows == 0) {
+      rowParts.push_back(part);
+      continue;
+    }
+    rewriter.setInsertionPoint(part);
+    auto [head, tail] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(part.getOperation()),
+                        plan->m, rewriter.getIndexAttr(m - m % rows));
+    if (!head || !tail) {
+      rowParts.push_back(
+          cast<linalg::LinalgOp>((head ? head : tail).getOperation()));
+      continue;
+    }
+    rowParts.push_back(cast<linalg::LinalgOp>(head.getOperation()));
+    rowParts.push_back(cast<linalg::LinalgOp>(tail.getOperation()));
+  }
+  return rowParts;
 }
 
 /// Pads the N dimension of a contraction whose N extent is small and not a
