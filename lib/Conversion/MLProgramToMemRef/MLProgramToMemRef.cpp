@@ -157,11 +157,17 @@ FailureOr<memref::GlobalOp> lowerGlobal(RewriterBase &rewriter,
   StringAttr visibility = global.getSymVisibilityAttr();
   if (!visibility || isExtern)
     visibility = rewriter.getStringAttr("public");
+  // One-shot bufferization turns a tensor constant into a get_global of any
+  // memref.global with the same initial value and alignment, `constant` or
+  // not (bufferization::getGlobalFor), so `global_store @pos = dense<0>`
+  // would read and write the mutable @pos itself. A mutable global gets an
+  // alignment the bufferization (64 bytes) never asks for.
+  int64_t alignment = global.getIsMutable() ? 128 : 64;
   return memref::GlobalOp::create(
       rewriter, global.getLoc(), global.getSymNameAttr(), visibility,
       TypeAttr::get(memrefType), initialValue,
       global.getIsMutable() ? UnitAttr() : rewriter.getUnitAttr(),
-      isExtern ? IntegerAttr() : rewriter.getI64IntegerAttr(64));
+      isExtern ? IntegerAttr() : rewriter.getI64IntegerAttr(alignment));
 }
 
 /// Emits the memref backing `global` and returns it with the global's
