@@ -284,6 +284,27 @@ getExportedMethods(const torch::jit::Module &module) {
   return names;
 }
 
+/// Whether every input of `graph` after `self` is a number or a tensor of
+/// known rank (or a tuple of them), so that the method imports without
+/// --input-shapes.
+static bool hasKnownInputs(torch::jit::Graph &graph) {
+  std::function<bool(const c10::TypePtr &)> known =
+      [&](const c10::TypePtr &type) {
+        if (auto tuple = type->cast<c10::TupleType>())
+          return llvm::all_of(tuple->elements(), known);
+        if (auto tensor = type->cast<c10::TensorType>())
+          return tensor->sizes().size().has_value();
+        return type->kind() == c10::TypeKind::IntType ||
+               type->kind() == c10::TypeKind::FloatType ||
+               type->kind() == c10::TypeKind::BoolType;
+      };
+  auto inputs = graph.inputs();
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (!known(inputs[i]->type()))
+      return false;
+  return true;
+}
+
 OwningOpRef<ModuleOp> mlprog::importTorchScriptModule(
     const torch::jit::Module &module, MLIRContext *ctx,
     const TorchScriptImportOptions &options, StringRef fileName) {
@@ -299,7 +320,15 @@ OwningOpRef<ModuleOp> mlprog::importTorchScriptModule(
     } else if (names.empty()) {
       names.push_back("forward");
       if (module.find_method("forward"))
-        llvm::append_range(names, getExportedMethods(module));
+        for (const std::string &name : getExportedMethods(module)) {
+          if (hasKnownInputs(*module.get_method(name).graph()))
+            names.push_back(name);
+          else
+            emitWarning(fileLoc)
+                << "method '" << name
+                << "' is not imported: its inputs have no shapes (name it "
+                   "alone in --method, with --input-shapes)";
+        }
     }
     for (const std::string &name : names) {
       c10::optional<torch::jit::Method> method = module.find_method(name);

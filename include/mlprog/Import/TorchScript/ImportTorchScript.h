@@ -36,8 +36,11 @@ struct TorchScriptImportOptions {
   /// a `reset` method writes the state `forward` reads). Empty: `forward` and
   /// every other method of the top-level module that no method calls, i.e.
   /// the `@torch.jit.export` entry points (names starting with `__` are
-  /// left out); `*`: every method. IR text holds one graph: its function is
-  /// named by the first entry, else `forward`.
+  /// left out), except those whose inputs have no shapes in the IR (a
+  /// warning names each; scripted modules annotate none, so an exported
+  /// method with tensor inputs is imported on its own, with inputShapes);
+  /// `*`: every method. IR text holds one graph: its function is named by
+  /// the first entry, else `forward`.
   std::string method;
   /// Shapes of the tensor inputs of the first imported method (after
   /// `self`), in order; the other methods take theirs from the IR.
