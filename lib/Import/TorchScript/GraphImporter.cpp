@@ -157,6 +157,13 @@ LogicalResult Importer::importInPlace(Node *node, OpHandler handler) {
     updated = *base;
     values[chain[i + 1]] = TSValue::tensor(updated);
   }
+  // The views' old values are usually dead now; a dead extract_slice would
+  // still read the old buffer (and keep a global's load from being updated
+  // in place, docs/state.md).
+  for (Value old : ArrayRef(before).drop_back())
+    if (auto slice = old.getDefiningOp<tensor::ExtractSliceOp>())
+      if (slice->use_empty())
+        slice->erase();
   return writeBack(chain.back(), updated, l);
 }
 

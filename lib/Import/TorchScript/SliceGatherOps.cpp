@@ -168,6 +168,13 @@ LogicalResult slice(Im &im, Node *n) {
       return failure();
     step = *v;
   }
+  // `x[:]` along a dim (as in `cache[:, p] = k`) is `x` itself, which keeps
+  // writes through the view a plain insert into `x`.
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t dim = *d < 0 ? *d + type.getRank() : *d;
+  if (dim >= 0 && dim < type.getRank() && start == 0 && step == 1 &&
+      !type.isDynamicDim(dim) && end >= type.getDimSize(dim))
+    return im.set(n, 0, TSValue::tensor(*x));
   return im.setTensor(n, 0, sliceAlong(im, n, *x, *d, start, end, step));
 }
 
