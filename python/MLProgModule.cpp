@@ -631,7 +631,8 @@ static bool isLLVMModule(ModuleOp module) {
 }
 
 /// Lowers a copy of `module` with --mlprog-lower-to-cpu and JIT-compiles its
-/// default entry (@main, or the only public function) if it has one.
+/// default entry (@main, else @forward, else the only public function) if it
+/// has one.
 static std::unique_ptr<PyExecutable>
 compileModule(PyModule &module, const std::string &target, int optLevel) {
   if (target != "cpu")
@@ -669,6 +670,8 @@ compileModule(PyModule &module, const std::string &target, int optLevel) {
   const std::vector<std::string> &names = executable->getFunctions();
   if (llvm::is_contained(names, "main"))
     executable->getRunner("main");
+  else if (llvm::is_contained(names, "forward"))
+    executable->getRunner("forward");
   else if (names.size() == 1)
     executable->getRunner(names.front());
   return executable;

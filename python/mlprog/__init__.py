@@ -244,8 +244,8 @@ class Function:
 class Executable:
     """A module compiled for the CPU. Functions are reached as attributes
     (``exe.main``, ``exe.forward``), by name (``exe["main"]``), or, for the
-    default entry (``@main``, else the only public function), by calling the
-    executable itself. The module is JIT-compiled once (at compile time when
+    default entry (``@main``, else ``@forward``, else the only public
+    function), by calling the executable itself. The module is JIT-compiled once (at compile time when
     it has a default entry, else on the first call): every function shares
     its mutable globals, so ``exe.reset()`` clears the state ``exe.forward``
     keeps; another Executable compiled from the same module has its own
@@ -280,12 +280,14 @@ class Executable:
 
     def __call__(self, *args):
         names = self.functions
-        if "main" in names:
-            return self["main"](*args)
+        for name in ("main", "forward"):
+            if name in names:
+                return self[name](*args)
         if len(names) == 1:
             return self[names[0]](*args)
         raise Error("error: cannot choose the function to call: no @main "
-                    "and %d public functions (%s); use exe[name](...)"
+                    "or @forward and %d public functions (%s); use "
+                    "exe[name](...)"
                     % (len(names), ", ".join(names)))
 
     def __repr__(self):

@@ -410,7 +410,8 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
   if (failed(checkSchemas(*graph->block(), fileLoc, index)))
     return nullptr;
   SmallVector<std::string> names = splitMethodNames(options);
-  std::string name = names.empty() ? "forward" : names.front();
+  std::string name =
+      names.empty() || names.front() == "*" ? "forward" : names.front();
   return importPrepared({{name, graph}}, ctx, options, fileName,
                         c10::intrusive_ptr<c10::ivalue::Object>());
 }
