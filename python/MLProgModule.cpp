@@ -518,8 +518,11 @@ static std::string typeToString(Type type) {
   return text;
 }
 
-/// A module lowered once for the CPU; each public function is JIT-compiled
-/// by its own `JitRunner` on first use (the default entry at creation).
+/// A module lowered once for the CPU and JIT-compiled once, on the first
+/// call (or at creation for the default entry): every public function is a
+/// `JitRunner` entry of that one engine, so they share the module's mutable
+/// globals (a `reset` function clears the state `forward` keeps). Another
+/// executable compiled from the same module has its own engine and state.
 /// Members are destroyed in reverse order: runners, module, then context.
 class PyExecutable {
 public:
@@ -552,26 +555,33 @@ public:
     return it->second;
   }
 
-  /// The runner of `name`, JIT-compiling it on first use.
+  /// The runner of `name`: the first one JIT-compiles the module, the
+  /// others are entries of the same engine.
   JitRunner &getRunner(const std::string &name) {
     getSignature(name);
     std::unique_ptr<JitRunner> &runner = runners[name];
     if (runner)
       return *runner;
     DiagnosticCapture capture(context.get());
-    OwningOpRef<ModuleOp> copy = lowered->clone();
-    JitRunnerOptions options;
-    options.entry = name;
-    options.optLevel = optLevel;
-    options.mappedStorage = storage;
     std::optional<llvm::Expected<std::unique_ptr<JitRunner>>> created;
-    {
+    if (firstRunner) {
+      created.emplace(firstRunner->getEntry(name));
+    } else {
+      JitRunnerOptions options;
+      options.entry = name;
+      options.optLevel = optLevel;
+      options.mappedStorage = storage;
+      // The lowered module is kept for the signatures; the engine compiles a
+      // copy.
+      OwningOpRef<ModuleOp> copy = lowered->clone();
       py::gil_scoped_release release;
       created.emplace(JitRunner::create(std::move(copy), options));
     }
     if (!*created)
       raiseError(capture, created->takeError());
     runner = std::move(**created);
+    if (!firstRunner)
+      firstRunner = runner.get();
     return *runner;
   }
 
@@ -604,6 +614,8 @@ private:
   std::vector<std::string> functions;
   llvm::StringMap<FunctionType> signatures;
   llvm::StringMap<std::unique_ptr<JitRunner>> runners;
+  /// The runner that created the engine (owned by `runners`).
+  JitRunner *firstRunner = nullptr;
 };
 
 /// Whether every op in `module` is in the LLVM dialect (or OpenMP, which
@@ -619,7 +631,8 @@ static bool isLLVMModule(ModuleOp module) {
 }
 
 /// Lowers a copy of `module` with --mlprog-lower-to-cpu and JIT-compiles its
-/// default entry (@main, or the only public function) if it has one.
+/// default entry (@main, else @forward, else the only public function) if it
+/// has one.
 static std::unique_ptr<PyExecutable>
 compileModule(PyModule &module, const std::string &target, int optLevel) {
   if (target != "cpu")
@@ -657,6 +670,8 @@ compileModule(PyModule &module, const std::string &target, int optLevel) {
   const std::vector<std::string> &names = executable->getFunctions();
   if (llvm::is_contained(names, "main"))
     executable->getRunner("main");
+  else if (llvm::is_contained(names, "forward"))
+    executable->getRunner("forward");
   else if (names.size() == 1)
     executable->getRunner(names.front());
   return executable;

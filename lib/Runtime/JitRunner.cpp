@@ -388,6 +388,73 @@ static void tuneAllocator() {
 #endif
 }
 
+/// Whether the runner can pass and return the values of `type`.
+static Error checkSignature(FunctionType type) {
+  for (auto [i, input] : llvm::enumerate(type.getInputs()))
+    if (Error err = checkSupported(input, "argument", i))
+      return err;
+  for (auto [i, result] : llvm::enumerate(type.getResults()))
+    if (Error err = checkSupported(result, "result", i))
+      return err;
+  return Error::success();
+}
+
+struct JitRunner::Engine {
+  std::shared_ptr<ExternalStorage> externalStorage;
+  /// Declared before `engine`, so that the code goes away first.
+  std::unique_ptr<ConstantPool> constants;
+  std::unique_ptr<ExecutionEngine> engine;
+  /// Public functions of the lowered module with their `mlprog.signature`,
+  /// in module order.
+  std::vector<std::string> names;
+  llvm::StringMap<FunctionType> signatures;
+
+  ~Engine() {
+    // Free the heap buffers of dynamic mutable globals before the code that
+    // manages them goes away (see kReleaseGlobalsFunction).
+    if (!engine)
+      return;
+    auto release = engine->lookupPacked(kReleaseGlobalsFunction);
+    if (!release) {
+      llvm::consumeError(release.takeError());
+      return;
+    }
+    (*release)(nullptr);
+  }
+};
+
+Expected<std::unique_ptr<JitRunner>>
+JitRunner::bind(std::shared_ptr<Engine> engine, StringRef name,
+                FunctionType type) {
+  if (Error err = checkSignature(type))
+    return std::move(err);
+  auto entry = engine->engine->lookupPacked(name);
+  if (!entry)
+    return llvm::createStringError(
+        "cannot find @" + name + " in the JIT: " + toString(entry.takeError()));
+  std::unique_ptr<JitRunner> runner(new JitRunner());
+  runner->engine = std::move(engine);
+  runner->entryName = name.str();
+  runner->inputTypes.assign(type.getInputs().begin(), type.getInputs().end());
+  runner->resultTypes.assign(type.getResults().begin(),
+                             type.getResults().end());
+  runner->entry = *entry;
+  return runner;
+}
+
+/// Registers `addresses` as symbols of `engine`'s JIT.
+static void registerAddresses(ExecutionEngine &engine,
+                              const llvm::StringMap<void *> &addresses) {
+  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (const auto &item : addresses)
+      symbols[interner(item.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+}
+
 Expected<std::unique_ptr<JitRunner>>
 JitRunner::create(OwningOpRef<ModuleOp> module,
                   const JitRunnerOptions &options) {
@@ -403,33 +470,33 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
   Expected<FunctionType> signature = getSignature(*func);
   if (!signature)
     return signature.takeError();
-  for (auto [i, type] : llvm::enumerate(signature->getInputs()))
-    if (Error err = checkSupported(type, "argument", i))
-      return std::move(err);
-  for (auto [i, type] : llvm::enumerate(signature->getResults()))
-    if (Error err = checkSupported(type, "result", i))
-      return std::move(err);
+  if (Error err = checkSignature(*signature))
+    return std::move(err);
+  std::string entryName = func->getName().str();
 
-  std::unique_ptr<JitRunner> runner(new JitRunner());
-  runner->entryName = func->getName().str();
-  runner->inputTypes.assign(signature->getInputs().begin(),
-                            signature->getInputs().end());
-  runner->resultTypes.assign(signature->getResults().begin(),
-                             signature->getResults().end());
-  runner->externalStorage = options.mappedStorage;
+  auto shared = std::make_shared<Engine>();
+  shared->externalStorage = options.mappedStorage;
   if (!isLowered) {
     // Extern globals are bound by symbol to their mapped data once the
     // lowering has turned them into external declarations.
-    if (!runner->externalStorage) {
+    if (!shared->externalStorage) {
       auto storage = ExternalStorage::resolve(*module, options.externalStorage);
       if (!storage)
         return storage.takeError();
-      runner->externalStorage = std::move(*storage);
+      shared->externalStorage = std::move(*storage);
     }
     // A private entry would get internal linkage and vanish from the JIT.
     SymbolTable::setSymbolVisibility(*func, SymbolTable::Visibility::Public);
     if (Error err = lowerToLLVM(*module, options))
       return std::move(err);
+  }
+  for (auto llvmFunc : module->getOps<LLVM::LLVMFuncOp>()) {
+    auto attr = llvmFunc->getAttrOfType<TypeAttr>(kSignatureAttrName);
+    if (llvmFunc.isExternal() || !attr || !isa<FunctionType>(attr.getValue()))
+      continue;
+    shared->names.push_back(llvmFunc.getName().str());
+    shared->signatures[llvmFunc.getName()] =
+        cast<FunctionType>(attr.getValue());
   }
 
   // Weights go around LLVM (see ConstantPool.h).
@@ -437,53 +504,35 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
       ConstantPool::extract(*module, options.constantPoolThreshold);
   if (!constants)
     return constants.takeError();
-  runner->constants = std::move(*constants);
+  shared->constants = std::move(*constants);
 
   auto engine = createEngine(*module, options);
   if (!engine)
     return engine.takeError();
-  runner->engine = std::move(*engine);
-  if (!runner->constants->getEntries().empty()) {
-    runner->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      for (const auto &item : runner->constants->getAddresses())
-        symbols[interner(item.getKey())] = {
-            llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
-            llvm::JITSymbolFlags::Exported};
-      return symbols;
-    });
-  }
-  if (runner->externalStorage) {
-    runner->engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      for (const auto &item : runner->externalStorage->getAddresses())
-        symbols[interner(item.getKey())] = {
-            llvm::orc::ExecutorAddr::fromPtr(item.getValue()),
-            llvm::JITSymbolFlags::Exported};
-      return symbols;
-    });
-  }
-  auto entry = runner->engine->lookupPacked(runner->entryName);
-  if (!entry)
-    return llvm::createStringError(
-        "cannot find @" + runner->entryName +
-        " in the JIT: " + toString(entry.takeError()));
-  runner->entry = *entry;
-  return runner;
+  shared->engine = std::move(*engine);
+  if (!shared->constants->getEntries().empty())
+    registerAddresses(*shared->engine, shared->constants->getAddresses());
+  if (shared->externalStorage)
+    registerAddresses(*shared->engine, shared->externalStorage->getAddresses());
+  return bind(std::move(shared), entryName, *signature);
 }
 
-JitRunner::~JitRunner() {
-  // Free the heap buffers of dynamic mutable globals before the code that
-  // manages them goes away (see kReleaseGlobalsFunction).
-  if (!engine)
-    return;
-  auto release = engine->lookupPacked(kReleaseGlobalsFunction);
-  if (!release) {
-    llvm::consumeError(release.takeError());
-    return;
+JitRunner::~JitRunner() = default;
+
+Expected<std::unique_ptr<JitRunner>> JitRunner::getEntry(StringRef name) const {
+  auto it = engine->signatures.find(name);
+  if (it == engine->signatures.end()) {
+    std::string names;
+    for (const std::string &entry : engine->names)
+      names += (names.empty() ? "@" : ", @") + entry;
+    return llvm::createStringError(
+        "no public function @" + name +
+        " (functions: " + (names.empty() ? "none" : names) + ")");
   }
-  (*release)(nullptr);
+  return bind(engine, name, it->second);
 }
+
+ArrayRef<std::string> JitRunner::getEntryNames() const { return engine->names; }
 
 //===----------------------------------------------------------------------===//
 // Binding inputs

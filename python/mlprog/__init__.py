@@ -127,15 +127,19 @@ def _torch():
     return torch
 
 
-def import_torchscript(module, method="forward", input_shapes=None,
+def import_torchscript(module, method=None, input_shapes=None,
                        input_dtypes=None, example_inputs=None):
     """Imports a TorchScript program: a live ``torch.jit.ScriptModule`` (e.g.
     ``torch.jit.script(model)``), or the path of a ``torch.jit.save`` archive
-    or of TorchScript IR text. ``method`` becomes the public function of the
-    same name. Input shapes and dtypes come from ``example_inputs`` (tensors
-    or arrays), else from ``input_shapes`` (lists of extents, ``None`` for an
-    unknown one) and ``input_dtypes`` (``"float32"``, ``"int64"``, ...), else
-    from the IR's annotations.
+    or of TorchScript IR text. Each method becomes the public function of the
+    same name, all in one module sharing the globals of the parameters and
+    buffers: ``method`` is a name, a list of names, ``"*"`` (every method),
+    or None for ``forward`` and the ``@torch.jit.export`` methods (e.g.
+    ``reset``; see docs/state.md). Input shapes and dtypes of the first
+    method come from ``example_inputs`` (tensors or arrays), else from
+    ``input_shapes`` (lists of extents, ``None`` for an unknown one) and
+    ``input_dtypes`` (``"float32"``, ``"int64"``, ...), else from the IR's
+    annotations.
     """
     if not HAVE_TORCHSCRIPT:
         raise Error("built without the TorchScript importer")
@@ -145,6 +149,10 @@ def import_torchscript(module, method="forward", input_shapes=None,
         input_dtypes = [str(a.dtype) for a in arrays]
     shapes = [list(s) for s in (input_shapes or [])]
     dtypes = [str(d).replace("torch.", "") for d in (input_dtypes or [])]
+    if method is None:
+        method = ""
+    elif not isinstance(method, str):
+        method = ",".join(method)
     torch = _torch()
     if torch is not None and isinstance(module, torch.nn.Module):
         if not isinstance(module, torch.jit.ScriptModule):
@@ -236,9 +244,12 @@ class Function:
 class Executable:
     """A module compiled for the CPU. Functions are reached as attributes
     (``exe.main``, ``exe.forward``), by name (``exe["main"]``), or, for the
-    default entry (``@main``, else the only public function), by calling the
-    executable itself. Each function is JIT-compiled on first use (the
-    default entry at compile time); mutable globals live per function.
+    default entry (``@main``, else ``@forward``, else the only public
+    function), by calling the executable itself. The module is JIT-compiled once (at compile time when
+    it has a default entry, else on the first call): every function shares
+    its mutable globals, so ``exe.reset()`` clears the state ``exe.forward``
+    keeps; another Executable compiled from the same module has its own
+    state (docs/state.md).
     """
 
     def __init__(self, impl):
@@ -269,12 +280,14 @@ class Executable:
 
     def __call__(self, *args):
         names = self.functions
-        if "main" in names:
-            return self["main"](*args)
+        for name in ("main", "forward"):
+            if name in names:
+                return self[name](*args)
         if len(names) == 1:
             return self[names[0]](*args)
         raise Error("error: cannot choose the function to call: no @main "
-                    "and %d public functions (%s); use exe[name](...)"
+                    "or @forward and %d public functions (%s); use "
+                    "exe[name](...)"
                     % (len(names), ", ".join(names)))
 
     def __repr__(self):

@@ -164,6 +164,61 @@ TEST_F(JitRunnerTest, RepeatKeepsGlobalsAcrossCalls) {
   EXPECT_EQ((*second)[0].getValues<float>()[0], 4.0f);
 }
 
+/// A counter with an entry that advances it and one that resets it.
+constexpr llvm::StringLiteral kStepResetModule = R"mlir(
+ml_program.global private mutable @n(dense<0> : tensor<i64>) : tensor<i64>
+ml_program.func @step() -> tensor<i64> {
+  %n = ml_program.global_load @n : tensor<i64>
+  %one = arith.constant dense<1> : tensor<i64>
+  %r = arith.addi %n, %one : tensor<i64>
+  ml_program.global_store @n = %r : tensor<i64>
+  ml_program.return %r : tensor<i64>
+}
+ml_program.func @reset() {
+  %zero = arith.constant dense<0> : tensor<i64>
+  ml_program.global_store @n = %zero : tensor<i64>
+  ml_program.return
+}
+)mlir";
+
+TEST_F(JitRunnerTest, EntriesOfOneEngineShareGlobals) {
+  JitRunnerOptions options;
+  options.entry = "step";
+  auto step = compile(kStepResetModule, options);
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->getEntryNames(),
+            llvm::ArrayRef<std::string>({"step", "reset"}));
+  auto reset = step->getEntry("reset");
+  ASSERT_TRUE(static_cast<bool>(reset)) << llvm::toString(reset.takeError());
+  EXPECT_EQ((*reset)->getEntryName(), "reset");
+  EXPECT_TRUE((*reset)->getResultTypes().empty());
+  auto count = [](JitRunner &runner, unsigned repeat) -> int64_t {
+    auto results = runner.run({}, repeat);
+    if (!results) {
+      ADD_FAILURE() << llvm::toString(results.takeError());
+      return -1;
+    }
+    return (*results)[0].getValues<int64_t>()[0];
+  };
+  EXPECT_EQ(count(*step, 3), 3);
+  ASSERT_TRUE(static_cast<bool>((*reset)->run({})));
+  EXPECT_EQ(count(*step, 1), 1);
+  // The globals outlive the runner that compiled them.
+  step.reset();
+  auto again = (*reset)->getEntry("step");
+  ASSERT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(count(**again, 1), 2);
+  // Another engine of the same module starts from the initial values.
+  auto other = compile(kStepResetModule, options);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(count(*other, 1), 1);
+  EXPECT_EQ(count(**again, 1), 3);
+  auto missing = (*reset)->getEntry("predict");
+  ASSERT_FALSE(static_cast<bool>(missing));
+  EXPECT_EQ(llvm::toString(missing.takeError()),
+            "no public function @predict (functions: @step, @reset)");
+}
+
 TEST_F(JitRunnerTest, ScalarsAndZeroDimensionalTensors) {
   auto runner = compile(kScalarModule);
   ASSERT_TRUE(runner);

@@ -33,7 +33,15 @@ def ConvertMLProgramToMemRef
     - loads become `memref.get_global` + `bufferization.to_tensor restrict`
       (a copy is taken for mutable globals so that later stores do not change
       an earlier load), stores become
-      `bufferization.materialize_in_destination`.
+      `bufferization.materialize_in_destination`. At the top level of a
+      public function, a load of a statically shaped mutable global takes no
+      copy when no store to it and no call follows (read in place), or when
+      its only use is an op whose result's only use is a store to the same
+      global with no access to the global in between (`writable`: updated
+      in place, so a KV-cache step writes one row; docs/state.md);
+    - mutable globals are aligned to 128 bytes: one-shot bufferization would
+      store a tensor constant in a 64-byte aligned `memref.global` with the
+      same initial value even when it is mutable.
 
     A global whose bounding type is unranked, or immutable with a dynamic
     bounding type and no statically shaped initial value, is an error at the

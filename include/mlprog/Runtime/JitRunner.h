@@ -100,7 +100,11 @@ struct JitRunnerOptions {
 /// are ranked tensors (dynamic dimensions allowed) or int/float/index
 /// scalars, bound positionally to `HostTensor`s (scalars as 0-d tensors).
 /// The MLIRContext of the module must outlive the runner (it owns the
-/// signature types). Globals live in the engine and persist across `run`s.
+/// signature types). Globals live in the engine and persist across `run`s;
+/// the runners `getEntry` returns share the engine, so every entry of one
+/// compiled module reads and writes the same globals (a `reset` entry
+/// clears the state a `forward` entry keeps), while two runners made by
+/// `create` never share any (two model instances). See docs/state.md.
 class JitRunner {
 public:
   /// Picks the entry (see `JitRunnerOptions::entry`), records its tensor
@@ -116,6 +120,18 @@ public:
          const JitRunnerOptions &options = {});
 
   ~JitRunner();
+
+  /// A runner for the public function `name` of the same compiled module:
+  /// it shares this runner's engine and so its globals, which live until
+  /// the last runner of the engine is destroyed. Errors: no public function
+  /// `name` (the message lists them), or one whose argument or result types
+  /// the runner does not support.
+  llvm::Expected<std::unique_ptr<JitRunner>>
+  getEntry(llvm::StringRef name) const;
+
+  /// Names of the public functions of the compiled module (the entries
+  /// `getEntry` accepts), in module order.
+  llvm::ArrayRef<std::string> getEntryNames() const;
 
   /// Name of the entry function.
   llvm::StringRef getEntryName() const { return entryName; }
@@ -139,15 +155,21 @@ public:
                                               unsigned repeat = 1);
 
 private:
+  /// The compiled code and the data it binds, shared by every runner of one
+  /// module (JitRunner.cpp).
+  struct Engine;
+
   JitRunner() = default;
 
+  /// Binds entry `name` of signature `type` in `engine`.
+  static llvm::Expected<std::unique_ptr<JitRunner>>
+  bind(std::shared_ptr<Engine> engine, llvm::StringRef name,
+       mlir::FunctionType type);
+
+  std::shared_ptr<Engine> engine;
   std::string entryName;
   std::vector<mlir::Type> inputTypes;
   std::vector<mlir::Type> resultTypes;
-  std::shared_ptr<ExternalStorage> externalStorage;
-  /// Declared before `engine`, so that the code goes away first.
-  std::unique_ptr<ConstantPool> constants;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
 };
 

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlprog {
@@ -157,11 +159,17 @@ FailureOr<memref::GlobalOp> lowerGlobal(RewriterBase &rewriter,
   StringAttr visibility = global.getSymVisibilityAttr();
   if (!visibility || isExtern)
     visibility = rewriter.getStringAttr("public");
+  // One-shot bufferization turns a tensor constant into a get_global of any
+  // memref.global with the same initial value and alignment, `constant` or
+  // not (bufferization::getGlobalFor), so `global_store @pos = dense<0>`
+  // would read and write the mutable @pos itself. A mutable global gets an
+  // alignment the bufferization (64 bytes) never asks for.
+  int64_t alignment = global.getIsMutable() ? 128 : 64;
   return memref::GlobalOp::create(
       rewriter, global.getLoc(), global.getSymNameAttr(), visibility,
       TypeAttr::get(memrefType), initialValue,
       global.getIsMutable() ? UnitAttr() : rewriter.getUnitAttr(),
-      isExtern ? IntegerAttr() : rewriter.getI64IntegerAttr(64));
+      isExtern ? IntegerAttr() : rewriter.getI64IntegerAttr(alignment));
 }
 
 /// Emits the memref backing `global` and returns it with the global's
@@ -217,12 +225,96 @@ Value getCurrentBuffer(RewriterBase &rewriter, Location loc,
   return ifOp.getResult(0);
 }
 
+/// How a `global_load` of a mutable global reaches its users.
+enum class ReadKind {
+  /// A copy of the buffer, which later stores leave unchanged (the default).
+  Copy,
+  /// The buffer itself, read-only: no store to the global and no call
+  /// follows the load in its function.
+  View,
+  /// The buffer itself, writable: the load's only use is an op (typically
+  /// a `tensor.insert_slice` of one row into it, or the scf.for of a
+  /// scatter) whose result's only use is a store to the same global, with
+  /// no other access to the global (and no call) between the load and the
+  /// store. Bufferization then updates the buffer in place and the store
+  /// copies it onto itself (folded away).
+  InPlace,
+};
+
+/// Decides how each load of a mutable, statically shaped global at the top
+/// level of a public function is lowered (see ReadKind); loads elsewhere
+/// (nested regions, private functions, whose results may escape to callers)
+/// keep their copy. A decode step `store @cache = insert_slice(k into load
+/// @cache)` followed by reads of the cache then copies no cache.
+/// Ops whose results are unused (trivially dead) are no uses.
+void classifyReads(FuncOp func, const DenseSet<StringAttr> &staticMutable,
+                   DenseMap<Operation *, ReadKind> &kinds) {
+  if (!func.isPublic() || func.isExternal())
+    return;
+  // Ops in program order (pre-order: nested ops between their parent and
+  // its successor), with the last position writing each global.
+  SmallVector<Operation *> order;
+  DenseMap<Operation *, size_t> position;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    position[op] = order.size();
+    order.push_back(op);
+  });
+  auto accesses = [](Operation *op, StringAttr global) {
+    if (isa<CallOpInterface>(op))
+      return true;
+    if (auto load = dyn_cast<GlobalLoadOp>(op))
+      return load.getGlobalAttr().getRootReference() == global;
+    if (auto store = dyn_cast<GlobalStoreOp>(op))
+      return store.getGlobalAttr().getRootReference() == global;
+    return false;
+  };
+  auto writes = [](Operation *op, StringAttr global) {
+    if (isa<CallOpInterface>(op))
+      return true;
+    auto store = dyn_cast<GlobalStoreOp>(op);
+    return store && store.getGlobalAttr().getRootReference() == global;
+  };
+  Block &entry = func.getBody().front();
+  for (auto load : entry.getOps<GlobalLoadOp>()) {
+    StringAttr global = load.getGlobalAttr().getRootReference();
+    if (!staticMutable.contains(global))
+      continue;
+    size_t at = position[load];
+    if (llvm::none_of(ArrayRef(order).drop_front(at + 1),
+                      [&](Operation *op) { return writes(op, global); })) {
+      kinds[load] = ReadKind::View;
+      continue;
+    }
+    // Users whose results nothing reads (a view the importer left) do not
+    // read the old value.
+    SmallVector<Operation *> users;
+    for (Operation *user : load.getResult().getUsers())
+      if (!isOpTriviallyDead(user))
+        users.push_back(user);
+    if (users.size() != 1)
+      continue;
+    Operation *update = users.front();
+    if (update->getBlock() != &entry || update->getNumResults() != 1 ||
+        !update->getResult(0).hasOneUse())
+      continue;
+    auto store = dyn_cast<GlobalStoreOp>(*update->getUsers().begin());
+    if (!store || store->getBlock() != &entry ||
+        store.getGlobalAttr().getRootReference() != global)
+      continue;
+    size_t end = position[store];
+    if (llvm::none_of(ArrayRef(order).slice(at + 1, end - at - 1),
+                      [&](Operation *op) { return accesses(op, global); }))
+      kinds[load] = ReadKind::InPlace;
+  }
+}
+
 /// Replaces a read of a global by a tensor view of its buffer; reads of
-/// mutable globals take a copy so that later stores leave them unchanged.
+/// mutable globals take a copy so that later stores leave them unchanged,
+/// unless `kind` says none is needed.
 LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
                         SymbolRefAttr global, Value result,
                         SymbolTable &symbols,
-                        const DynamicGlobalState *dynamicState) {
+                        const DynamicGlobalState *dynamicState, ReadKind kind) {
   rewriter.setInsertionPoint(op);
   FailureOr<std::pair<Value, bool>> buffer =
       getGlobalBuffer(rewriter, op, global, symbols);
@@ -239,10 +331,10 @@ LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
   } else {
     auto type = RankedTensorType::get(memrefType.getShape(),
                                       memrefType.getElementType());
-    value = bufferization::ToTensorOp::create(rewriter, loc, type, memref,
-                                              /*restrict=*/true,
-                                              /*writable=*/false);
-    if (isMutable)
+    value = bufferization::ToTensorOp::create(
+        rewriter, loc, type, memref,
+        /*restrict=*/true, /*writable=*/kind == ReadKind::InPlace);
+    if (isMutable && kind == ReadKind::Copy)
       value = bufferization::AllocTensorOp::create(
           rewriter, loc, type, /*dynamicSizes=*/ValueRange(), /*copy=*/value);
     // An immutable global with a dynamic bounding type is stored with its
@@ -377,7 +469,8 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
 /// Lowers every global accessor nested in `root`.
 LogicalResult
 lowerAccessors(RewriterBase &rewriter, Operation *root, SymbolTable &symbols,
-               const llvm::DenseMap<StringAttr, DynamicGlobalState> &dynamic) {
+               const llvm::DenseMap<StringAttr, DynamicGlobalState> &dynamic,
+               const DenseMap<Operation *, ReadKind> &readKinds) {
   auto lookupState = [&](SymbolRefAttr global) -> const DynamicGlobalState * {
     auto it = dynamic.find(global.getRootReference());
     return it == dynamic.end() ? nullptr : &it->second;
@@ -389,7 +482,8 @@ lowerAccessors(RewriterBase &rewriter, Operation *root, SymbolTable &symbols,
             .Case<GlobalLoadOp, GlobalLoadConstOp>([&](auto load) {
               return lowerRead(rewriter, load, load.getGlobalAttr(),
                                load.getResult(), symbols,
-                               lookupState(load.getGlobalAttr()));
+                               lookupState(load.getGlobalAttr()),
+                               readKinds.lookup(load));
             })
             .Case([&](GlobalStoreOp store) {
               return lowerWrite(rewriter, store, store.getGlobalAttr(),
@@ -447,6 +541,14 @@ struct ConvertMLProgramToMemRefPass
       return signalPassFailure();
     }
     SymbolTable symbols(module);
+    DenseSet<StringAttr> staticMutable;
+    for (auto global : module.getOps<GlobalOp>())
+      if (global.getIsMutable() && !hasDynamicMutableValue(global) &&
+          !isa_and_nonnull<ExternAttr>(global.getValueAttr()))
+        staticMutable.insert(global.getSymNameAttr());
+    DenseMap<Operation *, ReadKind> readKinds;
+    for (auto func : module.getOps<FuncOp>())
+      classifyReads(func, staticMutable, readKinds);
     llvm::DenseMap<StringAttr, DynamicGlobalState> dynamic;
     for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>())) {
       FailureOr<memref::GlobalOp> lowered = lowerGlobal(rewriter, global);
@@ -459,7 +561,7 @@ struct ConvertMLProgramToMemRefPass
       rewriter.eraseOp(global);
       symbols.insert(*lowered);
     }
-    if (failed(lowerAccessors(rewriter, module, symbols, dynamic)))
+    if (failed(lowerAccessors(rewriter, module, symbols, dynamic, readKinds)))
       return signalPassFailure();
     if (!dynamic.empty())
       createReleaseFunction(rewriter, module, dynamic);

@@ -1,7 +1,7 @@
 //===- CreationOps.cpp - aten tensor creation -----------------------------===//
 //
 // `zeros`, `ones`, `full`, `empty` (and their `_like` forms), `arange`,
-// `tensor`.
+// `tensor`, and the values of the in-place `zero_` and `fill_`.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -110,6 +110,33 @@ LogicalResult fullLike(Im &im, Node *n) {
   return fill(im, n, std::nullopt, true);
 }
 
+/// fill_.Scalar / fill_.Tensor(self, value) as a value: a tensor shaped and
+/// typed like `self` holding `value` (a number or a 0-d tensor).
+LogicalResult fillLike(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  Type et = elemOf(*x);
+  const TSValue &v = im.get(n->input(1));
+  Value s;
+  if (v.isTensor()) {
+    FailureOr<Value> t = im.tensorOf(v, et, l);
+    if (failed(t))
+      return failure();
+    if (rankOf(*t) != 0)
+      return emitError(l) << "fill_ expects a 0-d tensor value, got "
+                          << t->getType();
+    s = tensor::ExtractOp::create(im.b, l, *t, ValueRange{});
+  } else if (v.isScalar()) {
+    s = im.scalarAs(v, et, l);
+  } else {
+    return emitError(l) << "fill_ expects a number or a 0-d tensor value";
+  }
+  return im.setTensor(
+      n, 0, buildFull(im.b, l, tensor::getMixedSizes(im.b, l, *x), et, s));
+}
+
 /// arange(end, ...), arange.start(start, end, ...),
 /// arange.start_step(start, end, step, ...).
 LogicalResult arange(Im &im, Node *n) {
@@ -197,6 +224,8 @@ void mlprog::torchscript::registerCreationOps(OpTable &table) {
       {"aten::ones_like", onesLike},
       {"aten::empty_like", zerosLike},
       {"aten::full_like", fullLike},
+      {"aten::zero", zerosLike},
+      {"aten::fill", fillLike},
       {"aten::arange", arange},
       {"aten::tensor", tensorOp},
   });

@@ -1,8 +1,9 @@
 //===- Globals.cpp - TorchScript attributes, constants, globals -----------===//
 //
 // Module attributes and large constants become ml_program globals (mutable
-// when the program writes them: SetAttr, in-place updates of buffers);
-// prim::Constant, prim::GetAttr and prim::SetAttr.
+// when any imported method writes them: SetAttr, in-place updates of
+// buffers, also through slice/select views); prim::Constant, prim::GetAttr
+// and prim::SetAttr. See docs/state.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,6 +142,9 @@ void Importer::collectWrites(jit::Block *block) {
       continue;
     }
     auto markWritten = [&](jit::Value *v) {
+      // A write through a view (`cache[:, p] = k`) writes the viewed tensor.
+      while (isViewNode(v->node()))
+        v = v->node()->input(0);
       auto it = attrOfValue.find(v);
       if (it != attrOfValue.end())
         writtenAttrs.insert(it->second);
@@ -182,6 +186,19 @@ LogicalResult Importer::writeBack(jit::Value *v, Value newValue, Location l) {
   }
   GlobalStoreOp::create(b, l, FlatSymbolRefAttr::get(ctx, g->second.symbol),
                         newValue);
+  // Every read of the attribute in this graph names the same storage, so
+  // the reads imported so far see the write from here on (reads imported
+  // later load the global again).
+  for (auto &[read, key] : attrOfValue) {
+    if (key != it->second || read == v ||
+        read->owningGraph() != v->owningGraph())
+      continue;
+    auto bound = values.find(read);
+    if (bound != values.end() && bound->second.isTensor() &&
+        bound->second.value.getParentRegion() == newValue.getParentRegion())
+      bound->second = TSValue::tensor(newValue);
+  }
+  values[v] = TSValue::tensor(newValue);
   return success();
 }
 

@@ -52,8 +52,7 @@ static bool isInPlaceName(c10::Symbol kind) {
          name[name.size() - 2] != '_';
 }
 
-/// True when output 0 of `node` aliases one of its inputs (a view).
-static bool isView(Node *node) {
+bool mlprog::torchscript::isViewNode(Node *node) {
   const c10::FunctionSchema *schema = node->maybeSchema();
   if (!schema || schema->returns().empty())
     return false;
@@ -61,38 +60,85 @@ static bool isView(Node *node) {
   return info && !info->isWrite();
 }
 
+/// Views that an in-place op may write through: their value is a
+/// tensor.extract_slice of their base (or the base itself), whose inverse
+/// is a tensor.insert_slice.
+static bool isWritableView(Node *node) {
+  return node->kind() == c10::aten::slice || node->kind() == c10::aten::select;
+}
+
+/// The value of `base` after its view `view` (whose value was `oldView`
+/// before the write, `oldBase` the base's) took the value `newView`: the
+/// inverse of the tensor.extract_slice that made the view.
+static FailureOr<Value> insertIntoBase(OpBuilder &b, Location loc,
+                                       Value oldView, Value newView,
+                                       Value oldBase, StringRef viewName) {
+  auto castTo = [&](Value v, Type type) {
+    return v.getType() == type
+               ? v
+               : tensor::CastOp::create(b, loc, type, v).getResult();
+  };
+  if (oldView == oldBase)
+    return castTo(newView, oldBase.getType());
+  auto slice = oldView.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSource() != oldBase)
+    return emitError(loc) << "unsupported in-place write through '" << viewName
+                          << "' (the view is not a strided slice of its base)";
+  return tensor::InsertSliceOp::create(b, loc, castTo(newView, slice.getType()),
+                                       oldBase, slice.getMixedOffsets(),
+                                       slice.getMixedSizes(),
+                                       slice.getMixedStrides())
+      .getResult();
+}
+
 LogicalResult Importer::importInPlace(Node *node, OpHandler handler) {
   Location l = loc(node);
-  jit::Value *self = node->input(0);
   std::string name = node->kind().toQualString();
-  // Value semantics are only sound when no other value shares the mutated
-  // storage: `self` must not be a view, nor have live views.
-  if (isView(self->node()))
-    return emitError(l) << "unsupported in-place op '" << name
-                        << "' on a view of another tensor (aliasing cannot "
-                           "be resolved)";
-  for (const jit::Use &use : self->uses()) {
-    if (use.user == node || !isView(use.user))
-      continue;
-    for (const jit::Use &viewUse : use.user->output()->uses())
-      if (viewUse.user->isAfter(node))
-        return emitError(l) << "unsupported in-place op '" << name
-                            << "' on a tensor whose view is used afterwards "
-                               "(aliasing cannot be resolved)";
+  // `self` and the tensors it is a view of (slice/select chains such as
+  // `cache[:, p]`), ending at the tensor that owns the storage.
+  SmallVector<jit::Value *> chain{node->input(0)};
+  while (isViewNode(chain.back()->node())) {
+    Node *view = chain.back()->node();
+    if (!isWritableView(view))
+      return emitError(l) << "unsupported in-place op '" << name << "' on a '"
+                          << view->kind().toQualString()
+                          << "' view of another tensor (aliasing cannot be "
+                             "resolved)";
+    chain.push_back(view->input(0));
   }
-  TSValue &current = get(self);
-  if (current.isTensor() &&
-      current.value.getParentRegion() != b.getInsertionBlock()->getParent())
-    return emitError(l) << "unsupported in-place op '" << name
-                        << "' inside a loop or branch on a tensor defined "
-                           "outside it";
+  // Value semantics are only sound when no other value shares the mutated
+  // storage: no other view of the chain may be read afterwards.
+  for (jit::Value *v : chain) {
+    for (const jit::Use &use : v->uses()) {
+      if (use.user == node || !isViewNode(use.user) ||
+          llvm::is_contained(chain, use.user->output()))
+        continue;
+      for (const jit::Use &viewUse : use.user->output()->uses())
+        if (viewUse.user->isAfter(node))
+          return emitError(l) << "unsupported in-place op '" << name
+                              << "' on a tensor whose view is used "
+                                 "afterwards (aliasing cannot be resolved)";
+    }
+  }
+  SmallVector<Value> before;
+  for (jit::Value *v : chain) {
+    TSValue &current = get(v);
+    if (!current.isTensor())
+      return emitError(l) << "unsupported in-place op '" << name
+                          << "' on a value that is not a tensor";
+    if (current.value.getParentRegion() != b.getInsertionBlock()->getParent())
+      return emitError(l) << "unsupported in-place op '" << name
+                          << "' inside a loop or branch on a tensor defined "
+                             "outside it";
+    before.push_back(current.value);
+  }
   if (failed(handler(*this, node)))
     return failure();
   TSValue result = get(node->output(0));
   if (!result.isTensor())
     return failure();
   // Keep the dtype of `self` (in-place results do not promote).
-  Type et = getElementTypeOrSelf(current.value.getType());
+  Type et = getElementTypeOrSelf(before.front().getType());
   if (getElementTypeOrSelf(result.value.getType()) != et) {
     FailureOr<Value> c = buildConvertElementType(b, l, result.value, et);
     if (failed(c))
@@ -100,8 +146,25 @@ LogicalResult Importer::importInPlace(Node *node, OpHandler handler) {
     result.value = *c;
     set(node, 0, result);
   }
-  values[self] = result;
-  return writeBack(self, result.value, l);
+  values[chain.front()] = result;
+  Value updated = result.value;
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    FailureOr<Value> base =
+        insertIntoBase(b, l, before[i], updated, before[i + 1],
+                       chain[i]->node()->kind().toQualString());
+    if (failed(base))
+      return failure();
+    updated = *base;
+    values[chain[i + 1]] = TSValue::tensor(updated);
+  }
+  // The views' old values are usually dead now; a dead extract_slice would
+  // still read the old buffer (and keep a global's load from being updated
+  // in place, docs/state.md).
+  for (Value old : ArrayRef(before).drop_back())
+    if (auto slice = old.getDefiningOp<tensor::ExtractSliceOp>())
+      if (slice->use_empty())
+        slice->erase();
+  return writeBack(chain.back(), updated, l);
 }
 
 LogicalResult Importer::importNode(Node *node) {
@@ -204,7 +267,7 @@ FailureOr<Type> Importer::inputType(jit::Value *input, const c10::TypePtr &type,
     return emitError(l) << "unsupported input type " << type->repr_str()
                         << " (inputs must be tensors or numbers)";
   std::optional<SmallVector<int64_t>> shape;
-  if (index < options.inputShapes.size() &&
+  if (inputOptions && index < options.inputShapes.size() &&
       !(options.inputShapes[index].size() == 1 &&
         options.inputShapes[index][0] == -2))
     shape = SmallVector<int64_t>(options.inputShapes[index].begin(),
@@ -221,7 +284,7 @@ FailureOr<Type> Importer::inputType(jit::Value *input, const c10::TypePtr &type,
                         << ") has no shape: annotate it in the IR or pass "
                            "--input-shapes";
   Type et;
-  if (index < options.inputDtypes.size() &&
+  if (inputOptions && index < options.inputDtypes.size() &&
       !options.inputDtypes[index].empty()) {
     et = parseDtype(ctx, options.inputDtypes[index]);
     if (!et)
@@ -246,21 +309,36 @@ TSValue Importer::argumentValue(const c10::TypePtr &type, Value arg) {
   return TSValue::scalar(sk, s);
 }
 
+/// Whether the first input of `graph` is bound to `self` (a method's
+/// `self`).
+static bool bindsSelf(jit::Graph &graph,
+                      const c10::intrusive_ptr<c10::ivalue::Object> &self) {
+  return self && !graph.inputs().empty() &&
+         graph.inputs()[0]->type()->kind() == c10::TypeKind::ClassType;
+}
+
+void Importer::collectGraphWrites(
+    jit::Graph &graph, c10::intrusive_ptr<c10::ivalue::Object> self) {
+  if (bindsSelf(graph, self))
+    objectOf[graph.inputs()[0]] = self;
+  collectWrites(graph.block());
+}
+
 LogicalResult
 Importer::importGraph(jit::Graph &graph, StringRef name,
-                      c10::intrusive_ptr<c10::ivalue::Object> self) {
+                      c10::intrusive_ptr<c10::ivalue::Object> self,
+                      bool useInputOptions) {
   auto inputs = graph.inputs();
   size_t first = 0;
-  if (self && !inputs.empty() &&
-      inputs[0]->type()->kind() == c10::TypeKind::ClassType) {
-    objectOf[inputs[0]] = self;
+  collectGraphWrites(graph, self);
+  if (bindsSelf(graph, self)) {
     TSValue t;
     t.kind = TSValue::Kind::Object;
     t.object = self;
     values[inputs[0]] = t;
     first = 1;
   }
-  collectWrites(graph.block());
+  inputOptions = useInputOptions;
   // Tuple inputs are flattened into one argument per tensor or number.
   SmallVector<Type> argTypes;
   std::function<LogicalResult(jit::Value *, const c10::TypePtr &)> addArg =
@@ -280,7 +358,7 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
   for (size_t i = first; i < inputs.size(); ++i)
     if (failed(addArg(inputs[i], inputs[i]->type())))
       return failure();
-  if (!options.inputShapes.empty() &&
+  if (inputOptions && !options.inputShapes.empty() &&
       options.inputShapes.size() != argTypes.size())
     return emitError(fileLoc)
            << "--input-shapes lists " << options.inputShapes.size()
@@ -311,6 +389,9 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
   SmallVector<Value> results;
   for (jit::Value *out : graph.outputs()) {
     TSValue &v = get(out);
+    // A method returning None (`reset`) has no results.
+    if (v.isNone() && graph.outputs().size() == 1)
+      continue;
     if (v.isScalar()) {
       results.push_back(*asTensor(v, fileLoc));
       continue;

@@ -151,12 +151,13 @@ void registerConvOps(OpTable &table);
 /// PoolOps.cpp: max, average and adaptive average pooling.
 void registerPoolOps(OpTable &table);
 /// ShapeOps.cpp: view/reshape, flatten, permute/transpose, (un)squeeze,
-/// cat/stack, expand.
+/// cat/stack, expand, copy (the value of copy_).
 void registerShapeOps(OpTable &table);
 /// SliceGatherOps.cpp: chunk, split, unbind, slice, select, index_select,
-/// gather, embedding.
+/// gather, embedding, index_copy.
 void registerSliceGatherOps(OpTable &table);
-/// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor.
+/// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor,
+/// zero and fill (the values of zero_ and fill_).
 void registerCreationOps(OpTable &table);
 
 /// Converts a torch dtype to an MLIR element type (null if unsupported).
@@ -169,18 +170,31 @@ std::optional<c10::ScalarType> toScalarType(mlir::Type type);
 /// Bool; null for any other kind.
 mlir::Type scalarMLIRType(mlir::MLIRContext *ctx, TSValue::Kind kind);
 
+/// True when output 0 of `node` aliases one of its inputs without writing
+/// it (a view: slice, select, view, transpose, ...), from its schema.
+bool isViewNode(torch::jit::Node *node);
+
 /// Maps a torch graph onto one `ml_program.func` in a module.
 class Importer {
 public:
   Importer(mlir::ModuleOp module, const TorchScriptImportOptions &options,
            llvm::StringRef fileName);
 
+  /// Records the module attributes `graph` writes (see collectWrites), so
+  /// that their globals are mutable. Called for every method of a module
+  /// before any is imported: a global read by `forward` is mutable when
+  /// `reset` writes it.
+  void collectGraphWrites(torch::jit::Graph &graph,
+                          c10::intrusive_ptr<c10::ivalue::Object> self);
+
   /// Imports `graph` (already inlined and cleaned up) as public function
   /// `name`. `self` is the module object bound to a leading class-typed
-  /// input, if any.
+  /// input, if any. `useInputOptions`: the options' input shapes and dtypes
+  /// describe this graph's inputs (else the IR annotations do).
   mlir::LogicalResult importGraph(torch::jit::Graph &graph,
                                   llvm::StringRef name,
-                                  c10::intrusive_ptr<c10::ivalue::Object> self);
+                                  c10::intrusive_ptr<c10::ivalue::Object> self,
+                                  bool useInputOptions = true);
 
   //===--- Interface for the op handlers ----------------------------------===//
 
@@ -295,6 +309,9 @@ private:
   /// Symbols of the methods and globals ('$' is not kept).
   ProgramBuilder programBuilder{/*keepDollar=*/false};
   unsigned tensorInputIndex = 0;
+  /// Whether the options' input shapes and dtypes apply to the graph being
+  /// imported.
+  bool inputOptions = true;
   /// Objects bound to class-typed values while collecting writes.
   std::unordered_map<torch::jit::Value *,
                      c10::intrusive_ptr<c10::ivalue::Object>>

@@ -30,6 +30,8 @@
 #include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <functional>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -197,20 +199,38 @@ static LogicalResult prepareGraph(std::shared_ptr<torch::jit::Graph> g,
   return success();
 }
 
+namespace {
+/// One method to import: the name of its function and its graph (a copy
+/// that torch's passes may change).
+struct MethodGraph {
+  std::string name;
+  std::shared_ptr<torch::jit::Graph> graph;
+};
+} // namespace
+
+/// Imports `methods` into one module: every graph is prepared and its
+/// writes to module attributes collected first, so that a global is
+/// mutable when any method writes it; then each method becomes a function.
+/// `self` is the module object bound to each graph's leading class-typed
+/// input; the input options apply to the first method only.
 static OwningOpRef<ModuleOp>
-importPrepared(const std::shared_ptr<torch::jit::Graph> &graph,
-               MLIRContext *ctx, const TorchScriptImportOptions &options,
-               StringRef funcName, StringRef fileName,
+importPrepared(ArrayRef<MethodGraph> methods, MLIRContext *ctx,
+               const TorchScriptImportOptions &options, StringRef fileName,
                c10::intrusive_ptr<c10::ivalue::Object> self) {
   loadDialects(ctx);
   Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
-  if (failed(prepareGraph(graph, fileLoc)))
-    return nullptr;
+  for (const MethodGraph &method : methods)
+    if (failed(prepareGraph(method.graph, fileLoc)))
+      return nullptr;
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   try {
     Importer importer(*module, options, fileName);
-    if (failed(importer.importGraph(*graph, funcName, self)))
-      return nullptr;
+    for (const MethodGraph &method : methods)
+      importer.collectGraphWrites(*method.graph, self);
+    for (auto [i, method] : llvm::enumerate(methods))
+      if (failed(importer.importGraph(*method.graph, method.name, self,
+                                      /*useInputOptions=*/i == 0)))
+        return nullptr;
   } catch (const std::exception &e) {
     emitError(fileLoc) << "libtorch error while importing: " << firstLine(e);
     return nullptr;
@@ -220,33 +240,115 @@ importPrepared(const std::shared_ptr<torch::jit::Graph> &graph,
   return module;
 }
 
+/// The names of `options.method` (see TorchScriptImportOptions::method).
+static SmallVector<std::string>
+splitMethodNames(const TorchScriptImportOptions &options) {
+  SmallVector<StringRef> parts;
+  StringRef(options.method).split(parts, ',', -1, /*KeepEmpty=*/false);
+  SmallVector<std::string> names;
+  for (StringRef part : parts)
+    if (!part.trim().empty())
+      names.push_back(part.trim().str());
+  return names;
+}
+
+/// The methods of `module` that no method calls on `self`
+/// (prim::CallMethod on the graph's first input), in declaration order,
+/// without `forward` and names starting with `__`: the entry points that
+/// `@torch.jit.export` adds.
+static SmallVector<std::string>
+getExportedMethods(const torch::jit::Module &module) {
+  std::set<std::string> called;
+  std::vector<torch::jit::Method> all = module.get_methods();
+  std::function<void(torch::jit::Block *, torch::jit::Value *)> scan =
+      [&](torch::jit::Block *block, torch::jit::Value *self) {
+        for (torch::jit::Node *node : block->nodes()) {
+          if (node->kind() == c10::prim::CallMethod &&
+              !node->inputs().empty() && node->input(0) == self)
+            called.insert(node->s(c10::attr::name));
+          for (torch::jit::Block *inner : node->blocks())
+            scan(inner, self);
+        }
+      };
+  for (const torch::jit::Method &method : all) {
+    std::shared_ptr<torch::jit::Graph> graph = method.graph();
+    if (!graph->inputs().empty())
+      scan(graph->block(), graph->inputs()[0]);
+  }
+  SmallVector<std::string> names;
+  for (const torch::jit::Method &method : all)
+    if (method.name() != "forward" &&
+        !StringRef(method.name()).starts_with("__") &&
+        !called.count(method.name()))
+      names.push_back(method.name());
+  return names;
+}
+
+/// Whether every input of `graph` after `self` is a number or a tensor of
+/// known rank (or a tuple of them), so that the method imports without
+/// --input-shapes.
+static bool hasKnownInputs(torch::jit::Graph &graph) {
+  std::function<bool(const c10::TypePtr &)> known =
+      [&](const c10::TypePtr &type) {
+        if (auto tuple = type->cast<c10::TupleType>())
+          return llvm::all_of(tuple->elements(), known);
+        if (auto tensor = type->cast<c10::TensorType>())
+          return tensor->sizes().size().has_value();
+        return type->kind() == c10::TypeKind::IntType ||
+               type->kind() == c10::TypeKind::FloatType ||
+               type->kind() == c10::TypeKind::BoolType;
+      };
+  auto inputs = graph.inputs();
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (!known(inputs[i]->type()))
+      return false;
+  return true;
+}
+
 OwningOpRef<ModuleOp> mlprog::importTorchScriptModule(
     const torch::jit::Module &module, MLIRContext *ctx,
     const TorchScriptImportOptions &options, StringRef fileName) {
   loadDialects(ctx);
   Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
-  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<MethodGraph> methods;
   try {
-    c10::optional<torch::jit::Method> method =
-        module.find_method(options.method);
-    if (!method) {
-      std::string names;
+    SmallVector<std::string> names = splitMethodNames(options);
+    if (names.size() == 1 && names.front() == "*") {
+      names.clear();
       for (const torch::jit::Method &m : module.get_methods())
-        names += (names.empty() ? "" : ", ") + m.name();
-      emitError(fileLoc) << "TorchScript module has no method '"
-                         << options.method
-                         << "' (methods: " << (names.empty() ? "none" : names)
-                         << ")";
-      return nullptr;
+        names.push_back(m.name());
+    } else if (names.empty()) {
+      names.push_back("forward");
+      if (module.find_method("forward"))
+        for (const std::string &name : getExportedMethods(module)) {
+          if (hasKnownInputs(*module.get_method(name).graph()))
+            names.push_back(name);
+          else
+            emitWarning(fileLoc)
+                << "method '" << name
+                << "' is not imported: its inputs have no shapes (name it "
+                   "alone in --method, with --input-shapes)";
+        }
     }
-    graph = method->graph()->copy();
+    for (const std::string &name : names) {
+      c10::optional<torch::jit::Method> method = module.find_method(name);
+      if (!method) {
+        std::string all;
+        for (const torch::jit::Method &m : module.get_methods())
+          all += (all.empty() ? "" : ", ") + m.name();
+        emitError(fileLoc) << "TorchScript module has no method '" << name
+                           << "' (methods: " << (all.empty() ? "none" : all)
+                           << ")";
+        return nullptr;
+      }
+      methods.push_back({name, method->graph()->copy()});
+    }
   } catch (const std::exception &e) {
     emitError(fileLoc) << "cannot read the TorchScript module: "
                        << firstLine(e);
     return nullptr;
   }
-  return importPrepared(graph, ctx, options, options.method, fileName,
-                        module._ivalue());
+  return importPrepared(methods, ctx, options, fileName, module._ivalue());
 }
 
 OwningOpRef<ModuleOp>
@@ -254,8 +356,8 @@ mlprog::importTorchScriptGraph(const std::shared_ptr<torch::jit::Graph> &graph,
                                MLIRContext *ctx,
                                const TorchScriptImportOptions &options,
                                StringRef funcName, StringRef fileName) {
-  return importPrepared(graph->copy(), ctx, options, funcName, fileName,
-                        c10::intrusive_ptr<c10::ivalue::Object>());
+  return importPrepared({{funcName.str(), graph->copy()}}, ctx, options,
+                        fileName, c10::intrusive_ptr<c10::ivalue::Object>());
 }
 
 OwningOpRef<ModuleOp>
@@ -307,7 +409,10 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
   unsigned index = 0;
   if (failed(checkSchemas(*graph->block(), fileLoc, index)))
     return nullptr;
-  return importPrepared(graph, ctx, options, options.method, fileName,
+  SmallVector<std::string> names = splitMethodNames(options);
+  std::string name =
+      names.empty() || names.front() == "*" ? "forward" : names.front();
+  return importPrepared({{name, graph}}, ctx, options, fileName,
                         c10::intrusive_ptr<c10::ivalue::Object>());
 }
 

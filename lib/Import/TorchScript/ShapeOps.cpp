@@ -211,6 +211,24 @@ LogicalResult expandAs(Im &im, Node *n) {
   return im.setTensor(n, 0, buildExpand(im.b, im.loc(n), *x, yt.getShape()));
 }
 
+/// copy_(self, src, non_blocking) as a value: `src` converted to the dtype
+/// of `self` and broadcast to its shape (the importer stores it back to
+/// `self`, see Importer::importInPlace).
+LogicalResult copy(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> self = im.tensorInput(n, 0);
+  if (failed(self))
+    return failure();
+  auto type = cast<RankedTensorType>(self->getType());
+  FailureOr<Value> src =
+      im.tensorOf(im.get(n->input(1)), type.getElementType(), l);
+  if (failed(src))
+    return failure();
+  if (src->getType() == type)
+    return im.setTensor(n, 0, *src);
+  return im.setTensor(n, 0, buildExpand(im.b, l, *src, type.getShape()));
+}
+
 LogicalResult identity(Im &im, Node *n) {
   return im.set(n, 0, im.get(n->input(0)));
 }
@@ -232,5 +250,6 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::expand", expand},
       {"aten::expand_as", expandAs},
       {"aten::view_as", identity},
+      {"aten::copy", copy},
   });
 }

@@ -1,6 +1,7 @@
 //===- SliceGatherOps.cpp - aten slicing, splitting, gathering ------------===//
 //
-// chunk, split, unbind, slice, select, index_select, gather, embedding.
+// chunk, split, unbind, slice, select, index_select, gather, embedding,
+// index_copy.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -12,6 +13,7 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
+#include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -166,6 +168,13 @@ LogicalResult slice(Im &im, Node *n) {
       return failure();
     step = *v;
   }
+  // `x[:]` along a dim (as in `cache[:, p] = k`) is `x` itself, which keeps
+  // writes through the view a plain insert into `x`.
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t dim = *d < 0 ? *d + type.getRank() : *d;
+  if (dim >= 0 && dim < type.getRank() && start == 0 && step == 1 &&
+      !type.isDynamicDim(dim) && end >= type.getDimSize(dim))
+    return im.set(n, 0, TSValue::tensor(*x));
   return im.setTensor(n, 0, sliceAlong(im, n, *x, *d, start, end, step));
 }
 
@@ -211,6 +220,42 @@ LogicalResult gather(Im &im, Node *n) {
                       buildGatherAlongAxis(im.b, im.loc(n), *x, *idx, *d));
 }
 
+/// index_copy(self, dim, index, source): `self` with the slices at
+/// `index[i]` along `dim` replaced by the slices `i` of `source`. The 1-D
+/// index is broadcast to `source`'s shape along `dim`, which makes the op a
+/// scatter along an axis (the shared ScatterElements builder).
+LogicalResult indexCopy(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(idx) || failed(d))
+    return failure();
+  FailureOr<Value> src = im.tensorOf(im.get(n->input(3)), elemOf(*x), l);
+  if (failed(src))
+    return failure();
+  int64_t rank = rankOf(*x);
+  FailureOr<int64_t> dim = normDim(im, n, *d, rank);
+  if (failed(dim))
+    return failure();
+  auto it = cast<RankedTensorType>(idx->getType());
+  auto st = cast<RankedTensorType>(src->getType());
+  if (it.getRank() > 1 || st.getRank() != rank)
+    return emitError(l) << "index_copy needs a 0-d or 1-D index and a source "
+                           "of the rank of self, got "
+                        << it << " and " << st;
+  SmallVector<int64_t> shape(rank, 1);
+  shape[*dim] = it.getRank() ? it.getDimSize(0) : 1;
+  FailureOr<Value> column = buildReshape(im.b, l, *idx, shape);
+  if (failed(column))
+    return failure();
+  FailureOr<Value> indices = buildExpand(im.b, l, *column, st.getShape());
+  if (failed(indices))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildScatterElements(im.b, l, *x, *indices, *src, *dim,
+                                           ScatterReduction::None));
+}
+
 LogicalResult embedding(Im &im, Node *n) {
   FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
   if (failed(w) || failed(idx))
@@ -231,5 +276,6 @@ void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
       {"aten::index_select", indexSelect},
       {"aten::gather", gather},
       {"aten::embedding", embedding},
+      {"aten::index_copy", indexCopy},
   });
 }

@@ -54,8 +54,10 @@ void mlprog::registerImportTorchScriptTranslation() {
   static llvm::cl::OptionCategory category("TorchScript import options");
   static llvm::cl::opt<std::string> method(
       "method",
-      llvm::cl::desc("TorchScript method to import (--import-torchscript)"),
-      llvm::cl::init("forward"), llvm::cl::cat(category));
+      llvm::cl::desc("TorchScript methods to import, separated by ',' "
+                     "(--import-torchscript; default: forward and the "
+                     "@torch.jit.export methods; '*': every method)"),
+      llvm::cl::init(""), llvm::cl::cat(category));
   static llvm::cl::opt<std::string> inputShapes(
       "input-shapes",
       llvm::cl::desc("Shapes of the method's tensor inputs for "

@@ -49,7 +49,7 @@ ml_program.func @caller(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: memref.global "public" constant @ext : memref<2x3xf32>{{$}}
 ml_program.global private @ext(#ml_program.extern : tensor<2x3xf32>) : tensor<2x3xf32>
 // Scalars live in rank-0 memrefs.
-// CHECK: memref.global "private" @counter : memref<i64> = dense<7> {alignment = 64 : i64}
+// CHECK: memref.global "private" @counter : memref<i64> = dense<7> {alignment = 128 : i64}
 ml_program.global private mutable @counter(7 : i64) : i64
 // An immutable global with a dynamic bounding type is stored with its
 // initial value's shape.

@@ -30,17 +30,28 @@ namespace mlprog {
 
 /// Options of the TorchScript importer.
 struct TorchScriptImportOptions {
-  /// Method of an archive's top-level module to import; it becomes the public
-  /// `ml_program.func` of the same name.
-  std::string method = "forward";
-  /// Shapes of the tensor inputs of the method (after `self`), in order.
+  /// Methods of an archive's top-level module to import, separated by ','.
+  /// Each becomes a public `ml_program.func` of the same name, all in one
+  /// module sharing the globals of the module's parameters and buffers (so
+  /// a `reset` method writes the state `forward` reads). Empty: `forward` and
+  /// every other method of the top-level module that no method calls, i.e.
+  /// the `@torch.jit.export` entry points (names starting with `__` are
+  /// left out), except those whose inputs have no shapes in the IR (a
+  /// warning names each; scripted modules annotate none, so an exported
+  /// method with tensor inputs is imported on its own, with inputShapes);
+  /// `*`: every method. IR text holds one graph: its function is named by
+  /// the first entry, else `forward`.
+  std::string method;
+  /// Shapes of the tensor inputs of the first imported method (after
+  /// `self`), in order; the other methods take theirs from the IR.
   /// ShapedType::kDynamic (`?` on the command line) is an unknown extent. An
   /// entry overrides the shape annotated in the IR; inputs with neither are
   /// an error. Empty: take everything from the annotations.
   std::vector<std::vector<int64_t>> inputShapes;
-  /// Element types of the tensor inputs, as torch dtype names (`float32`,
-  /// `float64`, `int64`, `int32`, `bool`, ...) or MLIR spellings (`f32`,
-  /// `i64`, ...). Unset entries use the IR annotation, else float32.
+  /// Element types of the tensor inputs of the first method, as torch dtype
+  /// names (`float32`, `float64`, `int64`, `int32`, `bool`, ...) or MLIR
+  /// spellings (`f32`, `i64`, ...). Unset entries use the IR annotation,
+  /// else float32.
   std::vector<std::string> inputDtypes;
   /// Tensors with more elements than this become `ml_program.global`s
   /// rather than inline constants (frozen modules embed their weights as
@@ -58,8 +69,12 @@ parseTorchScriptInputShapes(llvm::StringRef text);
 /// `torch.jit.save` (loaded with `torch::jit::load`) or IR text (parsed with
 /// `torch::jit::parseIR`). Calls are inlined (torch's Inline pass), in-place
 /// ops become value semantics where torch's RemoveTensorMutation or the
-/// importer can prove it, and each remaining node maps through the handler
-/// table to the shared builders. Locations are the TorchScript source range
+/// importer can prove it, in-place writes to module buffers (`copy_`,
+/// `add_`, `zero_`, `fill_`, `masked_fill_`, `index_copy_`, and any of them
+/// through `slice`/`select` views such as `cache[:, p] = k`) become
+/// `ml_program.global_store`s of mutable globals (docs/state.md), and each
+/// remaining node maps through the handler table to the shared builders.
+/// Locations are the TorchScript source range
 /// (`file:line:col`) of a node when the program carries one, else a NameLoc
 /// of the output's debug name inside `path:0:0`.
 ///

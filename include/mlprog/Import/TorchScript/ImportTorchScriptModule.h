@@ -17,10 +17,11 @@
 
 namespace mlprog {
 
-/// Imports method `options.method` of `module` (see importTorchScript). The
-/// module is not modified: the method's graph is copied before torch's
-/// passes run. Parameters, buffers and attributes read by the method become
-/// globals, named by their attribute path (`layer1.0.conv1.weight`).
+/// Imports the methods `options.method` names of `module` (see
+/// TorchScriptImportOptions::method and importTorchScript) into one module.
+/// The module is not modified: each method's graph is copied before
+/// torch's passes run. Parameters, buffers and attributes read by the method
+/// become globals, named by their attribute path (`layer1.0.conv1.weight`).
 /// `fileName` is used in locations of nodes without a source range.
 mlir::OwningOpRef<mlir::ModuleOp>
 importTorchScriptModule(const torch::jit::Module &module,
