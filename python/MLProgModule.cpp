@@ -422,7 +422,7 @@ static std::optional<DType> getDType(const py::dtype &dtype) {
   // by name.
   if (size == 1 && !dtype.has_fields())
     if (std::optional<DType> narrow =
-            getDTypeByNumpyName(py::str(dtype).cast<std::string>()))
+            getDTypeByNumpyName(dtype.attr("name").cast<std::string>()))
       return narrow;
   switch (dtype.kind()) {
   case 'b':

@@ -22,6 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace llvm;
@@ -435,6 +436,10 @@ Error mlprog::writeNpy(StringRef path, const HostTensor &tensor) {
 static double convertBits(const fltSemantics &semantics, uint64_t bits,
                           unsigned width) {
   APFloat value(semantics, APInt(width, bits));
+  // NaN prints as numpy does, without a sign (APFloat would also turn
+  // f8E8M0FNU's NaN into an infinity on the way).
+  if (value.isNaN())
+    return NAN;
   bool losesInfo;
   value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
                 &losesInfo);
