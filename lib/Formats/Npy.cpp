@@ -446,6 +446,24 @@ static double convertBits(const fltSemantics &semantics, uint64_t bits,
   return value.convertToDouble();
 }
 
+/// The APFloat semantics of an 8- or 4-bit float dtype.
+static const fltSemantics &getNarrowSemantics(DType dtype) {
+  switch (dtype) {
+  case DType::F8E4M3FNUZ:
+    return APFloat::Float8E4M3FNUZ();
+  case DType::F8E5M2:
+    return APFloat::Float8E5M2();
+  case DType::F8E5M2FNUZ:
+    return APFloat::Float8E5M2FNUZ();
+  case DType::F8E8M0FNU:
+    return APFloat::Float8E8M0FNU();
+  case DType::F4E2M1FN:
+    return APFloat::Float4E2M1FN();
+  default:
+    return APFloat::Float8E4M3FN();
+  }
+}
+
 /// Prints the element at flat index `index`.
 static void printElement(raw_ostream &os, const HostTensor &tensor,
                          int64_t index) {
@@ -496,23 +514,16 @@ static void printElement(raw_ostream &os, const HostTensor &tensor,
     os << format("%g", load(double()));
     return;
   case DType::F8E4M3FN:
-    os << format("%g", convertBits(APFloat::Float8E4M3FN(), *ptr, 8));
-    return;
   case DType::F8E4M3FNUZ:
-    os << format("%g", convertBits(APFloat::Float8E4M3FNUZ(), *ptr, 8));
-    return;
   case DType::F8E5M2:
-    os << format("%g", convertBits(APFloat::Float8E5M2(), *ptr, 8));
-    return;
   case DType::F8E5M2FNUZ:
-    os << format("%g", convertBits(APFloat::Float8E5M2FNUZ(), *ptr, 8));
-    return;
   case DType::F8E8M0FNU:
-    os << format("%g", convertBits(APFloat::Float8E8M0FNU(), *ptr, 8));
+  case DType::F4E2M1FN: {
+    unsigned bits = getDTypeBits(tensor.getDType());
+    os << format("%g", convertBits(getNarrowSemantics(tensor.getDType()),
+                                   *ptr & ((1u << bits) - 1), bits));
     return;
-  case DType::F4E2M1FN:
-    os << format("%g", convertBits(APFloat::Float4E2M1FN(), *ptr & 0xf, 4));
-    return;
+  }
   case DType::I4:
   case DType::I2: {
     unsigned bits = getDTypeBits(tensor.getDType());
