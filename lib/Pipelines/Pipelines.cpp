@@ -38,7 +38,7 @@ void mlprog::buildBufferizationPipeline(
   pm.addPass(createCanonicalizerPass());
   // The contract allows arith/math on tensors; bufferization needs linalg.
   pm.addPass(createConvertElementwiseToLinalgPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createFuseElementwiseOpsPass());
   pm.addPass(createCSEPass());
   if (options.addTensorPasses)
     options.addTensorPasses(pm);
@@ -127,6 +127,8 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   // Subviews with dynamic offsets (slices inside loops, OpenMP tiles)
   // expand to affine.apply, which must be lowered again.
   pm.addPass(createLowerAffinePass());
+  if (optimize)
+    pm.addPass(createApproximateMathPass());
   pm.addPass(createConvertMathToLibmPass());
   if (options.emitCInterface)
     pm.addPass(createEmitCInterfacePass());

@@ -85,6 +85,57 @@ def TileAndVectorizeContractionsPass
   ];
 }
 
+def FuseElementwiseOpsPass : Pass<"mlprog-fuse-elementwise-ops"> {
+  let summary = "Fuses elementwise linalg producers into consumers that read "
+                "each produced element once";
+  let description = [{
+    Linalg's elementwise fusion on tensors (the patterns of upstream's
+    `linalg-fuse-elementwise-ops`, with reshape propagation by expansion and
+    constant folding), under one more condition: a producer is fused only
+    into a consumer whose indexing map for it is a permutation of all the
+    consumer's loops, so that every produced element is computed once.
+
+    Upstream's pass also fuses a producer into consumers that read it many
+    times: bias + GELU before a `[b, s, k] x [k, n]` contraction became part
+    of the contraction's body, recomputing `erf` n times per element and
+    turning the contraction into a generic that no GEMM strategy matches
+    (a 4-layer encoder spent 17% of its time in `erff` and 120x
+    onnxruntime's latency). A producer with more than one use is not fused
+    either (it would be computed once per consumer).
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
+def ApproximateMathPass : Pass<"mlprog-approximate-math"> {
+  let summary = "Replaces transcendental functions on f32 vectors by "
+                "polynomial approximations";
+  let description = [{
+    `math.erf`, `exp`, `expm1`, `tanh`, `log`, `log1p`, `log2`, `sin` and
+    `cos` on vectors of f32 become upstream MLIR's polynomial approximations
+    (`populateMathPolynomialApproximationPatterns`: Cephes-style range
+    reduction and minimax polynomials, a few ulp from libm; erf within
+    about 1.2e-7 absolute), which are vector code. The libm lowering that
+    runs later would extract every lane and call the scalar function (GELU
+    through `erff` was 24% of a transformer encoder's time). Scalar ops keep
+    libm's correctly rounded (or nearly) results.
+
+    The approximations' `math.fma` and `floor` (and `ceil`, `trunc`,
+    `roundeven`) on 1-D f32 vectors become `vector.fma` and LLVM's vector
+    intrinsics, which the libm lowering would also split into one call per
+    lane.
+  }];
+  let dependentDialects = [
+    "mlir::LLVM::LLVMDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
 def HoistVectorTransfersPass
     : Pass<"mlprog-hoist-vector-transfers", "mlir::func::FuncOp"> {
   let summary = "Hoists loop-invariant vector transfers out of loops";

@@ -1,0 +1,31 @@
+// RUN: mlprog-opt %s --mlprog-approximate-math | FileCheck %s
+
+// Transcendentals on f32 vectors become polynomials whose fmas and floors
+// work on whole vectors (no math op is left for the libm lowering, which
+// would call a scalar function per lane; absf lowers to an LLVM intrinsic);
+// scalars and other element types keep the math op for libm.
+// CHECK-LABEL: func.func @vectors
+// CHECK-NOT: math.{{(erf|exp|tanh|log|fma|floor)}}
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: math.{{(erf|exp|tanh|log|fma|floor)}}
+// CHECK: llvm.intr.floor({{.*}}) : (vector<16xf32>) -> vector<16xf32>
+// CHECK-NOT: math.{{(erf|exp|tanh|log|fma|floor)}}
+// CHECK: return
+func.func @vectors(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.erf %x : vector<16xf32>
+  %1 = math.exp %0 : vector<16xf32>
+  %2 = math.tanh %1 : vector<16xf32>
+  %3 = math.log %2 : vector<16xf32>
+  return %3 : vector<16xf32>
+}
+
+// CHECK-LABEL: func.func @kept
+// CHECK: math.erf %{{.*}} : f32
+// CHECK: math.exp %{{.*}} : vector<8xf64>
+// CHECK: math.sqrt %{{.*}} : vector<16xf32>
+func.func @kept(%x: f32, %y: vector<8xf64>, %z: vector<16xf32>) -> (f32, vector<8xf64>, vector<16xf32>) {
+  %0 = math.erf %x : f32
+  %1 = math.exp %y : vector<8xf64>
+  %2 = math.sqrt %z : vector<16xf32>
+  return %0, %1, %2 : f32, vector<8xf64>, vector<16xf32>
+}

@@ -1,0 +1,126 @@
+// RUN: mlprog-opt %s --split-input-file --mlprog-fuse-elementwise-ops | FileCheck %s
+
+// Bias + GELU before a [s, k] x [k, n] contraction: the contraction reads
+// each GELU value n times, so fusing would compute erf n times per element
+// and turn the matmul into a generic no GEMM strategy matches. The GELU
+// chain itself fuses into one generic; the contraction stays a mul-add.
+// CHECK-LABEL: func.func @gelu_before_contraction
+// CHECK: %[[GELU:.*]] = linalg.generic
+// CHECK: arith.addf
+// CHECK: math.erf
+// CHECK: linalg.generic {{.*}} ins(%[[GELU]], %{{.*}} : tensor<64x1024xf32>, tensor<1024x256xf32>)
+// CHECK-NOT: math.erf
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+func.func @gelu_before_contraction(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>,
+                                   %w: tensor<1024x256xf32>) -> tensor<64x256xf32> {
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %biased = linalg.generic {indexing_maps = [#id, #row, #id],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<64x1024xf32>, tensor<1024xf32>) outs(%e : tensor<64x1024xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<64x1024xf32>
+  %gelu = linalg.generic {indexing_maps = [#id, #id],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%biased : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.erf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64x1024xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<64x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                        affine_map<(m, n, k) -> (k, n)>,
+                                        affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%gelu, %w : tensor<64x1024xf32>, tensor<1024x256xf32>) outs(%acc : tensor<64x256xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+
+// -----
+
+// A producer read once per consumer iteration fuses into a reduction too
+// (exp into the sum of a softmax).
+// CHECK-LABEL: func.func @exp_into_sum
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+func.func @exp_into_sum(%x: tensor<8x64xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+      iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<8x64xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %sum : tensor<8xf32>
+}
+
+// -----
+
+// A producer with another use stays: fusing would compute it twice.
+// CHECK-LABEL: func.func @two_uses
+// CHECK: %[[EXP:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%[[EXP]] :
+// CHECK-NOT: math.exp
+// CHECK: return %[[EXP]], %[[SQ]]
+func.func @two_uses(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+      iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+      iterator_types = ["parallel"]}
+      ins(%exp : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %exp, %sq : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// The merge of attention heads ([s, h, d] -> [s, h * d]) before the output
+// projection stays a reshape: expanding the contraction would split its K
+// loop into h and d.
+// CHECK-LABEL: func.func @head_merge_before_contraction
+// CHECK: tensor.collapse_shape {{.*}} into tensor<64x256xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x256xf32>, tensor<256x256xf32>)
+func.func @head_merge_before_contraction(%x: tensor<64x4x64xf32>, %w: tensor<256x256xf32>) -> tensor<64x256xf32> {
+  %c = tensor.collapse_shape %x [[0], [1, 2]] : tensor<64x4x64xf32> into tensor<64x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.matmul ins(%c, %w : tensor<64x256xf32>, tensor<256x256xf32>) outs(%acc : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
