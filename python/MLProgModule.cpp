@@ -401,10 +401,29 @@ static std::unique_ptr<PyModule> importMILFile(const std::string &path,
 // Host tensors <-> numpy
 //===----------------------------------------------------------------------===//
 
+/// The DType whose numpy (ml_dtypes) name is `name`, among the 1-byte types
+/// numpy itself does not have.
+static std::optional<DType> getDTypeByNumpyName(llvm::StringRef name) {
+  for (DType dtype :
+       {DType::F8E4M3FN, DType::F8E4M3FNUZ, DType::F8E5M2, DType::F8E5M2FNUZ,
+        DType::F8E8M0FNU, DType::F4E2M1FN, DType::I4, DType::U4, DType::I2,
+        DType::U2})
+    if (getNumpyDTypeName(dtype) == name)
+      return dtype;
+  return std::nullopt;
+}
+
 /// The DType of a numpy dtype (kind and item size); std::nullopt for
 /// anything the runner cannot bind (complex, strings, objects, ...).
 static std::optional<DType> getDType(const py::dtype &dtype) {
   ssize_t size = dtype.itemsize();
+  // The 1-byte ml_dtypes types (float8_*, float4_e2m1fn, [u]int4, [u]int2;
+  // numpy calls some of them kind 'V', float8_e5m2 kind 'f') are told apart
+  // by name.
+  if (size == 1 && !dtype.has_fields())
+    if (std::optional<DType> narrow =
+            getDTypeByNumpyName(dtype.attr("name").cast<std::string>()))
+      return narrow;
   switch (dtype.kind()) {
   case 'b':
     return size == 1 ? std::optional<DType>(DType::Bool) : std::nullopt;
@@ -452,20 +471,21 @@ static std::optional<DType> getDType(const py::dtype &dtype) {
   return std::nullopt;
 }
 
-/// The numpy dtype of results of `dtype`. numpy has no bfloat16: it comes
-/// from ml_dtypes (a dependency of onnx and jax), and without it a bf16
-/// result is an error.
+/// The numpy dtype of results of `dtype`. numpy has no bfloat16 and none
+/// of the 8-, 4- and 2-bit types: they come from ml_dtypes (a dependency of
+/// onnx and jax), and without it such a result is an error.
 static py::dtype getNumpyDType(DType dtype, size_t index) {
-  if (dtype != DType::BF16)
-    return py::dtype::from_args(py::str(getNumpyDTypeName(dtype).str()));
+  std::string name = getNumpyDTypeName(dtype).str();
+  if (dtype != DType::BF16 && !getDTypeByNumpyName(name))
+    return py::dtype::from_args(py::str(name));
   try {
-    return py::dtype::from_args(
-        py::module_::import("ml_dtypes").attr("bfloat16"));
+    return py::dtype::from_args(py::module_::import("ml_dtypes").attr(
+        py::str(name)));
   } catch (py::error_already_set &) {
     throw DiagnosticError(llvm::formatv(
-        "error: result {0} has element type bf16, which numpy holds only "
+        "error: result {0} has element type {1}, which numpy holds only "
         "with the ml_dtypes package (pip install ml_dtypes)",
-        index));
+        index, getDTypeName(dtype)));
   }
 }
 
@@ -484,7 +504,8 @@ static HostTensor toHostTensor(py::handle value, size_t index) {
     throw DiagnosticError(
         llvm::formatv("error: input {0}: unsupported array dtype '{1}' (bool, "
                       "[u]int8/16/32/64, float16/32/64 in native byte order, "
-                      "ml_dtypes.bfloat16)",
+                      "ml_dtypes.bfloat16 and the ml_dtypes float8, float4, "
+                      "[u]int4 and [u]int2 types)",
                       index, py::str(dtype).cast<std::string>()));
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
   llvm::Expected<HostTensor> tensor = HostTensor::create(*hostType, shape);

@@ -111,7 +111,29 @@ def bf16_bits_to_f32(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
+# The 8-, 4- and 2-bit types (float8_*, float4_e2m1fn, [u]int4, [u]int2):
+# numpy_helper gives ml_dtypes arrays, one byte per element, which np.save
+# cannot write so that they read back (it writes '<V1' or '<f1'). mlprog-run
+# reads and writes them as .npy files whose 'descr' is the ml_dtypes name
+# (include/mlprog/Formats/Npy.h), which np.load understands once ml_dtypes is
+# imported. Outputs are compared bit for bit (NaN signs and -0 included).
+NARROW_DTYPES = {"float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2",
+                 "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "int4",
+                 "uint4", "int2", "uint2"}
+
+
+def is_narrow(dtype):
+    return dtype.name in NARROW_DTYPES
+
+
 def save_npy(path, array, elem_type):
+    if is_narrow(array.dtype):
+        with open(path, "wb") as f:
+            np.lib.format.write_array_header_1_0(
+                f, {"descr": array.dtype.name, "fortran_order": False,
+                    "shape": array.shape})
+            f.write(np.ascontiguousarray(array).tobytes())
+        return
     if elem_type != BF16:
         np.save(path, array)
         return
@@ -161,11 +183,16 @@ def compare(got, want, rtol, atol):
     """None if `got` matches `want`, else what differs. The dtype must be
     exactly the expected one (a signedness or width mismatch fails);
     bfloat16 outputs arrive here as the float32 values of both bit patterns
-    (see run_data_set). Integers and bools must be equal, floats close."""
+    (see run_data_set). Integers and bools must be equal, floats close, the
+    8-, 4- and 2-bit types (see is_narrow) identical bit for bit."""
     if got.shape != want.shape:
         return f"shape {got.shape} != expected {want.shape}"
     if got.dtype != want.dtype:
         return f"dtype {got.dtype} != expected {want.dtype}"
+    if is_narrow(want.dtype):
+        if not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
+            return "bit patterns differ"
+        return None
     if want.dtype == np.bool_ or np.issubdtype(want.dtype, np.integer):
         if not np.array_equal(got, want):
             return "integer/bool values differ"

@@ -41,7 +41,20 @@ typedef enum mlprog_dtype {
   MLPROG_DTYPE_F16 = 9,
   MLPROG_DTYPE_BF16 = 10,
   MLPROG_DTYPE_F32 = 11,
-  MLPROG_DTYPE_F64 = 12
+  MLPROG_DTYPE_F64 = 12,
+  /* The 8-, 4- and 2-bit types: one byte per element, holding the bit
+     pattern (4- and 2-bit values in the low bits, the high bits clear in
+     results), as ml_dtypes arrays do. */
+  MLPROG_DTYPE_F8E4M3FN = 13,
+  MLPROG_DTYPE_F8E4M3FNUZ = 14,
+  MLPROG_DTYPE_F8E5M2 = 15,
+  MLPROG_DTYPE_F8E5M2FNUZ = 16,
+  MLPROG_DTYPE_F8E8M0FNU = 17,
+  MLPROG_DTYPE_F4E2M1FN = 18,
+  MLPROG_DTYPE_I4 = 19,
+  MLPROG_DTYPE_U4 = 20,
+  MLPROG_DTYPE_I2 = 21,
+  MLPROG_DTYPE_U2 = 22
 } mlprog_dtype;
 
 /** Where the compiled code runs. */

@@ -135,7 +135,8 @@ static llvm::Expected<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
           "@" + func.getName() + ": " + what + " " + Twine(i) + " has type " +
           typeToString(type) +
           ", which the C ABI does not support (ranked tensors or scalars of "
-          "i1/i8/i16/i32/i64/index/f16/bf16/f32/f64)");
+          "i1/i2/i4/i8/i16/i32/i64/index/f16/bf16/f32/f64 and the 8- and "
+          "4-bit floats)");
     };
     for (auto [i, type] : llvm::enumerate(signature.getInputs()))
       if (Error err = check(type, "argument", i))

@@ -22,6 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace llvm;
@@ -52,6 +53,16 @@ static constexpr DTypeInfo kDTypes[] = {
     {DType::BF16, 2, "bf16", "bfloat16", "bfloat16"},
     {DType::F32, 4, "f32", "float32", "<f4"},
     {DType::F64, 8, "f64", "float64", "<f8"},
+    {DType::F8E4M3FN, 1, "f8E4M3FN", "float8_e4m3fn", "float8_e4m3fn"},
+    {DType::F8E4M3FNUZ, 1, "f8E4M3FNUZ", "float8_e4m3fnuz", "float8_e4m3fnuz"},
+    {DType::F8E5M2, 1, "f8E5M2", "float8_e5m2", "float8_e5m2"},
+    {DType::F8E5M2FNUZ, 1, "f8E5M2FNUZ", "float8_e5m2fnuz", "float8_e5m2fnuz"},
+    {DType::F8E8M0FNU, 1, "f8E8M0FNU", "float8_e8m0fnu", "float8_e8m0fnu"},
+    {DType::F4E2M1FN, 1, "f4E2M1FN", "float4_e2m1fn", "float4_e2m1fn"},
+    {DType::I4, 1, "i4", "int4", "int4"},
+    {DType::U4, 1, "u4", "uint4", "uint4"},
+    {DType::I2, 1, "i2", "int2", "int2"},
+    {DType::U2, 1, "u2", "uint2", "uint2"},
 };
 
 static const DTypeInfo &getInfo(DType dtype) {
@@ -64,6 +75,29 @@ StringRef mlprog::getNumpyDTypeName(DType dtype) {
   return getInfo(dtype).numpyName;
 }
 StringRef mlprog::getNpyDescr(DType dtype) { return getInfo(dtype).descr; }
+
+unsigned mlprog::getDTypeBits(DType dtype) {
+  switch (dtype) {
+  case DType::F4E2M1FN:
+  case DType::I4:
+  case DType::U4:
+    return 4;
+  case DType::I2:
+  case DType::U2:
+    return 2;
+  default:
+    return 8 * getDTypeSize(dtype);
+  }
+}
+
+void mlprog::clearPaddingBits(HostTensor &tensor) {
+  unsigned bits = getDTypeBits(tensor.getDType());
+  if (bits >= 8)
+    return;
+  uint8_t mask = (1u << bits) - 1;
+  for (uint8_t &byte : tensor.getValues<uint8_t>())
+    byte &= mask;
+}
 
 std::string mlprog::formatShape(ArrayRef<int64_t> shape) {
   std::string result = "(";
@@ -243,6 +277,10 @@ Expected<NpyHeader> HeaderParser::parse() {
 static Expected<DType> parseDescr(StringRef descr) {
   if (descr == "bfloat16" || descr == "<V2" || descr == "|V2" || descr == "=V2")
     return DType::BF16;
+  // The ml_dtypes names of the 8-, 4- and 2-bit types.
+  for (const DTypeInfo &info : kDTypes)
+    if (info.size == 1 && descr == info.descr)
+      return info.dtype;
   if (descr.size() >= 3 && descr.front() == '>' && descr.drop_front(2) != "1")
     return createStringError("big-endian dtype '" + descr +
                              "' is not supported; save the array with "
@@ -255,7 +293,10 @@ static Expected<DType> parseDescr(StringRef descr) {
   }
   return createStringError("unsupported dtype '" + descr +
                            "' (supported: bool, int8-64, uint8-64, float16, "
-                           "float32, float64, bfloat16)");
+                           "float32, float64, bfloat16, and by their "
+                           "ml_dtypes names float8_e4m3fn, float8_e4m3fnuz, "
+                           "float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, "
+                           "float4_e2m1fn, int4, uint4, int2, uint2)");
 }
 
 //===----------------------------------------------------------------------===//
@@ -392,12 +433,35 @@ Error mlprog::writeNpy(StringRef path, const HostTensor &tensor) {
 //===----------------------------------------------------------------------===//
 
 /// Converts a 16-bit float (`semantics` half or bfloat) to double.
-static double convert16(const fltSemantics &semantics, uint16_t bits) {
-  APFloat value(semantics, APInt(16, bits));
+static double convertBits(const fltSemantics &semantics, uint64_t bits,
+                          unsigned width) {
+  APFloat value(semantics, APInt(width, bits));
+  // NaN prints as numpy does, without a sign (APFloat would also turn
+  // f8E8M0FNU's NaN into an infinity on the way).
+  if (value.isNaN())
+    return NAN;
   bool losesInfo;
   value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
                 &losesInfo);
   return value.convertToDouble();
+}
+
+/// The APFloat semantics of an 8- or 4-bit float dtype.
+static const fltSemantics &getNarrowSemantics(DType dtype) {
+  switch (dtype) {
+  case DType::F8E4M3FNUZ:
+    return APFloat::Float8E4M3FNUZ();
+  case DType::F8E5M2:
+    return APFloat::Float8E5M2();
+  case DType::F8E5M2FNUZ:
+    return APFloat::Float8E5M2FNUZ();
+  case DType::F8E8M0FNU:
+    return APFloat::Float8E8M0FNU();
+  case DType::F4E2M1FN:
+    return APFloat::Float4E2M1FN();
+  default:
+    return APFloat::Float8E4M3FN();
+  }
 }
 
 /// Prints the element at flat index `index`.
@@ -438,10 +502,10 @@ static void printElement(raw_ostream &os, const HostTensor &tensor,
     os << load(uint64_t());
     return;
   case DType::F16:
-    os << format("%g", convert16(APFloat::IEEEhalf(), load(uint16_t())));
+    os << format("%g", convertBits(APFloat::IEEEhalf(), load(uint16_t()), 16));
     return;
   case DType::BF16:
-    os << format("%g", convert16(APFloat::BFloat(), load(uint16_t())));
+    os << format("%g", convertBits(APFloat::BFloat(), load(uint16_t()), 16));
     return;
   case DType::F32:
     os << format("%g", load(float()));
@@ -449,6 +513,29 @@ static void printElement(raw_ostream &os, const HostTensor &tensor,
   case DType::F64:
     os << format("%g", load(double()));
     return;
+  case DType::F8E4M3FN:
+  case DType::F8E4M3FNUZ:
+  case DType::F8E5M2:
+  case DType::F8E5M2FNUZ:
+  case DType::F8E8M0FNU:
+  case DType::F4E2M1FN: {
+    unsigned bits = getDTypeBits(tensor.getDType());
+    os << format("%g", convertBits(getNarrowSemantics(tensor.getDType()),
+                                   *ptr & ((1u << bits) - 1), bits));
+    return;
+  }
+  case DType::I4:
+  case DType::I2: {
+    unsigned bits = getDTypeBits(tensor.getDType());
+    os << APInt(bits, *ptr & ((1u << bits) - 1)).getSExtValue();
+    return;
+  }
+  case DType::U4:
+  case DType::U2: {
+    unsigned bits = getDTypeBits(tensor.getDType());
+    os << unsigned(*ptr & ((1u << bits) - 1));
+    return;
+  }
   }
 }
 

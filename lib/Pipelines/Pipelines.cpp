@@ -116,6 +116,7 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     pm.addPass(createConvertVectorToSCFPass(transfers));
   }
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createExpandNarrowFloatCastsPass());
   if (parallel) {
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createInlineAllocaScopesPass());

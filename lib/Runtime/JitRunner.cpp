@@ -24,6 +24,7 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/DynamicLibrary.h"
@@ -66,10 +67,12 @@ bool mlprog::isCompatible(Type elementType, DType dtype) {
     if (intType.getWidth() == 1)
       return dtype == DType::Bool;
     bool isSigned = llvm::is_contained(
-        {DType::I8, DType::I16, DType::I32, DType::I64}, dtype);
+        {DType::I2, DType::I4, DType::I8, DType::I16, DType::I32, DType::I64},
+        dtype);
     bool isUnsigned = llvm::is_contained(
-        {DType::U8, DType::U16, DType::U32, DType::U64}, dtype);
-    if (getDTypeSize(dtype) * 8 != intType.getWidth())
+        {DType::U2, DType::U4, DType::U8, DType::U16, DType::U32, DType::U64},
+        dtype);
+    if (getDTypeBits(dtype) != intType.getWidth())
       return false;
     if (intType.isSigned())
       return isSigned;
@@ -91,6 +94,10 @@ std::optional<DType> mlprog::getResultDType(Type elementType) {
     switch (intType.getWidth()) {
     case 1:
       return DType::Bool;
+    case 2:
+      return isUnsigned ? DType::U2 : DType::I2;
+    case 4:
+      return isUnsigned ? DType::U4 : DType::I4;
     case 8:
       return isUnsigned ? DType::U8 : DType::I8;
     case 16:
@@ -103,15 +110,18 @@ std::optional<DType> mlprog::getResultDType(Type elementType) {
       return std::nullopt;
     }
   }
-  if (elementType.isF16())
-    return DType::F16;
-  if (elementType.isBF16())
-    return DType::BF16;
-  if (elementType.isF32())
-    return DType::F32;
-  if (elementType.isF64())
-    return DType::F64;
-  return std::nullopt;
+  return llvm::TypeSwitch<Type, std::optional<DType>>(elementType)
+      .Case([](Float16Type) { return DType::F16; })
+      .Case([](BFloat16Type) { return DType::BF16; })
+      .Case([](Float32Type) { return DType::F32; })
+      .Case([](Float64Type) { return DType::F64; })
+      .Case([](Float8E4M3FNType) { return DType::F8E4M3FN; })
+      .Case([](Float8E4M3FNUZType) { return DType::F8E4M3FNUZ; })
+      .Case([](Float8E5M2Type) { return DType::F8E5M2; })
+      .Case([](Float8E5M2FNUZType) { return DType::F8E5M2FNUZ; })
+      .Case([](Float8E8M0FNUType) { return DType::F8E8M0FNU; })
+      .Case([](Float4E2M1FNType) { return DType::F4E2M1FN; })
+      .Default([](Type) { return std::nullopt; });
 }
 
 /// The element type of a tensor, or the scalar type itself.
@@ -136,7 +146,8 @@ static Error checkSupported(Type type, StringRef what, size_t index) {
   return llvm::createStringError(
       what + " " + Twine(index) + " has type " + typeToString(type) +
       ", which the runner does not support (ranked tensors or scalars of "
-      "i1/i8/i16/i32/i64/index/f16/bf16/f32/f64)");
+      "i1/i2/i4/i8/i16/i32/i64/index/f16/bf16/f32/f64 and the 8- and 4-bit "
+      "floats)");
 }
 
 //===----------------------------------------------------------------------===//
@@ -718,6 +729,7 @@ readResults(ArrayRef<ResultField> fields, const uint8_t *results) {
     if (!isa<RankedTensorType>(field.type)) {
       HostTensor scalar(field.dtype, {});
       std::memcpy(scalar.getData(), bytes, getDTypeSize(field.dtype));
+      clearPaddingBits(scalar);
       tensors.push_back(std::move(scalar));
       continue;
     }
@@ -725,6 +737,7 @@ readResults(ArrayRef<ResultField> fields, const uint8_t *results) {
     Expected<HostTensor> tensor = readTensorResult(desc, field, i);
     if (!tensor)
       return tensor.takeError();
+    clearPaddingBits(*tensor);
     tensors.push_back(std::move(*tensor));
   }
   return tensors;

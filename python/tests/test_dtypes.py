@@ -94,3 +94,38 @@ def test_bfloat16_result_without_ml_dtypes_is_an_error():
     with pytest.raises(mlprog.Error, match="input 0: bfloat16 tensors need "
                                            "the ml_dtypes package"):
         exe.main(torch.zeros(4, dtype=torch.bfloat16))
+
+
+@pytest.mark.skipif(not HAVE_ML_DTYPES, reason="needs ml_dtypes")
+@pytest.mark.parametrize("name,elem_type,values", [
+    ("float8_e4m3fn", 17, [1.5, -2.0, 0.0, 448.0]),
+    ("float8_e5m2fnuz", 20, [1.5, -2.0, 0.0, 57344.0]),
+    ("float8_e5m2", 19, [1.5, -2.0, -0.0, float("inf")]),
+    ("float8_e8m0fnu", 24, [1.0, 2.0, 0.25, 2.0 ** 100]),
+    ("float4_e2m1fn", 23, [1.5, -2.0, 0.5, 6.0]),
+    ("uint4", 21, [15, 0, 7, 8]),
+    ("int4", 22, [-8, 7, -1, 0]),
+    ("uint2", 25, [3, 0, 1, 2]),
+    ("int2", 26, [-2, 1, -1, 0]),
+])
+def test_narrow_types_round_trip_through_ml_dtypes(name, elem_type, values):
+    # The ONNX 8-, 4- and 2-bit types go in and come back as the ml_dtypes
+    # arrays onnx itself uses, bit for bit; uint4/uint2 are marked unsigned.
+    import ml_dtypes
+    onnx = pytest.importorskip("onnx")
+    from onnx import helper
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"], name="n")], "g",
+        [helper.make_tensor_value_info("x", elem_type, [4])],
+        [helper.make_tensor_value_info("y", elem_type, [4])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 23)])
+    model.ir_version = 11
+    exe = mlprog.compile(mlprog.import_onnx(model.SerializeToString(),
+                                            name=name + ".onnx"))
+    dtype = np.dtype(getattr(ml_dtypes, name))
+    x = np.array(values, dtype)
+    y = exe.main(x)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y.view(np.uint8), x.view(np.uint8))
+    assert exe.main.signature["results"][0]["dtype"] == name

@@ -59,7 +59,11 @@ INSTANTIATE_TEST_SUITE_P(AllDTypes, NpyRoundTrip,
                                            DType::I32, DType::I64, DType::U8,
                                            DType::U16, DType::U32, DType::U64,
                                            DType::F16, DType::BF16, DType::F32,
-                                           DType::F64),
+                                           DType::F64, DType::F8E4M3FN,
+                                           DType::F8E4M3FNUZ, DType::F8E5M2,
+                                           DType::F8E5M2FNUZ, DType::F8E8M0FNU,
+                                           DType::F4E2M1FN, DType::I4,
+                                           DType::U4, DType::I2, DType::U2),
                          [](const ::testing::TestParamInfo<DType> &info) {
                            return getNumpyDTypeName(info.param).str();
                          });
@@ -119,6 +123,56 @@ TEST(Npy, VoidOfTwoBytesIsBFloat16) {
   ASSERT_TRUE(static_cast<bool>(parsed));
   EXPECT_NE(serializeNpy(*parsed).find("'descr': 'bfloat16'"),
             std::string::npos);
+}
+
+// The 8-, 4- and 2-bit types go by their ml_dtypes names, one byte per
+// element; a 1-byte void (what np.save writes for some of them) says not
+// which type it is and is refused.
+TEST(Npy, NarrowTypesByMlDtypesName) {
+  uint8_t bits[3] = {0x38, 0x0f, 0xc0};
+  llvm::StringRef data(reinterpret_cast<const char *>(bits), 3);
+  llvm::Expected<HostTensor> parsed = parseNpy(
+      makeNpy("{'descr': 'float8_e4m3fn', 'fortran_order': False, "
+              "'shape': (3,), }",
+              data),
+      "f8.npy");
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->getDType(), DType::F8E4M3FN);
+  EXPECT_EQ(getDTypeBits(DType::F8E4M3FN), 8u);
+  EXPECT_NE(serializeNpy(*parsed).find("'descr': 'float8_e4m3fn'"),
+            std::string::npos);
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  printTensor(os, *parsed);
+  EXPECT_EQ(printed, "[1, 0.0292969, -2]");
+
+  llvm::Expected<HostTensor> bad = parseNpy(
+      makeNpy("{'descr': '<V1', 'fortran_order': False, 'shape': (3,), }",
+              data),
+      "v1.npy");
+  ASSERT_FALSE(static_cast<bool>(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("unsupported dtype '<V1'"),
+            std::string::npos);
+}
+
+// 4- and 2-bit elements print as their value bits and lose the bits above
+// them in clearPaddingBits.
+TEST(Npy, SubByteIntegers) {
+  HostTensor i4(DType::I4, {3});
+  uint8_t values[3] = {0xff, 0x07, 0x18};
+  std::memcpy(i4.getData(), values, 3);
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  printTensor(os, i4);
+  EXPECT_EQ(printed, "[-1, 7, -8]");
+  clearPaddingBits(i4);
+  EXPECT_EQ(i4.getValues<uint8_t>()[0], 0x0f);
+  EXPECT_EQ(i4.getValues<uint8_t>()[2], 0x08);
+  EXPECT_EQ(getDTypeBits(DType::U2), 2u);
+  HostTensor u2(DType::U2, {1});
+  u2.getValues<uint8_t>()[0] = 0xfe;
+  clearPaddingBits(u2);
+  EXPECT_EQ(u2.getValues<uint8_t>()[0], 2);
 }
 
 TEST(Npy, Versions2And3) {

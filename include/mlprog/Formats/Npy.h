@@ -45,7 +45,28 @@ enum class DType : uint8_t {
         ///< np.save writes for an ml_dtypes.bfloat16 array.
   F32,  ///< `<f4`
   F64,  ///< `<f8`
+  // The 8-, 4- and 2-bit types of ONNX (TensorProto.DataType 17-26). NumPy
+  // has none of them: in .npy headers each is written under its ml_dtypes
+  // name (np.load reads such a file once ml_dtypes is imported), and every
+  // element takes one byte, as in an ml_dtypes array. Floats hold their bit
+  // pattern; the 4- and 2-bit kinds hold it in the low bits with the high bits
+  // clear (int4 -1 is 0x0f), see `getDTypeBits`.
+  F8E4M3FN,   ///< `'float8_e4m3fn'`; MLIR f8E4M3FN.
+  F8E4M3FNUZ, ///< `'float8_e4m3fnuz'`; MLIR f8E4M3FNUZ.
+  F8E5M2,     ///< `'float8_e5m2'`; MLIR f8E5M2.
+  F8E5M2FNUZ, ///< `'float8_e5m2fnuz'`; MLIR f8E5M2FNUZ.
+  F8E8M0FNU,  ///< `'float8_e8m0fnu'`; MLIR f8E8M0FNU.
+  F4E2M1FN,   ///< `'float4_e2m1fn'`; MLIR f4E2M1FN.
+  I4,         ///< `'int4'`; MLIR i4.
+  U4,         ///< `'uint4'`; MLIR i4 (or ui4).
+  I2,         ///< `'int2'`; MLIR i2.
+  U2,         ///< `'uint2'`; MLIR i2 (or ui2).
 };
+
+/// Number of value bits of `dtype` (8 * size, except 4 for F4E2M1FN/I4/U4
+/// and 2 for I2/U2, whose elements are still one byte each).
+unsigned getDTypeBits(DType dtype);
+
 
 /// Size of one element of `dtype` in bytes (Bool is one byte).
 size_t getDTypeSize(DType dtype);
@@ -54,6 +75,7 @@ size_t getDTypeSize(DType dtype);
 llvm::StringRef getDTypeName(DType dtype);
 
 /// NumPy's name: "bool", "int8", "uint16", "float32", "bfloat16", ...
+/// (ml_dtypes' name for bfloat16 and the 8-, 4- and 2-bit types).
 llvm::StringRef getNumpyDTypeName(DType dtype);
 
 /// The little-endian .npy `descr` of `dtype`, e.g. "<f4", "|b1", "bfloat16".
@@ -115,10 +137,16 @@ private:
   std::unique_ptr<uint8_t[], AlignedDeleter> data;
 };
 
+/// Clears the bits above `getDTypeBits` in every element of a 4- or 2-bit
+/// tensor (compiled code may leave garbage there: LLVM stores an i4 as a
+/// byte whose upper bits are unspecified); other dtypes are left alone.
+void clearPaddingBits(HostTensor &tensor);
+
 /// Parses the bytes of a .npy file. `name` (usually the file name) prefixes
 /// every error. Accepts format versions 1.0, 2.0 and 3.0, byte orders '<',
 /// '|' and '=' and the dtypes of `DType` (a 2-byte void is bfloat16, see
-/// `DType::BF16`), C order only. Errors: bad magic,
+/// `DType::BF16`; the ml_dtypes names for the 8-, 4- and 2-bit types; a
+/// 1-byte void is refused, it could be any of them), C order only. Errors: bad magic,
 /// unsupported version, malformed header, `fortran_order: True`, big-endian
 /// ('>') or unsupported dtypes, negative or overflowing shapes, and data
 /// shorter than the shape needs. Trailing bytes are ignored, as numpy does.

@@ -191,6 +191,42 @@ def InlineAllocaScopesPass : Pass<"mlprog-inline-alloca-scopes"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def ExpandNarrowFloatCastsPass : Pass<"mlprog-expand-narrow-float-casts"> {
+  let summary = "Rewrites extf/truncf of 8- and 4-bit floats as integer code";
+  let description = [{
+    LLVM has no 8- or 4-bit float types: the LLVM type converter stores an
+    `f8E4M3FN` as an `i8`, but `arith.extf`/`arith.truncf` from or to one
+    have no lowering. This pass rewrites every `arith.extf` and
+    `arith.truncf` whose source or result element type is `f8E4M3FN`,
+    `f8E4M3FNUZ`, `f8E5M2`, `f8E5M2FNUZ`, `f8E8M0FNU` or `f4E2M1FN`
+    (scalars and vectors) into integer bit manipulation on the f32 bit
+    pattern, followed by `arith.bitcast` between the narrow float and an
+    integer of its width (which the LLVM conversion turns into nothing).
+    Other source and result floats go through f32 (an f64 source is rounded
+    twice).
+
+    `extf` is exact. `truncf` rounds to nearest, ties to even (the ONNX
+    Cast rule; the op's `roundingmode` is honoured for f8E8M0FNU only, see
+    below) and does not saturate: a value beyond the largest finite one
+    becomes infinity in f8E5M2, NaN in the types without infinities
+    (f8E4M3FN, the FNUZ types, f8E8M0FNU), and the largest finite value in
+    f4E2M1FN, which has neither. NaN stays NaN (keeping its sign where the
+    type has one; FNUZ types have one NaN, 0x80, and no negative zero:
+    -0 becomes +0); f4E2M1FN has no NaN, and NaN becomes the zero of
+    opposite sign, as ml_dtypes (the ONNX reference) converts it. Saturation
+    (ONNX Cast `saturate=1`) is a clamp the importer puts before the truncf.
+
+    f8E8M0FNU (an exponent only, ONNX FLOAT8E8M0) follows onnx.numpy_helper.
+    to_float8e8m0 without saturation: the sign is ignored, NaN and infinity
+    become 0xFF (NaN), and the f32 exponent field is rounded by
+    `roundingmode`: `upward` adds one when any mantissa bit is set,
+    `downward` keeps it, and the default (ONNX "nearest") adds one when the
+    highest mantissa bit and any other mantissa bit or a non-zero exponent
+    are set.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def LowerStridedCopiesPass
     : Pass<"mlprog-lower-strided-copies", "mlir::func::FuncOp"> {
   let summary = "Lowers memref.copy ops that are not contiguous to vector "

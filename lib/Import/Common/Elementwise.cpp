@@ -159,8 +159,51 @@ FailureOr<Value> mlprog::buildElementwiseUnary(OpBuilder &b, Location loc,
       });
 }
 
+/// Whether `t` is a float LLVM cannot compute in (8 bits or fewer).
+static bool isNarrowFloat(Type t) {
+  auto f = dyn_cast<FloatType>(t);
+  return f && f.getWidth() <= 8;
+}
+
+/// The f32 `x` (`from`: the float it came from) converted to the narrow
+/// float `to` with ONNX Cast's saturation and rounding: a clamp to +-max
+/// before a round-to-nearest-even truncf (f8E8M0FNU: an exponent rounding,
+/// see NarrowFloatCast).
+static Value truncateToNarrowFloat(OpBuilder &b, Location loc, Value x,
+                                   FloatType to,
+                                   const NarrowFloatCast &narrow) {
+  auto f32 = b.getF32Type();
+  auto rounding = arith::RoundingModeAttr::get(
+      b.getContext(), isa<Float8E8M0FNUType>(to)
+                          ? narrow.e8m0Rounding
+                          : arith::RoundingMode::to_nearest_even);
+  if (narrow.saturate && to.getWidth() == 8) {
+    APFloat largest = APFloat::getLargest(to.getFloatSemantics());
+    bool losesInfo;
+    largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    Value hi = arith::ConstantOp::create(b, loc, FloatAttr::get(f32, largest));
+    if (isa<Float8E8M0FNUType>(to)) {
+      // No sign: clamp the magnitude, but let infinities become NaN.
+      Value mag = math::AbsFOp::create(b, loc, x);
+      Value inf = createScalar(b, loc, f32, INFINITY);
+      Value isInf =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mag, inf);
+      x = arith::SelectOp::create(
+          b, loc, isInf, mag, arith::MinimumFOp::create(b, loc, mag, hi));
+    } else {
+      Value lo = arith::NegFOp::create(b, loc, hi);
+      x = arith::MinimumFOp::create(
+          b, loc, arith::MaximumFOp::create(b, loc, x, lo), hi);
+    }
+  }
+  return arith::TruncFOp::create(b, loc, to, x, rounding,
+                                 arith::FastMathFlagsAttr());
+}
+
 Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
-                                 bool srcUnsigned, bool dstUnsigned) {
+                                 bool srcUnsigned, bool dstUnsigned,
+                                 const NarrowFloatCast &narrow) {
   Type from = x.getType();
   if (from == to)
     return x;
@@ -168,6 +211,16 @@ Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
   auto fromI = dyn_cast<IntegerType>(from), toI = dyn_cast<IntegerType>(to);
   if ((!fromF && !fromI) || (!toF && !toI))
     return Value();
+  // 8- and 4-bit floats: every conversion goes through f32.
+  if (isNarrowFloat(from) || isNarrowFloat(to)) {
+    Type f32 = b.getF32Type();
+    Value wide = isNarrowFloat(from)
+                     ? arith::ExtFOp::create(b, loc, f32, x).getResult()
+                     : buildConvertScalar(b, loc, x, f32, srcUnsigned);
+    if (!isNarrowFloat(to))
+      return buildConvertScalar(b, loc, wide, to, false, dstUnsigned);
+    return truncateToNarrowFloat(b, loc, wide, cast<FloatType>(to), narrow);
+  }
   if (toI && toI.getWidth() == 1) {
     Value zero = createScalar(b, loc, from, 0.0);
     if (fromF)
@@ -187,6 +240,11 @@ Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
   if (fromI && toF)
     return isUnsigned ? arith::UIToFPOp::create(b, loc, to, x).getResult()
                       : arith::SIToFPOp::create(b, loc, to, x).getResult();
+  if (fromF && toI && toI.getWidth() < 8) {
+    // int4/uint4/int2/uint2 wrap (ml_dtypes' astype): through i32.
+    Value wide = arith::FPToSIOp::create(b, loc, b.getI32Type(), x);
+    return arith::TruncIOp::create(b, loc, to, wide);
+  }
   if (fromF && toI)
     return dstUnsigned ? arith::FPToUIOp::create(b, loc, to, x).getResult()
                        : arith::FPToSIOp::create(b, loc, to, x).getResult();
@@ -196,10 +254,9 @@ Value mlprog::buildConvertScalar(OpBuilder &b, Location loc, Value x, Type to,
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
-FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
-                                                 Value x, Type elementType,
-                                                 bool srcUnsigned,
-                                                 bool dstUnsigned) {
+FailureOr<Value> mlprog::buildConvertElementType(
+    OpBuilder &b, Location loc, Value x, Type elementType, bool srcUnsigned,
+    bool dstUnsigned, const NarrowFloatCast &narrow) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
   if (failed(type))
     return failure();
@@ -215,6 +272,6 @@ FailureOr<Value> mlprog::buildConvertElementType(OpBuilder &b, Location loc,
   return buildBroadcastedGeneric(
       b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
         return buildConvertScalar(nb, nl, a[0], elementType, srcUnsigned,
-                                  dstUnsigned);
+                                  dstUnsigned, narrow);
       });
 }

@@ -173,6 +173,46 @@ FailureOr<Value> mlprog::buildQuantizeLinear(OpBuilder &b, Location loc,
       });
 }
 
+FailureOr<Value> mlprog::buildQuantizeLinearToFloat(
+    OpBuilder &b, Location loc, Value x, Value scale, Value zeroPoint,
+    std::optional<int64_t> axis, FloatType result, bool saturate) {
+  StringRef what = "quantize";
+  FailureOr<RankedTensorType> xt = getRankedType(loc, x, what);
+  FailureOr<FloatType> st = scaleElementType(loc, scale, what);
+  if (failed(xt) || failed(st))
+    return failure();
+  if (!isa<FloatType>(xt->getElementType()) || result.getWidth() > 8 ||
+      isa<Float8E8M0FNUType>(result))
+    return emitError(loc) << "unsupported quantize from " << x.getType()
+                          << " to " << Type(result);
+  if (zeroPoint && getElementTypeOrSelf(zeroPoint.getType()) != result)
+    return emitError(loc) << what << ": zero point " << zeroPoint.getType()
+                          << " does not have element type " << Type(result);
+  FailureOr<std::pair<Value, Value>> p =
+      alignParams(b, loc, *xt, scale, zeroPoint, axis, what);
+  if (failed(p))
+    return failure();
+  FloatType ct = computeType(b, *st);
+  // The zero point of a float8 result must be 0 and is not added (it would
+  // turn -0 into +0); float4's is added, as the reference does.
+  bool addZeroPoint = p->second && isa<Float4E2M1FNType>(result);
+  SmallVector<Value> operands = {x, p->first};
+  if (addZeroPoint)
+    operands.push_back(p->second);
+  NarrowFloatCast narrow;
+  narrow.saturate = saturate;
+  return buildBroadcastedGeneric(
+      b, loc, operands, result,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value q = arith::DivFOp::create(nb, nl, toFloat(nb, nl, a[0], ct, false),
+                                        toFloat(nb, nl, a[1], ct, false));
+        if (a.size() > 2)
+          q = arith::AddFOp::create(
+              nb, nl, q, buildConvertScalar(nb, nl, a[2], ct));
+        return buildConvertScalar(nb, nl, q, result, false, false, narrow);
+      });
+}
+
 /// Widens the integer scalar `v` to `to` (sign or zero extension).
 static Value widen(OpBuilder &b, Location loc, Value v, Type to,
                    bool isUnsigned) {
@@ -192,10 +232,29 @@ FailureOr<Value> mlprog::buildDequantizeLinear(OpBuilder &b, Location loc,
   FailureOr<FloatType> st = scaleElementType(loc, scale, what);
   if (failed(xt) || failed(st))
     return failure();
+  FloatType resultType = *st;
+  if (auto xf = dyn_cast<FloatType>(xt->getElementType());
+      xf && xf.getWidth() <= 8) {
+    // float8/float4: y = float(x) * scale; the zero point must be 0 and is
+    // ignored, as the reference does.
+    FailureOr<std::pair<Value, Value>> p =
+        alignParams(b, loc, *xt, scale, Value(), axis, what);
+    if (failed(p))
+      return failure();
+    FloatType ct = computeType(b, *st);
+    return buildBroadcastedGeneric(
+        b, loc, {x, p->first}, resultType,
+        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value y = arith::MulFOp::create(nb, nl,
+                                          buildConvertScalar(nb, nl, a[0], ct),
+                                          toFloat(nb, nl, a[1], ct, false));
+          return toFloat(nb, nl, y, resultType, false);
+        });
+  }
   auto it = dyn_cast<IntegerType>(xt->getElementType());
   if (!it || it.getWidth() < 2 || it.getWidth() > 32)
     return emitError(loc) << "unsupported dequantize input " << x.getType()
-                          << " (8- to 32-bit integers)";
+                          << " (2- to 32-bit integers, 8- and 4-bit floats)";
   if (zeroPoint && getElementTypeOrSelf(zeroPoint.getType()) != it)
     return emitError(loc) << "dequantize: zero point " << zeroPoint.getType()
                           << " does not have the element type of "
@@ -210,7 +269,6 @@ FailureOr<Value> mlprog::buildDequantizeLinear(OpBuilder &b, Location loc,
   SmallVector<Value> operands = {x, p->first};
   if (p->second)
     operands.push_back(p->second);
-  FloatType resultType = *st;
   return buildBroadcastedGeneric(
       b, loc, operands, resultType,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {

@@ -132,33 +132,56 @@ LogicalResult importDropout(NodeContext &ctx) {
   return ctx.setResult(0, x);
 }
 
-/// Cast (opset 6+; `to` an ONNX data type). Strings and float8 types are
-/// unsupported; float -> integer truncates toward zero; float -> bfloat16
-/// rounds to nearest even, as onnxruntime (1.15+) and the reference and test
-/// data of onnx 1.13+ do (onnx 1.12's test data truncated).
+/// The float8/float4 attributes of Cast and CastLike: `saturate` (opset 19+,
+/// default 1) and `round_mode` (opset 24+, "up", "down" or "nearest";
+/// FLOAT8E8M0 only).
+FailureOr<NarrowFloatCast> narrowFloatCast(NodeContext &ctx) {
+  NarrowFloatCast narrow;
+  narrow.saturate = ctx.getInt("saturate", 1) != 0;
+  std::string mode = ctx.getString("round_mode", "up");
+  if (mode == "up")
+    narrow.e8m0Rounding = arith::RoundingMode::upward;
+  else if (mode == "down")
+    narrow.e8m0Rounding = arith::RoundingMode::downward;
+  else if (mode == "nearest")
+    narrow.e8m0Rounding = arith::RoundingMode::to_nearest_even;
+  else
+    return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
+                              << " round_mode '" << mode << "'";
+  return narrow;
+}
+
+/// Cast (opset 6+; `to` an ONNX data type). Strings are unsupported;
+/// float -> integer truncates toward zero (wrapping into 4- and 2-bit
+/// integers); float -> bfloat16 rounds to nearest even, as onnxruntime
+/// (1.15+) and the reference and test data of onnx 1.13+ do (onnx 1.12's
+/// test data truncated); float8/float4 as NarrowFloatCast says.
 LogicalResult importCast(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
   int64_t to = ctx.getInt("to", 0);
   FailureOr<Type> et = convertElementType(ctx.loc, int32_t(to));
-  if (failed(et))
+  FailureOr<NarrowFloatCast> narrow = narrowFloatCast(ctx);
+  if (failed(et) || failed(narrow))
     return failure();
   ctx.setOutputDataType(0, int32_t(to));
   return ctx.setResult(0, buildConvertElementType(
                               ctx.b, ctx.loc, *x, *et, ctx.isUnsignedInput(0),
-                              isUnsignedDataType(int32_t(to))));
+                              isUnsignedDataType(int32_t(to)), *narrow));
 }
 
 /// CastLike (opset 15+): Cast to the element type of input 1.
 LogicalResult importCastLike(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), like = ctx.input(1);
-  if (failed(x) || failed(like))
+  FailureOr<NarrowFloatCast> narrow = narrowFloatCast(ctx);
+  if (failed(x) || failed(like) || failed(narrow))
     return failure();
   return ctx.setResult(0, buildConvertElementType(
                               ctx.b, ctx.loc, *x,
                               getElementTypeOrSelf(like->getType()),
-                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1)));
+                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1),
+                              *narrow));
 }
 
 /// Pow (opset 7+; base and exponent types independent since opset 12).

@@ -432,10 +432,19 @@ mlprog::onnx_import::getExternalData(Location fileLoc, StringRef modelDir,
 
 namespace {
 
-/// A copy of `model` for the ONNX checker, which resolves external data
-/// against the working directory: externally stored initializers become
-/// graph inputs of their type (their files were checked already).
-onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
+/// Whether libonnx's checker cannot check `init`: it is stored externally
+/// (the checker would resolve it against the working directory), or its
+/// data type is newer than libonnx 1.12 (float8, int4, ...: "Unrecognized
+/// data_type"; convertTensor checks those).
+bool isUncheckable(const onnx::TensorProto &init) {
+  return init.data_location() == onnx::TensorProto::EXTERNAL ||
+         !onnx::TensorProto::DataType_IsValid(init.data_type());
+}
+
+/// A copy of `model` for the ONNX checker in which the initializers it
+/// cannot check (isUncheckable; external files were checked already) are
+/// graph inputs of their type.
+onnx::ModelProto withoutUncheckableInitializers(const onnx::ModelProto &model) {
   onnx::ModelProto copy = model;
   onnx::GraphProto *graph = copy.mutable_graph();
   llvm::StringSet<> inputs;
@@ -443,7 +452,7 @@ onnx::ModelProto withoutExternalData(const onnx::ModelProto &model) {
     inputs.insert(input.name());
   google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
   for (const onnx::TensorProto &init : graph->initializer()) {
-    if (init.data_location() != onnx::TensorProto::EXTERNAL) {
+    if (!isUncheckable(init)) {
       *kept.Add() = init;
       continue;
     }
@@ -547,22 +556,24 @@ LogicalResult mlprog::onnx_import::loadModel(const llvm::MemoryBuffer &buffer,
   if (failed(checkDomains(fileLoc, model)))
     return failure();
   // The checker would look for external files relative to the working
-  // directory: check them ourselves (relative to the model) and let the
-  // checker see a copy where they are graph inputs instead.
-  bool hasExternal = false;
-  for (const onnx::TensorProto &init : model.graph().initializer())
-    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
-      hasExternal = true;
-      if (failed(getExternalData(fileLoc, modelDir, init)))
-        return failure();
-    }
+  // directory, and refuses data types newer than libonnx 1.12: check them
+  // ourselves (external files relative to the model, data in
+  // convertTensor) and let the checker see a copy where they are graph
+  // inputs instead.
+  bool hasUncheckable = false;
+  for (const onnx::TensorProto &init : model.graph().initializer()) {
+    hasUncheckable |= isUncheckable(init);
+    if (init.data_location() == onnx::TensorProto::EXTERNAL &&
+        failed(getExternalData(fileLoc, modelDir, init)))
+      return failure();
+  }
   // libonnx 1.12 refuses IR versions above 8 and checks nodes of newer
   // opsets against outdated schemas: it sees a view of such models.
   bool newer = needsLibONNXView(model);
   try {
     onnx::ModelProto checked = newer ? makeLibONNXView(model) : model;
-    onnx::checker::check_model(hasExternal ? withoutExternalData(checked)
-                                           : checked);
+    onnx::checker::check_model(
+        hasUncheckable ? withoutUncheckableInitializers(checked) : checked);
   } catch (const std::exception &e) {
     return emitError(fileLoc) << "ONNX model check failed: " << e.what();
   }

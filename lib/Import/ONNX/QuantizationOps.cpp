@@ -68,18 +68,55 @@ std::optional<int64_t> quantAxis(NodeContext &ctx, Value x) {
 
 /// Records the ONNX type of output 0 from a quantized type.
 void recordQuantizedOutput(NodeContext &ctx, QuantizedType t) {
-  if (t.type.getWidth() == 8)
+  switch (t.type.getWidth()) {
+  case 8:
     ctx.setOutputDataType(0, t.isUnsigned ? onnx::TensorProto::UINT8
                                           : onnx::TensorProto::INT8);
+    return;
+  case 4:
+    ctx.setOutputDataType(0, t.isUnsigned ? kUInt4 : kInt4);
+    return;
+  case 2:
+    ctx.setOutputDataType(0, t.isUnsigned ? kUInt2 : kInt2);
+    return;
+  default:
+    return;
+  }
+}
+
+/// The 8- or 4-bit float QuantizeLinear produces, if it produces one: the
+/// zero point's element type, or without a zero point the `output_dtype`
+/// attribute (opset 21+).
+FailureOr<FloatType> floatQuantizedType(NodeContext &ctx, unsigned zpIndex) {
+  Value zp = ctx.optionalInput(zpIndex);
+  if (zp)
+    return dyn_cast<FloatType>(getElementTypeOrSelf(zp.getType()));
+  int64_t dtype = ctx.getInt("output_dtype", 0);
+  if (!dtype)
+    return FloatType();
+  FailureOr<Type> type = convertElementType(ctx.loc, int32_t(dtype));
+  if (failed(type))
+    return failure();
+  return dyn_cast<FloatType>(*type);
 }
 
 /// QuantizeLinear (opsets 10 and 13): y = saturate(round(x / y_scale) +
 /// y_zero_point), uint8 without a zero point; per-axis scale and zero point
-/// along `axis` from opset 13. Rounding is half to even.
+/// along `axis` from opset 13. Rounding is half to even. Opset 19+: float8
+/// results with `saturate`; opset 21+: int4/uint4 and float4 results.
 LogicalResult importQuantizeLinear(NodeContext &ctx) {
   FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
   if (failed(in))
     return failure();
+  FailureOr<FloatType> floatType = floatQuantizedType(ctx, 2);
+  if (failed(floatType))
+    return failure();
+  if (*floatType)
+    return ctx.setResult(
+        0, buildQuantizeLinearToFloat(
+               ctx.b, ctx.loc, (*in)[0], (*in)[1], ctx.optionalInput(2),
+               quantAxis(ctx, (*in)[0]), *floatType,
+               ctx.getInt("saturate", 1) != 0));
   FailureOr<QuantizedType> type = zeroPointType(ctx, 2);
   if (failed(type))
     return failure();
@@ -90,8 +127,8 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
 }
 
 /// DequantizeLinear (opsets 10 and 13): y = (x - x_zero_point) * x_scale
-/// for int8, uint8 and int32 x; per-axis scale and zero point along `axis`
-/// from opset 13.
+/// for 2- to 32-bit integer x; per-axis scale and zero point along `axis`
+/// from opset 13; float8/float4 x (opsets 19, 21+): y = x * x_scale.
 LogicalResult importDequantizeLinear(NodeContext &ctx) {
   FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
   if (failed(in))

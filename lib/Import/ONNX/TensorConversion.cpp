@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -39,6 +40,24 @@ FailureOr<Type> convertElementType(Location loc, int32_t dataType) {
   case onnx::TensorProto::INT64:
   case onnx::TensorProto::UINT64:
     return Type(IntegerType::get(ctx, 64));
+  case kFloat8E4M3FN:
+    return Type(Float8E4M3FNType::get(ctx));
+  case kFloat8E4M3FNUZ:
+    return Type(Float8E4M3FNUZType::get(ctx));
+  case kFloat8E5M2:
+    return Type(Float8E5M2Type::get(ctx));
+  case kFloat8E5M2FNUZ:
+    return Type(Float8E5M2FNUZType::get(ctx));
+  case kFloat4E2M1:
+    return Type(Float4E2M1FNType::get(ctx));
+  case kFloat8E8M0:
+    return Type(Float8E8M0FNUType::get(ctx));
+  case kInt4:
+  case kUInt4:
+    return Type(IntegerType::get(ctx, 4));
+  case kInt2:
+  case kUInt2:
+    return Type(IntegerType::get(ctx, 2));
   default:
     break;
   }
@@ -67,7 +86,8 @@ bool isUnsignedDataType(int32_t dataType) {
   return dataType == onnx::TensorProto::UINT8 ||
          dataType == onnx::TensorProto::UINT16 ||
          dataType == onnx::TensorProto::UINT32 ||
-         dataType == onnx::TensorProto::UINT64;
+         dataType == onnx::TensorProto::UINT64 || dataType == kUInt4 ||
+         dataType == kUInt2;
 }
 
 /// Spelling of a non-tensor TypeProto's kind for diagnostics.
@@ -162,11 +182,26 @@ packTypedData(Location loc, const onnx::TensorProto &t, unsigned width) {
       appendBytes(out, v, width);
     return out;
   default:
-    // int8/16/32, uint8/16, bool and the 16-bit floats (as bit patterns).
+    // int8/16/32, uint8/16, bool, the 16- and 8-bit floats (as bit
+    // patterns), and the packed bytes of the 4- and 2-bit types.
     for (int32_t v : t.int32_data())
       appendBytes(out, uint64_t(int64_t(v)), width);
     return out;
   }
+}
+
+/// Unpacks `count` elements of `bits` (4 or 2) bits each, packed from the
+/// least significant bits of each byte up (onnx.proto, TensorProto
+/// raw_data/int32_data), into one byte each with the upper bits clear.
+static std::vector<char> unpackSubByte(const std::vector<char> &packed,
+                                       unsigned bits, int64_t count) {
+  unsigned perByte = 8 / bits;
+  unsigned mask = (1u << bits) - 1;
+  std::vector<char> out(count);
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = char((uint8_t(packed[i / perByte]) >> (bits * (i % perByte))) &
+                  mask);
+  return out;
 }
 
 FailureOr<DenseElementsAttr> convertTensor(Location loc,
@@ -185,7 +220,10 @@ FailureOr<DenseElementsAttr> convertTensor(Location loc,
     return emitError(loc) << "tensor '" << tensor.name()
                           << "' has a negative extent";
   bool isBool = elementType->isInteger(1);
-  unsigned width = isBool ? 1 : elementType->getIntOrFloatBitWidth() / 8;
+  // Elements narrower than a byte (int4, uint4, float4, int2, uint2) are
+  // packed in the file and held one per byte in the attribute.
+  unsigned bits = isBool ? 8 : elementType->getIntOrFloatBitWidth();
+  unsigned width = std::max(bits / 8, 1u);
   // Refuse overflowing or oversized tensors before anything is allocated.
   llvm::Expected<uint64_t> byteSize =
       checkTensorByteSize(shape, 8 * width, "tensor '" + tensor.name() + "'");
@@ -204,10 +242,14 @@ FailureOr<DenseElementsAttr> convertTensor(Location loc,
       return failure();
     bytes = std::move(*packed);
   }
-  if (int64_t(bytes.size()) != count * int64_t(width))
+  int64_t expected =
+      bits < 8 ? (count * int64_t(bits) + 7) / 8 : count * int64_t(width);
+  if (int64_t(bytes.size()) != expected)
     return emitError(loc) << "tensor '" << tensor.name() << "' holds "
                           << bytes.size() << " bytes of data, expected "
-                          << count * int64_t(width);
+                          << expected;
+  if (bits < 8)
+    bytes = unpackSubByte(bytes, bits, count);
   if (isBool) {
     // MLIR packs i1 raw buffers as bits; go through bools instead.
     SmallVector<bool> values;

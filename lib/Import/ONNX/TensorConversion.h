@@ -17,8 +17,26 @@
 
 namespace mlprog::onnx_import {
 
+/// TensorProto::DataType values newer than libonnx 1.12's enum (onnx.proto of
+/// onnx 1.23).
+enum NewerDataType : int32_t {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
 /// Maps an ONNX TensorProto::DataType to an MLIR element type (integers
-/// signless); emits an error at `loc` for unsupported ones (string, complex).
+/// signless: uint4/int4 are i4, uint2/int2 i2; the 8- and 4-bit floats are
+/// the builtin f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU and
+/// f4E2M1FN); emits an error at `loc` for unsupported ones (string, complex,
+/// the 6-bit floats).
 mlir::FailureOr<mlir::Type> convertElementType(mlir::Location loc,
                                                int32_t dataType);
 
@@ -26,7 +44,7 @@ mlir::FailureOr<mlir::Type> convertElementType(mlir::Location loc,
 /// FLOAT8E4M3FN and the other types newer than libonnx 1.12), or "invalid".
 std::string getDataTypeName(int32_t dataType);
 
-/// True for ONNX unsigned integer data types.
+/// True for ONNX unsigned integer data types (uint2 to uint64).
 bool isUnsignedDataType(int32_t dataType);
 
 /// Maps the tensor TypeProto of value `name` to a ranked tensor type;
@@ -37,7 +55,9 @@ convertTensorType(mlir::Location loc, llvm::StringRef name,
                   const onnx::TypeProto &type);
 
 /// Converts a TensorProto (raw_data or typed repeated fields) to a dense
-/// elements attribute. External data and size mismatches are errors.
+/// elements attribute. 4- and 2-bit elements, packed two or four to a byte
+/// from the least significant bits up in raw_data and int32_data, come out
+/// one per attribute element. External data and size mismatches are errors.
 mlir::FailureOr<mlir::DenseElementsAttr>
 convertTensor(mlir::Location loc, const onnx::TensorProto &tensor);
 

@@ -70,17 +70,40 @@ static size_t dtypeSize(int32_t dtype) {
   case MLPROG_DTYPE_U32:
   case MLPROG_DTYPE_F32:
     return 4;
-  default:
+  case MLPROG_DTYPE_I64:
+  case MLPROG_DTYPE_U64:
+  case MLPROG_DTYPE_F64:
     return 8;
+  default:
+    return 1; /* the 8-, 4- and 2-bit types */
+  }
+}
+
+/* Value bits of an element (4 and 2 for the sub-byte types). */
+static unsigned dtypeBits(int32_t dtype) {
+  switch (dtype) {
+  case MLPROG_DTYPE_F4E2M1FN:
+  case MLPROG_DTYPE_I4:
+  case MLPROG_DTYPE_U4:
+    return 4;
+  case MLPROG_DTYPE_I2:
+  case MLPROG_DTYPE_U2:
+    return 2;
+  default:
+    return 8 * (unsigned)dtypeSize(dtype);
   }
 }
 
 static const char *dtypeName(int32_t dtype) {
-  static const char *names[] = {"bool", "i8",  "i16", "i32", "i64",
-                                "u8",   "u16", "u32", "u64", "f16",
-                                "bf16", "f32", "f64"};
-  return dtype >= 0 && dtype <= MLPROG_DTYPE_F64 ? names[dtype] : "?";
+  static const char *names[] = {
+      "bool",       "i8",         "i16",        "i32",       "i64",
+      "u8",         "u16",        "u32",        "u64",       "f16",
+      "bf16",       "f32",        "f64",        "f8E4M3FN",  "f8E4M3FNUZ",
+      "f8E5M2",     "f8E5M2FNUZ", "f8E8M0FNU",  "f4E2M1FN",  "i4",
+      "u4",         "i2",         "u2"};
+  return dtype >= 0 && dtype <= MLPROG_DTYPE_U2 ? names[dtype] : "?";
 }
+
 
 static int32_t fail(char *error, size_t size, const char *format, ...) {
   if (error && size) {
@@ -132,14 +155,27 @@ static int64_t numElements(int32_t rank, const int64_t *shape) {
   return count;
 }
 
+/* Clears the bits above a 4- or 2-bit result's value bits (LLVM stores an
+   i4 as a byte whose upper bits are unspecified). */
+static void clearPaddingBits(mlprog_tensor *tensor) {
+  unsigned bits = dtypeBits(tensor->dtype);
+  if (bits >= 8)
+    return;
+  uint8_t *data = tensor->data;
+  int64_t count = numElements(tensor->rank, tensor->shape);
+  for (int64_t i = 0; i < count; ++i)
+    data[i] &= (uint8_t)((1u << bits) - 1);
+}
+
 static int isCompatible(const mlprog_value_type *type, int32_t dtype) {
   if (type->dtype == dtype)
     return 1;
   if (!(type->flags & MLPROG_VALUE_SIGNLESS))
     return 0;
   /* Signless iN: the same width of the other signedness. */
-  int isInt = dtype >= MLPROG_DTYPE_I8 && dtype <= MLPROG_DTYPE_U64;
-  return isInt && dtypeSize(dtype) == dtypeSize(type->dtype);
+  int isInt = (dtype >= MLPROG_DTYPE_I8 && dtype <= MLPROG_DTYPE_U64) ||
+              (dtype >= MLPROG_DTYPE_I4 && dtype <= MLPROG_DTYPE_U2);
+  return isInt && dtypeBits(dtype) == dtypeBits(type->dtype);
 }
 
 static int32_t checkInputs(const mlprog_entry_info *info,
@@ -387,6 +423,8 @@ MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
     else
       memcpy(results[i].data, resultBytes + offsets[i], bytes);
   }
+  for (int32_t i = 0; i < info->num_results && !status; ++i)
+    clearPaddingBits(&results[i]);
 
   /* Free every distinct returned buffer once, never an input's. */
   void **freed = calloc(info->num_results + 1, sizeof(void *));

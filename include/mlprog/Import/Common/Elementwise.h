@@ -12,6 +12,7 @@
 #ifndef MLPROG_IMPORT_COMMON_ELEMENTWISE_H
 #define MLPROG_IMPORT_COMMON_ELEMENTWISE_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
@@ -65,6 +66,22 @@ mlir::FailureOr<mlir::Value> buildElementwiseUnary(mlir::OpBuilder &b,
                                                    UnaryOpKind kind,
                                                    mlir::Value x);
 
+/// How a conversion into an 8- or 4-bit float (f8E4M3FN, f8E4M3FNUZ,
+/// f8E5M2, f8E5M2FNUZ, f8E8M0FNU, f4E2M1FN) treats values out of range.
+/// Spec: ONNX Cast-24/25 `saturate` and `round_mode`.
+struct NarrowFloatCast {
+  /// Clamp to the largest finite magnitude of the float8 type (infinities
+  /// included; NaN stays NaN); without it, out-of-range values become
+  /// infinity (f8E5M2) or NaN (the others). For f8E8M0FNU, keep finite
+  /// values from rounding up to NaN (infinity still becomes NaN).
+  /// f4E2M1FN always saturates.
+  bool saturate = false;
+  /// How an f32 exponent rounds into f8E8M0FNU: `upward` (ONNX "up", the
+  /// default), `downward` ("down") or `to_nearest_even` ("nearest"). Other
+  /// types always round to nearest even.
+  mlir::arith::RoundingMode e8m0Rounding = mlir::arith::RoundingMode::upward;
+};
+
 /// Converts the scalar `x` (float, signless integer or i1) to `to` (same
 /// kinds): float<->float extends/truncates (round to nearest; f16<->bf16
 /// through f32), int->float is signed (unsigned with `srcUnsigned`, always
@@ -72,11 +89,15 @@ mlir::FailureOr<mlir::Value> buildElementwiseUnary(mlir::OpBuilder &b,
 /// (fptosi, fptoui with `dstUnsigned`), int->int sign-extends (zero-extends
 /// with `srcUnsigned` or from i1) or truncates, and anything -> i1 is
 /// `x != 0`. Returns `x` when the types match, null for other types.
+/// 8- and 4-bit floats convert through f32 (`narrow` says how they round
+/// and saturate); float -> 4- or 2-bit integers converts to i32 and wraps,
+/// as ONNX's reference (ml_dtypes) does.
 /// Spec: C++/numpy conversion (aten::to, ONNX Cast, MIL cast).
 mlir::Value buildConvertScalar(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value x, mlir::Type to,
                                bool srcUnsigned = false,
-                               bool dstUnsigned = false);
+                               bool dstUnsigned = false,
+                               const NarrowFloatCast &narrow = {});
 
 /// Converts every element of the ranked tensor `x` to `elementType` as
 /// buildConvertScalar does; returns `x` unchanged when the types match.
@@ -88,7 +109,8 @@ mlir::Value buildConvertScalar(mlir::OpBuilder &b, mlir::Location loc,
 mlir::FailureOr<mlir::Value>
 buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         mlir::Type elementType, bool srcUnsigned = false,
-                        bool dstUnsigned = false);
+                        bool dstUnsigned = false,
+                        const NarrowFloatCast &narrow = {});
 
 /// Parameterless pointwise functions of float tensors.
 enum class PointwiseKind {

@@ -51,14 +51,31 @@ buildQuantizeLinear(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                     mlir::Value scale, mlir::Value zeroPoint,
                     std::optional<int64_t> axis, QuantizedType result);
 
+/// Linear quantization into an 8- or 4-bit float: `y = convert(x / scale)`
+/// (`+ zeroPoint` for f4E2M1FN; a float8 zero point must be zero and is not
+/// added), computed in the scale's float type (f16/bf16 in f32), converted
+/// with buildConvertScalar's NarrowFloatCast (`saturate` clamps to the
+/// largest finite float8 value; f4E2M1FN always saturates). `scale` and
+/// `zeroPoint` (may be null; `result` elements) are per-tensor or per-axis
+/// as in buildQuantizeLinear.
+///
+/// Errors: non-float x or scale, `result` not an 8- or 4-bit float (or
+/// f8E8M0FNU), a zero point of another type, per-axis errors as above.
+/// Spec: ONNX QuantizeLinear (opsets 19, 21 and 23).
+mlir::FailureOr<mlir::Value> buildQuantizeLinearToFloat(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value scale,
+    mlir::Value zeroPoint, std::optional<int64_t> axis,
+    mlir::FloatType result, bool saturate);
+
 /// Linear dequantization `y = (x - zeroPoint) * scale` of the integer
 /// tensor `x` (signedness `xUnsigned`; the subtraction is exact in i32 or
-/// i64), giving the scale's float element type. `scale` and `zeroPoint`
+/// i64), giving the scale's float element type. An 8- or 4-bit float `x`
+/// gives `y = x * scale` (its zero point must be zero and is ignored). `scale` and `zeroPoint`
 /// (may be null; x's element type) are per-tensor or per-axis as in
 /// buildQuantizeLinear.
 ///
 /// Errors: as buildQuantizeLinear.
-/// Spec: ONNX DequantizeLinear (opsets 10 and 13).
+/// Spec: ONNX DequantizeLinear (opsets 10, 13, 19, 21 and 23).
 mlir::FailureOr<mlir::Value>
 buildDequantizeLinear(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       mlir::Value scale, mlir::Value zeroPoint,
