@@ -14,7 +14,9 @@ Two stages, because the two peers live in different Python environments:
    that library with ctypes and runs it alternately with onnxruntime (all
    graph optimizations) in the same process: same inputs, same thread count
    (`MLPROG_NUM_THREADS` and `intra_op_num_threads`), medians. Our time
-   includes the copy of the results out of the library.
+   includes the copy of the results out of the library. With more than one
+   thread, neither pool spins between calls (`OMP_WAIT_POLICY=PASSIVE`,
+   onnxruntime's `session.intra_op.allow_spinning=0`).
 
 Outputs are compared with PyTorch's (max abs error) before timing.
 """
@@ -175,6 +177,11 @@ def run_stage(args, rows, threads):
         options.inter_op_num_threads = 1
         options.graph_optimization_level = \
             ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads > 1:
+            # Both peers' pools would otherwise spin on the cores the other
+            # needs next (our libomp runs with OMP_WAIT_POLICY=PASSIVE).
+            options.add_session_config_entry(
+                "session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(row["onnx"], options,
                                        providers=["CPUExecutionProvider"])
         feed = {session.get_inputs()[0].name: x}
@@ -233,9 +240,10 @@ def main():
         rows = export_stage(args, work)
         rows_path = os.path.join(work, "rows.json")
         json.dump(rows, open(rows_path, "w"))
+        env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
         subprocess.run([venv, os.path.abspath(__file__), "--stage", "run",
                         "--rows", rows_path, "--threads", args.threads,
-                        "--reps", str(args.reps)], check=True)
+                        "--reps", str(args.reps)], check=True, env=env)
         results = json.load(open(rows_path))
     print()
     print("| model | threads | mlprog ms | onnxruntime ms | mlprog / ORT | "
