@@ -404,10 +404,9 @@ static std::unique_ptr<PyModule> importMILFile(const std::string &path,
 /// The DType whose numpy (ml_dtypes) name is `name`, among the 1-byte types
 /// numpy itself does not have.
 static std::optional<DType> getDTypeByNumpyName(llvm::StringRef name) {
-  for (DType dtype :
-       {DType::F8E4M3FN, DType::F8E4M3FNUZ, DType::F8E5M2, DType::F8E5M2FNUZ,
-        DType::F8E8M0FNU, DType::F4E2M1FN, DType::I4, DType::U4, DType::I2,
-        DType::U2})
+  for (DType dtype : {DType::F8E4M3FN, DType::F8E4M3FNUZ, DType::F8E5M2,
+                      DType::F8E5M2FNUZ, DType::F8E8M0FNU, DType::F4E2M1FN,
+                      DType::I4, DType::U4, DType::I2, DType::U2})
     if (getNumpyDTypeName(dtype) == name)
       return dtype;
   return std::nullopt;
@@ -479,8 +478,8 @@ static py::dtype getNumpyDType(DType dtype, size_t index) {
   if (dtype != DType::BF16 && !getDTypeByNumpyName(name))
     return py::dtype::from_args(py::str(name));
   try {
-    return py::dtype::from_args(py::module_::import("ml_dtypes").attr(
-        py::str(name)));
+    return py::dtype::from_args(
+        py::module_::import("ml_dtypes").attr(py::str(name)));
   } catch (py::error_already_set &) {
     throw DiagnosticError(llvm::formatv(
         "error: result {0} has element type {1}, which numpy holds only "

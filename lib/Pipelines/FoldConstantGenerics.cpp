@@ -107,8 +107,9 @@ static LogicalResult foldGeneric(linalg::GenericOp op,
       rest /= type.getDimSize(d);
     }
     Attribute value = evaluateAt(op, inputs, point);
-    if (!value || value.getTypeID() == TypeID::get<UnitAttr>() ||
-        cast<TypedAttr>(value).getType() != type.getElementType())
+    auto typed = dyn_cast_if_present<TypedAttr>(value);
+    if (!isa_and_present<IntegerAttr, FloatAttr>(value) ||
+        typed.getType() != type.getElementType())
       return failure();
     elements.push_back(value);
   }

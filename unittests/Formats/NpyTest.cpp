@@ -54,19 +54,17 @@ TEST_P(NpyRoundTrip, PreservesShapeDTypeAndBytes) {
                            tensor.getNumBytes()));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDTypes, NpyRoundTrip,
-                         ::testing::Values(DType::Bool, DType::I8, DType::I16,
-                                           DType::I32, DType::I64, DType::U8,
-                                           DType::U16, DType::U32, DType::U64,
-                                           DType::F16, DType::BF16, DType::F32,
-                                           DType::F64, DType::F8E4M3FN,
-                                           DType::F8E4M3FNUZ, DType::F8E5M2,
-                                           DType::F8E5M2FNUZ, DType::F8E8M0FNU,
-                                           DType::F4E2M1FN, DType::I4,
-                                           DType::U4, DType::I2, DType::U2),
-                         [](const ::testing::TestParamInfo<DType> &info) {
-                           return getNumpyDTypeName(info.param).str();
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AllDTypes, NpyRoundTrip,
+    ::testing::Values(DType::Bool, DType::I8, DType::I16, DType::I32,
+                      DType::I64, DType::U8, DType::U16, DType::U32, DType::U64,
+                      DType::F16, DType::BF16, DType::F32, DType::F64,
+                      DType::F8E4M3FN, DType::F8E4M3FNUZ, DType::F8E5M2,
+                      DType::F8E5M2FNUZ, DType::F8E8M0FNU, DType::F4E2M1FN,
+                      DType::I4, DType::U4, DType::I2, DType::U2),
+    [](const ::testing::TestParamInfo<DType> &info) {
+      return getNumpyDTypeName(info.param).str();
+    });
 
 TEST(Npy, HeaderIsPaddedTo64Bytes) {
   std::string bytes = serializeNpy(HostTensor(DType::F32, {4}));
@@ -131,11 +129,11 @@ TEST(Npy, VoidOfTwoBytesIsBFloat16) {
 TEST(Npy, NarrowTypesByMlDtypesName) {
   uint8_t bits[3] = {0x38, 0x0f, 0xc0};
   llvm::StringRef data(reinterpret_cast<const char *>(bits), 3);
-  llvm::Expected<HostTensor> parsed = parseNpy(
-      makeNpy("{'descr': 'float8_e4m3fn', 'fortran_order': False, "
-              "'shape': (3,), }",
-              data),
-      "f8.npy");
+  llvm::Expected<HostTensor> parsed =
+      parseNpy(makeNpy("{'descr': 'float8_e4m3fn', 'fortran_order': False, "
+                       "'shape': (3,), }",
+                       data),
+               "f8.npy");
   ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
   EXPECT_EQ(parsed->getDType(), DType::F8E4M3FN);
   EXPECT_EQ(getDTypeBits(DType::F8E4M3FN), 8u);

@@ -161,8 +161,7 @@ protected:
   }
 
   /// Runs `entry` of the cast module of `t` on `input`.
-  HostTensor run(const NarrowType &t, llvm::StringRef entry,
-                 HostTensor input) {
+  HostTensor run(const NarrowType &t, llvm::StringRef entry, HostTensor input) {
     JitRunnerOptions options;
     options.entry = entry.str();
     options.optLevel = GetParam();

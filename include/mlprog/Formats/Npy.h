@@ -67,7 +67,6 @@ enum class DType : uint8_t {
 /// and 2 for I2/U2, whose elements are still one byte each).
 unsigned getDTypeBits(DType dtype);
 
-
 /// Size of one element of `dtype` in bytes (Bool is one byte).
 size_t getDTypeSize(DType dtype);
 
@@ -146,8 +145,9 @@ void clearPaddingBits(HostTensor &tensor);
 /// every error. Accepts format versions 1.0, 2.0 and 3.0, byte orders '<',
 /// '|' and '=' and the dtypes of `DType` (a 2-byte void is bfloat16, see
 /// `DType::BF16`; the ml_dtypes names for the 8-, 4- and 2-bit types; a
-/// 1-byte void is refused, it could be any of them), C order only. Errors: bad magic,
-/// unsupported version, malformed header, `fortran_order: True`, big-endian
+/// 1-byte void is refused, it could be any of them), C order only. Errors: bad
+/// magic, unsupported version, malformed header, `fortran_order: True`,
+/// big-endian
 /// ('>') or unsupported dtypes, negative or overflowing shapes, and data
 /// shorter than the shape needs. Trailing bytes are ignored, as numpy does.
 llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,

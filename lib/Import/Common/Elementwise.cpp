@@ -189,8 +189,8 @@ static Value truncateToNarrowFloat(OpBuilder &b, Location loc, Value x,
       Value inf = createScalar(b, loc, f32, INFINITY);
       Value isInf =
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mag, inf);
-      x = arith::SelectOp::create(
-          b, loc, isInf, mag, arith::MinimumFOp::create(b, loc, mag, hi));
+      x = arith::SelectOp::create(b, loc, isInf, mag,
+                                  arith::MinimumFOp::create(b, loc, mag, hi));
     } else {
       Value lo = arith::NegFOp::create(b, loc, hi);
       x = arith::MinimumFOp::create(

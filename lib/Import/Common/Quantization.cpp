@@ -204,11 +204,12 @@ FailureOr<Value> mlprog::buildQuantizeLinearToFloat(
   return buildBroadcastedGeneric(
       b, loc, operands, result,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value q = arith::DivFOp::create(nb, nl, toFloat(nb, nl, a[0], ct, false),
-                                        toFloat(nb, nl, a[1], ct, false));
+        Value q =
+            arith::DivFOp::create(nb, nl, toFloat(nb, nl, a[0], ct, false),
+                                  toFloat(nb, nl, a[1], ct, false));
         if (a.size() > 2)
-          q = arith::AddFOp::create(
-              nb, nl, q, buildConvertScalar(nb, nl, a[2], ct));
+          q = arith::AddFOp::create(nb, nl, q,
+                                    buildConvertScalar(nb, nl, a[2], ct));
         return buildConvertScalar(nb, nl, q, result, false, false, narrow);
       });
 }

@@ -177,11 +177,10 @@ LogicalResult importCastLike(NodeContext &ctx) {
   FailureOr<NarrowFloatCast> narrow = narrowFloatCast(ctx);
   if (failed(x) || failed(like) || failed(narrow))
     return failure();
-  return ctx.setResult(0, buildConvertElementType(
-                              ctx.b, ctx.loc, *x,
-                              getElementTypeOrSelf(like->getType()),
-                              ctx.isUnsignedInput(0), ctx.isUnsignedInput(1),
-                              *narrow));
+  return ctx.setResult(
+      0, buildConvertElementType(
+             ctx.b, ctx.loc, *x, getElementTypeOrSelf(like->getType()),
+             ctx.isUnsignedInput(0), ctx.isUnsignedInput(1), *narrow));
 }
 
 /// Pow (opset 7+; base and exponent types independent since opset 12).

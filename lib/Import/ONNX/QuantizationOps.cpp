@@ -112,11 +112,10 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
   if (failed(floatType))
     return failure();
   if (*floatType)
-    return ctx.setResult(
-        0, buildQuantizeLinearToFloat(
-               ctx.b, ctx.loc, (*in)[0], (*in)[1], ctx.optionalInput(2),
-               quantAxis(ctx, (*in)[0]), *floatType,
-               ctx.getInt("saturate", 1) != 0));
+    return ctx.setResult(0, buildQuantizeLinearToFloat(
+                                ctx.b, ctx.loc, (*in)[0], (*in)[1],
+                                ctx.optionalInput(2), quantAxis(ctx, (*in)[0]),
+                                *floatType, ctx.getInt("saturate", 1) != 0));
   FailureOr<QuantizedType> type = zeroPointType(ctx, 2);
   if (failed(type))
     return failure();

@@ -199,8 +199,8 @@ static std::vector<char> unpackSubByte(const std::vector<char> &packed,
   unsigned mask = (1u << bits) - 1;
   std::vector<char> out(count);
   for (int64_t i = 0; i < count; ++i)
-    out[i] = char((uint8_t(packed[i / perByte]) >> (bits * (i % perByte))) &
-                  mask);
+    out[i] =
+        char((uint8_t(packed[i / perByte]) >> (bits * (i % perByte))) & mask);
   return out;
 }
 

@@ -48,15 +48,21 @@ struct Format {
 /// The layout of `type`, or nothing for types LLVM handles itself.
 static std::optional<Format> getFormat(Type type) {
   return llvm::TypeSwitch<Type, std::optional<Format>>(type)
-      .Case([](Float8E4M3FNType) { return Format{8, 4, 3, 7, Specials::FN}; })
+      .Case([](Float8E4M3FNType) {
+        return Format{8, 4, 3, 7, Specials::FN};
+      })
       .Case([](Float8E4M3FNUZType) {
         return Format{8, 4, 3, 8, Specials::FNUZ};
       })
-      .Case([](Float8E5M2Type) { return Format{8, 5, 2, 15, Specials::IEEE}; })
+      .Case([](Float8E5M2Type) {
+        return Format{8, 5, 2, 15, Specials::IEEE};
+      })
       .Case([](Float8E5M2FNUZType) {
         return Format{8, 5, 2, 16, Specials::FNUZ};
       })
-      .Case([](Float4E2M1FNType) { return Format{4, 2, 1, 1, Specials::None}; })
+      .Case([](Float4E2M1FNType) {
+        return Format{4, 2, 1, 1, Specials::None};
+      })
       .Case([](Float8E8M0FNUType) {
         return Format{8, 8, 0, 127, Specials::E8M0};
       })
@@ -149,9 +155,9 @@ static Value extendBits(Emitter &e, Value v, const Format &f) {
   Value bits = e.bitOr(magnitude, sign);
   switch (f.specials) {
   case Specials::IEEE: {
-    Value special = e.select(e.cmp(Pred::eq, mantissa, 0),
-                             e.bitOr(sign, 0x7F800000),
-                             e.bitOr(sign, 0x7FC00000));
+    Value special =
+        e.select(e.cmp(Pred::eq, mantissa, 0), e.bitOr(sign, 0x7F800000),
+                 e.bitOr(sign, 0x7FC00000));
     return e.select(e.cmp(Pred::eq, exponent, expMask), special, bits);
   }
   case Specials::FN:
@@ -201,8 +207,8 @@ static Value truncateBits(Emitter &e, Value x, const Format &f,
   // moves into the exponent), then rebias.
   unsigned shift = 23 - m;
   Value odd = e.bitAnd(e.shr(abs, shift), 1);
-  Value rounded = e.shr(
-      e.add(e.add(abs, e.constI((1u << (shift - 1)) - 1)), odd), shift);
+  Value rounded =
+      e.shr(e.add(e.add(abs, e.constI((1u << (shift - 1)) - 1)), odd), shift);
   Value normal = e.sub(rounded, int64_t(127 - f.bias) << m);
   // Subnormal results: scale to units of the smallest subnormal and round
   // to an integer, ties to even (adding and subtracting 2^23 in f32).
@@ -244,15 +250,14 @@ static Value truncateBits(Emitter &e, Value x, const Format &f,
     return e.select(isNaN, e.bitOr(e.shl(sign, f.bits - 1), nan), signed_);
   case Specials::FNUZ: {
     // No negative zero; the NaN (also the overflow) has no sign.
-    Value unsignedEnc =
-        arith::OrIOp::create(e.b, e.loc, e.cmp(Pred::eq, enc, 0),
-                             e.cmp(Pred::eq, enc, signBit));
+    Value unsignedEnc = arith::OrIOp::create(
+        e.b, e.loc, e.cmp(Pred::eq, enc, 0), e.cmp(Pred::eq, enc, signBit));
     return e.select(isNaN, nan, e.select(unsignedEnc, enc, signed_));
   }
   default:
     // No NaN: ml_dtypes gives the zero of the opposite sign.
-    return e.select(isNaN, e.shl(e.bitAnd(e.add(sign, e.constI(1)), 1),
-                                 f.bits - 1),
+    return e.select(isNaN,
+                    e.shl(e.bitAnd(e.add(sign, e.constI(1)), 1), f.bits - 1),
                     signed_);
   }
 }

@@ -62,17 +62,18 @@ buildQuantizeLinear(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// Errors: non-float x or scale, `result` not an 8- or 4-bit float (or
 /// f8E8M0FNU), a zero point of another type, per-axis errors as above.
 /// Spec: ONNX QuantizeLinear (opsets 19, 21 and 23).
-mlir::FailureOr<mlir::Value> buildQuantizeLinearToFloat(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value scale,
-    mlir::Value zeroPoint, std::optional<int64_t> axis,
-    mlir::FloatType result, bool saturate);
+mlir::FailureOr<mlir::Value>
+buildQuantizeLinearToFloat(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x, mlir::Value scale,
+                           mlir::Value zeroPoint, std::optional<int64_t> axis,
+                           mlir::FloatType result, bool saturate);
 
 /// Linear dequantization `y = (x - zeroPoint) * scale` of the integer
 /// tensor `x` (signedness `xUnsigned`; the subtraction is exact in i32 or
 /// i64), giving the scale's float element type. An 8- or 4-bit float `x`
-/// gives `y = x * scale` (its zero point must be zero and is ignored). `scale` and `zeroPoint`
-/// (may be null; x's element type) are per-tensor or per-axis as in
-/// buildQuantizeLinear.
+/// gives `y = x * scale` (its zero point must be zero and is ignored). `scale`
+/// and `zeroPoint` (may be null; x's element type) are per-tensor or per-axis
+/// as in buildQuantizeLinear.
 ///
 /// Errors: as buildQuantizeLinear.
 /// Spec: ONNX DequantizeLinear (opsets 10, 13, 19, 21 and 23).
