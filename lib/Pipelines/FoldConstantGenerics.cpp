@@ -4,7 +4,8 @@
 // are all small constants is evaluated at compile time, element by element,
 // with the folders of the ops in its body; a small integer linalg.fill of a
 // constant becomes a splat constant. Integer results only: this is for shape
-// arithmetic, not data.
+// arithmetic, not data. A generic that reads a strided slice element by
+// element, at indices that folded to constants, becomes tensor.extract_slice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -137,6 +139,97 @@ static LogicalResult foldFill(linalg::FillOp op, PatternRewriter &rewriter) {
 }
 
 namespace {
+namespace {
+/// An index of a tensor.extract in a generic's body as `offset + stride *
+/// linalg.index(dim)`, or the constant `offset` (dim -1, stride 0).
+struct StridedIndex {
+  int64_t offset = 0, stride = 0, dim = -1;
+};
+} // namespace
+
+/// `value` (an index computed in a generic's body) as a StridedIndex:
+/// constants, linalg.index, and their sums and products with constants.
+static std::optional<StridedIndex> matchStridedIndex(Value value) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return StridedIndex{constant.getSExtValue(), 0, -1};
+  Operation *op = value.getDefiningOp();
+  if (auto index = dyn_cast_or_null<linalg::IndexOp>(op))
+    return StridedIndex{0, 1, static_cast<int64_t>(index.getDim())};
+  if (!isa_and_nonnull<arith::AddIOp, arith::MulIOp>(op))
+    return std::nullopt;
+  std::optional<StridedIndex> lhs = matchStridedIndex(op->getOperand(0));
+  std::optional<StridedIndex> rhs = matchStridedIndex(op->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(op)) {
+    if (lhs->dim >= 0 && rhs->dim >= 0)
+      return std::nullopt;
+    return StridedIndex{lhs->offset + rhs->offset, lhs->stride + rhs->stride,
+                        std::max(lhs->dim, rhs->dim)};
+  }
+  // A product: one side must be a constant.
+  if (lhs->dim >= 0)
+    std::swap(lhs, rhs);
+  if (lhs->dim >= 0)
+    return std::nullopt;
+  return StridedIndex{lhs->offset * rhs->offset, lhs->offset * rhs->stride,
+                      rhs->dim};
+}
+
+/// Replaces a generic without inputs whose body yields `tensor.extract
+/// %source[o0 + s0 * index(0), o1 + s1 * index(1), ...]` (constant offsets
+/// and positive strides, each index along its own loop, or a constant where
+/// the loop has one iteration) by `tensor.extract_slice %source[o][sizes][s]`:
+/// the strided slices of ONNX Slice, aten::slice and MIL slice_by_index whose
+/// bounds were computed at run time until the shape arithmetic folded. The
+/// loop lowering would read them one scalar at a time; a slice is a copy.
+static LogicalResult raiseGatherToSlice(linalg::GenericOp op,
+                                        PatternRewriter &rewriter) {
+  if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !op.getIndexingMapsArray()[0].isIdentity())
+    return failure();
+  auto resultType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  if (!resultType || !resultType.hasStaticShape())
+    return failure();
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  auto extract = yield.getOperand(0).getDefiningOp<tensor::ExtractOp>();
+  if (!extract || extract->getBlock() != op.getBlock() ||
+      !extract.getTensor().getParentRegion()->isProperAncestor(&op.getRegion()))
+    return failure();
+  auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
+  int64_t rank = resultType.getRank();
+  if (sourceType.getRank() != rank)
+    return failure();
+  SmallVector<int64_t> offsets, strides;
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    std::optional<StridedIndex> strided = matchStridedIndex(index);
+    int64_t size = resultType.getDimSize(dim);
+    if (!strided || strided->offset < 0)
+      return failure();
+    if (strided->dim == -1 || strided->stride == 0) {
+      if (size != 1) // a broadcast, not a slice
+        return failure();
+      strided->stride = 1;
+    } else if (strided->dim != static_cast<int64_t>(dim) ||
+               strided->stride < 1) {
+      return failure();
+    }
+    int64_t last = strided->offset + strided->stride * (size - 1);
+    if (!sourceType.isDynamicDim(dim) && last >= sourceType.getDimSize(dim))
+      return failure();
+    offsets.push_back(strided->offset);
+    strides.push_back(strided->stride);
+  }
+  SmallVector<int64_t> sizes(resultType.getShape());
+  rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+      op, resultType, extract.getTensor(), ValueRange(), ValueRange(),
+      ValueRange(), offsets, sizes, strides);
+  return success();
+}
+
 /// Evaluates elementwise generics (see the pass description in Passes.td)
 /// together with the canonicalization patterns of every loaded dialect and
 /// op, to a fixed point: shape arithmetic that folds to constants makes
@@ -151,6 +244,7 @@ struct FoldConstantGenericsPass
     RewritePatternSet owning(context);
     owning.add(foldGeneric);
     owning.add(foldFill);
+    owning.add(raiseGatherToSlice);
     for (Dialect *dialect : context->getLoadedDialects())
       dialect->getCanonicalizationPatterns(owning);
     for (RegisteredOperationName op : context->getRegisteredOperations())

@@ -68,3 +68,80 @@ func.func @fills(%x: tensor<4xi64>) -> (tensor<1xi64>, tensor<4xf32>, tensor<4xi
   } -> tensor<4xi64>
   return %a, %b, %g : tensor<1xi64>, tensor<4xf32>, tensor<4xi64>
 }
+
+// -----
+
+// torch's MultiheadAttention export slices the packed [64, 1, 768] QKV
+// projection with starts computed from shapes; once they are constants, the
+// generic that reads it element by element is a strided slice (the key:
+// offset 256 along the last dimension; a stride of 2 along the first).
+// CHECK-LABEL: func.func @qkv_slice
+// CHECK-NOT: linalg.generic
+// CHECK: %[[K:.*]] = tensor.extract_slice %arg0[0, 0, 256] [64, 1, 256] [1, 1, 1] : tensor<64x1x768xf32> to tensor<64x1x256xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[1, 0, 0] [32, 1, 768] [2, 1, 1] : tensor<64x1x768xf32> to tensor<32x1x768xf32>
+// CHECK: return %[[K]], %[[S]]
+func.func @qkv_slice(%qkv: tensor<64x1x768xf32>) -> (tensor<64x1x256xf32>, tensor<32x1x768xf32>) {
+  %c256 = arith.constant 256 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<64x1x256xf32>
+  %k = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e : tensor<64x1x256xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %l = linalg.index 2 : index
+    %lk = arith.addi %c256, %l : index
+    %v = tensor.extract %qkv[%i, %j, %lk] : tensor<64x1x768xf32>
+    linalg.yield %v : f32
+  } -> tensor<64x1x256xf32>
+  %e2 = tensor.empty() : tensor<32x1x768xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e2 : tensor<32x1x768xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %i2 = arith.muli %i, %c2 : index
+    %i3 = arith.addi %i2, %c1 : index
+    %l = linalg.index 2 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %qkv[%i3, %j, %l] : tensor<64x1x768xf32>
+    linalg.yield %v : f32
+  } -> tensor<32x1x768xf32>
+  return %k, %s : tensor<64x1x256xf32>, tensor<32x1x768xf32>
+}
+
+// -----
+
+// Not slices: a negative stride (a reversed axis), indices that swap two
+// dimensions, an index past the end.
+// CHECK-LABEL: func.func @gathers_kept
+// CHECK-COUNT-3: linalg.generic
+func.func @gathers_kept(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c7 = arith.constant 7 : index
+  %cm1 = arith.constant -1 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<8x8xf32>
+  %rev = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %m = arith.muli %j, %cm1 : index
+    %r = arith.addi %m, %c7 : index
+    %v = tensor.extract %x[%i, %r] : tensor<8x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x8xf32>
+  %swap = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %x[%j, %i] : tensor<8x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x8xf32>
+  %past = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<8x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %s = arith.addi %j, %c1 : index
+    %v = tensor.extract %x[%i, %s] : tensor<8x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x8xf32>
+  return %rev, %swap, %past : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}

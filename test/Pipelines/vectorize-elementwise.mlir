@@ -118,3 +118,23 @@ func.func @unchanged(%x: tensor<16x32xf32>, %m: tensor<16x32xi1>) -> (tensor<32x
   } -> tensor<16x32xf32>
   return %t, %s : tensor<32x16xf32>, tensor<16x32xf32>
 }
+
+// A layer norm subtracting its [1, 64, 1] mean from [1, 64, 256]: the mean
+// is read at (d0, d1, 0), no projected permutation. The unit dimensions are
+// dropped first ([64, 256] - [64]), then the op is vector code like any
+// broadcast.
+// AVX512-LABEL: func.func @unit_broadcast
+// AVX512: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<1x64x1xf32> into tensor<64xf32>
+// AVX512: vector.transfer_read {{.*}} : tensor<64x256xf32>, vector<64xf32>
+// AVX512: vector.transfer_read {{.*}} permutation_map = {{.*}} : tensor<64xf32>, vector<64xf32>
+// AVX512: arith.subf {{.*}} : vector<64xf32>
+// AVX512-NOT: linalg.generic
+func.func @unit_broadcast(%x: tensor<1x64x256xf32>, %m: tensor<1x64x1xf32>) -> tensor<1x64x256xf32> {
+  %e = tensor.empty() : tensor<1x64x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %m : tensor<1x64x256xf32>, tensor<1x64x1xf32>) outs(%e : tensor<1x64x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64x256xf32>
+  return %r : tensor<1x64x256xf32>
+}

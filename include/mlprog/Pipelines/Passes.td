@@ -110,8 +110,17 @@ def FoldConstantGenericsPass : Pass<"mlprog-fold-constant-generics"> {
     sizes are dynamic and every contraction after it loses its static
     shape (and with it the GEMM strategy: vit_b_16 took 55 s per call).
     Folded, canonicalization makes the shapes static again.
+
+    Once the shape arithmetic is constant, a generic without inputs whose
+    body yields `tensor.extract %source[o0 + s0 * index(0), ...]` (constant
+    offsets, strides of at least 1, each index along its own loop) becomes
+    `tensor.extract_slice %source[o...][sizes][s...]`: the strided slices of
+    ONNX `Slice` with starts computed from shapes (the query, key and value
+    of torch's `MultiheadAttention` export), which the loop lowering would
+    otherwise read one scalar at a time.
   }];
-  let dependentDialects = ["mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def FuseElementwiseOpsPass : Pass<"mlprog-fuse-elementwise-ops"> {

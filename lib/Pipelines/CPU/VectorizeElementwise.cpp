@@ -87,6 +87,35 @@ static bool isVectorizableElementwise(linalg::LinalgOp op) {
   return true;
 }
 
+/// Whether `op` is an all-parallel generic on tensors with static shapes
+/// that reads an operand through a map with constant results: a unit
+/// dimension broadcast along a loop, like the [1, 64, 1] mean a layer norm
+/// subtracts from its [1, 64, 256] input, read at (d0, d1, 0).
+static bool readsUnitBroadcast(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      op.getNumLoops() != op.getNumParallelLoops())
+    return false;
+  return llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return llvm::any_of(map.getResults(), [](AffineExpr expr) {
+      return isa<AffineConstantExpr>(expr);
+    });
+  });
+}
+
+/// Drops the unit dimensions of `op`'s loops and operands
+/// (`linalg::dropUnitDims`), so that a unit-dimension broadcast becomes a
+/// projected permutation this pass vectorizes: [1, 64, 256] - [1, 64, 1]
+/// becomes [64, 256] - [64] read at (d0).
+static void dropUnitBroadcastDims(RewriterBase &rewriter,
+                                  linalg::GenericOp op) {
+  rewriter.setInsertionPoint(op);
+  linalg::ControlDropUnitDims options;
+  FailureOr<linalg::DropUnitDimsResult> result =
+      linalg::dropUnitDims(rewriter, op, options);
+  if (succeeded(result))
+    rewriter.replaceOp(op, result->replacements);
+}
+
 SmallVector<ReassociationIndices>
 cpu::getCollapsibleLoops(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -416,6 +445,13 @@ struct VectorizeElementwisePass
     for (tensor::PadOp pad : pads)
       (void)vectorizePad(rewriter, pad, vectorBits, parallel);
 
+    SmallVector<linalg::GenericOp> broadcasts;
+    for (Block &block : func.getBody())
+      for (auto generic : block.getOps<linalg::GenericOp>())
+        if (readsUnitBroadcast(generic))
+          broadcasts.push_back(generic);
+    for (linalg::GenericOp generic : broadcasts)
+      dropUnitBroadcastDims(rewriter, generic);
     SmallVector<linalg::LinalgOp> ops;
     for (Block &block : func.getBody())
       for (Operation &op : block)
