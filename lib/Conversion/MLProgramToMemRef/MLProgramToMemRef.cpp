@@ -358,17 +358,37 @@ void storeDynamic(RewriterBase &rewriter, Location loc,
         RankedTensorType::get(state.valueType.getShape(),
                               state.valueType.getElementType()),
         value);
+  // Extents known here are static in the allocation: canonicalization
+  // would otherwise fold a constant size into a new memref.alloc without
+  // the manual-deallocation mark, and buffer deallocation would free the
+  // stored buffer at the end of the function (`reset` storing a constant).
+  auto known = cast<RankedTensorType>(value.getType());
+  for (auto castOp = value.getDefiningOp<tensor::CastOp>(); castOp;
+       castOp = castOp.getSource().getDefiningOp<tensor::CastOp>())
+    if (auto source = dyn_cast<RankedTensorType>(castOp.getSource().getType()))
+      known = source;
+  SmallVector<int64_t> shape;
   SmallVector<Value> dynamicSizes;
-  for (auto [i, extent] : llvm::enumerate(state.valueType.getShape()))
-    if (ShapedType::isDynamic(extent))
-      dynamicSizes.push_back(
-          tensor::DimOp::create(rewriter, loc, value, int64_t(i)));
+  for (auto [i, extent] : llvm::enumerate(state.valueType.getShape())) {
+    int64_t knownExtent = known.getDimSize(i);
+    if (!ShapedType::isDynamic(extent) || !ShapedType::isDynamic(knownExtent)) {
+      shape.push_back(ShapedType::isDynamic(extent) ? knownExtent : extent);
+      continue;
+    }
+    shape.push_back(ShapedType::kDynamic);
+    dynamicSizes.push_back(
+        tensor::DimOp::create(rewriter, loc, value, int64_t(i)));
+  }
   StringRef manual = bufferization::BufferizationDialect::kManualDeallocation;
-  auto alloc =
-      memref::AllocOp::create(rewriter, loc, state.valueType, dynamicSizes);
+  auto alloc = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(shape, state.valueType.getElementType()),
+      dynamicSizes);
   alloc->setAttr(manual, rewriter.getUnitAttr());
+  Value buffer = alloc;
+  if (alloc.getType() != state.valueType)
+    buffer = memref::CastOp::create(rewriter, loc, state.valueType, alloc);
   bufferization::MaterializeInDestinationOp::create(
-      rewriter, loc, TypeRange(), value, alloc, /*restrict=*/true,
+      rewriter, loc, TypeRange(), value, buffer, /*restrict=*/true,
       /*writable=*/true);
   Value stored = loadStoredFlag(rewriter, loc, state);
   auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), stored,
@@ -383,7 +403,7 @@ void storeDynamic(RewriterBase &rewriter, Location loc,
   Value box = memref::GetGlobalOp::create(rewriter, loc,
                                           MemRefType::get({}, state.valueType),
                                           state.box.getValue());
-  memref::StoreOp::create(rewriter, loc, alloc, box);
+  memref::StoreOp::create(rewriter, loc, buffer, box);
   Value flag = memref::GetGlobalOp::create(
       rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
       state.stored.getValue());
