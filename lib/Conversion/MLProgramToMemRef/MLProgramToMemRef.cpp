@@ -463,18 +463,24 @@ static tensor::EmptyOp findDestinationEmpty(Value value, Block *block) {
   }
 }
 
-/// Whether `store` is in the entry block of its function with no store to
+/// Whether `store` is in the entry block of its function with no access to
 /// `global` and no call after it: the stored buffer then outlives every use
-/// of the stored value (the next store, which frees it, is a later call's).
-static bool isLastWriteOfCall(Operation *store, StringAttr global) {
+/// of the stored value (the next store, which frees it, is a later call's),
+/// and no later load reads the buffer bufferization may still write through
+/// the stored value.
+static bool isLastAccessOfCall(Operation *store, StringAttr global) {
   auto func = store->getParentOfType<FuncOp>();
   if (!func || store->getBlock() != &func.getBody().front())
     return false;
   for (Operation *op = store->getNextNode(); op; op = op->getNextNode()) {
     WalkResult result = op->walk([&](Operation *nested) {
-      auto other = dyn_cast<GlobalStoreOp>(nested);
+      SymbolRefAttr accessed;
+      if (auto load = dyn_cast<GlobalLoadOp>(nested))
+        accessed = load.getGlobalAttr();
+      else if (auto other = dyn_cast<GlobalStoreOp>(nested))
+        accessed = other.getGlobalAttr();
       if (isa<CallOpInterface>(nested) ||
-          (other && other.getGlobalAttr().getRootReference() == global))
+          (accessed && accessed.getRootReference() == global))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });
@@ -604,7 +610,7 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
   rewriter.setInsertionPoint(op);
   if (dynamicState) {
     storeDynamic(rewriter, op->getLoc(), *dynamicState, value,
-                 isLastWriteOfCall(op, global.getRootReference()));
+                 isLastAccessOfCall(op, global.getRootReference()));
     return success();
   }
   FailureOr<std::pair<Value, bool>> buffer =

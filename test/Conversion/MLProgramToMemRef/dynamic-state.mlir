@@ -80,7 +80,7 @@ ml_program.func @read_after_store(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
 
 // A later store frees the buffer of an earlier one, so only the last store
 // of a call builds its value in the new buffer: the first keeps its
-// tensor.empty and copies.
+// tensor.empty and copies. So does a store followed by a load of the global.
 
 ml_program.global private mutable @cache(dense<> : tensor<1x0x8xf32>) : tensor<1x?x8xf32>
 
@@ -91,6 +91,11 @@ ml_program.global private mutable @cache(dense<> : tensor<1x0x8xf32>) : tensor<1
 // CHECK: bufferization.materialize_in_destination %[[V]] in restrict writable %[[FIRST]]
 // CHECK: %[[LAST:.*]] = memref.alloc(%{{.*}}) {bufferization.manual_deallocation} : memref<1x?x8xf32>
 // CHECK: bufferization.to_tensor %[[LAST]] restrict writable
+// CHECK-LABEL: func.func @load_after_store
+// CHECK: tensor.empty
+// CHECK: memref.alloc(%{{.*}}) {bufferization.manual_deallocation}
+// CHECK-NOT: restrict writable : memref
+// CHECK: return
 ml_program.func @store_twice(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
   %c1 = arith.constant 1 : index
   %n = tensor.dim %x, %c1 : tensor<1x?x8xf32>
@@ -101,6 +106,16 @@ ml_program.func @store_twice(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
   %w = tensor.insert_slice %x into %e2[0, 0, 0] [1, %n, 8] [1, 1, 1] : tensor<1x?x8xf32> into tensor<1x?x8xf32>
   ml_program.global_store @cache = %w : tensor<1x?x8xf32>
   ml_program.return %v : tensor<1x?x8xf32>
+}
+
+ml_program.func @load_after_store(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<1x?x8xf32>
+  %e = tensor.empty(%n) : tensor<1x?x8xf32>
+  %v = tensor.insert_slice %x into %e[0, 0, 0] [1, %n, 8] [1, 1, 1] : tensor<1x?x8xf32> into tensor<1x?x8xf32>
+  ml_program.global_store @cache = %v : tensor<1x?x8xf32>
+  %r = ml_program.global_load @cache : tensor<1x?x8xf32>
+  ml_program.return %r : tensor<1x?x8xf32>
 }
 
 // -----
