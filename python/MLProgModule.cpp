@@ -56,6 +56,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace py = pybind11;
@@ -344,20 +345,43 @@ static std::unique_ptr<PyModule> runImport(ImportFn &&import,
 }
 
 #ifdef MLPROG_HAVE_ONNX
-static std::unique_ptr<PyModule> importONNXFile(const std::string &path) {
-  // importONNX reads stdin for "-"; Python callers always mean a file.
-  std::string file = path == "-" ? "./-" : path;
-  return runImport(
-      [&](MLIRContext *ctx) { return mlprog::importONNX(file, ctx); }, path);
+/// A state binding from Python: input, output, initial shape or None.
+using PyStateBinding =
+    std::tuple<std::string, std::string, std::optional<std::vector<int64_t>>>;
+
+/// The ONNX import options of `state` (the `--state` text) and `bindings`.
+static ONNXImportOptions
+getONNXImportOptions(const std::string &state,
+                     const std::vector<PyStateBinding> &bindings) {
+  ONNXImportOptions options;
+  if (llvm::Error error = parseONNXStateOption(state, options))
+    throw DiagnosticError("error: " + llvm::toString(std::move(error)));
+  for (const auto &[input, output, shape] : bindings)
+    options.state.push_back({input, output, shape});
+  return options;
 }
 
-static std::unique_ptr<PyModule> importONNXBytes(const py::bytes &data,
-                                                 const std::string &name) {
+static std::unique_ptr<PyModule>
+importONNXFile(const std::string &path, const std::string &state,
+               const std::vector<PyStateBinding> &bindings) {
+  // importONNX reads stdin for "-"; Python callers always mean a file.
+  std::string file = path == "-" ? "./-" : path;
+  ONNXImportOptions options = getONNXImportOptions(state, bindings);
+  return runImport(
+      [&](MLIRContext *ctx) { return mlprog::importONNX(file, ctx, options); },
+      path);
+}
+
+static std::unique_ptr<PyModule>
+importONNXBytes(const py::bytes &data, const std::string &name,
+                const std::string &state,
+                const std::vector<PyStateBinding> &bindings) {
   std::string bytes = data; // Copied under the GIL.
+  ONNXImportOptions options = getONNXImportOptions(state, bindings);
   return runImport(
       [&](MLIRContext *ctx) {
         auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, name, false);
-        return mlprog::importONNX(*buffer, ctx);
+        return mlprog::importONNX(*buffer, ctx, options);
       },
       name);
 }
@@ -790,9 +814,12 @@ PYBIND11_MODULE(_mlprog, m) {
   m.attr("have_mil") = false;
 #ifdef MLPROG_HAVE_ONNX
   m.attr("have_onnx") = true;
-  m.def("import_onnx_file", &importONNXFile, py::arg("path"));
-  m.def("import_onnx_bytes", &importONNXBytes, py::arg("data"),
-        py::arg("name"));
+  m.def("import_onnx_file", &importONNXFile, py::arg("path"),
+        py::arg("state") = "",
+        py::arg("state_bindings") = std::vector<PyStateBinding>());
+  m.def("import_onnx_bytes", &importONNXBytes, py::arg("data"), py::arg("name"),
+        py::arg("state") = "",
+        py::arg("state_bindings") = std::vector<PyStateBinding>());
 #endif
 #ifdef MLPROG_HAVE_TORCHSCRIPT
   m.attr("have_torchscript") = true;

@@ -104,19 +104,42 @@ def _is_bytes(value):
     return isinstance(value, (bytes, bytearray, memoryview))
 
 
-def import_onnx(model, name=None):
+def import_onnx(model, name=None, state=None):
     """Imports an ONNX model: a file path, the serialized bytes, or an
     ``onnx.ModelProto``. The graph becomes the public ``ml_program.func
     @main``; initializers become globals (see docs/importers/onnx.md).
     ``name`` is the file name used in locations for bytes and protos.
+
+    ``state`` keeps graph inputs that the caller would feed back from graph
+    outputs (a decoder's KV cache) in mutable globals, so that ``@main``
+    neither takes nor returns them and a ``@reset`` function restores their
+    initial values (docs/state.md): the text of ``mlprog-translate
+    --state`` (``"auto"``, ``"past.0.key:present.0.key,..."``), a dict
+    ``{input: output}``, or a list of ``(input, output)`` or ``(input,
+    output, initial_shape)`` tuples.
     """
     if not HAVE_ONNX:
         raise Error("built without the ONNX importer")
+    spec, bindings = "", []
+    if isinstance(state, str):
+        spec = state
+    elif isinstance(state, dict):
+        bindings = [(i, o, None) for i, o in state.items()]
+    elif state is not None:
+        for item in state:
+            item = tuple(item)
+            if len(item) not in (2, 3):
+                raise Error("error: state bindings are (input, output) or "
+                            "(input, output, initial_shape), got %r" % (item,))
+            shape = item[2] if len(item) == 3 else None
+            bindings.append((item[0], item[1],
+                             None if shape is None else [int(e) for e in shape]))
     if hasattr(model, "SerializeToString"):
         model = model.SerializeToString()
     if _is_bytes(model):
-        return Module(_mlprog.import_onnx_bytes(bytes(model), name or "<bytes>"))
-    return Module(_mlprog.import_onnx_file(os.fspath(model)))
+        return Module(_mlprog.import_onnx_bytes(
+            bytes(model), name or "<bytes>", spec, bindings))
+    return Module(_mlprog.import_onnx_file(os.fspath(model), spec, bindings))
 
 
 def _torch():

@@ -38,7 +38,12 @@ def ConvertMLProgramToMemRef
       copy when no store to it and no call follows (read in place), or when
       its only use is an op whose result's only use is a store to the same
       global with no access to the global in between (`writable`: updated
-      in place, so a KV-cache step writes one row; docs/state.md);
+      in place, so a KV-cache step writes one row; docs/state.md). A load
+      of a mutable global with dynamic extents takes no copy when nothing
+      that may alias it is used after the next store or call, and a store
+      that is the last access to the global in its call builds a value made
+      in a `tensor.empty` (an imported Concat) directly in the new buffer, so
+      a growing cache is copied once per step;
     - mutable globals are aligned to 128 bytes: one-shot bufferization would
       store a tensor constant in a 64-byte aligned `memref.global` with the
       same initial value even when it is mutable.

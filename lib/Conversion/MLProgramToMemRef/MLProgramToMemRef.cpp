@@ -230,7 +230,9 @@ enum class ReadKind {
   /// A copy of the buffer, which later stores leave unchanged (the default).
   Copy,
   /// The buffer itself, read-only: no store to the global and no call
-  /// follows the load in its function.
+  /// follows the load in its function; for a global with dynamic extents,
+  /// whose store frees the old buffer, none follows the last use of the
+  /// load or of a value that may alias it.
   View,
   /// The buffer itself, writable: the load's only use is an op (typically
   /// a `tensor.insert_slice` of one row into it, or the scf.for of a
@@ -241,13 +243,57 @@ enum class ReadKind {
   InPlace,
 };
 
-/// Decides how each load of a mutable, statically shaped global at the top
-/// level of a public function is lowered (see ReadKind); loads elsewhere
-/// (nested regions, private functions, whose results may escape to callers)
-/// keep their copy. A decode step `store @cache = insert_slice(k into load
-/// @cache)` followed by reads of the cache then copies no cache.
+/// Whether every use of `load`'s value, and of every value that may alias
+/// it once bufferized (results an op's BufferizableOpInterface says alias
+/// an operand; every result of an unknown op or of an op using it inside a
+/// region), ends before position `end` of `order` (`position` maps ops to
+/// it). A use nested in a region ends with its entry-block ancestor.
+static bool isDeadBefore(GlobalLoadOp load, Block &entry, size_t end,
+                         const DenseMap<Operation *, size_t> &position,
+                         ArrayRef<Operation *> order) {
+  bufferization::BufferizationOptions options;
+  bufferization::AnalysisState analysis(options);
+  SmallVector<Value> worklist = {load.getResult()};
+  DenseSet<Value> seen(worklist.begin(), worklist.end());
+  auto push = [&](Value value) {
+    if (isa<TensorType>(value.getType()) && seen.insert(value).second)
+      worklist.push_back(value);
+  };
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = entry.findAncestorOpInBlock(*use.getOwner());
+      if (!user)
+        return false;
+      // The last op nested in `user` (pre-order) ends it.
+      size_t last = position.lookup(user);
+      while (last + 1 < order.size() && user->isProperAncestor(order[last + 1]))
+        ++last;
+      if (last >= end)
+        return false;
+      if (user != use.getOwner()) {
+        for (Value result : user->getResults())
+          push(result);
+        continue;
+      }
+      for (const bufferization::AliasingValue &alias :
+           analysis.getAliasingValues(use))
+        push(alias.value);
+    }
+  }
+  return true;
+}
+
+/// Decides how each load of a mutable global (not `#ml_program.extern`) at
+/// the top level of a public function is lowered (see ReadKind); loads
+/// elsewhere (nested regions, private functions, whose results may escape
+/// to callers) keep their copy. A decode step `store @cache =
+/// insert_slice(k into load @cache)` followed by reads of the cache then
+/// copies no cache, nor does `store @cache = concat(load @cache, k)` of a
+/// global with dynamic extents whose loaded value is dead at the store.
 /// Ops whose results are unused (trivially dead) are no uses.
 void classifyReads(FuncOp func, const DenseSet<StringAttr> &staticMutable,
+                   const DenseSet<StringAttr> &dynamicMutable,
                    DenseMap<Operation *, ReadKind> &kinds) {
   if (!func.isPublic() || func.isExternal())
     return;
@@ -277,9 +323,19 @@ void classifyReads(FuncOp func, const DenseSet<StringAttr> &staticMutable,
   Block &entry = func.getBody().front();
   for (auto load : entry.getOps<GlobalLoadOp>()) {
     StringAttr global = load.getGlobalAttr().getRootReference();
+    size_t at = position[load];
+    if (dynamicMutable.contains(global)) {
+      auto write =
+          llvm::find_if(ArrayRef(order).drop_front(at + 1),
+                        [&](Operation *op) { return writes(op, global); });
+      size_t end = write == order.end() ? order.size() : position[*write];
+      if (write == order.end() ||
+          isDeadBefore(load, entry, end, position, order))
+        kinds[load] = ReadKind::View;
+      continue;
+    }
     if (!staticMutable.contains(global))
       continue;
-    size_t at = position[load];
     if (llvm::none_of(ArrayRef(order).drop_front(at + 1),
                       [&](Operation *op) { return writes(op, global); })) {
       kinds[load] = ReadKind::View;
@@ -346,30 +402,142 @@ LogicalResult lowerRead(RewriterBase &rewriter, Operation *op,
   return success();
 }
 
-/// Stores `value` into a dynamic global: a fresh buffer of the value's
-/// shape replaces (and frees) the previous one.
-void storeDynamic(RewriterBase &rewriter, Location loc,
-                  const DynamicGlobalState &state, Value value) {
-  if (value.getType() !=
-      RankedTensorType::get(state.valueType.getShape(),
-                            state.valueType.getElementType()))
-    value = tensor::CastOp::create(
-        rewriter, loc,
-        RankedTensorType::get(state.valueType.getShape(),
-                              state.valueType.getElementType()),
-        value);
+/// A buffer of `value`'s shape allocated at the insertion point, marked for
+/// manual deallocation. Extents known here are static in the allocation:
+/// canonicalization would otherwise fold a constant size into a new
+/// memref.alloc without the mark, and buffer deallocation would free the
+/// stored buffer at the end of the function (`reset` storing a constant).
+static Value allocateStaticExtents(RewriterBase &rewriter, Location loc,
+                                   const DynamicGlobalState &state,
+                                   Value value) {
+  auto known = cast<RankedTensorType>(value.getType());
+  for (auto castOp = value.getDefiningOp<tensor::CastOp>(); castOp;
+       castOp = castOp.getSource().getDefiningOp<tensor::CastOp>())
+    if (auto source = dyn_cast<RankedTensorType>(castOp.getSource().getType()))
+      known = source;
+  SmallVector<int64_t> shape;
   SmallVector<Value> dynamicSizes;
-  for (auto [i, extent] : llvm::enumerate(state.valueType.getShape()))
-    if (ShapedType::isDynamic(extent))
-      dynamicSizes.push_back(
-          tensor::DimOp::create(rewriter, loc, value, int64_t(i)));
+  for (auto [i, extent] : llvm::enumerate(state.valueType.getShape())) {
+    int64_t knownExtent = known.getDimSize(i);
+    if (!ShapedType::isDynamic(extent) || !ShapedType::isDynamic(knownExtent)) {
+      shape.push_back(ShapedType::isDynamic(extent) ? knownExtent : extent);
+      continue;
+    }
+    shape.push_back(ShapedType::kDynamic);
+    dynamicSizes.push_back(
+        tensor::DimOp::create(rewriter, loc, value, int64_t(i)));
+  }
+  auto alloc = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(shape, state.valueType.getElementType()),
+      dynamicSizes);
+  alloc->setAttr(bufferization::BufferizationDialect::kManualDeallocation,
+                 rewriter.getUnitAttr());
+  return alloc;
+}
+
+/// The `tensor.empty` in `block` that `value` is built in: `value` is the
+/// end of a chain of ops each writing into the previous one's result (the
+/// destination of a `tensor.insert_slice`, the tied init of a
+/// destination-style op, through `tensor.cast`s), whose destinations have
+/// no other use. An imported Concat is such a chain. Null if there is none.
+static tensor::EmptyOp findDestinationEmpty(Value value, Block *block) {
+  for (bool isDestination = false;;) {
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != block ||
+        (isDestination && !value.hasOneUse()))
+      return {};
+    if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+      return isDestination ? empty : tensor::EmptyOp();
+    if (auto castOp = dyn_cast<tensor::CastOp>(def)) {
+      value = castOp.getSource();
+      continue;
+    }
+    isDestination = true;
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(def))
+      value = insert.getDest();
+    else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def);
+             dps && dps.hasPureTensorSemantics())
+      value = dps.getTiedOpOperand(cast<OpResult>(value))->get();
+    else
+      return {};
+  }
+}
+
+/// Whether `store` is in the entry block of its function with no access to
+/// `global` and no call after it: the stored buffer then outlives every use
+/// of the stored value (the next store, which frees it, is a later call's),
+/// and no later load reads the buffer bufferization may still write through
+/// the stored value.
+static bool isLastAccessOfCall(Operation *store, StringAttr global) {
+  auto func = store->getParentOfType<FuncOp>();
+  if (!func || store->getBlock() != &func.getBody().front())
+    return false;
+  for (Operation *op = store->getNextNode(); op; op = op->getNextNode()) {
+    WalkResult result = op->walk([&](Operation *nested) {
+      SymbolRefAttr accessed;
+      if (auto load = dyn_cast<GlobalLoadOp>(nested))
+        accessed = load.getGlobalAttr();
+      else if (auto other = dyn_cast<GlobalStoreOp>(nested))
+        accessed = other.getGlobalAttr();
+      if (isa<CallOpInterface>(nested) ||
+          (accessed && accessed.getRootReference() == global))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return false;
+  }
+  return true;
+}
+
+/// A new buffer, marked for manual deallocation, for storing `value` into a
+/// dynamic global, as the global's memref type. Where `inPlace` and `value`
+/// is built in a `tensor.empty` of this block (findDestinationEmpty), the
+/// empty becomes the buffer, so that bufferization builds the value in it
+/// and the store copies nothing; otherwise the buffer is allocated here,
+/// and the store copies the value into it.
+static Value allocateStoredBuffer(RewriterBase &rewriter, Location loc,
+                                  const DynamicGlobalState &state, Value value,
+                                  bool inPlace) {
   StringRef manual = bufferization::BufferizationDialect::kManualDeallocation;
-  auto alloc =
-      memref::AllocOp::create(rewriter, loc, state.valueType, dynamicSizes);
-  alloc->setAttr(manual, rewriter.getUnitAttr());
+  Value buffer;
+  tensor::EmptyOp empty;
+  if (inPlace)
+    empty = findDestinationEmpty(value, rewriter.getInsertionBlock());
+  if (empty) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(empty);
+    RankedTensorType type = empty.getType();
+    auto alloc = memref::AllocOp::create(
+        rewriter, empty.getLoc(),
+        MemRefType::get(type.getShape(), type.getElementType()),
+        empty.getDynamicSizes());
+    alloc->setAttr(manual, rewriter.getUnitAttr());
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        empty, type, alloc, /*restrict=*/true, /*writable=*/true);
+    buffer = alloc;
+  } else {
+    buffer = allocateStaticExtents(rewriter, loc, state, value);
+  }
+  if (buffer.getType() != state.valueType)
+    buffer = memref::CastOp::create(rewriter, loc, state.valueType, buffer);
+  return buffer;
+}
+
+/// Stores `value` into a dynamic global: a fresh buffer of the value's
+/// shape replaces (and frees) the previous one. `inPlace`: the value may be
+/// built in that buffer (allocateStoredBuffer).
+void storeDynamic(RewriterBase &rewriter, Location loc,
+                  const DynamicGlobalState &state, Value value, bool inPlace) {
+  auto valueTensorType = RankedTensorType::get(
+      state.valueType.getShape(), state.valueType.getElementType());
+  if (value.getType() != valueTensorType)
+    value = tensor::CastOp::create(rewriter, loc, valueTensorType, value);
+  Value buffer = allocateStoredBuffer(rewriter, loc, state, value, inPlace);
   bufferization::MaterializeInDestinationOp::create(
-      rewriter, loc, TypeRange(), value, alloc, /*restrict=*/true,
+      rewriter, loc, TypeRange(), value, buffer, /*restrict=*/true,
       /*writable=*/true);
+  StringRef manual = bufferization::BufferizationDialect::kManualDeallocation;
   Value stored = loadStoredFlag(rewriter, loc, state);
   auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), stored,
                                 /*withElseRegion=*/false);
@@ -383,7 +551,7 @@ void storeDynamic(RewriterBase &rewriter, Location loc,
   Value box = memref::GetGlobalOp::create(rewriter, loc,
                                           MemRefType::get({}, state.valueType),
                                           state.box.getValue());
-  memref::StoreOp::create(rewriter, loc, alloc, box);
+  memref::StoreOp::create(rewriter, loc, buffer, box);
   Value flag = memref::GetGlobalOp::create(
       rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
       state.stored.getValue());
@@ -441,7 +609,8 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
                          const DynamicGlobalState *dynamicState) {
   rewriter.setInsertionPoint(op);
   if (dynamicState) {
-    storeDynamic(rewriter, op->getLoc(), *dynamicState, value);
+    storeDynamic(rewriter, op->getLoc(), *dynamicState, value,
+                 isLastAccessOfCall(op, global.getRootReference()));
     return success();
   }
   FailureOr<std::pair<Value, bool>> buffer =
@@ -541,14 +710,17 @@ struct ConvertMLProgramToMemRefPass
       return signalPassFailure();
     }
     SymbolTable symbols(module);
-    DenseSet<StringAttr> staticMutable;
-    for (auto global : module.getOps<GlobalOp>())
-      if (global.getIsMutable() && !hasDynamicMutableValue(global) &&
-          !isa_and_nonnull<ExternAttr>(global.getValueAttr()))
-        staticMutable.insert(global.getSymNameAttr());
+    DenseSet<StringAttr> staticMutable, dynamicMutable;
+    for (auto global : module.getOps<GlobalOp>()) {
+      if (!global.getIsMutable() ||
+          isa_and_nonnull<ExternAttr>(global.getValueAttr()))
+        continue;
+      (hasDynamicMutableValue(global) ? dynamicMutable : staticMutable)
+          .insert(global.getSymNameAttr());
+    }
     DenseMap<Operation *, ReadKind> readKinds;
     for (auto func : module.getOps<FuncOp>())
-      classifyReads(func, staticMutable, readKinds);
+      classifyReads(func, staticMutable, dynamicMutable, readKinds);
     llvm::DenseMap<StringAttr, DynamicGlobalState> dynamic;
     for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>())) {
       FailureOr<memref::GlobalOp> lowered = lowerGlobal(rewriter, global);

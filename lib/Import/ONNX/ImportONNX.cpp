@@ -1,14 +1,16 @@
 //===- ImportONNX.cpp - ONNX model importer -------------------------------===//
 //
 // Maps an ONNX graph to ml_program: initializers to immutable globals, graph
-// inputs/outputs to the signature of `@main`, and each node, through the
-// handler table of OpTable.cpp, to the shared tensor op builders.
+// inputs/outputs to the signature of `@main` (or, under `--state`, to mutable
+// globals, StateBindings.cpp), and each node, through the handler table of
+// OpTable.cpp, to the shared tensor op builders.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Import/ONNX/ImportONNX.h"
 #include "ModelLoader.h"
 #include "NodeContext.h"
+#include "StateBindings.h"
 #include "TensorConversion.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
@@ -26,6 +28,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -43,9 +46,9 @@ namespace {
 class ModelImporter {
 public:
   ModelImporter(MLIRContext *ctx, StringRef file, StringRef modelDir,
-                const onnx::ModelProto &model)
+                const onnx::ModelProto &model, const ONNXImportOptions &options)
       : ctx(ctx), file(file), modelDir(modelDir), model(model),
-        graph(model.graph()), builder(ctx), state(builder),
+        graph(model.graph()), options(options), builder(ctx), state(builder),
         fileLoc(FileLineColLoc::get(ctx, file, 0, 0)) {}
 
   OwningOpRef<ModuleOp> run();
@@ -61,8 +64,9 @@ private:
   /// global with `ml_program.external_storage` (absolute file, offset,
   /// length) that the runner memory-maps; its bytes are not read here.
   LogicalResult importExternalInitializer(const onnx::TensorProto &init);
-  /// The graph's signature; records which inputs and outputs the model
-  /// declares unsigned in `unsignedInputs`/`unsignedOutputs`.
+  /// The graph's signature (without the inputs and outputs bound to
+  /// state); records which inputs and outputs the model declares unsigned
+  /// in `unsignedInputs`/`unsignedOutputs`.
   FailureOr<FunctionType> getSignature();
   /// Imports `node` of a graph (or function body) whose default-domain
   /// opset is `nodeOpset`; `name` labels its location. `depth` counts the
@@ -84,6 +88,7 @@ private:
   StringRef modelDir;
   const onnx::ModelProto &model;
   const onnx::GraphProto &graph;
+  const ONNXImportOptions &options;
   OpBuilder builder;
   GraphState state;
   Location fileLoc;
@@ -94,6 +99,9 @@ private:
   unsigned expansions = 0;
   /// Per graph input/output: declared unsigned (see getSignature).
   SmallVector<bool> unsignedInputs, unsignedOutputs;
+  /// Graph inputs kept in mutable globals, and their input and output names.
+  SmallVector<StateBinding> stateBindings;
+  llvm::StringMap<const StateBinding *> stateInputs, stateOutputs;
 };
 
 /// Nesting limit for function expansions and subgraphs (a recursive
@@ -292,6 +300,8 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
     if (state.isInitializer(info.name()))
       continue;
     record(info);
+    if (stateInputs.count(info.name()))
+      continue;
     FailureOr<RankedTensorType> type =
         convertTensorType(locFor(info.name()), info.name(), info.type());
     if (failed(type))
@@ -302,6 +312,8 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
   }
   for (const onnx::ValueInfoProto &info : graph.output()) {
     record(info);
+    if (stateOutputs.count(info.name()))
+      continue;
     FailureOr<RankedTensorType> type =
         convertTensorType(locFor(info.name()), info.name(), info.type());
     if (failed(type))
@@ -496,12 +508,16 @@ ModelImporter::importSubgraph(const onnx::GraphProto &subgraph,
 
 LogicalResult ModelImporter::importOutputs(FunctionType type) {
   SmallVector<Value> results;
-  for (auto [info, expected] : llvm::zip(graph.output(), type.getResults())) {
+  TypeRange resultTypes = type.getResults();
+  for (const onnx::ValueInfoProto &info : graph.output()) {
     Location loc = locFor(info.name());
     Value value = state.lookup(info.name(), loc);
     if (!value)
       return emitError(loc) << "graph output '" << info.name()
                             << "' is not produced by any node";
+    if (stateOutputs.count(info.name()))
+      continue;
+    Type expected = resultTypes[results.size()];
     // Shape inference may know more (or less) than the builders; reconcile
     // with a cast where the shapes are compatible.
     if (value.getType() != expected) {
@@ -513,14 +529,41 @@ LogicalResult ModelImporter::importOutputs(FunctionType type) {
     }
     results.push_back(value);
   }
+  // The new state is written after everything else (in binding order).
+  for (const StateBinding &binding : stateBindings) {
+    Location loc = locFor(binding.output);
+    if (failed(storeState(builder, loc, binding,
+                          state.lookup(binding.output, loc))))
+      return failure();
+  }
   ReturnOp::create(builder, fileLoc, results);
   return success();
 }
 
 OwningOpRef<ModuleOp> ModelImporter::run() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  bool hasState = options.autoState || !options.state.empty();
+  if (hasState) {
+    programBuilder.reserveSymbol("main");
+    programBuilder.reserveSymbol(kResetFunctionName);
+  }
   if (failed(readOpset()) || failed(importInitializers(*module)))
     return nullptr;
+  if (hasState) {
+    FailureOr<SmallVector<StateBinding>> bindings =
+        resolveStateBindings(fileLoc, graph, options, [&](StringRef name) {
+          return state.isInitializer(name);
+        });
+    if (failed(bindings))
+      return nullptr;
+    stateBindings = std::move(*bindings);
+    builder.setInsertionPointToEnd(module->getBody());
+    createStateGlobals(builder, fileLoc, programBuilder, stateBindings);
+    for (const StateBinding &binding : stateBindings) {
+      stateInputs[binding.input] = &binding;
+      stateOutputs[binding.output] = &binding;
+    }
+  }
   FailureOr<FunctionType> type = getSignature();
   if (failed(type))
     return nullptr;
@@ -533,9 +576,17 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
   builder.setInsertionPointToStart(entry);
   state.setEntryBlock(entry);
   unsigned argIndex = 0;
-  for (const onnx::ValueInfoProto &info : graph.input())
-    if (!state.isInitializer(info.name()))
+  for (const onnx::ValueInfoProto &info : graph.input()) {
+    if (state.isInitializer(info.name()))
+      continue;
+    if (const StateBinding *binding = stateInputs.lookup(info.name()))
+      state.define(
+          info.name(),
+          GlobalLoadOp::create(builder, locFor(info.name()), binding->type,
+                               FlatSymbolRefAttr::get(ctx, binding->symbol)));
+    else
       state.define(info.name(), entry->getArgument(argIndex++));
+  }
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node,
                           node.name().empty()
@@ -543,13 +594,20 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
                               : node.name(),
                           opset, /*depth=*/0)))
       return nullptr;
-  if (failed(importOutputs(*type)) || failed(verify(*module)))
+  if (failed(importOutputs(*type)))
+    return nullptr;
+  if (!stateBindings.empty()) {
+    builder.setInsertionPointToEnd(module->getBody());
+    createResetFunction(builder, fileLoc, stateBindings);
+  }
+  if (failed(verify(*module)))
     return nullptr;
   return module;
 }
 
 OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
-                                         MLIRContext *ctx) {
+                                         MLIRContext *ctx,
+                                         const ONNXImportOptions &options) {
   ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
                    math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   StringRef file = buffer.getBufferIdentifier();
@@ -564,10 +622,11 @@ OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
   if (failed(loadModel(buffer, FileLineColLoc::get(ctx, file, 0, 0), modelDir,
                        model)))
     return nullptr;
-  return ModelImporter(ctx, file, modelDir, model).run();
+  return ModelImporter(ctx, file, modelDir, model, options).run();
 }
 
-OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx) {
+OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx,
+                                         const ONNXImportOptions &options) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
   if (!buffer) {
@@ -575,17 +634,36 @@ OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx) {
         << "cannot read ONNX model: " << buffer.getError().message();
     return nullptr;
   }
-  return importONNX(**buffer, ctx);
+  return importONNX(**buffer, ctx, options);
 }
 
 void mlprog::registerImportONNXTranslation() {
+  static llvm::cl::OptionCategory category("ONNX import options");
+  static llvm::cl::opt<std::string> stateOption(
+      "state", llvm::cl::value_desc("IN:OUT,...|auto"),
+      llvm::cl::desc(
+          "Keep graph inputs in mutable globals (--import-onnx): IN is read "
+          "from a global instead of being an argument, graph output OUT is "
+          "stored into it instead of being a result, and @reset restores "
+          "the initial value (zeros; unknown extents 0, or IN:OUT=SHAPE, "
+          "e.g. =1x4x0x16). 'auto' binds every past_key_values.* input to "
+          "its present.* output (see docs/state.md)"),
+      llvm::cl::init(""), llvm::cl::cat(category));
   static TranslateToMLIRRegistration registration(
       "import-onnx", "Import an ONNX model (ModelProto) into ml_program",
       [](llvm::SourceMgr &sourceMgr,
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-        return OwningOpRef<Operation *>(importONNX(*buffer, ctx).release());
+        ONNXImportOptions options;
+        if (llvm::Error error = parseONNXStateOption(stateOption, options)) {
+          emitError(
+              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
+              << llvm::toString(std::move(error));
+          return nullptr;
+        }
+        return OwningOpRef<Operation *>(
+            importONNX(*buffer, ctx, options).release());
       },
       [](DialectRegistry &registry) { registerMLProgDialects(registry); });
 }
