@@ -15,6 +15,7 @@
 #include "mlprog/Import/Common/Resample.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -97,10 +98,13 @@ FailureOr<VectorInput> vectorInput(NodeContext &ctx, unsigned i, StringRef what,
 /// Output extents of a resize of `x` by `scales` (floor(in * scale), as
 /// the ONNX reference computes them) or to `sizes`: constants when the
 /// inputs allow, else the static shape ONNX shape inference gives output 0,
-/// else run-time values.
+/// else run-time values. With `sizes`, `sizeIndex[d]` is the element of
+/// `sizes` that gives axis d's extent, or -1 for an axis kept as it is
+/// (Resize-18's `axes`); empty means every axis in order.
 SmallVector<OpFoldResult> resizeOutputSizes(NodeContext &ctx, Value x,
                                             ArrayRef<OpFoldResult> scales,
-                                            const VectorInput *sizes) {
+                                            const VectorInput *sizes,
+                                            ArrayRef<int64_t> sizeIndex = {}) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
   std::optional<SmallVector<int64_t>> inferred = ctx.staticOutputShape(0);
@@ -108,12 +112,15 @@ SmallVector<OpFoldResult> resizeOutputSizes(NodeContext &ctx, Value x,
     inferred.reset();
   SmallVector<OpFoldResult> out;
   for (int64_t d = 0; d < rank; ++d) {
-    if (sizes && sizes->constant) {
-      out.push_back(sizes->indexAt(ctx, d));
+    int64_t j = sizeIndex.empty() ? d : sizeIndex[d];
+    if (sizes && j >= 0 && sizes->constant) {
+      out.push_back(sizes->indexAt(ctx, j));
       continue;
     }
     std::optional<double> scale;
-    if (!sizes)
+    if (sizes && j < 0)
+      scale = 1.0;
+    else if (!sizes)
       if (auto attr = dyn_cast<Attribute>(scales[d]))
         scale = cast<FloatAttr>(attr).getValueAsDouble();
     if (scale && !type.isDynamicDim(d)) {
@@ -125,8 +132,8 @@ SmallVector<OpFoldResult> resizeOutputSizes(NodeContext &ctx, Value x,
       out.push_back(ctx.b.getIndexAttr((*inferred)[d]));
       continue;
     }
-    if (sizes) {
-      out.push_back(sizes->indexAt(ctx, d));
+    if (sizes && j >= 0) {
+      out.push_back(sizes->indexAt(ctx, j));
       continue;
     }
     // floor(in * scale) at run time.
@@ -197,14 +204,104 @@ FailureOr<NearestRounding> parseNearestMode(NodeContext &ctx, StringRef name) {
   return *r;
 }
 
+/// The `axes` attribute of Resize-18+, normalized: every axis in order when
+/// absent. Errors: an axis out of [-rank, rank), an axis given twice.
+FailureOr<SmallVector<int64_t>> resizeAxes(NodeContext &ctx, int64_t rank) {
+  SmallVector<int64_t> axes;
+  if (!ctx.attribute("axes")) {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  for (int64_t a : ctx.getInts("axes")) {
+    FailureOr<int64_t> n = normalizeAxis(ctx, a, rank);
+    if (failed(n))
+      return failure();
+    if (llvm::is_contained(axes, *n))
+      return emitError(ctx.loc) << "Resize: repeated axis " << a;
+    axes.push_back(*n);
+  }
+  return axes;
+}
+
+/// Resize-18's keep_aspect_ratio_policy not_larger / not_smaller with
+/// `sizes`: one scale for every resized axis, the smallest / largest of
+/// sizes[i] / in[axes[i]], and output extents round_half_up(scale * in),
+/// as the ONNX reference computes them. Sets `scaleValues` (1 on the other
+/// axes) and `outSizes`: constants when sizes and the resized extents are,
+/// else computed at run time.
+void keepAspectRatio(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
+                     const VectorInput &sizes, bool notLarger,
+                     SmallVector<OpFoldResult> &scaleValues,
+                     SmallVector<OpFoldResult> &outSizes) {
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  auto type = cast<RankedTensorType>(x.getType());
+  bool constant =
+      sizes.constant &&
+      llvm::none_of(axes, [&](int64_t d) { return type.isDynamicDim(d); });
+  auto toF64 = [&](OpFoldResult v) -> Value {
+    Value i = getValueOrCreateConstantIndexOp(b, loc, v);
+    return arith::SIToFPOp::create(
+        b, loc, b.getF64Type(),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), i));
+  };
+  std::optional<double> scale;
+  Value scaleValue;
+  for (auto [i, d] : llvm::enumerate(axes)) {
+    if (constant) {
+      double r = double(sizes.constant.getValues<APInt>()[i].getSExtValue()) /
+                 double(type.getDimSize(d));
+      if (!scale || (notLarger ? r < *scale : r > *scale))
+        scale = r;
+      continue;
+    }
+    Value r = arith::DivFOp::create(
+        b, loc, toF64(sizes.indexAt(ctx, i)),
+        toF64(tensor::getMixedSize(b, loc, x, d)));
+    if (!scaleValue)
+      scaleValue = r;
+    else if (notLarger)
+      scaleValue = arith::MinimumFOp::create(b, loc, scaleValue, r);
+    else
+      scaleValue = arith::MaximumFOp::create(b, loc, scaleValue, r);
+  }
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!llvm::is_contained(axes, d)) {
+      scaleValues.push_back(b.getF64FloatAttr(1.0));
+      outSizes.push_back(tensor::getMixedSize(b, loc, x, d));
+      continue;
+    }
+    if (constant) {
+      scaleValues.push_back(b.getF64FloatAttr(*scale));
+      outSizes.push_back(
+          b.getIndexAttr(int64_t(*scale * double(type.getDimSize(d)) + 0.5)));
+      continue;
+    }
+    Value half = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0.5));
+    Value out = arith::AddFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc, scaleValue,
+                              toF64(tensor::getMixedSize(b, loc, x, d))),
+        half);
+    scaleValues.push_back(scaleValue);
+    outSizes.push_back(arith::IndexCastOp::create(
+                           b, loc, b.getIndexType(),
+                           arith::FPToSIOp::create(b, loc, b.getI64Type(), out))
+                           .getResult());
+  }
+}
+
 /// ONNX Resize-10/11/13/18/19: nearest (every nearest_mode), linear and
-/// cubic (cubic_coeff_a, exclude_outside) interpolation over every axis with
-/// every coordinate_transformation_mode (tf_crop_and_resize with roi and
-/// extrapolation_value); `scales` or `sizes`, each constant or run-time.
+/// cubic (cubic_coeff_a, exclude_outside) interpolation over every axis or
+/// the `axes` (18+) with every coordinate_transformation_mode
+/// (tf_crop_and_resize with roi and extrapolation_value); `scales` or
+/// `sizes`, each constant or run-time; keep_aspect_ratio_policy (18+).
 /// Resize-10 uses asymmetric coordinates and onnxruntime's nearest rounding
 /// (floor when upsampling, ceil when downsampling).
-/// Unsupported: antialias=1, the `axes` attribute and keep_aspect_ratio_policy
-/// other than "stretch" (Resize-18), linear/cubic on integer tensors.
+/// Errors: `axes` out of range or repeated, scales/sizes/roi lengths other
+/// than the number of resized axes.
+/// Unsupported: antialias=1, linear/cubic on integer tensors.
 LogicalResult importResize(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -221,6 +318,7 @@ LogicalResult importResize(NodeContext &ctx) {
   ResizeOptions options;
   options.mode = *mode;
   VectorInput roi, scales, sizes;
+  std::string policy = "stretch";
   if (ctx.opset < 11) {
     options.transform = CoordinateTransform::Asymmetric;
     options.nearest = NearestRounding::Simple;
@@ -231,10 +329,9 @@ LogicalResult importResize(NodeContext &ctx) {
   } else {
     if (ctx.getInt("antialias", 0) != 0)
       return emitError(ctx.loc) << "unsupported Resize attribute antialias=1";
-    if (ctx.attribute("axes"))
-      return emitError(ctx.loc) << "unsupported Resize attribute axes";
-    std::string policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
-    if (policy != "stretch")
+    policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" &&
+        policy != "not_smaller")
       return emitError(ctx.loc)
              << "unsupported Resize keep_aspect_ratio_policy '" << policy
              << "'";
@@ -261,23 +358,40 @@ LogicalResult importResize(NodeContext &ctx) {
   if (scales.empty() == sizes.empty())
     return emitError(ctx.loc)
            << "Resize needs exactly one of the scales and sizes inputs";
+  FailureOr<SmallVector<int64_t>> axes = resizeAxes(ctx, rank);
+  if (failed(axes))
+    return failure();
+  int64_t na = axes->size();
   const VectorInput &given = scales.empty() ? sizes : scales;
-  if (given.size != rank)
+  if (given.size != na)
     return emitError(ctx.loc)
            << "Resize " << (scales.empty() ? "sizes" : "scales") << " has "
-           << given.size << " elements for an input of rank " << rank;
-  SmallVector<OpFoldResult> scaleValues, roiValues;
+           << given.size << " elements for " << na << " resized axes";
+  // Axes that `axes` leaves out keep scale 1 and the roi [0, 1].
+  SmallVector<int64_t> index(rank, -1);
+  for (auto [i, d] : llvm::enumerate(*axes))
+    index[d] = i;
+  SmallVector<OpFoldResult> scaleValues, roiValues, outSizes;
   for (int64_t d = 0; d < rank && !scales.empty(); ++d)
-    scaleValues.push_back(scales.floatAt(ctx, d));
+    scaleValues.push_back(index[d] < 0 ? ctx.b.getF64FloatAttr(1.0)
+                                       : scales.floatAt(ctx, index[d]));
   if (options.transform == CoordinateTransform::TfCropAndResize) {
-    if (roi.size != 2 * rank)
+    if (roi.size != 2 * na)
       return emitError(ctx.loc) << "Resize tf_crop_and_resize needs a roi of "
-                                << 2 * rank << " elements, got " << roi.size;
-    for (int64_t d = 0; d < 2 * rank; ++d)
-      roiValues.push_back(roi.floatAt(ctx, d));
+                                << 2 * na << " elements, got " << roi.size;
+    for (int64_t end = 0; end < 2; ++end)
+      for (int64_t d = 0; d < rank; ++d)
+        roiValues.push_back(index[d] < 0
+                                ? ctx.b.getF64FloatAttr(double(end))
+                                : roi.floatAt(ctx, end * na + index[d]));
   }
-  SmallVector<OpFoldResult> outSizes = resizeOutputSizes(
-      ctx, *x, scaleValues, scales.empty() ? &sizes : nullptr);
+  if (!sizes.empty() && policy != "stretch") {
+    keepAspectRatio(ctx, *x, *axes, sizes, policy == "not_larger",
+                    scaleValues, outSizes);
+  } else {
+    outSizes = resizeOutputSizes(ctx, *x, scaleValues,
+                                 scales.empty() ? &sizes : nullptr, index);
+  }
   return ctx.setResult(0, buildResize(ctx.b, ctx.loc, *x, outSizes, scaleValues,
                                       roiValues, options));
 }

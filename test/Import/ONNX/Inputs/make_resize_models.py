@@ -20,6 +20,12 @@ Usage: make_resize_models.py NAME OUT_DIR
             mode of the ONNX 1.12 reference, nearest modes, exclude_outside,
             extrapolation; references: onnx's own reference implementation
             (onnx.backend.test.case.node.resize.interpolate_nd).
+  aspect    Resize-18, nearest, constant sizes [7, 2] over axes [-1, 2] of a
+            [1, 2, 4, 5] input with keep_aspect_ratio_policy not_smaller:
+            one scale max(2/4, 7/5) for both axes, output [1, 2, 6, 7];
+            reference: numpy, as onnx's reference implementation computes it.
+  bad_axes_range  Resize-18 with axes [2, 4] on a 4-D input.
+  bad_axes_repeated  Resize-18 with axes [3, -1] on a 4-D input.
   bad_mode  Resize with mode "area" (not an ONNX mode).
   bad_nearest_mode  Resize with nearest_mode "round_half_even".
 Writes OUT_DIR/model.onnx and, for the runnable ones, OUT_DIR/x.npy and
@@ -233,6 +239,32 @@ def main():
     elif name == "sweep":
         sweep(out, rng)
         return
+    elif name == "aspect":
+        x = rng.standard_normal((1, 2, 4, 5)).astype(np.float32)
+        sizes = helper.make_tensor("sizes", TensorProto.INT64, [2], [7, 2])
+        node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"],
+                                axes=[-1, 2],
+                                keep_aspect_ratio_policy="not_smaller")
+        graph = helper.make_graph(
+            [node], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                           list(x.shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                           [1, 2, "h", "w"])],
+            initializer=[sizes])
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 18)])
+        # half_pixel, round_prefer_floor, scale 1.4 on both axes (the onnx
+        # reference's arithmetic; Debian's onnx 1.12 has no Resize-18).
+        def src(n_in, n_out, scale=1.4):
+            c = (np.arange(n_out) + 0.5) / scale - 0.5
+            return np.clip(np.ceil(c - 0.5), 0, n_in - 1).astype(np.int64)
+        ref = x[:, :, src(4, 6)][:, :, :, src(5, 7)]
+    elif name in ("bad_axes_range", "bad_axes_repeated"):
+        axes = [2, 4] if name == "bad_axes_range" else [3, -1]
+        model = resize_model([1, 1, 2, 2], [1, 1, 4, 4], [2, 2], opset=18,
+                             axes=axes)
+        x = ref = None
     elif name == "bad_mode":
         model = resize_model([1, 1, 2, 2], [1, 1, 4, 4], [1, 1, 2, 2],
                              mode="area")
