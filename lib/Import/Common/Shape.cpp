@@ -392,7 +392,10 @@ FailureOr<Value> mlprog::buildPad(OpBuilder &b, Location loc, Value x,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t n = type->getDimSize(d);
     if (ShapedType::isDynamic(n))
-      return emitError(loc) << "pad: reflect/replicate need static extents";
+      return emitError(loc)
+             << "pad: reflect/replicate/wrap need static extents";
+    if (mode == PadMode::Wrap && n == 0 && (low[d] || high[d]))
+      return emitError(loc) << "pad: wrap padding of the empty dim " << d;
     if (mode == PadMode::Reflect && (low[d] >= n || high[d] >= n))
       return emitError(loc) << "pad: reflect padding must be smaller than "
                                "the extent of dim "
@@ -416,6 +419,18 @@ FailureOr<Value> mlprog::buildPad(OpBuilder &b, Location loc, Value x,
                  if (mode == PadMode::Replicate) {
                    j = arith::MaxSIOp::create(
                        nb, nl, arith::MinSIOp::create(nb, nl, j, last), zero);
+                 } else if (mode == PadMode::Wrap) {
+                   // (j mod n) in [0, n): j >= -low, so shift by a multiple
+                   // of n that makes it non-negative first.
+                   int64_t shift =
+                       (low[d] + n - 1) / std::max<int64_t>(n, 1) * n;
+                   j = arith::RemSIOp::create(
+                       nb, nl,
+                       arith::AddIOp::create(
+                           nb, nl, j,
+                           arith::ConstantIndexOp::create(nb, nl, shift)),
+                       arith::ConstantIndexOp::create(nb, nl,
+                                                      std::max<int64_t>(n, 1)));
                  } else {
                    // |j|, then 2 (n - 1) - j past the end.
                    Value neg = arith::CmpIOp::create(

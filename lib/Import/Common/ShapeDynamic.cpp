@@ -103,7 +103,7 @@ FailureOr<Value> mlprog::buildPadDynamic(OpBuilder &b, Location loc, Value x,
         tensor::PadOp::create(b, loc, Type(), src, padLow, padHigh, padValue);
     return refineToShape(b, loc, padded, hint);
   }
-  // Reflect / edge: out[i] = x[map(i - low)] per dim.
+  // Reflect / edge / wrap: out[i] = x[map(i - low)] per dim.
   SmallVector<OpFoldResult> sizes;
   SmallVector<Value> lows(rank), extents(rank);
   for (int64_t d = 0; d < rank; ++d) {
@@ -138,6 +138,11 @@ FailureOr<Value> mlprog::buildPadDynamic(OpBuilder &b, Location loc, Value x,
                 at.push_back(k.clamp(src, zero, k.sub(n, one)));
                 continue;
               }
+              if (mode == PadMode::Wrap) {
+                Value r = arith::RemSIOp::create(nb, nl, src, n);
+                at.push_back(k.wrap(r, n));
+                continue;
+              }
               // Reflection has period 2 (n - 1): fold src into it.
               Value period = k.max(k.mul(k.c(2), k.sub(n, one)), one);
               Value r = arith::RemSIOp::create(nb, nl, src, period);
@@ -150,6 +155,40 @@ FailureOr<Value> mlprog::buildPadDynamic(OpBuilder &b, Location loc, Value x,
           })
           .getResult(0);
   return refineToShape(b, loc, result, hint);
+}
+
+LogicalResult mlprog::spreadPadWidths(OpBuilder &b, Location loc, int64_t rank,
+                                      ArrayRef<OpFoldResult> pads, Value axes,
+                                      SmallVectorImpl<OpFoldResult> &low,
+                                      SmallVectorImpl<OpFoldResult> &high) {
+  if (failed(checkAxesTensor(loc, axes, "pad")))
+    return failure();
+  IndexMath m{b, loc};
+  SmallVector<Value> listed = readIndices(m, axes);
+  int64_t k = listed.size();
+  if (int64_t(pads.size()) != 2 * k)
+    return emitError(loc) << "pad: expected " << 2 * k << " pads for " << k
+                          << " axes, got " << pads.size();
+  for (Value &a : listed)
+    a = m.wrap(a, m.c(rank));
+  low.clear();
+  high.clear();
+  for (int64_t d = 0; d < rank; ++d) {
+    Value l = m.c(0), h = m.c(0), dim = m.c(d);
+    for (int64_t i = 0; i < k; ++i) {
+      Value here = m.eq(listed[i], dim);
+      l = m.add(l,
+                m.select(here, getValueOrCreateConstantIndexOp(b, loc, pads[i]),
+                         m.c(0)));
+      h = m.add(h,
+                m.select(here,
+                         getValueOrCreateConstantIndexOp(b, loc, pads[k + i]),
+                         m.c(0)));
+    }
+    low.push_back(l);
+    high.push_back(h);
+  }
+  return success();
 }
 
 FailureOr<Value> mlprog::buildUnsqueezeDynamic(OpBuilder &b, Location loc,

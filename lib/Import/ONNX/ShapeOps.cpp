@@ -448,11 +448,18 @@ FailureOr<PadMode> padMode(NodeContext &ctx) {
     return PadMode::Reflect;
   if (mode == "edge")
     return PadMode::Replicate;
+  if (mode == "wrap" && ctx.opset >= 19)
+    return PadMode::Wrap;
   return emitError(ctx.loc) << "unsupported Pad mode '" << mode << "'";
 }
 
+/// Whether Pad's axes (input 3, opset 18+) are given and read at run time.
+bool hasRuntimePadAxes(NodeContext &ctx) {
+  return ctx.hasInput(3) && !constantInts(ctx, 3);
+}
+
 /// The padded axes of Pad (input 3, opset 18+, a constant), normalized; all
-/// dims without it.
+/// dims without it. Errors: an axis out of range or repeated.
 FailureOr<SmallVector<int64_t>> padAxes(NodeContext &ctx, int64_t rank) {
   SmallVector<int64_t> axes;
   if (!ctx.hasInput(3)) {
@@ -467,6 +474,8 @@ FailureOr<SmallVector<int64_t>> padAxes(NodeContext &ctx, int64_t rank) {
     FailureOr<int64_t> n = normalizeAxis(ctx, ax, rank);
     if (failed(n))
       return failure();
+    if (llvm::is_contained(axes, *n))
+      return emitError(ctx.loc) << "Pad: repeated axis " << ax;
     axes.push_back(*n);
   }
   return axes;
@@ -477,21 +486,30 @@ FailureOr<SmallVector<int64_t>> padAxes(NodeContext &ctx, int64_t rank) {
 /// shape ONNX gives, where it gives one.
 LogicalResult importPadDynamic(NodeContext &ctx, Value x) {
   int64_t rank = rankOf(x);
-  FailureOr<SmallVector<int64_t>> axes = padAxes(ctx, rank);
   FailureOr<PadMode> mode = padMode(ctx);
   FailureOr<Value> pads = argumentTensor(ctx, 1, "pads");
-  if (failed(axes) || failed(mode) || failed(pads))
+  if (failed(mode) || failed(pads))
     return failure();
-  int64_t na = axes->size();
-  if (lengthOf(*pads) != 2 * na)
-    return emitError(ctx.loc)
-           << "Pad: expected " << 2 * na << " pads, got " << lengthOf(*pads);
   SmallVector<OpFoldResult> p = extractShapeSizes(ctx.b, ctx.loc, *pads);
   SmallVector<OpFoldResult> low(rank, ctx.b.getIndexAttr(0)),
       high(rank, ctx.b.getIndexAttr(0));
-  for (int64_t i = 0; i < na; ++i) {
-    low[(*axes)[i]] = p[i];
-    high[(*axes)[i]] = p[i + na];
+  if (hasRuntimePadAxes(ctx)) {
+    FailureOr<Value> axes = ctx.input(3);
+    if (failed(axes) ||
+        failed(spreadPadWidths(ctx.b, ctx.loc, rank, p, *axes, low, high)))
+      return failure();
+  } else {
+    FailureOr<SmallVector<int64_t>> axes = padAxes(ctx, rank);
+    if (failed(axes))
+      return failure();
+    int64_t na = axes->size();
+    if (lengthOf(*pads) != 2 * na)
+      return emitError(ctx.loc)
+             << "Pad: expected " << 2 * na << " pads, got " << lengthOf(*pads);
+    for (int64_t i = 0; i < na; ++i) {
+      low[(*axes)[i]] = p[i];
+      high[(*axes)[i]] = p[i + na];
+    }
   }
   Value fill;
   if (ctx.hasInput(2)) {
@@ -513,11 +531,11 @@ LogicalResult importPadDynamic(NodeContext &ctx, Value x) {
                                           fill, outputHint(ctx, 0)));
 }
 
-/// Pad: mode constant (default), reflect or edge; pads as an attribute
-/// (before opset 11, `value` the fill) or input 1 (11+, with the fill in
-/// optional input 2 and, since 18, the padded axes in input 3). Pads or a
-/// fill read at run time, and negative pads (cropping), go through
-/// importPadDynamic.
+/// Pad: mode constant (default), reflect, edge or (19+) wrap; pads as an
+/// attribute (before opset 11, `value` the fill) or input 1 (11+, with the
+/// fill in optional input 2 and, since 18, the padded axes in input 3).
+/// Pads, a fill or axes read at run time, and negative pads (cropping), go
+/// through importPadDynamic.
 LogicalResult importPad(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -530,7 +548,8 @@ LogicalResult importPad(NodeContext &ctx) {
     value = ctx.getFloat("value", 0.0);
   } else {
     std::optional<SmallVector<int64_t>> c = constantInts(ctx, 1);
-    if (!c || llvm::any_of(*c, [](int64_t p) { return p < 0; }))
+    if (!c || llvm::any_of(*c, [](int64_t p) { return p < 0; }) ||
+        hasRuntimePadAxes(ctx))
       return importPadDynamic(ctx, *x);
     pads = *c;
     if (ctx.hasInput(2)) {

@@ -142,14 +142,17 @@ mlir::FailureOr<mlir::Value> buildTile(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value x,
                                        llvm::ArrayRef<int64_t> reps);
 
-/// Padding modes.
-enum class PadMode { Constant, Reflect, Replicate };
+/// Padding modes: Constant fills, Reflect mirrors without repeating the
+/// edge, Replicate repeats the edge, Wrap continues periodically from the
+/// other end (numpy.pad's "wrap", ONNX Pad-19's "wrap").
+enum class PadMode { Constant, Reflect, Replicate, Wrap };
 
 /// Pads `x` by `low[d]` / `high[d]` (>= 0) elements per dim. Constant mode
 /// fills with `value`; Reflect mirrors without repeating the edge (pad <
-/// extent); Replicate repeats the edge. Reflect/Replicate need static
-/// extents on padded dims.
-/// Spec: MIL pad; ONNX Pad (constant/reflect/edge); numpy.pad.
+/// extent); Replicate repeats the edge; Wrap reads x[(i - low) mod n].
+/// Reflect/Replicate/Wrap need static extents (>= 1 for Wrap) on padded
+/// dims.
+/// Spec: MIL pad; ONNX Pad (constant/reflect/edge/wrap); numpy.pad.
 mlir::FailureOr<mlir::Value> buildPad(mlir::OpBuilder &b, mlir::Location loc,
                                       mlir::Value x,
                                       llvm::ArrayRef<int64_t> low,
@@ -161,8 +164,9 @@ mlir::FailureOr<mlir::Value> buildPad(mlir::OpBuilder &b, mlir::Location loc,
 /// extent + low + high. Constant mode fills with `padValue` (a scalar of
 /// `x`'s element type; null means zero) via tensor.extract_slice (crop) and
 /// tensor.pad; Reflect mirrors without repeating the edge (any width, by
-/// repeated reflection as numpy.pad) and Replicate repeats the edge, both
-/// as a linalg.generic gather that needs extents >= 1 on padded dims.
+/// repeated reflection as numpy.pad), Replicate repeats the edge and Wrap
+/// reads x[(i - low) mod extent], each as a linalg.generic gather that needs
+/// extents >= 1 on padded dims.
 /// `hint` refines the result type.
 /// Errors: low/high sizes != rank, padValue of another type.
 /// Spec: ONNX Pad (opset 11+, pads as a non-constant input); numpy.pad.
@@ -171,6 +175,22 @@ buildPadDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                 llvm::ArrayRef<mlir::OpFoldResult> low,
                 llvm::ArrayRef<mlir::OpFoldResult> high, PadMode mode,
                 mlir::Value padValue, llvm::ArrayRef<int64_t> hint = {});
+
+/// Spreads the widths `pads` [begin_0 .. begin_k-1, end_0 .. end_k-1] (index
+/// Values or attributes) over the dims of a rank-`rank` tensor that the
+/// run-time 1-D integer tensor `axes` [k] (static k; negative axes count from
+/// the end) lists: low[d] / high[d] is the sum of the begin / end widths of
+/// the entries equal to d, 0 for dims not listed. Axes out of [-rank, rank)
+/// pad nothing; a repeated axis gets the sum of its widths (the importer
+/// cannot refuse run-time values).
+/// Errors: `axes` not a 1-D integer tensor of static length k, `pads` not
+/// 2 * k long.
+/// Spec: ONNX Pad-18 (the `axes` input).
+mlir::LogicalResult
+spreadPadWidths(mlir::OpBuilder &b, mlir::Location loc, int64_t rank,
+                llvm::ArrayRef<mlir::OpFoldResult> pads, mlir::Value axes,
+                llvm::SmallVectorImpl<mlir::OpFoldResult> &low,
+                llvm::SmallVectorImpl<mlir::OpFoldResult> &high);
 
 /// Moves blocks of `blockSize` x `blockSize` channels of `x` [N, C, H, W]
 /// into space: the result is [N, C / bs^2, H * bs, W * bs]. `crd` selects
