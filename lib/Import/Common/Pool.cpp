@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -334,6 +335,47 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
                    ValueRange{arith::DivFOp::create(nb, nl, args[0], args[1])});
              })
       .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildLpPool(OpBuilder &b, Location loc, Value input,
+                                     ArrayRef<int64_t> kernel,
+                                     const WindowParams &params, bool ceilMode,
+                                     double p) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || !isa<FloatType>(it.getElementType()))
+    return emitError(loc) << "lp pool needs a float tensor, got "
+                          << input.getType();
+  if (!(p > 0))
+    return emitError(loc) << "lp pool needs p > 0, got " << p;
+  Type et = it.getElementType();
+  FailureOr<Value> powered = buildBroadcastedGeneric(
+      b, loc, input, et, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        if (p == 2)
+          return arith::MulFOp::create(nb, nl, args[0], args[0]).getResult();
+        Value a = math::AbsFOp::create(nb, nl, args[0]);
+        if (p == 1)
+          return a;
+        return math::PowFOp::create(nb, nl, a, createScalar(nb, nl, et, p))
+            .getResult();
+      });
+  if (failed(powered))
+    return failure();
+  TypedAttr zero = b.getZeroAttr(et);
+  FailureOr<std::pair<Value, Window>> sum =
+      buildPool(b, loc, "lp pool", PoolKind::Sum, *powered, kernel, params,
+                ceilMode, zero, zero);
+  if (failed(sum))
+    return failure();
+  if (p == 1)
+    return sum->first;
+  return buildBroadcastedGeneric(
+      b, loc, sum->first, et, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        if (p == 2)
+          return math::SqrtOp::create(nb, nl, args[0]).getResult();
+        return math::PowFOp::create(nb, nl, args[0],
+                                    createScalar(nb, nl, et, 1.0 / p))
+            .getResult();
+      });
 }
 
 FailureOr<Value> mlprog::buildGlobalAveragePool(OpBuilder &b, Location loc,

@@ -198,7 +198,7 @@ void registerContractionOps(OpTable &table);
 void registerAttentionOps(OpTable &table);
 /// ConvOps.cpp: Conv, ConvTranspose.
 void registerConvOps(OpTable &table);
-/// PoolOps.cpp: MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool,
+/// PoolOps.cpp: MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool,
 /// MaxUnpool.
 void registerPoolOps(OpTable &table);
 /// ShapeOps.cpp: Shape, Size, Reshape, Flatten, (Un)Squeeze, Transpose,

@@ -1,7 +1,7 @@
 //===- PoolOps.cpp - ONNX pooling ops -------------------------------------===//
 //
 // Handlers for MaxPool (with the optional Indices output), AveragePool,
-// GlobalAveragePool, GlobalMaxPool and MaxUnpool.
+// LpPool, GlobalAveragePool, GlobalMaxPool and MaxUnpool.
 //
 // Handlers only read operands and attributes (with the ONNX operator spec's
 // defaults for the model's opset) and call the shared builders in
@@ -63,6 +63,22 @@ LogicalResult importAveragePool(NodeContext &ctx) {
   return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, *x, kernel, *params,
                                            ctx.getInt("ceil_mode", 0),
                                            ctx.getInt("count_include_pad", 0)));
+}
+
+/// LpPool-2/11/18: p (default 2), and since 18 ceil_mode and dilations.
+LogicalResult importLpPool(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  SmallVector<int64_t> kernel = ctx.getInts("kernel_shape");
+  FailureOr<WindowParams> params = getWindowParams(ctx, *x, kernel);
+  if (failed(params))
+    return failure();
+  // LpPool-1 had a float p; from opset 2 it is an int.
+  const onnx::AttributeProto *p = ctx.attribute("p");
+  double power = !p ? 2.0 : p->has_f() ? p->f() : double(p->i());
+  return ctx.setResult(0, buildLpPool(ctx.b, ctx.loc, *x, kernel, *params,
+                                      ctx.getInt("ceil_mode", 0), power));
 }
 
 /// GlobalAveragePool.
@@ -138,6 +154,7 @@ LogicalResult importMaxUnpool(NodeContext &ctx) {
 void registerPoolOps(OpTable &table) {
   table.add({
       {"AveragePool", importAveragePool},
+      {"LpPool", importLpPool},
       {"GlobalAveragePool", importGlobalAveragePool},
       {"GlobalMaxPool", importGlobalMaxPool},
       {"MaxPool", importMaxPool},

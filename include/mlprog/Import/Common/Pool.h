@@ -57,6 +57,18 @@ buildAveragePool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                  llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
                  bool ceilMode, bool countIncludePad);
 
+/// Lp pooling of float `input` [N, C, D1..Dn] (any n >= 1), same geometry
+/// as buildMaxPool (dilations allowed): (sum over the window of |x|^p)^(1/p),
+/// padding contributing 0. p = 1 and p = 2 use abs / multiply and sqrt, other
+/// values math.powf; the sums are in the element type.
+/// Errors: a non-float tensor, p <= 0.
+/// Spec: ONNX LpPool-18 (the node tests' `pool(..., "LPPOOL")`);
+/// torch.nn.functional.lp_pool{1,2,3}d without ceil_mode windows.
+mlir::FailureOr<mlir::Value>
+buildLpPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+            llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
+            bool ceilMode, double p);
+
 /// Mean over all spatial dimensions of float `input` [N, C, D1..Dn]
 /// (n >= 1, static spatial extents), giving [N, C, 1, ..., 1].
 /// Spec: ONNX GlobalAveragePool.
