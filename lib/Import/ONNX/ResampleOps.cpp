@@ -237,9 +237,9 @@ void keepAspectRatio(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
   OpBuilder &b = ctx.b;
   Location loc = ctx.loc;
   auto type = cast<RankedTensorType>(x.getType());
-  bool constant =
-      sizes.constant &&
-      llvm::none_of(axes, [&](int64_t d) { return type.isDynamicDim(d); });
+  bool constant = sizes.constant && llvm::none_of(axes, [&](int64_t d) {
+                    return type.isDynamicDim(d);
+                  });
   auto toF64 = [&](OpFoldResult v) -> Value {
     Value i = getValueOrCreateConstantIndexOp(b, loc, v);
     return arith::SIToFPOp::create(
@@ -256,9 +256,8 @@ void keepAspectRatio(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
         scale = r;
       continue;
     }
-    Value r = arith::DivFOp::create(
-        b, loc, toF64(sizes.indexAt(ctx, i)),
-        toF64(tensor::getMixedSize(b, loc, x, d)));
+    Value r = arith::DivFOp::create(b, loc, toF64(sizes.indexAt(ctx, i)),
+                                    toF64(tensor::getMixedSize(b, loc, x, d)));
     if (!scaleValue)
       scaleValue = r;
     else if (notLarger)
@@ -386,8 +385,8 @@ LogicalResult importResize(NodeContext &ctx) {
                                 : roi.floatAt(ctx, end * na + index[d]));
   }
   if (!sizes.empty() && policy != "stretch") {
-    keepAspectRatio(ctx, *x, *axes, sizes, policy == "not_larger",
-                    scaleValues, outSizes);
+    keepAspectRatio(ctx, *x, *axes, sizes, policy == "not_larger", scaleValues,
+                    outSizes);
   } else {
     outSizes = resizeOutputSizes(ctx, *x, scaleValues,
                                  scales.empty() ? &sizes : nullptr, index);

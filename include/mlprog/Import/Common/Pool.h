@@ -64,10 +64,11 @@ buildAveragePool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
 /// Errors: a non-float tensor, p <= 0.
 /// Spec: ONNX LpPool-18 (the node tests' `pool(..., "LPPOOL")`);
 /// torch.nn.functional.lp_pool{1,2,3}d without ceil_mode windows.
-mlir::FailureOr<mlir::Value>
-buildLpPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-            llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
-            bool ceilMode, double p);
+mlir::FailureOr<mlir::Value> buildLpPool(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value input,
+                                         llvm::ArrayRef<int64_t> kernel,
+                                         const WindowParams &params,
+                                         bool ceilMode, double p);
 
 /// Mean over all spatial dimensions of float `input` [N, C, D1..Dn]
 /// (n >= 1, static spatial extents), giving [N, C, 1, ..., 1].
