@@ -446,3 +446,35 @@ FailureOr<Value> mlprog::buildLRN(OpBuilder &b, Location loc, Value x,
         return arith::DivFOp::create(nb, nl, a[0], p).getResult();
       });
 }
+
+FailureOr<Value> mlprog::buildLpNormalization(OpBuilder &b, Location loc,
+                                              Value x, int64_t axis,
+                                              int64_t p) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !isa<FloatType>(type.getElementType()))
+    return emitError(loc) << "lp normalization needs a float tensor, got "
+                          << x.getType();
+  if (p != 1 && p != 2)
+    return emitError(loc) << "lp normalization needs p = 1 or 2, got " << p;
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= rank)
+    return emitError(loc) << "lp normalization: axis " << axis
+                          << " out of range for rank " << rank;
+  FailureOr<Value> norm =
+      buildNormReduce(b, loc, p == 1 ? NormReduceKind::L1 : NormReduceKind::L2,
+                      x, {axis < 0 ? axis + rank : axis}, /*keepDims=*/true);
+  if (failed(norm))
+    return failure();
+  Type et = type.getElementType();
+  return buildBroadcastedGeneric(
+      b, loc, ValueRange{x, *norm}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value zero = arith::ConstantOp::create(nb, nl, nb.getZeroAttr(et));
+        Value isZero = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                             args[1], zero);
+        return arith::SelectOp::create(
+                   nb, nl, isZero, zero,
+                   arith::DivFOp::create(nb, nl, args[0], args[1]))
+            .getResult();
+      });
+}

@@ -190,7 +190,7 @@ void registerLogicOps(OpTable &table);
 void registerReductionOps(OpTable &table);
 /// NormalizationOps.cpp: BatchNormalization, LayerNormalization,
 /// InstanceNormalization, GroupNormalization, RMSNormalization, LRN,
-/// MeanVarianceNormalization.
+/// LpNormalization, MeanVarianceNormalization.
 void registerNormalizationOps(OpTable &table);
 /// ContractionOps.cpp: MatMul, Gemm, Einsum, Det.
 void registerContractionOps(OpTable &table);

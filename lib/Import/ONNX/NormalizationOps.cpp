@@ -2,7 +2,8 @@
 //
 // Handlers for BatchNormalization (inference and opset 14 training mode),
 // LayerNormalization, InstanceNormalization, GroupNormalization (18, 21),
-// RMSNormalization (23), LRN and MeanVarianceNormalization.
+// RMSNormalization (23), LRN, LpNormalization and
+// MeanVarianceNormalization.
 //
 // Handlers only read operands and attributes (with the ONNX operator spec's
 // defaults for the model's opset) and call the shared builders in
@@ -181,6 +182,16 @@ LogicalResult importMVN(NodeContext &ctx) {
       0, buildMeanVarianceNormalization(ctx.b, ctx.loc, *x, axes));
 }
 
+/// LpNormalization: axis -1 and p 2 by default.
+LogicalResult importLpNormalization(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  return ctx.setResult(0, buildLpNormalization(ctx.b, ctx.loc, *x,
+                                               ctx.getInt("axis", -1),
+                                               ctx.getInt("p", 2)));
+}
+
 } // namespace
 
 void registerNormalizationOps(OpTable &table) {
@@ -190,6 +201,7 @@ void registerNormalizationOps(OpTable &table) {
       {"InstanceNormalization", importInstanceNorm},
       {"LRN", importLRN},
       {"LayerNormalization", importLayerNorm},
+      {"LpNormalization", importLpNormalization},
       {"MeanVarianceNormalization", importMVN},
       {"RMSNormalization", importRMSNorm},
   });

@@ -117,6 +117,16 @@ buildGroupNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                int64_t numGroups, mlir::Value scale, mlir::Value bias,
                double epsilon, mlir::Type computeType = {});
 
+/// x / ||x||_p along `axis` (in [-rank, rank)) of float `x`: p = 1 divides
+/// by sum(|x|), p = 2 by sqrt(sum(x * x)); where the norm is 0 the result
+/// is 0 (onnx 1.23's reference and node tests).
+/// Errors: p other than 1 or 2, an axis out of range, non-float `x`.
+/// Spec: ONNX LpNormalization-1/22.
+mlir::FailureOr<mlir::Value> buildLpNormalization(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  mlir::Value x, int64_t axis,
+                                                  int64_t p);
+
 /// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) with mean taken over
 /// `axes`, float `x`.
 /// Spec: ONNX MeanVarianceNormalization (function body, opset 13).
