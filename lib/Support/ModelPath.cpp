@@ -43,13 +43,14 @@ static bool climbsOut(StringRef name) {
   return false;
 }
 
-/// Whether the canonical `file` lies strictly inside the canonical `folder`.
+/// Whether the canonical `file` is the canonical `folder` or lies inside it
+/// (the folder itself is then refused as a directory, not as an escape).
 static bool isInside(StringRef file, StringRef folder) {
   if (!file.consume_front(folder))
     return false;
   // `folder` is "/" or ends without a separator ("/a/b"): "/a/bc" is not in
   // it, "/a/b/c" is.
-  return folder.ends_with("/") ? !file.empty() : file.starts_with("/");
+  return file.empty() || folder.ends_with("/") || file.starts_with("/");
 }
 
 /// "a directory", "a fifo", ... for a file type other than a regular file.
@@ -100,13 +101,13 @@ mlprog::resolveModelPath(StringRef folder, StringRef name,
     joined = ec ? givenFolder : canonicalFolder;
     path::append(joined, name);
     if (ec)
-      return pathError(name, "cannot be opened ('" + joined +
-                                 "'): " + ec.message());
+      return pathError(name,
+                       "cannot be opened ('" + joined + "'): " + ec.message());
   }
   llvm::SmallString<256> canonical;
   if (std::error_code ec = fs::real_path(joined, canonical))
-    return pathError(name, "cannot be opened ('" + joined +
-                               "'): " + ec.message());
+    return pathError(name,
+                     "cannot be opened ('" + joined + "'): " + ec.message());
   if (!absolute && !isInside(canonical, canonicalFolder))
     return pathError(name, "resolves to '" + canonical +
                                "', outside the model folder '" +
@@ -114,8 +115,8 @@ mlprog::resolveModelPath(StringRef folder, StringRef name,
 
   fs::file_status status;
   if (std::error_code ec = fs::status(canonical, status))
-    return pathError(name, "cannot be opened ('" + canonical +
-                               "'): " + ec.message());
+    return pathError(name,
+                     "cannot be opened ('" + canonical + "'): " + ec.message());
   if (status.type() != fs::file_type::regular_file)
     return pathError(name, "is not a regular file: '" + canonical + "' is " +
                                describeFileType(status.type()));

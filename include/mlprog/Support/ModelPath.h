@@ -1,4 +1,4 @@
-//===- ModelPath.h - Files a model names, confined to its folder -*- C++ -*-===//
+//===- ModelPath.h - Files a model names, inside its folder -----*- C++ -*-===//
 //
 // A model names other files: ONNX external data (`location`), Core ML blob
 // values (`@model_path/weights/weight.bin`), the root model of an

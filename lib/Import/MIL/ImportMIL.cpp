@@ -148,7 +148,8 @@ FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
   if (!type.hasStaticShape())
     return emitError(loc) << "blob value '" << name << "' has dynamic type "
                           << type;
-  FailureOr<const mil::BlobFile *> blobs = openBlobFile(loc, blob.filename(), name);
+  FailureOr<const mil::BlobFile *> blobs =
+      openBlobFile(loc, blob.filename(), name);
   if (failed(blobs))
     return failure();
   llvm::Expected<mil::BlobRecord> record = (*blobs)->getRecord(blob.offset());

@@ -102,10 +102,9 @@ struct InternalizeGlobalsPass
   FailureOr<std::string> resolvePath(GlobalOp global, StringRef path) const {
     ModelPathOptions options;
     options.allowAbsolute = true;
-    FailureOr<ModelFile> file =
-        resolveModelPath(global.getLoc(), weightsDir, path,
-                         "external storage of global @" + global.getSymName(),
-                         options);
+    FailureOr<ModelFile> file = resolveModelPath(
+        global.getLoc(), weightsDir, path,
+        "external storage of global @" + global.getSymName(), options);
     if (failed(file))
       return failure();
     return std::move(file->path);
