@@ -102,8 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t offset = readLE64(data + 1), length = readLE64(data + 9);
   llvm::StringRef name(reinterpret_cast<const char *>(data + 17), size - 17);
 
-  llvm::Expected<ModelFile> file =
-      resolveModelPath(tree.folder, name, options);
+  llvm::Expected<ModelFile> file = resolveModelPath(tree.folder, name, options);
   if (!file) {
     check(!llvm::toString(file.takeError()).empty(), "an empty error");
     return 0;
