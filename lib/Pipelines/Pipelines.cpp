@@ -77,11 +77,17 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
       codegen.parallel = parallel;
       tensorPM.addNestedPass<func::FuncOp>(
           createTileAndVectorizeContractionsPass(codegen));
+      tensorPM.addPass(createFoldConstantPanelsPass());
       VectorizeElementwisePassOptions elementwise;
       elementwise.targetFeatures = codegen.targetFeatures;
       elementwise.parallel = parallel;
       tensorPM.addNestedPass<func::FuncOp>(
           createVectorizeElementwisePass(elementwise));
+      VectorizeReductionsPassOptions reductions;
+      reductions.targetFeatures = codegen.targetFeatures;
+      reductions.parallel = parallel;
+      tensorPM.addNestedPass<func::FuncOp>(
+          createVectorizeReductionsPass(reductions));
       tensorPM.addPass(createCanonicalizerPass());
       tensorPM.addPass(createCSEPass());
     };
@@ -139,6 +145,9 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     ConvertVectorToLLVMPassOptions vectors;
     vectors.vectorContractLowering =
         vector::VectorContractLowering::OuterProduct;
+    // The lanes of a row reduction's partial results (see
+    // --mlprog-vectorize-reductions) combine as a tree, not in order.
+    vectors.reassociateFPReductions = true;
     pm.addPass(createConvertVectorToLLVMPass(vectors));
   }
   if (parallel)

@@ -155,7 +155,8 @@ def ApproximateMathPass : Pass<"mlprog-approximate-math"> {
     The approximations' `math.fma` and `floor` (and `ceil`, `trunc`,
     `roundeven`) on 1-D f32 vectors become `vector.fma` and LLVM's vector
     intrinsics, which the libm lowering would also split into one call per
-    lane.
+    lane, and `math.powf(x, 2)` on f32 vectors becomes `x * x` (the same
+    correctly rounded value; a layer norm's variance squares this way).
   }];
   let dependentDialects = [
     "mlir::LLVM::LLVMDialect",
@@ -263,6 +264,84 @@ def LowerStridedCopiesPass
     "mlir::arith::ArithDialect",
     "mlir::memref::MemRefDialect",
     "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
+def FoldConstantPanelsPass : Pass<"mlprog-fold-constant-panels", "mlir::ModuleOp"> {
+  let summary = "Computes the register-block panels of weights at compile "
+                "time";
+  let description = [{
+    `mlprog-tile-and-vectorize-contractions` copies a contraction input
+    into register-block panels ([.., N / nr, K, nr] for B); when the input
+    is a weight (a `bufferization.to_tensor` of a `memref.get_global` of a
+    constant `memref.global` with an inline or `dense_resource` value), the
+    copy is a `linalg.transpose` of a `tensor.expand_shape` of it. This
+    pass evaluates every such transpose into a new private constant global
+    (`<weight>_panels`, 64-byte aligned, one per weight, shape and
+    permutation, shared by all its readers) and removes weights no one
+    reads any more, so a model does not copy its weights on every call and
+    its matrix products stream contiguous panels whatever the weights'
+    shapes (onnxruntime pre-packs its weights when a session starts, to the
+    same end).
+  }];
+  let dependentDialects = [
+    "mlir::bufferization::BufferizationDialect",
+    "mlir::memref::MemRefDialect",
+  ];
+}
+
+def VectorizeReductionsPass
+    : Pass<"mlprog-vectorize-reductions", "mlir::func::FuncOp"> {
+  let summary = "Tiles reductions along the innermost dimension into vector "
+                "code that keeps a vector of partial results per row";
+  let description = [{
+    For the reductions the loop lowering would otherwise turn into scalar
+    loops with one loop-carried dependence (a softmax's max and sum, a layer
+    norm's mean and variance, ReduceMean/ReduceSum/ReduceMax over the last
+    axis): every linalg op at the top level of the function with static
+    loop ranges whose loops are parallel except the innermost, which reduces
+    over at least 8 elements; whose output is indexed by the parallel loops
+    in order; whose inputs' maps are projected permutations that either end
+    with the innermost loop dimension or do not use it; with int/float
+    operands of whole bytes and an arith/math body whose yield combines the
+    output with one op that has a neutral element (`arith.addf`,
+    `arith.maximumf`, `arith.muli`, ...; `arith::getNeutralElement`):
+
+    - the op is generalized and its contiguous parallel dimensions are
+      collapsed into one dimension of rows;
+    - the innermost dimension is split into a multiple of a chunk of up to
+      4 vectors of the target's width and a remainder (`linalg::splitOp`:
+      the remainder reduces into the other part's result);
+    - each part is tiled into loops over single rows (an `scf.forall` when
+      `parallel` and the part holds at least 64 Ki elements);
+    - within a row, the reduction is tiled by chunks with partial results
+      (`ReductionTilingStrategy::PartialReductionOuterReduction`): a chunk
+      of partial results starts at the combiner's neutral element, every
+      chunk of the row combines into it lane by lane, and a final reduction
+      combines the lanes with the output's initial value;
+    - the chunk and the final reduction are vectorized (`linalg::vectorize`,
+      the latter to `vector.reduction`), and the partial results become a
+      loop-carried vector (`hoistLoopInvariantSubsets`).
+
+    Floating-point sums are therefore reassociated: each lane sums every
+    (4 x lanes)-th element, as onnxruntime's and Eigen's vectorized
+    reductions do; results differ from a sequential sum by rounding only.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the vector width (empty: the "
+           "host's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Put the rows of large reductions in an scf.forall">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
     "mlir::vector::VectorDialect",
   ];
 }

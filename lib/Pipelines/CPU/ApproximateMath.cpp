@@ -8,10 +8,12 @@
 
 #include "mlprog/Pipelines/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlprog {
@@ -60,6 +62,32 @@ struct VectorRounding : public OpRewritePattern<MathOp> {
     return success();
   }
 };
+
+/// Whether `value` is a constant 2.0 (a splat on vectors).
+static bool isConstantTwo(Value value) {
+  FloatAttr splat;
+  if (!matchPattern(value, m_Constant(&splat))) {
+    DenseFPElementsAttr dense;
+    if (!matchPattern(value, m_Constant(&dense)) || !dense.isSplat())
+      return false;
+    return dense.getSplatValue<APFloat>().isExactlyValue(2.0);
+  }
+  return splat.getValue().isExactlyValue(2.0);
+}
+
+/// math.powf(x, 2) on vectors -> x * x: the same correctly rounded result
+/// (a layer norm's variance squares this way), without the libm lowering's
+/// powf call per lane.
+struct VectorSquare : public OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::PowFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<VectorType>(op.getType()) || !isConstantTwo(op.getRhs()))
+      return rewriter.notifyMatchFailure(op, "not a vector squared");
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, op.getLhs(), op.getLhs());
+    return success();
+  }
+};
 } // namespace
 
 /// Whether `op` is one this pass rewrites: an approximated function or a
@@ -70,6 +98,8 @@ static bool isRewritten(Operation *op) {
   auto type = dyn_cast<VectorType>(op->getResult(0).getType());
   if (!type || !type.getElementType().isF32())
     return false;
+  if (auto pow = dyn_cast<math::PowFOp>(op))
+    return isConstantTwo(pow.getRhs());
   return isApproximated(op->getName().getStringRef()) ||
          isa<math::FloorOp, math::CeilOp, math::TruncOp, math::RoundEvenOp,
              math::FmaOp>(op);
@@ -91,7 +121,8 @@ struct ApproximateMathPass
       return;
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, isApproximated);
-    patterns.add<VectorFma, VectorRounding<math::FloorOp, LLVM::FFloorOp>,
+    patterns.add<VectorFma, VectorSquare,
+                 VectorRounding<math::FloorOp, LLVM::FFloorOp>,
                  VectorRounding<math::CeilOp, LLVM::FCeilOp>,
                  VectorRounding<math::TruncOp, LLVM::FTruncOp>,
                  VectorRounding<math::RoundEvenOp, LLVM::RoundEvenOp>>(

@@ -128,8 +128,18 @@ void splitInitProducer(mlir::RewriterBase &rewriter,
 // Panels (Packing.cpp)
 //===----------------------------------------------------------------------===//
 
+/// Whether `value` is a weight: a `bufferization.to_tensor` of a
+/// `memref.get_global` of a constant `memref.global` with an initial value
+/// (an immutable ml_program global after
+/// --mlprog-convert-ml-program-to-memref). Its panels are made at compile time
+/// (--mlprog-fold-constant-panels).
+bool isConstantGlobal(mlir::Value value);
+
 /// Copies `operand.source` into panels (see PackedOperand) and sets
-/// `operand.packed`; with `parallel`, in an scf.forall over the panels.
+/// `operand.packed`; with `parallel`, in an scf.forall over the panels. The
+/// panels of a weight (isConstantGlobal) are a `tensor.expand_shape` and a
+/// `linalg.transpose` of it instead, which --mlprog-fold-constant-panels
+/// evaluates at compile time.
 void pack(mlir::RewriterBase &rewriter, mlir::Location loc,
           PackedOperand &operand, bool parallel);
 
@@ -253,13 +263,28 @@ mlir::LogicalResult vectorizeMaxPool(mlir::RewriterBase &rewriter,
                                      const CPUTarget &target);
 
 //===----------------------------------------------------------------------===//
-// Elementwise code and copies (VectorizeElementwise.cpp,
-// LowerStridedCopies.cpp)
+// Elementwise code, reductions and copies (VectorizeElementwise.cpp,
+// VectorizeReductions.cpp, LowerStridedCopies.cpp)
 //===----------------------------------------------------------------------===//
 
 /// Rows of up to this many full vectors are written by straight-line code,
 /// longer ones by a loop.
 inline constexpr int64_t kMaxUnrolledVectors = 8;
+
+/// Elementwise ops and reductions over at least this many elements get an
+/// scf.forall.
+inline constexpr int64_t kMinParallelElements = 64 * 1024;
+
+/// Whether `type` (a shaped type's element type, or a scalar) vectorizes to
+/// whole bytes per lane (not i1, not index).
+bool isVectorElement(mlir::Type type);
+
+/// Groups of adjacent loop dimensions of `op` that are contiguous in every
+/// indexing map (for linalg::collapseOpIterationDims; a parallel and a
+/// reduction dimension never share a group, the maps that omit one of them
+/// keep them apart).
+llvm::SmallVector<mlir::ReassociationIndices>
+getCollapsibleLoops(mlir::linalg::LinalgOp op);
 
 /// Number of lanes of a full vector of `vectorBits` bits holding elements of
 /// the int or float `type` (at least 1; bytes at the least).

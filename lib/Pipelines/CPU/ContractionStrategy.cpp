@@ -162,9 +162,13 @@ cpu::choosePackedOperands(linalg::LinalgOp op, const ContractionPlan &plan,
   SmallVector<PackedOperand> packed;
   int64_t m = plan.ranges[plan.m], n = plan.ranges[plan.n];
   int64_t k = plan.ranges[plan.k];
-  if (config.nr % target.getVectorWidthF32() == 0 && m >= 4 * config.mr &&
-      n > config.nr && k >= kMinPackedK &&
-      rowsAliasInL1(op.getDpsInputOperand(bIndex)->get(), target) &&
+  // A weight's panels cost nothing at run time (see isConstantGlobal): they
+  // are made at compile time, whatever the shapes.
+  Value b = op.getDpsInputOperand(bIndex)->get();
+  bool worthPackingB =
+      isConstantGlobal(b) || (m >= 4 * config.mr && n > config.nr &&
+                              k >= kMinPackedK && rowsAliasInL1(b, target));
+  if (config.nr % target.getVectorWidthF32() == 0 && worthPackingB &&
       isPackable(op, plan, bIndex, /*isB=*/true))
     packed.push_back({bIndex, op.getDpsInputOperand(bIndex)->get(), Value(),
                       config.nr, /*splitLast=*/true});

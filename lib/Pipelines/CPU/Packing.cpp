@@ -10,11 +10,69 @@
 #include "CPUCodegen.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
+
+bool cpu::isConstantGlobal(Value value) {
+  auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
+  if (!toTensor)
+    return false;
+  auto getGlobal = toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>();
+  if (!getGlobal)
+    return false;
+  // Reads the global's attributes only; no pass changes globals while the
+  // function passes run.
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  return global && global.getConstant() && global.getInitialValue() &&
+         isa<ElementsAttr>(*global.getInitialValue());
+}
+
+/// The panels of the weight `operand.source` (see isConstantGlobal) as a
+/// tensor.expand_shape of it and a linalg.transpose:
+///   B [b..., K, N] -> [b..., K, N / nr, nr] -> [b..., N / nr, K, nr]
+///   A [b..., M, K] -> [b..., M / mr, mr, K] -> [b..., M / mr, K, mr]
+static Value packConstant(RewriterBase &rewriter, Location loc,
+                          const PackedOperand &operand) {
+  auto type = cast<RankedTensorType>(operand.source.getType());
+  int64_t rank = type.getRank();
+  int64_t splitDim = operand.splitLast ? rank - 1 : rank - 2;
+  SmallVector<int64_t> expandedShape(type.getShape());
+  expandedShape[splitDim] /= operand.tile;
+  expandedShape.insert(expandedShape.begin() + splitDim + 1, operand.tile);
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < splitDim)
+      groups.push_back({i});
+    else if (i == splitDim)
+      groups.push_back({i, i + 1});
+    else
+      groups.push_back({i + 1});
+  }
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, type.clone(expandedShape), operand.source, groups);
+  SmallVector<int64_t> permutation;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    permutation.push_back(i);
+  if (operand.splitLast) // [b..., K, N1, nr] -> [b..., N1, K, nr]
+    permutation.append({rank - 1, rank - 2, rank});
+  else // [b..., M1, mr, K] -> [b..., M1, K, mr]
+    permutation.append({rank - 2, rank, rank - 1});
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(expandedShape[dim]);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, expanded, empty,
+                                     permutation)
+      .getResult()[0];
+}
 
 /// Copies `operand.source` into panels (see PackedOperand):
 ///   B: Bp[b..., n1, k, n0] = B[b..., k, n1 * nr + n0]
@@ -23,6 +81,10 @@ using namespace mlprog::cpu;
 /// the forall threads, one panel per iteration.
 void cpu::pack(RewriterBase &rewriter, Location loc, PackedOperand &operand,
                bool parallel) {
+  if (isConstantGlobal(operand.source)) {
+    operand.packed = packConstant(rewriter, loc, operand);
+    return;
+  }
   auto type = cast<RankedTensorType>(operand.source.getType());
   unsigned rank = type.getRank();
   int64_t tileSize = operand.tile;

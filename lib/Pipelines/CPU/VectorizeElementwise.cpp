@@ -34,17 +34,13 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
 
-/// Parts of at least this many elements get an scf.forall.
-static constexpr int64_t kMinParallelElements = 64 * 1024;
 /// Forall tiles of the innermost dimension hold at most this many elements
 /// when the outer dimensions alone give too few tiles.
 static constexpr int64_t kMaxForallRow = 8192;
 /// Ops smaller than this stay scalar loops.
 static constexpr int64_t kMinVectorElements = 8;
 
-/// Whether `type` (a shaped type's element type, or a scalar) vectorizes to
-/// whole bytes per lane (not i1, not index).
-static bool isVectorElement(Type type) {
+bool cpu::isVectorElement(Type type) {
   Type element = getElementTypeOrSelf(type);
   return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 == 0;
 }
@@ -91,10 +87,8 @@ static bool isVectorizableElementwise(linalg::LinalgOp op) {
   return true;
 }
 
-/// Groups of adjacent loop dimensions of `op` that are contiguous in every
-/// indexing map.
-static SmallVector<ReassociationIndices>
-getCollapsibleLoops(linalg::LinalgOp op) {
+SmallVector<ReassociationIndices>
+cpu::getCollapsibleLoops(linalg::LinalgOp op) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<ReassociationIndices> groups;
   groups.push_back({0});

@@ -26,40 +26,6 @@ namespace mlprog {
 using namespace mlir;
 using namespace mlprog;
 
-/// `bytes` (C order, `elementSize` bytes per element, shape `shape`)
-/// permuted like linalg.transpose with `permutation`:
-/// result dimension i is input dimension permutation[i].
-static std::vector<char> transposeBytes(ArrayRef<char> bytes,
-                                        ArrayRef<int64_t> shape,
-                                        ArrayRef<int64_t> permutation,
-                                        uint64_t elementSize) {
-  size_t rank = shape.size();
-  SmallVector<int64_t> inputStrides(rank, 1);
-  for (size_t i = rank; i-- > 1;)
-    inputStrides[i - 1] = inputStrides[i] * shape[i];
-  // Walk the result in C order; `offset` follows the input element.
-  SmallVector<int64_t> resultShape, strides;
-  for (int64_t dim : permutation) {
-    resultShape.push_back(shape[dim]);
-    strides.push_back(inputStrides[dim]);
-  }
-  std::vector<char> result(bytes.size());
-  SmallVector<int64_t> index(rank, 0);
-  int64_t offset = 0;
-  for (size_t out = 0; out < result.size(); out += elementSize) {
-    std::memcpy(result.data() + out, bytes.data() + offset * elementSize,
-                elementSize);
-    for (size_t d = rank; d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < resultShape[d])
-        break;
-      offset -= strides[d] * resultShape[d];
-      index[d] = 0;
-    }
-  }
-  return result;
-}
-
 namespace {
 struct FoldConstantTransposesPass
     : mlprog::impl::FoldConstantTransposesBase<FoldConstantTransposesPass> {
@@ -100,8 +66,8 @@ struct FoldConstantTransposesPass
         if (failed(bytes))
           continue;
         std::vector<char> data =
-            transposeBytes(*bytes, type.getShape(), op.getPermutation(),
-                           getStoredElementSize(type.getElementType()));
+            transposeRawElements(*bytes, type.getShape(), op.getPermutation(),
+                                 getStoredElementSize(type.getElementType()));
         std::string name = (global.getSymName() + "_transposed").str();
         // Cache-line aligned, like the vector loads that read it.
         auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(

@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 uint64_t mlprog::getStoredElementSize(Type elementType) {
@@ -42,4 +44,35 @@ mlprog::getRawElementBytes(ElementsAttr value, std::vector<char> &storage) {
   for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
     storage.insert(storage.end(), raw.begin(), raw.begin() + elementSize);
   return ArrayRef<char>(storage);
+}
+
+std::vector<char> mlprog::transposeRawElements(ArrayRef<char> bytes,
+                                               ArrayRef<int64_t> shape,
+                                               ArrayRef<int64_t> permutation,
+                                               uint64_t elementSize) {
+  size_t rank = shape.size();
+  SmallVector<int64_t> inputStrides(rank, 1);
+  for (size_t i = rank; i-- > 1;)
+    inputStrides[i - 1] = inputStrides[i] * shape[i];
+  // Walk the result in C order; `offset` follows the input element.
+  SmallVector<int64_t> resultShape, strides;
+  for (int64_t dim : permutation) {
+    resultShape.push_back(shape[dim]);
+    strides.push_back(inputStrides[dim]);
+  }
+  std::vector<char> result(bytes.size());
+  SmallVector<int64_t> index(rank, 0);
+  int64_t offset = 0;
+  for (size_t out = 0; out < result.size(); out += elementSize) {
+    std::memcpy(result.data() + out, bytes.data() + offset * elementSize,
+                elementSize);
+    for (size_t d = rank; d-- > 0;) {
+      offset += strides[d];
+      if (++index[d] < resultShape[d])
+        break;
+      offset -= strides[d] * resultShape[d];
+      index[d] = 0;
+    }
+  }
+  return result;
 }

@@ -6,13 +6,16 @@ import sys
 import numpy as np
 
 
-def write_module(root, args, prelude, body, results, num_inputs):
-    """Writes root/module.mlir, `ml_program.func @main(args) -> results`
-    with the `prelude` and `body` lines, returning the (value, type) pairs
-    of `results`, and root/inputs.txt, the --input options of
-    root/in_<i>.npy for i < num_inputs."""
-    text = ["ml_program.func @main(%s) -> (%s) {"
-            % (", ".join(args), ", ".join(t for _, t in results))]
+def write_module(root, args, prelude, body, results, num_inputs,
+                 globals_=()):
+    """Writes root/module.mlir, the `globals_` lines, then
+    `ml_program.func @main(args) -> results` with the `prelude` and `body`
+    lines, returning the (value, type) pairs of `results`, and
+    root/inputs.txt, the --input options of root/in_<i>.npy for
+    i < num_inputs."""
+    text = list(globals_)
+    text += ["ml_program.func @main(%s) -> (%s) {"
+             % (", ".join(args), ", ".join(t for _, t in results))]
     text += prelude + body
     text += ["  ml_program.return %s : %s"
              % (", ".join(v for v, _ in results),

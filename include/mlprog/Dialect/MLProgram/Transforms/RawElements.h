@@ -2,7 +2,8 @@
 //
 // The bytes of a global's inline initial value, as the bundle writer
 // (--mlprog-externalize-globals) and the layout folds
-// (--mlprog-fold-constant-transposes) need them.
+// (--mlprog-fold-constant-transposes, --mlprog-fold-constant-panels) need
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,16 @@ uint64_t getStoredElementSize(mlir::Type elementType);
 /// a dense_resource whose blob is missing or has the wrong size.
 mlir::FailureOr<mlir::ArrayRef<char>>
 getRawElementBytes(mlir::ElementsAttr value, std::vector<char> &storage);
+
+/// `bytes` (C order, `elementSize` bytes per element, shape `shape`)
+/// permuted like linalg.transpose with `permutation`: result dimension i is
+/// input dimension permutation[i]. For weights whose layout is fixed at
+/// compile time (--mlprog-fold-constant-transposes, the register-block
+/// panels of --mlprog-fold-constant-panels).
+std::vector<char> transposeRawElements(llvm::ArrayRef<char> bytes,
+                                       llvm::ArrayRef<int64_t> shape,
+                                       llvm::ArrayRef<int64_t> permutation,
+                                       uint64_t elementSize);
 
 } // namespace mlprog
 

@@ -1,0 +1,147 @@
+//===- FoldConstantPanels.cpp - Weight panels made at compile time --------===//
+//
+// --mlprog-fold-constant-panels: the register-block panels of a weight (see
+// cpu::pack) are a linalg.transpose of a tensor.expand_shape of a constant
+// memref.global; this pass computes them once, at compile time, into a
+// global of their own, so a model does not copy its weights on every call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
+#include "mlprog/Pipelines/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlprog {
+#define GEN_PASS_DEF_FOLDCONSTANTPANELSPASS
+#include "mlprog/Pipelines/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+
+namespace {
+/// A linalg.transpose whose input is a constant memref.global's value,
+/// possibly reshaped by one tensor.expand_shape.
+struct ConstantTranspose {
+  linalg::TransposeOp op;
+  memref::GlobalOp global;
+  ElementsAttr value;
+  /// The shape the permutation applies to (the expand_shape's result).
+  SmallVector<int64_t> shape;
+};
+} // namespace
+
+/// Matches `op` (see ConstantTranspose).
+static std::optional<ConstantTranspose>
+matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
+  if (!op.hasPureTensorSemantics())
+    return std::nullopt;
+  Value input = op.getInput();
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  if (!inputType || !inputType.hasStaticShape())
+    return std::nullopt;
+  if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>())
+    input = expand.getSrc();
+  auto toTensor = input.getDefiningOp<bufferization::ToTensorOp>();
+  if (!toTensor)
+    return std::nullopt;
+  auto getGlobal = toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>();
+  if (!getGlobal)
+    return std::nullopt;
+  auto global = symbols.lookup<memref::GlobalOp>(getGlobal.getName());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  auto value = dyn_cast<ElementsAttr>(*global.getInitialValue());
+  Type element = inputType.getElementType();
+  if (!value || !isa<FloatType, IntegerType>(element) || element.isInteger(1) ||
+      value.getElementType() != element ||
+      value.getNumElements() != inputType.getNumElements())
+    return std::nullopt;
+  return ConstantTranspose{op, global, value,
+                           llvm::to_vector(inputType.getShape())};
+}
+
+namespace {
+/// Folds transposes of weights into globals (see the .td description).
+struct FoldConstantPanelsPass
+    : public mlprog::impl::FoldConstantPanelsPassBase<FoldConstantPanelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<ConstantTranspose> matches;
+    module.walk([&](linalg::TransposeOp op) {
+      if (std::optional<ConstantTranspose> match =
+              matchConstantTranspose(op, symbols))
+        matches.push_back(*match);
+    });
+    // One folded global per (global, shape, permutation): the three
+    // contractions of a shared weight read the same panels.
+    llvm::MapVector<std::pair<Operation *, Attribute>, memref::GlobalOp> folded;
+    for (ConstantTranspose &match : matches) {
+      auto resultType =
+          cast<RankedTensorType>(match.op.getResult()[0].getType());
+      Attribute key = ArrayAttr::get(
+          &getContext(),
+          {DenseI64ArrayAttr::get(&getContext(), match.shape),
+           DenseI64ArrayAttr::get(&getContext(), match.op.getPermutation())});
+      memref::GlobalOp &panels = folded[{match.global.getOperation(), key}];
+      if (!panels) {
+        std::vector<char> storage;
+        FailureOr<ArrayRef<char>> bytes =
+            getRawElementBytes(match.value, storage);
+        if (failed(bytes))
+          continue;
+        std::vector<char> data = transposeRawElements(
+            *bytes, match.shape, match.op.getPermutation(),
+            getStoredElementSize(resultType.getElementType()));
+        std::string name = (match.global.getSymName() + "_panels").str();
+        // Cache-line aligned, like the vector loads that read it.
+        auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+            ArrayRef<char>(data), /*align=*/64);
+        auto attr =
+            DenseResourceElementsAttr::get(resultType, name, std::move(blob));
+        OpBuilder builder(match.global);
+        builder.setInsertionPointAfter(match.global);
+        panels = memref::GlobalOp::create(
+            builder, match.global.getLoc(), builder.getStringAttr(name),
+            builder.getStringAttr("private"),
+            MemRefType::get(resultType.getShape(), resultType.getElementType()),
+            attr, /*constant=*/true, builder.getI64IntegerAttr(64));
+        symbols.insert(panels); // Renames it when the name is taken.
+      }
+      OpBuilder builder(match.op);
+      Location loc = match.op.getLoc();
+      Value buffer = memref::GetGlobalOp::create(builder, loc, panels.getType(),
+                                                 panels.getSymName());
+      Value tensor = bufferization::ToTensorOp::create(
+          builder, loc, resultType, buffer, /*restrict=*/true,
+          /*writable=*/false);
+      match.op.getResult()[0].replaceAllUsesWith(tensor);
+      // The transpose, then the reads of the weight that only it used.
+      Operation *dead = match.op;
+      while (dead && dead->use_empty()) {
+        Value input = dead->getNumOperands() ? dead->getOperand(0) : Value();
+        dead->erase();
+        dead = input ? input.getDefiningOp() : nullptr;
+      }
+    }
+    // Globals and reads nobody needs any more (private globals only).
+    for (auto &[key, panels] : folded) {
+      auto global = cast<memref::GlobalOp>(key.first);
+      if (global.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,262 @@
+//===- VectorizeReductions.cpp - Vector code for row reductions -----------===//
+//
+// --mlprog-vectorize-reductions: the -O2 code generation of
+// --mlprog-lower-to-cpu for reductions along the innermost dimension (the
+// max and sum of a softmax, the mean and variance of a layer norm), which
+// the loop lowering makes scalar loops with one loop-carried dependence.
+// Each row is reduced into a few vectors of partial results (one per lane),
+// which are combined once at the end of the row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+#include "mlprog/Pipelines/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlprog {
+#define GEN_PASS_DEF_VECTORIZEREDUCTIONSPASS
+#include "mlprog/Pipelines/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::cpu;
+
+/// Rows shorter than this stay scalar loops.
+static constexpr int64_t kMinRowElements = 8;
+
+/// Whether `op` is a row reduction this pass vectorizes (see the .td
+/// description): static, every loop parallel but the innermost, which
+/// reduces; the output indexed by the parallel loops in order; inputs whose
+/// maps are projected permutations that end with the innermost loop or do
+/// not use it; an arith/math body whose result combines the output with one
+/// op that has a neutral element (addf, maximumf, muli, ...).
+static bool isVectorizableRowReduction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() == 0 || op.getNumReductionLoops() != 1)
+    return false;
+  unsigned inner = op.getNumLoops() - 1;
+  if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      ranges[inner] < kMinRowElements)
+    return false;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!isVectorElement(operand.get().getType()))
+      return false;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap output = maps.back();
+  if (output.getNumResults() != inner)
+    return false;
+  for (unsigned i = 0; i < inner; ++i)
+    if (output.getResult(i) != getAffineDimExpr(i, ctx))
+      return false;
+  for (AffineMap map : ArrayRef(maps).drop_back()) {
+    if (!map.isProjectedPermutation())
+      return false;
+    if (map.isFunctionOfDim(inner) &&
+        map.getResults().back() != getAffineDimExpr(inner, ctx))
+      return false;
+  }
+  for (Operation &bodyOp : op.getBlock()->without_terminator()) {
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            bodyOp.getDialect()) ||
+        bodyOp.getNumRegions() != 0)
+      return false;
+    for (Type type : bodyOp.getResultTypes())
+      if (!type.isIntOrFloat())
+        return false;
+  }
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1)
+    return false;
+  return arith::getNeutralElement(combiners.front()).has_value();
+}
+
+/// Vectorizes a linalg op that tiling left with static shapes; leaves it
+/// alone otherwise.
+static void vectorizeTile(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.hasDynamicShape())
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(op, vectorized->replacements);
+}
+
+/// Tiles one part of a collapsed row reduction (innermost extent a multiple
+/// of `chunk`, or at most one chunk) into loops over rows (an scf.forall
+/// when `parallel` and large) and, within a row, a loop over chunks that
+/// accumulates into a chunk of partial results, then vectorizes the chunk
+/// and the final combination of the partial results.
+static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 int64_t chunk, bool parallel) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned inner = ranges.size() - 1;
+  int64_t n = ranges[inner];
+  int64_t rows = 1;
+  for (int64_t range : ArrayRef(ranges).drop_back())
+    rows *= range;
+  linalg::LinalgOp current = op;
+  if (inner > 0) {
+    SmallVector<int64_t> sizes(ranges.size(), 1);
+    sizes[inner] = 0;
+    bool forall = parallel && rows > 1 && rows * n >= kMinParallelElements;
+    FailureOr<linalg::LinalgOp> tiled =
+        tileLinalgOp(rewriter, current, sizes,
+                     forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                            : scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(tiled))
+      return;
+    current = *tiled;
+  }
+  if (n <= chunk) {
+    vectorizeTile(rewriter, current);
+    return;
+  }
+  scf::SCFTilingOptions options;
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[inner] = chunk;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  options.setReductionTilingStrategy(
+      ReductionTilingStrategy::PartialReductionOuterReduction);
+  options.setReductionDims({inner});
+  rewriter.setInsertionPoint(current);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(current.getOperation()), options);
+  if (failed(result))
+    return;
+  rewriter.replaceOp(current, result->replacements);
+  for (Value init : result->initialValues)
+    if (Operation *fill = init.getDefiningOp())
+      vectorizeTile(rewriter, fill);
+  for (Operation *tiled : result->tiledOps)
+    vectorizeTile(rewriter, tiled);
+  for (Operation *merge : result->mergeOps)
+    vectorizeTile(rewriter, merge);
+}
+
+/// Vectorizes one row reduction (see VectorizeReductionsPass).
+static void vectorizeRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  int64_t vectorBits, bool parallel) {
+  // Lanes of the widest operand: a chunk is at most 4 of its registers, 4
+  // independent chains of partial results.
+  int64_t lanes = vectorBits;
+  for (OpOperand &operand : op->getOpOperands())
+    lanes = std::min(lanes,
+                     getLanes(getElementTypeOrSelf(operand.get()), vectorBits));
+  rewriter.setInsertionPoint(op);
+  if (!isa<linalg::GenericOp>(op)) {
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return;
+    op = *generic;
+  }
+  SmallVector<ReassociationIndices> groups = getCollapsibleLoops(op);
+  if (groups.size() < op.getNumLoops()) {
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, groups, rewriter);
+    if (failed(collapsed))
+      return;
+    rewriter.replaceOp(op, collapsed->results);
+    op = collapsed->collapsedOp;
+  }
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned inner = ranges.size() - 1;
+  int64_t n = ranges[inner];
+  int64_t chunk = n < lanes ? n : lanes * std::min<int64_t>(4, n / lanes);
+  if (n > chunk && n % chunk != 0) {
+    // The remainder reduces into the result of the multiple-of-chunk part.
+    rewriter.setInsertionPoint(op);
+    auto [head, tail] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
+                        inner, rewriter.getIndexAttr(n - n % chunk));
+    if (!head || !tail)
+      return;
+    tileAndVectorizePart(rewriter, cast<linalg::LinalgOp>(head.getOperation()),
+                         chunk, parallel);
+    tileAndVectorizePart(rewriter, cast<linalg::LinalgOp>(tail.getOperation()),
+                         chunk, parallel);
+    return;
+  }
+  tileAndVectorizePart(rewriter, op, chunk, parallel);
+}
+
+namespace {
+/// Vectorizes row reductions on tensors (see the .td description).
+struct VectorizeReductionsPass
+    : public mlprog::impl::VectorizeReductionsPassBase<
+          VectorizeReductionsPass> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerVectorTransferInterfaces(registry);
+  }
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    int64_t vectorBits =
+        CPUTarget::getForFeatures(targetFeatures).getVectorBits();
+    IRRewriter rewriter(ctx);
+    SmallVector<linalg::LinalgOp> ops;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
+          if (isVectorizableRowReduction(linalgOp))
+            ops.push_back(linalgOp);
+    for (linalg::LinalgOp op : ops)
+      vectorizeRowReduction(rewriter, op, vectorBits, parallel);
+
+    // Fold the tile slices into the transfers, drop their unit dimensions
+    // and turn the combination of a row's partial results into
+    // vector.reduction.
+    RewritePatternSet patterns(ctx);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+    scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+
+    // The partial results are read and written at the same place in every
+    // chunk: carry them in the loop as vectors.
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+    // The chunk of partial results that starts at the neutral element is
+    // now read once, right after it is written: forward the vector.
+    RewritePatternSet forwarding(ctx);
+    vector::TransferReadOp::getCanonicalizationPatterns(forwarding, ctx);
+    scf::ForOp::getCanonicalizationPatterns(forwarding, ctx);
+    if (failed(applyPatternsGreedily(func, std::move(forwarding))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,52 @@
+// RUN: mlprog-opt %s --mlprog-fold-constant-panels --split-input-file | FileCheck %s
+
+// The panels [N / nr, K, nr] of a [K, N] = [2, 4] weight with nr = 2 are
+// computed at compile time: panels[n1][k][n0] = w[k][n1 * 2 + n0], i.e.
+// 0 1 4 5 | 2 3 6 7. Both readers share one global; the weight, read by no
+// one else, is gone.
+// CHECK-NOT: @w :
+// CHECK: memref.global "private" constant @w_panels : memref<2x2x2xi32> = dense_resource<w_panels> {alignment = 64 : i64}
+// CHECK-LABEL: func.func @panels
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[P:.*]] = memref.get_global @w_panels : memref<2x2x2xi32>
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[P]] restrict : memref<2x2x2xi32> to tensor<2x2x2xi32>
+// CHECK: %[[Q:.*]] = memref.get_global @w_panels : memref<2x2x2xi32>
+// CHECK: %[[U:.*]] = bufferization.to_tensor %[[Q]] restrict
+// CHECK: return %[[T]], %[[U]]
+// CHECK: w_panels: "0x400000000000000001000000040000000500000002000000030000000600000007000000"
+memref.global "private" constant @w : memref<2x4xi32> = dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> {alignment = 64 : i64}
+func.func @panels() -> (tensor<2x2x2xi32>, tensor<2x2x2xi32>) {
+  %0 = memref.get_global @w : memref<2x4xi32>
+  %1 = bufferization.to_tensor %0 restrict : memref<2x4xi32> to tensor<2x4xi32>
+  %2 = tensor.expand_shape %1 [[0], [1, 2]] output_shape [2, 2, 2] : tensor<2x4xi32> into tensor<2x2x2xi32>
+  %e = tensor.empty() : tensor<2x2x2xi32>
+  %3 = linalg.transpose ins(%2 : tensor<2x2x2xi32>) outs(%e : tensor<2x2x2xi32>) permutation = [1, 0, 2]
+  %e2 = tensor.empty() : tensor<2x2x2xi32>
+  %4 = linalg.transpose ins(%2 : tensor<2x2x2xi32>) outs(%e2 : tensor<2x2x2xi32>) permutation = [1, 0, 2]
+  return %3, %4 : tensor<2x2x2xi32>, tensor<2x2x2xi32>
+}
+
+// -----
+
+// A mutable global (state) and a function argument are no weights: their
+// transposes stay. A weight that is read elsewhere too stays beside its panels.
+// CHECK-LABEL: memref.global "private" @state
+// CHECK: memref.global "private" constant @shared :
+// CHECK: memref.global "private" constant @shared_panels
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-2: linalg.transpose
+// CHECK: memref.get_global @shared_panels
+// CHECK-NOT: linalg.transpose
+memref.global "private" @state : memref<4x2xf32> = dense<0.0>
+memref.global "private" constant @shared : memref<4x2xf32> = dense<1.0>
+func.func @kept(%arg: tensor<4x2xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>) {
+  %0 = memref.get_global @state : memref<4x2xf32>
+  %1 = bufferization.to_tensor %0 restrict : memref<4x2xf32> to tensor<4x2xf32>
+  %e = tensor.empty() : tensor<2x4xf32>
+  %2 = linalg.transpose ins(%1 : tensor<4x2xf32>) outs(%e : tensor<2x4xf32>) permutation = [1, 0]
+  %3 = linalg.transpose ins(%arg : tensor<4x2xf32>) outs(%e : tensor<2x4xf32>) permutation = [1, 0]
+  %4 = memref.get_global @shared : memref<4x2xf32>
+  %5 = bufferization.to_tensor %4 restrict : memref<4x2xf32> to tensor<4x2xf32>
+  %6 = linalg.transpose ins(%5 : tensor<4x2xf32>) outs(%e : tensor<2x4xf32>) permutation = [1, 0]
+  return %2, %3, %6, %5 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>
+}

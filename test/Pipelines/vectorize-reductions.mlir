@@ -1,0 +1,88 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-vectorize-reductions{target-features=+avx512f}),canonicalize,cse)' | FileCheck %s --check-prefix=AVX512
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-vectorize-reductions{target-features=+avx2,+fma}),canonicalize,cse)' | FileCheck %s --check-prefix=AVX2
+
+// A softmax's row max over [4, 64, 200]: the rows collapse to 256, the row
+// splits into 192 (chunks of 4 vectors) and a remainder of 8 that reduces
+// into the first part's result. Each row keeps 64 partial maxima in a
+// loop-carried vector that starts at -inf and is reduced once at its end.
+// 51 Ki elements: no threads.
+// AVX512-LABEL: func.func @row_max
+// AVX512-DAG: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<64xf32>
+// AVX512: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<4x64x200xf32> into tensor<256x200xf32>
+// AVX512-NOT: scf.forall
+// AVX512: scf.for %[[ROW:.*]] = %c0 to %c256 step %c1
+// AVX512: scf.for %{{.*}} = %c0 to %c192 step %c64 iter_args(%[[ACC:.*]] = %[[NEG]]) -> (vector<64xf32>)
+// AVX512: %[[X:.*]] = vector.transfer_read {{.*}} : tensor<256x200xf32>, vector<64xf32>
+// AVX512: arith.maximumf %[[X]], %[[ACC]] : vector<64xf32>
+// AVX512: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<64xf32> into f32
+// AVX512: scf.for
+// AVX512: vector.transfer_read %{{.*}}[%{{.*}}, %c192]{{.*}} : tensor<256x200xf32>, vector<8xf32>
+// AVX512: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<8xf32> into f32
+// AVX512-NOT: linalg.generic
+// AVX2-LABEL: func.func @row_max
+// AVX2: scf.for %{{.*}} = %c0 to %c192 step %c32 iter_args(%{{.*}} = %{{.*}}) -> (vector<32xf32>)
+// AVX2: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<32xf32> into f32
+func.func @row_max(%x: tensor<4x64x200xf32>) -> tensor<4x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4x64xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<4x64xf32>) -> tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<4x64x200xf32>) outs(%f : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// A weighted sum (a broadcast vector along the row) over 300 rows of 256:
+// 75 Ki elements, so the rows are an scf.forall; the partial sums start at 0.
+// AVX512-LABEL: func.func @weighted_sum
+// AVX512-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<64xf32>
+// AVX512: scf.forall (%[[ROW:.*]]) in (300)
+// AVX512: scf.for %[[J:.*]] = %c0 to %c256 step %c64 iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<64xf32>)
+// AVX512-DAG: %[[X:.*]] = vector.transfer_read %{{.*}}[%[[ROW]], %[[J]]]
+// AVX512-DAG: %[[W:.*]] = vector.transfer_read %{{.*}}[%[[J]]]
+// AVX512: %[[P:.*]] = arith.mulf %[[X]], %[[W]] : vector<64xf32>
+// AVX512: arith.addf %[[P]], %[[ACC]] : vector<64xf32>
+// AVX512: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<64xf32> into f32
+func.func @weighted_sum(%x: tensor<300x256xf32>, %w: tensor<256xf32>) -> tensor<300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<300xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<300xf32>) -> tensor<300xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %w : tensor<300x256xf32>, tensor<256xf32>) outs(%f : tensor<300xf32>) {
+  ^bb0(%in: f32, %in_w: f32, %out: f32):
+    %p = arith.mulf %in, %in_w : f32
+    %s = arith.addf %p, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<300xf32>
+  return %r : tensor<300xf32>
+}
+
+// Left alone: rows shorter than 8, a reduction that is not the innermost
+// loop (a column sum), and a combiner without a neutral element.
+// AVX512-LABEL: func.func @kept
+// AVX512-COUNT-3: linalg.generic
+// AVX512-NOT: vector.reduction
+func.func @kept(%x: tensor<64x7xf32>, %y: tensor<64x32xf32>) -> (tensor<64xf32>, tensor<32xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e64 = tensor.empty() : tensor<64xf32>
+  %f64 = linalg.fill ins(%zero : f32) outs(%e64 : tensor<64xf32>) -> tensor<64xf32>
+  %e32 = tensor.empty() : tensor<32xf32>
+  %f32 = linalg.fill ins(%zero : f32) outs(%e32 : tensor<32xf32>) -> tensor<32xf32>
+  %short = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x7xf32>) outs(%f64 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %columns = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%y : tensor<64x32xf32>) outs(%f32 : tensor<32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  %sub = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%y : tensor<64x32xf32>) outs(%f64 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.subf %out, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %short, %columns, %sub : tensor<64xf32>, tensor<32xf32>, tensor<64xf32>
+}
