@@ -9,6 +9,7 @@ import hashlib
 import re
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -149,10 +150,25 @@ def main():
             if body.strip() and not ops:
                 put("fuzz-mlir", body.encode(), "%s-%d" % (name[:-5], i))
 
+    # fuzz-model-path: a flag byte (bit 0: allowAbsolute), the offset and
+    # length of a range check (little-endian uint64 each), then a name that
+    # meets one trap of the target's tree (fuzz/fuzz-model-path.cpp).
+    for i, (flag, offset, length, name) in enumerate([
+            (0, 0, 16, b"w.bin"), (0, 8, 8, b"sub/x.bin"),
+            (0, 0, 0, b"../secret"), (0, 0, 0, b"./sub/../../secret"),
+            (0, 0, 0, b"out"), (0, 0, 0, b"up/secret"), (0, 0, 0, b"in"),
+            (0, 0, 0, b"sibling/y.bin"), (0, 0, 0, b"sub-out"),
+            (0, 0, 0, b"loop-a"), (0, 0, 0, b"fifo"), (0, 0, 0, b"dir"),
+            (0, 0, 0, b"%2e%2e"), (0, 0, 0, b"%2e%2e/secret"),
+            (1, 0, 0, b"/etc/hostname"), (0, 2**64 - 1, 1, b"w.bin"),
+            (0, 17, 0, b"w.bin"), (0, 0, 0, b"w.bin\0/../secret")]):
+        put("fuzz-model-path", struct.pack("<BQQ", flag, offset, length) + name,
+            "seed%02d" % i)
+
     # Every fuzzer finding, kept as a bad-input test input named
     # test/BadInput/Inputs/fuzz-TARGET-WHAT.EXT, is a seed of its target too.
     targets = ("onnx", "torchscript", "mil", "weight-bin", "safetensors",
-               "npy", "mlir")
+               "npy", "mlir", "model-path")
     for name in sorted(os.listdir(inputs)):
         m = re.match(r"fuzz-(%s)-(.+)\.[a-z]+$" % "|".join(targets), name)
         if m:

@@ -3,7 +3,7 @@
 #
 # Usage: scripts/run-fuzzers.sh [options] TARGET...|all [MINUTES [BUILD_DIR]]
 #   TARGET: fuzz-onnx fuzz-torchscript fuzz-mil fuzz-weight-bin
-#           fuzz-safetensors fuzz-npy fuzz-mlir, or "all"
+#           fuzz-safetensors fuzz-npy fuzz-mlir fuzz-model-path, or "all"
 #   -m MINUTES   minutes per target (default 30; also the 2nd positional)
 #   -j JOBS      targets run at the same time, one process each (default 1)
 #   -n NICE      nice level of the fuzzers (default 0; 19 = idle CPU only)
@@ -38,7 +38,7 @@ set -uo pipefail
 # reads a script as it runs, so editing it under a long campaign breaks it).
 root=${MLPROG_SRC_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 all=(fuzz-onnx fuzz-torchscript fuzz-mil fuzz-weight-bin fuzz-safetensors
-     fuzz-npy fuzz-mlir)
+     fuzz-npy fuzz-mlir fuzz-model-path)
 minutes=30 jobs=1 nicelevel=0 build="" out="" timeout=25 nobuild=0 summary=0
 targets=() positional=()
 usage() { sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }

@@ -475,6 +475,16 @@ static Error link(StringRef object, StringRef output, const AotOptions &options,
 
 Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                                      const AotOptions &options) {
+  if (options.optLevel > 3)
+    return llvm::createStringError("-O" + llvm::Twine(options.optLevel) +
+                                   ": the optimization level must be 0, 1, 2 "
+                                   "or 3");
+  // The host CPU options apply to the host code of CUDA libraries too.
+  if (Error err =
+          CPUTarget::verify(options.cpu, options.features, options.triple))
+    return err;
+  if (Error err = verifyTargetAttrs(module))
+    return err;
   // The data of extern globals is read while the module still names its
   // files, and embedded like other weights below.
   std::unique_ptr<ExternalStorage> storage;

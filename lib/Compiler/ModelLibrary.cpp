@@ -4,6 +4,7 @@
 #include "mlprog-c/Model.h"
 #include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
+#include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Runtime/RunnerMain.h"
 #include "mlprog/Support/ParseLimits.h"
 
@@ -265,6 +266,9 @@ int mlprog::mlprogRunLibraryMain(int argc, char **argv,
                               kOverview);
   if (repeat == 0)
     return reportError("--repeat must be at least 1");
+  if (numThreads > kMaxNumThreads)
+    return reportError("--num-threads " + llvm::Twine(numThreads) +
+                       ": at most " + llvm::Twine(kMaxNumThreads) + " threads");
   // The library reads it at every call (see mlprog_model_run).
   if (numThreads > 0)
     ::setenv("MLPROG_NUM_THREADS", std::to_string(numThreads).c_str(),

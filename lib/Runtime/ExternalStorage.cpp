@@ -3,6 +3,7 @@
 #include "mlprog/Runtime/ExternalStorage.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Formats/SafeTensors.h"
+#include "mlprog/Support/ModelPath.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -105,12 +106,18 @@ ExternalStorage::resolveGlobal(mlir::Operation *op,
     return fail("is #ml_program.extern but has no ml_program.external_storage "
                 "and no default bundle was given (mlprog-run --bundle)");
   // The default bundle comes from the command line: relative to the
-  // current directory, not to the IR file.
-  if (storage && llvm::sys::path::is_relative(path) &&
-      !options.baseDirectory.empty()) {
-    llvm::SmallString<256> full(options.baseDirectory);
-    llvm::sys::path::append(full, path);
-    path = std::string(full);
+  // current directory, not to the IR file, and not confined. A path the IR
+  // names goes through the model-path resolver: a relative one stays inside
+  // the base directory; an absolute one is what an importer wrote after
+  // confining it (the IR is a program, trusted as such; docs/reliability.md).
+  if (storage) {
+    ModelPathOptions pathOptions;
+    pathOptions.allowAbsolute = true;
+    Expected<ModelFile> file =
+        resolveModelPath(options.baseDirectory, path, pathOptions);
+    if (!file)
+      return fail("external storage " + toString(file.takeError()));
+    path = std::move(file->path);
   }
 
   char *data;

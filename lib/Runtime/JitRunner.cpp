@@ -176,13 +176,15 @@ static bool usesOpenMP(ModuleOp module) {
       .wasInterrupted();
 }
 
-/// The thread count `requested` (0: MLPROG_NUM_THREADS, else all cores).
+/// The thread count `requested` (0: MLPROG_NUM_THREADS when it is 1 to
+/// kMaxNumThreads, else all cores).
 static unsigned getNumThreads(unsigned requested) {
   if (requested > 0)
     return requested;
   if (const char *env = std::getenv("MLPROG_NUM_THREADS")) {
     unsigned value = 0;
-    if (!StringRef(env).getAsInteger(10, value) && value > 0)
+    if (!StringRef(env).getAsInteger(10, value) && value > 0 &&
+        value <= kMaxNumThreads)
       return value;
   }
   return std::max(1u, std::thread::hardware_concurrency());
@@ -472,6 +474,15 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
   if (!module)
     return llvm::createStringError("no module to run");
   tuneAllocator();
+  if (options.numThreads > kMaxNumThreads)
+    return llvm::createStringError("--num-threads " +
+                                   Twine(options.numThreads) + ": at most " +
+                                   Twine(kMaxNumThreads) + " threads");
+  if (Error err = CPUTarget::verify(options.targetCPU, options.targetFeatures,
+                                    /*triple=*/""))
+    return std::move(err);
+  if (Error err = verifyTargetAttrs(*module))
+    return std::move(err);
   if (Error err = checkTensorSizes(*module))
     return std::move(err);
   bool isLowered = isLLVMModule(*module);

@@ -149,6 +149,25 @@ def test_compile_errors():
         mlprog.compile(str(module))
 
 
+def test_target_option_errors():
+    # A CPU or feature typo is an error, not LLVM's "ignoring processor"
+    # warning followed by generic code or a fatal error.
+    module = mlprog.parse(ADD)
+    with pytest.raises(mlprog.Error, match="unknown CPU 'notacpu'"):
+        module.run_pipeline("mlprog-lower-to-cpu{target-cpu=notacpu}")
+    with pytest.raises(mlprog.Error, match="unknown CPU feature 'notafeature'"):
+        module.run_pipeline("mlprog-lower-to-cpu{target-features=+notafeature}")
+    # (MLIR prints the option parser's reason to stderr.)
+    with pytest.raises(mlprog.Error, match="with options `opt-level=9`"):
+        module.run_pipeline("mlprog-lower-to-cpu{opt-level=9}")
+    # A lowered module whose functions name an unknown CPU is refused too.
+    module.run_pipeline("mlprog-lower-to-cpu")
+    text = str(module).replace("attributes {",
+                               'attributes {target_cpu = "notacpu", ')
+    with pytest.raises(mlprog.Error, match="unknown CPU 'notacpu'"):
+        mlprog.compile(mlprog.parse(text))
+
+
 def test_missing_importers_raise_clear_errors(tmp_path):
     if not mlprog.HAVE_TORCHSCRIPT:
         with pytest.raises(mlprog.Error,

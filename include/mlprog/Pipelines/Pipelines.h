@@ -5,6 +5,7 @@
 
 #include "mlprog/Pipelines/CPU/CPUTarget.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -20,6 +21,21 @@ namespace mlprog {
 /// module.
 inline constexpr llvm::StringLiteral kSignatureAttrName = "mlprog.signature";
 
+/// Parses an optimization level: an unsigned integer from 0 to 3; anything
+/// larger is a command-line error ("'9' is not an optimization level 0-3")
+/// instead of being taken as -O3.
+struct OptLevelParser : public llvm::cl::parser<unsigned> {
+  using llvm::cl::parser<unsigned>::parser;
+  bool parse(llvm::cl::Option &option, llvm::StringRef argName,
+             llvm::StringRef arg, unsigned &value) {
+    if (llvm::cl::parser<unsigned>::parse(option, argName, arg, value))
+      return true;
+    if (value > 3)
+      return option.error("'" + arg + "' is not an optimization level 0-3");
+    return false;
+  }
+};
+
 /// Options of `--mlprog-lower-to-cpu`.
 struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
   PassOptions::Option<bool> emitCInterface{
@@ -27,7 +43,7 @@ struct LowerToCPUOptions : public mlir::PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Add llvm.emit_c_interface to public functions so that "
                      "C callers (AOT libraries) get _mlir_ciface_* wrappers"),
       llvm::cl::init(false)};
-  PassOptions::Option<unsigned> optLevel{
+  PassOptions::Option<unsigned, OptLevelParser> optLevel{
       *this, "opt-level",
       llvm::cl::desc("Optimization level 0-3. 0 and 1: plain loops; 2 and 3: "
                      "tiled, vectorized and multi-threaded (OpenMP) matmul "
@@ -111,6 +127,13 @@ void buildBufferizationPipeline(mlir::OpPassManager &pm,
 /// Registers the named pipelines (`--mlprog-lower-to-cpu`) with mlir-opt style
 /// tools.
 void registerPipelines();
+
+/// Checks the `target_cpu` and `target_features` of every `llvm.func` in
+/// `module` and its `llvm.target_triple` with CPUTarget::verify, so that a
+/// lowered module naming an unknown CPU or feature is an error naming the
+/// function rather than an LLVM fatal error in code generation. Used by the
+/// JIT and the AOT compiler on the modules they are given.
+llvm::Error verifyTargetAttrs(mlir::ModuleOp module);
 
 } // namespace mlprog
 

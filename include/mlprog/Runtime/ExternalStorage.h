@@ -27,8 +27,9 @@ class SafeTensorsFile;
 
 /// Where relative storage paths and storage-less globals are looked up.
 struct ExternalStorageOptions {
-  /// Directory against which relative `file` paths resolve (usually the
-  /// directory of the IR file). Empty: the current directory.
+  /// Directory against which relative `file` paths resolve, and which they
+  /// may not leave (usually the directory of the IR file; see
+  /// mlprog/Support/ModelPath.h). Empty: the current directory.
   std::string baseDirectory;
   /// safetensors bundle searched by symbol name for extern globals that have
   /// no `ml_program.external_storage` (a relative path is taken as is).
@@ -55,7 +56,10 @@ struct ExternalStorageCLOptions {
 class ExternalStorage {
 public:
   /// Maps the storage of every extern `ml_program.global` in `module`.
-  /// Checks, per global: the file opens; a safetensors key exists with the
+  /// Checks, per global: the `file` resolves with `resolveModelPath` (a
+  /// relative one inside `options.baseDirectory`, not through `..` or a
+  /// symlink leading out; an absolute one, as the importers write them,
+  /// anywhere) to a regular file that opens; a safetensors key exists with the
   /// global's element type and shape (the extern attribute's type, which
   /// must be statically shaped); a raw blob's offset plus the type's byte
   /// size (and `length`, when given) lie inside the file. Data that is not

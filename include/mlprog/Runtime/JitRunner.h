@@ -66,6 +66,12 @@ bool isCompatible(mlir::Type elementType, DType dtype);
 /// complex, vectors).
 std::optional<DType> getResultDType(mlir::Type elementType);
 
+/// The most OpenMP threads mlprog asks for (--num-threads, MLPROG_NUM_THREADS,
+/// the model libraries' runtime): libomp aborts the process when it cannot
+/// create a thread it was asked for (past the user's process limit), so a
+/// huge count is refused up front instead.
+inline constexpr unsigned kMaxNumThreads = 1024;
+
 /// Options of `JitRunner::create`.
 struct JitRunnerOptions {
   /// Name of the function to run. Empty: `main` if the module has one, else
@@ -76,7 +82,8 @@ struct JitRunnerOptions {
   /// LLVM in the JIT.
   unsigned optLevel = 2;
   /// Threads of the OpenMP loops the code runs (0: the MLPROG_NUM_THREADS
-  /// environment variable if set to a positive number, else all cores).
+  /// environment variable if set to 1 to kMaxNumThreads, else all cores).
+  /// More than kMaxNumThreads is an error of JitRunner::create.
   unsigned numThreads = 0;
   /// CPU and LLVM target features to compile for (as llc -mcpu / -mattr);
   /// empty: the host's (llvm::sys::getHostCPUName/getHostCPUFeatures). The

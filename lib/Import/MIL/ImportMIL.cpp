@@ -13,6 +13,7 @@
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/InitAll.h"
+#include "mlprog/Support/ModelPath.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -110,21 +111,18 @@ FailureOr<Value> ProgramImporter::materialize(const mil::Value &value,
   return arith::ConstantOp::create(builder, loc, *attr).getResult();
 }
 
-FailureOr<const mil::BlobFile *> ProgramImporter::openBlobFile(Location loc,
-                                                               StringRef name) {
-  SmallString<256> path;
-  StringRef rest = name;
-  if (rest.consume_front("@model_path")) {
-    path = modelDir;
-    llvm::sys::path::append(path, rest);
-  } else if (llvm::sys::path::is_absolute(name)) {
-    path = name;
-  } else {
-    path = modelDir;
-    llvm::sys::path::append(path, name);
-  }
-  llvm::sys::fs::make_absolute(path);
-  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+FailureOr<const mil::BlobFile *>
+ProgramImporter::openBlobFile(Location loc, StringRef fileName,
+                              StringRef valueName) {
+  // coremltools writes "@model_path/weights/weight.bin"; "@model_path" is
+  // the folder of the model file. Any other name is relative to it too.
+  StringRef name = fileName;
+  name.consume_front("@model_path/");
+  FailureOr<ModelFile> file = resolveModelPath(
+      loc, modelDir, name, "weight blob file of value '" + valueName + "'");
+  if (failed(file))
+    return failure();
+  StringRef path = file->path;
   auto it = blobFiles.find(std::string(path));
   if (it != blobFiles.end())
     return it->second.get();
@@ -150,7 +148,8 @@ FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
   if (!type.hasStaticShape())
     return emitError(loc) << "blob value '" << name << "' has dynamic type "
                           << type;
-  FailureOr<const mil::BlobFile *> blobs = openBlobFile(loc, blob.filename());
+  FailureOr<const mil::BlobFile *> blobs =
+      openBlobFile(loc, blob.filename(), name);
   if (failed(blobs))
     return failure();
   llvm::Expected<mil::BlobRecord> record = (*blobs)->getRecord(blob.offset());
@@ -570,17 +569,15 @@ static LogicalResult loadPackage(StringRef manifestText, StringRef manifestPath,
   if (!relPath)
     return emitError(loc) << "invalid .mlpackage Manifest.json: no item '"
                           << *rootId << "' with a 'path'";
-  // The root model lies inside the package: no absolute paths, no '..'.
-  if (llvm::sys::path::is_absolute(*relPath) ||
-      llvm::is_contained(llvm::make_range(llvm::sys::path::begin(*relPath),
-                                          llvm::sys::path::end(*relPath)),
-                         ".."))
-    return emitError(loc) << "invalid .mlpackage Manifest.json: item '"
-                          << *rootId << "' has path '" << *relPath
-                          << "' outside the package's Data directory";
-  SmallString<256> modelPath(parentDir(manifestPath));
-  llvm::sys::path::append(modelPath, "Data", *relPath);
-  llvm::sys::path::remove_dots(modelPath, /*remove_dot_dot=*/true);
+  // The root model lies inside the package's Data folder.
+  SmallString<256> dataDir(parentDir(manifestPath));
+  llvm::sys::path::append(dataDir, "Data");
+  FailureOr<ModelFile> file = resolveModelPath(
+      loc, dataDir, *relPath,
+      "invalid .mlpackage Manifest.json: item '" + *rootId + "'");
+  if (failed(file))
+    return failure();
+  StringRef modelPath = file->path;
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(modelPath, /*IsText=*/false);
   if (!buffer)

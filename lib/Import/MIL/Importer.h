@@ -119,8 +119,12 @@ private:
                                                mlir::RankedTensorType type,
                                                mlir::Location loc,
                                                llvm::StringRef name);
-  mlir::FailureOr<const mil::BlobFile *> openBlobFile(mlir::Location loc,
-                                                      llvm::StringRef name);
+  /// Opens the weight blob file `fileName` (`@model_path/...` or relative
+  /// to the model's folder) that holds value `valueName`, once per file;
+  /// the path is confined to the model's folder (resolveModelPath).
+  mlir::FailureOr<const mil::BlobFile *>
+  openBlobFile(mlir::Location loc, llvm::StringRef fileName,
+               llvm::StringRef valueName);
   mlir::Value loadGlobal(mlir::Location loc, llvm::StringRef name,
                          mlir::RankedTensorType type, mlir::Attribute value,
                          mlir::NamedAttribute *storage);

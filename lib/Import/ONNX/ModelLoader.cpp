@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
+#include "mlprog/Support/ModelPath.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -15,8 +16,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -408,25 +407,16 @@ mlprog::onnx_import::getExternalData(Location fileLoc, StringRef modelDir,
   if (location.empty())
     return emitError(fileLoc) << "external data of tensor '" << tensor.name()
                               << "' has no location";
-  llvm::SmallString<256> path(location);
-  if (llvm::sys::path::is_relative(path)) {
-    path = modelDir;
-    llvm::sys::path::append(path, location);
-  }
-  llvm::sys::fs::make_absolute(path);
-  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-  uint64_t size = 0;
-  if (llvm::sys::fs::file_size(path, size))
-    return emitError(fileLoc) << "cannot open external data file '" << path
-                              << "' of tensor '" << tensor.name() << "'";
-  uint64_t end = data.offset + data.length.value_or(0);
-  if (data.offset > size || end > size || end < data.offset)
-    return emitError(fileLoc)
-           << "external data of tensor '" << tensor.name() << "' (offset "
-           << data.offset << ", length " << data.length.value_or(0)
-           << ") lies beyond the end of '" << path << "' (" << size
-           << " bytes)";
-  data.path = std::string(path);
+  // The one resolver for every file a model names: inside the model's
+  // folder, a regular file, the range inside it (DESIGN.md rule 6).
+  std::string subject = "external data of tensor '" + tensor.name() + "'";
+  FailureOr<ModelFile> file =
+      resolveModelPath(fileLoc, modelDir, location, subject);
+  if (failed(file) ||
+      failed(checkModelFileRange(fileLoc, *file, data.offset,
+                                 data.length.value_or(0), subject)))
+    return failure();
+  data.path = std::move(file->path);
   return data;
 }
 

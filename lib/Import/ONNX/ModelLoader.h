@@ -55,7 +55,11 @@ struct ExternalData {
 
 /// Reads the `external_data` entries of `tensor` (ONNX IR "External Tensor
 /// Data": location relative to the model's directory, optional offset and
-/// length) and checks that the file exists and holds the bytes.
+/// length) and resolves the location with `resolveModelPath`
+/// (mlprog/Support/ModelPath.h): an absolute location, one that leaves
+/// `modelDir` (`..`, a symlink pointing out) or one that is not a regular
+/// file is an error at `fileLoc` naming the tensor and the location, as is
+/// a range past the file's end. `ExternalData::path` is the canonical path.
 mlir::FailureOr<ExternalData> getExternalData(mlir::Location fileLoc,
                                               llvm::StringRef modelDir,
                                               const onnx::TensorProto &tensor);

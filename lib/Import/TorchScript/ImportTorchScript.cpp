@@ -370,6 +370,9 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
   if (data.starts_with(StringRef("PK\x03\x04", 4))) {
     torch::jit::Module module;
     try {
+      // The archive is read from memory: its entry names are keys inside
+      // the zip, never paths opened on disk, so it needs no model-path
+      // confinement (test/Import/TorchScript/archive-paths.test).
       std::istringstream stream(data.str());
       module = torch::jit::load(stream);
     } catch (const std::exception &e) {

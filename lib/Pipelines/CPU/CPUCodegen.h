@@ -76,8 +76,9 @@ int64_t getMaxRegisterRows(const CPUTarget &target);
 /// Tile sizes that divide the loop ranges of `plan`, so every register block
 /// has the full static size and no masks are needed: mr x nr is 8 x 32 with
 /// AVX-512 and 4 x 16 with AVX2 (fewer when the ranges are not multiples),
-/// Mc and Nc the largest divisors of M and N up to 16 mr and 8 nr, Kc all of
-/// K up to 768, else a divisor of K up to 512.
+/// Mc and Nc the largest divisors of M and N up to 16 mr and 8 nr (halved
+/// when the output would be one tile, so a second thread has work), Kc all
+/// of K up to 768, else a divisor of K up to 512.
 TileConfig chooseTiles(const CPUTarget &target, const ContractionPlan &plan);
 
 /// The inputs of the contraction `op` (planned as `plan`, tiled as `config`)

@@ -6,8 +6,13 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+
+#include <memory>
 
 using namespace mlprog;
 
@@ -41,6 +46,65 @@ CPUTarget CPUTarget::get(llvm::StringRef cpu, llvm::StringRef features,
                         : features.str();
   target.triple = triple.empty() ? llvm::sys::getProcessTriple() : triple.str();
   return target;
+}
+
+/// " (did you mean 'X'?)" for the entry of `known` closest to `name`, or ""
+/// when none is close (an edit distance above a third of the name).
+template <typename KV>
+static std::string suggest(llvm::StringRef name, llvm::ArrayRef<KV> known) {
+  llvm::StringRef best;
+  unsigned bestDistance = name.size() / 3 + 1;
+  for (const KV &entry : known) {
+    unsigned distance =
+        name.edit_distance(entry.Key, /*AllowReplacements=*/true, bestDistance);
+    if (distance < bestDistance) {
+      best = entry.Key;
+      bestDistance = distance;
+    }
+  }
+  return best.empty() ? "" : (" (did you mean '" + best + "'?)").str();
+}
+
+llvm::Error CPUTarget::verify(llvm::StringRef cpu, llvm::StringRef features,
+                              llvm::StringRef triple) {
+  bool checkCPU = !cpu.empty() && cpu != "native";
+  bool checkFeatures = !features.empty() && features != "native";
+  if (!checkCPU && !checkFeatures && triple.empty())
+    return llvm::Error::success();
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargetMCs();
+  llvm::Triple targetTriple(triple.empty() ? llvm::sys::getProcessTriple()
+                                           : triple.str());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(targetTriple, error);
+  if (!target)
+    return llvm::createStringError("target triple '" + targetTriple.str() +
+                                   "': " + error);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(targetTriple, "", ""));
+  if (!info)
+    return llvm::Error::success();
+  if (checkCPU && !info->isCPUStringValid(cpu))
+    return llvm::createStringError(
+        "unknown CPU '" + cpu + "' for " + targetTriple.str() +
+        suggest(cpu, info->getAllProcessorDescriptions()));
+  llvm::SmallVector<llvm::StringRef> list;
+  if (checkFeatures)
+    features.split(list, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef feature : list) {
+    feature = feature.trim();
+    if (!feature.starts_with("+") && !feature.starts_with("-"))
+      return llvm::createStringError("CPU feature '" + feature +
+                                     "' must start with '+' or '-'");
+    llvm::StringRef name = feature.drop_front();
+    if (!llvm::any_of(info->getAllProcessorFeatures(),
+                      [&](const auto &kv) { return name == kv.Key; }))
+      return llvm::createStringError(
+          "unknown CPU feature '" + name + "' for " + targetTriple.str() +
+          suggest(name, info->getAllProcessorFeatures()));
+  }
+  return llvm::Error::success();
 }
 
 CPUTarget CPUTarget::getForFeatures(llvm::StringRef features) {

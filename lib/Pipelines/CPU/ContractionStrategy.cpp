@@ -98,6 +98,18 @@ TileConfig cpu::chooseTiles(const CPUTarget &target,
   // against 86-88 with 64 x 256 x 256).
   config.mc = largestDivisor(m, 16 * config.mr, config.mr);
   config.nc = largestDivisor(n, 8 * config.nr, config.nr);
+  // At least two C tiles, so that a second thread has work even when one
+  // tile would hold the whole output (a 64-token encoder's 64 x 256
+  // projections).
+  int64_t batch = 1;
+  for (unsigned dim : plan.dims.batch)
+    batch *= plan.ranges[dim];
+  if (batch * (m / config.mc) * (n / config.nc) < 2) {
+    if (config.nc % (2 * config.nr) == 0)
+      config.nc /= 2;
+    else if (config.mc % (2 * config.mr) == 0)
+      config.mc /= 2;
+  }
   config.kc = k <= 768 ? k : largestDivisor(k, 512, 16);
   if (config.kc < 64)
     config.kc = 256;

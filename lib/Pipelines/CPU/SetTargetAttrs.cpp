@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Pipelines/Passes.h"
+#include "mlprog/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -24,6 +25,13 @@ struct SetTargetAttrsPass
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (llvm::Error err = mlprog::CPUTarget::verify(targetCPU, targetFeatures,
+                                                    targetTriple)) {
+      // At the module's location, without printing the whole module.
+      mlir::emitError(getOperation().getLoc())
+          << llvm::toString(std::move(err));
+      return signalPassFailure();
+    }
     if (!targetTriple.empty())
       getOperation()->setAttr(LLVM::LLVMDialect::getTargetTripleAttrName(),
                               StringAttr::get(ctx, targetTriple));
@@ -39,3 +47,22 @@ struct SetTargetAttrsPass
   }
 };
 } // namespace
+
+llvm::Error mlprog::verifyTargetAttrs(ModuleOp module) {
+  StringRef triple;
+  if (auto attr = module->getAttrOfType<StringAttr>(
+          LLVM::LLVMDialect::getTargetTripleAttrName()))
+    triple = attr.getValue();
+  if (llvm::Error err = CPUTarget::verify("", "", triple))
+    return err;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    StringRef cpu = func.getTargetCpu().value_or("");
+    std::string features;
+    if (LLVM::TargetFeaturesAttr attr = func.getTargetFeaturesAttr())
+      features = attr.getFeaturesString();
+    if (llvm::Error err = CPUTarget::verify(cpu, features, triple))
+      return llvm::createStringError("llvm.func @" + func.getName() + ": " +
+                                     llvm::toString(std::move(err)));
+  }
+  return llvm::Error::success();
+}

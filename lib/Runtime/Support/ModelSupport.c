@@ -306,17 +306,18 @@ static void tuneAllocator(void) {
  * them does not link libomp). */
 extern void omp_set_num_threads(int) __attribute__((weak));
 
-/* Runs the OpenMP loops on MLPROG_NUM_THREADS threads when that is a
- * positive integer, as the JIT does; otherwise libomp's default
- * (OMP_NUM_THREADS, else all cores) stays. Read at every call, because
- * OpenMP's thread count belongs to the calling thread. */
+/* Runs the OpenMP loops on MLPROG_NUM_THREADS threads when that is an
+ * integer from 1 to 1024 (kMaxNumThreads in JitRunner.h: libomp aborts when
+ * it cannot create the threads), as the JIT does; otherwise libomp's
+ * default (OMP_NUM_THREADS, else all cores) stays. Read at every call,
+ * because OpenMP's thread count belongs to the calling thread. */
 static void setNumThreads(void) {
   const char *env = getenv("MLPROG_NUM_THREADS");
   if (!env || !omp_set_num_threads)
     return;
   char *end = NULL;
   long value = strtol(env, &end, 10);
-  if (end != env && *end == '\0' && value > 0 && value <= 1 << 16)
+  if (end != env && *end == '\0' && value > 0 && value <= 1024)
     omp_set_num_threads((int)value);
 }
 

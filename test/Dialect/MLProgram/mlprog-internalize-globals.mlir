@@ -16,7 +16,7 @@ ml_program.global private @short(#ml_program.extern : tensor<4xf32>) : tensor<4x
 
 // -----
 
-// expected-error-re @+1 {{cannot read 8 bytes at offset 0 of {{.*}}missing.bin: No such file or directory}}
+// expected-error-re @+1 {{external storage of global @missing: 'missing.bin' cannot be opened ('{{.*}}missing.bin'): No such file or directory}}
 ml_program.global private @missing(#ml_program.extern : tensor<2xf32>) : tensor<2xf32> {ml_program.external_storage = #ml_program.external_storage<file = "missing.bin", offset = 0>}
 
 // -----

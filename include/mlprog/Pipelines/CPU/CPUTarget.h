@@ -11,6 +11,7 @@
 #define MLPROG_PIPELINES_CPU_CPUTARGET_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <string>
@@ -39,6 +40,18 @@ struct CPUTarget {
   /// the host's, else no features; an empty `triple` is the process's.
   static CPUTarget get(llvm::StringRef cpu, llvm::StringRef features,
                        llvm::StringRef triple);
+
+  /// Checks user-given `cpu`, `features` and `triple` (llc's -mcpu, -mattr,
+  /// -mtriple; empty or "native" values are the host's and not checked)
+  /// against LLVM's tables for the triple, so that a typo is an error
+  /// instead of LLVM's "is not a recognized processor (ignoring processor)"
+  /// warning followed by generic code or a fatal error ("64-bit code
+  /// requested on a subtarget that doesn't support it"). Errors: no LLVM
+  /// target for the triple; an unknown CPU; a feature that does not start
+  /// with '+' or '-' or that the target does not know. Unknown names come
+  /// with the closest known one.
+  static llvm::Error verify(llvm::StringRef cpu, llvm::StringRef features,
+                            llvm::StringRef triple);
 
   /// The target of a pass's `target-features` option: the host
   /// (getHost()) when `features` is empty or "native", else a target with

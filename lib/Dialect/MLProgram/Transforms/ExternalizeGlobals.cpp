@@ -11,6 +11,7 @@
 #include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
 #include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
 #include "mlprog/Formats/SafeTensors.h"
+#include "mlprog/Support/ModelPath.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -95,13 +96,18 @@ struct InternalizeGlobalsPass
     : mlprog::impl::InternalizeGlobalsBase<InternalizeGlobalsPass> {
   using Base::Base;
 
-  /// Resolves a storage path against `weights-dir`.
-  std::string resolvePath(StringRef path) const {
-    if (weightsDir.empty() || !llvm::sys::path::is_relative(path))
-      return path.str();
-    SmallString<256> full(weightsDir);
-    llvm::sys::path::append(full, path);
-    return std::string(full);
+  /// Resolves a storage path against `weights-dir` (default: the current
+  /// directory) with the model-path resolver: a relative path stays inside
+  /// it; an absolute one is taken as an importer wrote it (ModelPath.h).
+  FailureOr<std::string> resolvePath(GlobalOp global, StringRef path) const {
+    ModelPathOptions options;
+    options.allowAbsolute = true;
+    FailureOr<ModelFile> file = resolveModelPath(
+        global.getLoc(), weightsDir, path,
+        "external storage of global @" + global.getSymName(), options);
+    if (failed(file))
+      return failure();
+    return std::move(file->path);
   }
 
   /// Opens a bundle once per path.
@@ -126,7 +132,11 @@ struct InternalizeGlobalsPass
     uint64_t size =
         type.getNumElements() * getStoredElementSize(type.getElementType());
     if (storage && storage.getOffset()) {
-      std::string path = resolvePath(storage.getFile().getValue());
+      FailureOr<std::string> resolved =
+          resolvePath(global, storage.getFile().getValue());
+      if (failed(resolved))
+        return failure();
+      std::string path = std::move(*resolved);
       uint64_t fileSize = 0, end = 0;
       if (!llvm::sys::fs::file_size(path, fileSize) &&
           (__builtin_add_overflow(*storage.getOffset(), size, &end) ||
@@ -153,8 +163,14 @@ struct InternalizeGlobalsPass
       }
       return (*buffer)->getBuffer().str();
     }
-    std::string path =
-        storage ? resolvePath(storage.getFile().getValue()) : bundle.getValue();
+    std::string path = bundle.getValue();
+    if (storage) {
+      FailureOr<std::string> resolved =
+          resolvePath(global, storage.getFile().getValue());
+      if (failed(resolved))
+        return failure();
+      path = std::move(*resolved);
+    }
     StringRef key = storage ? storage.getKey().getValue() : global.getSymName();
     FailureOr<const SafeTensorsFile *> file = openBundle(global, path);
     if (failed(file))

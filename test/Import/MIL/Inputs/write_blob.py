@@ -2,8 +2,8 @@
   offset 64:  float32 [2, 3] = 0..5     (data at 128, 24 bytes)
   offset 192: float16 [4]    = 1..4     (data at 256, 8 bytes)
 and optionally corrupts it:
-  --corrupt sentinel | dtype | size-past-eof | offset-past-eof | truncate |
-            version | unaligned-data
+  --corrupt sentinel | dtype | size-past-eof | offset-past-eof |
+            offset-overflow | truncate | version | unaligned-data
 """
 
 import argparse
@@ -33,6 +33,8 @@ elif args.corrupt == "size-past-eof":
     struct.pack_into("<Q", data, 64 + 8, 1 << 20)
 elif args.corrupt == "offset-past-eof":
     struct.pack_into("<Q", data, 64 + 16, 1 << 40)
+elif args.corrupt == "offset-overflow":
+    struct.pack_into("<Q", data, 64 + 16, (1 << 64) - 64)
 elif args.corrupt == "unaligned-data":
     struct.pack_into("<Q", data, 64 + 16, 130)
 elif args.corrupt == "version":
