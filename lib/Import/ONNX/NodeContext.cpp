@@ -132,6 +132,21 @@ FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank,
   return axis < 0 ? axis + rank : axis;
 }
 
+FailureOr<SmallVector<int64_t>>
+normalizeDistinctAxes(NodeContext &ctx, ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t a : axes) {
+    FailureOr<int64_t> n = normalizeAxis(ctx, a, rank);
+    if (failed(n))
+      return failure();
+    if (llvm::is_contained(result, *n))
+      return emitError(ctx.loc)
+             << ctx.node.op_type() << ": repeated axis " << a;
+    result.push_back(*n);
+  }
+  return result;
+}
+
 int64_t rankOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getRank();
 }

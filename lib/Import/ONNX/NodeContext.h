@@ -227,6 +227,12 @@ void registerControlFlowOps(OpTable &table);
 /// `inclusiveEnd`); a located error when out of range.
 mlir::FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis,
                                        int64_t rank, bool inclusiveEnd = false);
+
+/// Normalizes each of `axes` with normalizeAxis; a located error
+/// "<op type>: repeated axis A" when two name the same dim.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+normalizeDistinctAxes(NodeContext &ctx, llvm::ArrayRef<int64_t> axes,
+                      int64_t rank);
 /// Rank of a ranked tensor value.
 int64_t rankOf(mlir::Value v);
 

@@ -24,9 +24,15 @@ namespace mlprog::onnx_import {
 
 namespace {
 
-/// MaxPool: ceil_mode and dilations since opset 10; the optional Indices
-/// output (opset 8+), row-major (storage_order = 0) or column-major (1).
-LogicalResult importMaxPool(NodeContext &ctx) {
+/// Input 0 of a pooling node with its window: kernel_shape and the geometry
+/// attributes (pads or auto_pad, strides, dilations).
+struct PoolOperand {
+  Value x;
+  SmallVector<int64_t> kernel;
+  WindowParams params;
+};
+
+FailureOr<PoolOperand> poolOperand(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
@@ -34,15 +40,25 @@ LogicalResult importMaxPool(NodeContext &ctx) {
   FailureOr<WindowParams> params = getWindowParams(ctx, *x, kernel);
   if (failed(params))
     return failure();
+  return PoolOperand{*x, std::move(kernel), *params};
+}
+
+/// MaxPool: ceil_mode and dilations since opset 10; the optional Indices
+/// output (opset 8+), row-major (storage_order = 0) or column-major (1).
+LogicalResult importMaxPool(NodeContext &ctx) {
+  FailureOr<PoolOperand> in = poolOperand(ctx);
+  if (failed(in))
+    return failure();
+  auto &[x, kernel, params] = *in;
   bool ceilMode = ctx.getInt("ceil_mode", 0);
   if (!ctx.hasOutput(1))
-    return ctx.setResult(0, buildMaxPool(ctx.b, ctx.loc, *x, kernel, *params,
+    return ctx.setResult(0, buildMaxPool(ctx.b, ctx.loc, x, kernel, params,
                                          ceilMode, ctx.isUnsignedInput(0)));
   int64_t order = ctx.getInt("storage_order", 0);
   if (order != 0 && order != 1)
     return emitError(ctx.loc) << "invalid MaxPool storage_order " << order;
   FailureOr<std::pair<Value, Value>> r =
-      buildMaxPoolWithIndices(ctx.b, ctx.loc, *x, kernel, *params, ceilMode,
+      buildMaxPoolWithIndices(ctx.b, ctx.loc, x, kernel, params, ceilMode,
                               order == 1, ctx.isUnsignedInput(0));
   if (failed(r))
     return failure();
@@ -53,31 +69,25 @@ LogicalResult importMaxPool(NodeContext &ctx) {
 
 /// AveragePool: count_include_pad = 0, ceil_mode = 0 by default.
 LogicalResult importAveragePool(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
+  FailureOr<PoolOperand> in = poolOperand(ctx);
+  if (failed(in))
     return failure();
-  SmallVector<int64_t> kernel = ctx.getInts("kernel_shape");
-  FailureOr<WindowParams> params = getWindowParams(ctx, *x, kernel);
-  if (failed(params))
-    return failure();
-  return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, *x, kernel, *params,
+  auto &[x, kernel, params] = *in;
+  return ctx.setResult(0, buildAveragePool(ctx.b, ctx.loc, x, kernel, params,
                                            ctx.getInt("ceil_mode", 0),
                                            ctx.getInt("count_include_pad", 0)));
 }
 
 /// LpPool-2/11/18: p (default 2), and since 18 ceil_mode and dilations.
 LogicalResult importLpPool(NodeContext &ctx) {
-  FailureOr<Value> x = ctx.input(0);
-  if (failed(x))
+  FailureOr<PoolOperand> in = poolOperand(ctx);
+  if (failed(in))
     return failure();
-  SmallVector<int64_t> kernel = ctx.getInts("kernel_shape");
-  FailureOr<WindowParams> params = getWindowParams(ctx, *x, kernel);
-  if (failed(params))
-    return failure();
+  auto &[x, kernel, params] = *in;
   // LpPool-1 had a float p; from opset 2 it is an int.
   const onnx::AttributeProto *p = ctx.attribute("p");
   double power = !p ? 2.0 : p->has_f() ? p->f() : double(p->i());
-  return ctx.setResult(0, buildLpPool(ctx.b, ctx.loc, *x, kernel, *params,
+  return ctx.setResult(0, buildLpPool(ctx.b, ctx.loc, x, kernel, params,
                                       ctx.getInt("ceil_mode", 0), power));
 }
 

@@ -207,21 +207,9 @@ FailureOr<NearestRounding> parseNearestMode(NodeContext &ctx, StringRef name) {
 /// The `axes` attribute of Resize-18+, normalized: every axis in order when
 /// absent. Errors: an axis out of [-rank, rank), an axis given twice.
 FailureOr<SmallVector<int64_t>> resizeAxes(NodeContext &ctx, int64_t rank) {
-  SmallVector<int64_t> axes;
-  if (!ctx.attribute("axes")) {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-    return axes;
-  }
-  for (int64_t a : ctx.getInts("axes")) {
-    FailureOr<int64_t> n = normalizeAxis(ctx, a, rank);
-    if (failed(n))
-      return failure();
-    if (llvm::is_contained(axes, *n))
-      return emitError(ctx.loc) << "Resize: repeated axis " << a;
-    axes.push_back(*n);
-  }
-  return axes;
+  if (ctx.attribute("axes"))
+    return normalizeDistinctAxes(ctx, ctx.getInts("axes"), rank);
+  return llvm::to_vector(llvm::seq<int64_t>(0, rank));
 }
 
 /// Resize-18's keep_aspect_ratio_policy not_larger / not_smaller with

@@ -461,24 +461,12 @@ bool hasRuntimePadAxes(NodeContext &ctx) {
 /// The padded axes of Pad (input 3, opset 18+, a constant), normalized; all
 /// dims without it. Errors: an axis out of range or repeated.
 FailureOr<SmallVector<int64_t>> padAxes(NodeContext &ctx, int64_t rank) {
-  SmallVector<int64_t> axes;
-  if (!ctx.hasInput(3)) {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-    return axes;
-  }
+  if (!ctx.hasInput(3))
+    return llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::optional<SmallVector<int64_t>> a = constantInts(ctx, 3);
   if (!a)
     return emitError(ctx.loc) << "unsupported Pad with run-time axes";
-  for (int64_t ax : *a) {
-    FailureOr<int64_t> n = normalizeAxis(ctx, ax, rank);
-    if (failed(n))
-      return failure();
-    if (llvm::is_contained(axes, *n))
-      return emitError(ctx.loc) << "Pad: repeated axis " << ax;
-    axes.push_back(*n);
-  }
-  return axes;
+  return normalizeDistinctAxes(ctx, *a, rank);
 }
 
 /// Pad (opset 11+) whose pads or constant_value are read at run time, or
