@@ -3,8 +3,8 @@
 #
 # Installs what is missing, builds mlprog, exports a torchvision CNN with
 # random weights to ONNX (PyTorch), imports it with mlprog-translate, compiles
-# and runs it on the CPU with mlprog-run, and compares the output with
-# PyTorch's. Usage: scripts/run-example.sh [torchvision-model] (default
+# and runs it on the CPU with mlprog-run, compares the output with PyTorch's,
+# and times the AOT library (mlprog-compile) against onnxruntime. Usage: scripts/run-example.sh [torchvision-model] (default
 # squeezenet1_1). Artifacts go to out/<model>/.
 #
 #===----------------------------------------------------------------------===//
@@ -31,3 +31,7 @@ echo "   compiled and ran in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 echo "== 4. compare with PyTorch"
 $py "$root/scripts/compare_npy.py" "$out/output_0.npy" "$out/reference_0.npy" \
   --rtol 1e-4 --atol 1e-5
+echo "== 5. latency against onnxruntime: mlprog-compile, then both alternately"
+"$bin/mlprog-compile" "$out/$model.mlir" -o "$out/$model.so"
+"$root/.venv/bin/python" "$root/scripts/latency_vs_ort.py" \
+  "$out/$model.onnx" "$out/$model.so" "$out/input_0.npy"

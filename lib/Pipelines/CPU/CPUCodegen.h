@@ -294,6 +294,19 @@ inline int64_t getLanes(mlir::Type type, int64_t vectorBits) {
   return std::max<int64_t>(1, vectorBits / std::max(8u, bits));
 }
 
+/// Receives one part of a row op (see forEachRowPart) and its chunk size.
+using RowPartFn =
+    llvm::function_ref<void(mlir::linalg::LinalgOp part, int64_t chunk)>;
+
+/// Generalizes the elementwise op or row reduction `op`, collapses its loop
+/// dimensions that are contiguous in every operand (getCollapsibleLoops),
+/// splits its innermost dimension into a multiple of a chunk of up to 4
+/// vectors of the widest operand and a remainder (`linalg::splitOp`; a
+/// reduction's remainder reduces into the first part's result), and calls
+/// `part` on each part with the chunk. Leaves `op` alone when a step fails.
+void forEachRowPart(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                    int64_t vectorBits, RowPartFn part);
+
 /// Registers the external interfaces that the vector transfers on tensors
 /// these passes emit need later: BufferizableOpInterface (one-shot
 /// bufferization) and SubsetOpInterface (hoisting a transfer_read /

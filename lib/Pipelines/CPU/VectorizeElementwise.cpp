@@ -182,9 +182,8 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(current, vectorized->replacements);
 }
 
-/// Vectorizes one elementwise op (see VectorizeElementwisePass).
-static void vectorizeElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                                 int64_t vectorBits, bool parallel) {
+void cpu::forEachRowPart(RewriterBase &rewriter, linalg::LinalgOp op,
+                         int64_t vectorBits, RowPartFn part) {
   // Lanes of the widest operand: one chunk is at most 4 of its registers.
   int64_t lanes = vectorBits;
   for (OpOperand &operand : op->getOpOperands())
@@ -212,19 +211,27 @@ static void vectorizeElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t n = ranges[inner];
   int64_t chunk = n < lanes ? n : lanes * std::min<int64_t>(4, n / lanes);
   if (n > chunk && n % chunk != 0) {
+    // For a reduction, the remainder reduces into the head's result.
     rewriter.setInsertionPoint(op);
     auto [head, tail] =
         linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
                         inner, rewriter.getIndexAttr(n - n % chunk));
     if (!head || !tail)
       return;
-    tileAndVectorizePart(rewriter, cast<linalg::LinalgOp>(head.getOperation()),
-                         chunk, parallel);
-    tileAndVectorizePart(rewriter, cast<linalg::LinalgOp>(tail.getOperation()),
-                         chunk, parallel);
+    part(cast<linalg::LinalgOp>(head.getOperation()), chunk);
+    part(cast<linalg::LinalgOp>(tail.getOperation()), chunk);
     return;
   }
-  tileAndVectorizePart(rewriter, op, chunk, parallel);
+  part(op, chunk);
+}
+
+/// Vectorizes one elementwise op (see VectorizeElementwisePass).
+static void vectorizeElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 int64_t vectorBits, bool parallel) {
+  forEachRowPart(rewriter, op, vectorBits,
+                 [&](linalg::LinalgOp part, int64_t chunk) {
+                   tileAndVectorizePart(rewriter, part, chunk, parallel);
+                 });
 }
 
 //===----------------------------------------------------------------------===//

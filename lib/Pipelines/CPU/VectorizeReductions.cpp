@@ -160,48 +160,10 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Vectorizes one row reduction (see VectorizeReductionsPass).
 static void vectorizeRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
                                   int64_t vectorBits, bool parallel) {
-  // Lanes of the widest operand: a chunk is at most 4 of its registers, 4
-  // independent chains of partial results.
-  int64_t lanes = vectorBits;
-  for (OpOperand &operand : op->getOpOperands())
-    lanes = std::min(lanes,
-                     getLanes(getElementTypeOrSelf(operand.get()), vectorBits));
-  rewriter.setInsertionPoint(op);
-  if (!isa<linalg::GenericOp>(op)) {
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, op);
-    if (failed(generic))
-      return;
-    op = *generic;
-  }
-  SmallVector<ReassociationIndices> groups = getCollapsibleLoops(op);
-  if (groups.size() < op.getNumLoops()) {
-    FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(op, groups, rewriter);
-    if (failed(collapsed))
-      return;
-    rewriter.replaceOp(op, collapsed->results);
-    op = collapsed->collapsedOp;
-  }
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned inner = ranges.size() - 1;
-  int64_t n = ranges[inner];
-  int64_t chunk = n < lanes ? n : lanes * std::min<int64_t>(4, n / lanes);
-  if (n > chunk && n % chunk != 0) {
-    // The remainder reduces into the result of the multiple-of-chunk part.
-    rewriter.setInsertionPoint(op);
-    auto [head, tail] =
-        linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()),
-                        inner, rewriter.getIndexAttr(n - n % chunk));
-    if (!head || !tail)
-      return;
-    tileAndVectorizePart(rewriter, cast<linalg::LinalgOp>(head.getOperation()),
-                         chunk, parallel);
-    tileAndVectorizePart(rewriter, cast<linalg::LinalgOp>(tail.getOperation()),
-                         chunk, parallel);
-    return;
-  }
-  tileAndVectorizePart(rewriter, op, chunk, parallel);
+  forEachRowPart(rewriter, op, vectorBits,
+                 [&](linalg::LinalgOp part, int64_t chunk) {
+                   tileAndVectorizePart(rewriter, part, chunk, parallel);
+                 });
 }
 
 namespace {
