@@ -193,6 +193,12 @@ static unsigned getNumThreads(unsigned requested) {
 /// Loads the OpenMP runtime the lowered code calls (__kmpc_*) into the
 /// process, where the JIT resolves symbols, and sets its thread count.
 static Error loadOpenMPRuntime(unsigned numThreads) {
+  // Idle threads spin for 1 ms, not libomp's default 200 ms, unless the
+  // user chose: from one parallel loop of a call to the next, not between
+  // calls (as the AOT library's mlprog_model_run does). libomp reads it
+  // when it starts.
+  if (!std::getenv("KMP_BLOCKTIME") && !std::getenv("OMP_WAIT_POLICY"))
+    ::setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
   std::string message;
   auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
       MLPROG_LIBOMP_PATH, &message);

@@ -312,6 +312,19 @@ extern void omp_set_num_threads(int) __attribute__((weak));
  * default (OMP_NUM_THREADS, else all cores) stays. Read at every call,
  * because OpenMP's thread count belongs to the calling thread. */
 static void setNumThreads(void) {
+  /* Idle OpenMP threads spin for 1 ms, not libomp's default 200 ms, unless
+   * the user chose (KMP_BLOCKTIME, OMP_WAIT_POLICY): long enough to carry
+   * them from one parallel loop of a call to the next, short enough not to
+   * take the cores from the caller's other thread pools between calls.
+   * libomp reads it when it starts, i.e. at the first call of a process
+   * that did not start it before (kmp_set_blocktime does not reach the
+   * thread team libomp creates later). */
+  static int blocktimeChosen;
+  if (!blocktimeChosen) {
+    blocktimeChosen = 1;
+    if (!getenv("KMP_BLOCKTIME") && !getenv("OMP_WAIT_POLICY"))
+      setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
+  }
   const char *env = getenv("MLPROG_NUM_THREADS");
   if (!env || !omp_set_num_threads)
     return;
