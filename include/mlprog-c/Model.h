@@ -134,7 +134,11 @@ int32_t mlprog_model_find_entry(const char *name);
  *  A CPU library whose loops run in parallel (OpenMP; the default -O2
  *  pipeline) runs them on MLPROG_NUM_THREADS threads when that environment
  *  variable is a positive integer at the time of the call, else on libomp's
- *  default (OMP_NUM_THREADS, else all cores). */
+ *  default (OMP_NUM_THREADS, else all cores). Unless KMP_BLOCKTIME or
+ *  OMP_WAIT_POLICY is set, the first call sets KMP_BLOCKTIME=1 in the
+ *  environment: idle OpenMP threads spin for 1 ms before they sleep (from
+ *  one parallel loop to the next, not between calls; libomp's default is
+ *  200 ms). */
 int32_t mlprog_model_run(int32_t entry, const mlprog_tensor *inputs,
                          int32_t num_inputs, mlprog_tensor *results,
                          int32_t num_results, char *error, size_t error_size);
