@@ -1,0 +1,144 @@
+//===- NumpyConversion.cpp - Host tensors to and from numpy ---------------===//
+
+#include "NumpyConversion.h"
+#include "DiagnosticError.h"
+
+#include "mlprog/Formats/Npy.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace mlprog;
+using mlprog::python::DiagnosticError;
+
+//===----------------------------------------------------------------------===//
+// Host tensors <-> numpy
+//===----------------------------------------------------------------------===//
+
+/// The DType whose numpy (ml_dtypes) name is `name`, among the 1-byte types
+/// numpy itself does not have.
+static std::optional<DType> getDTypeByNumpyName(llvm::StringRef name) {
+  for (DType dtype : {DType::F8E4M3FN, DType::F8E4M3FNUZ, DType::F8E5M2,
+                      DType::F8E5M2FNUZ, DType::F8E8M0FNU, DType::F4E2M1FN,
+                      DType::I4, DType::U4, DType::I2, DType::U2})
+    if (getNumpyDTypeName(dtype) == name)
+      return dtype;
+  return std::nullopt;
+}
+
+/// The DType of a numpy dtype (kind and item size); std::nullopt for
+/// anything the runner cannot bind (complex, strings, objects, ...).
+static std::optional<DType> getDType(const py::dtype &dtype) {
+  ssize_t size = dtype.itemsize();
+  // The 1-byte ml_dtypes types (float8_*, float4_e2m1fn, [u]int4, [u]int2;
+  // numpy calls some of them kind 'V', float8_e5m2 kind 'f') are told apart
+  // by name.
+  if (size == 1 && !dtype.has_fields())
+    if (std::optional<DType> narrow =
+            getDTypeByNumpyName(dtype.attr("name").cast<std::string>()))
+      return narrow;
+  switch (dtype.kind()) {
+  case 'b':
+    return size == 1 ? std::optional<DType>(DType::Bool) : std::nullopt;
+  case 'i':
+    switch (size) {
+    case 1:
+      return DType::I8;
+    case 2:
+      return DType::I16;
+    case 4:
+      return DType::I32;
+    case 8:
+      return DType::I64;
+    }
+    return std::nullopt;
+  case 'u':
+    switch (size) {
+    case 1:
+      return DType::U8;
+    case 2:
+      return DType::U16;
+    case 4:
+      return DType::U32;
+    case 8:
+      return DType::U64;
+    }
+    return std::nullopt;
+  case 'f':
+    switch (size) {
+    case 2:
+      return DType::F16;
+    case 4:
+      return DType::F32;
+    case 8:
+      return DType::F64;
+    }
+    return std::nullopt;
+  case 'V':
+    // ml_dtypes.bfloat16 is a 2-byte void type to numpy; as for .npy files
+    // (Formats/Npy.h), any 2-byte void without fields holds bfloat16 bits.
+    if (size == 2 && !dtype.has_fields())
+      return DType::BF16;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The numpy dtype of results of `dtype`. numpy has no bfloat16 and none
+/// of the 8-, 4- and 2-bit types: they come from ml_dtypes (a dependency of
+/// onnx and jax), and without it such a result is an error.
+static py::dtype getNumpyDType(DType dtype, size_t index) {
+  std::string name = getNumpyDTypeName(dtype).str();
+  if (dtype != DType::BF16 && !getDTypeByNumpyName(name))
+    return py::dtype::from_args(py::str(name));
+  try {
+    return py::dtype::from_args(
+        py::module_::import("ml_dtypes").attr(py::str(name)));
+  } catch (py::error_already_set &) {
+    throw DiagnosticError(llvm::formatv(
+        "error: result {0} has element type {1}, which numpy holds only "
+        "with the ml_dtypes package (pip install ml_dtypes)",
+        index, getDTypeName(dtype)));
+  }
+}
+
+HostTensor python::toHostTensor(py::handle value, size_t index) {
+  auto array = py::array::ensure(value, py::array::c_style);
+  if (!array)
+    throw DiagnosticError(llvm::formatv(
+        "error: input {0}: cannot convert a "
+        "'{1}' to a numpy array",
+        index, py::str(value.get_type().attr("__name__")).cast<std::string>()));
+  py::dtype dtype = array.dtype();
+  std::optional<DType> hostType = getDType(dtype);
+  if (!hostType || dtype.byteorder() == '>')
+    throw DiagnosticError(
+        llvm::formatv("error: input {0}: unsupported array dtype '{1}' (bool, "
+                      "[u]int8/16/32/64, float16/32/64 in native byte order, "
+                      "ml_dtypes.bfloat16 and the ml_dtypes float8, float4, "
+                      "[u]int4 and [u]int2 types)",
+                      index, py::str(dtype).cast<std::string>()));
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  llvm::Expected<HostTensor> tensor = HostTensor::create(*hostType, shape);
+  if (!tensor)
+    throw DiagnosticError(llvm::formatv("error: input {0}: {1}", index,
+                                        llvm::toString(tensor.takeError())));
+  if (tensor->getNumBytes())
+    std::memcpy(tensor->getData(), array.data(), tensor->getNumBytes());
+  return std::move(*tensor);
+}
+
+py::array python::toNumpy(HostTensor tensor, size_t index) {
+  py::dtype dtype = getNumpyDType(tensor.getDType(), index);
+  std::vector<ssize_t> shape(tensor.getShape().begin(),
+                             tensor.getShape().end());
+  auto *owned = new HostTensor(std::move(tensor));
+  py::capsule owner(owned,
+                    [](void *ptr) { delete static_cast<HostTensor *>(ptr); });
+  return py::array(dtype, shape, owned->getData(), owner);
+}
