@@ -342,8 +342,10 @@ using PyStateBinding =
 /// The ONNX import options of `state` (the `--state` text) and `bindings`.
 static ONNXImportOptions
 getONNXImportOptions(const std::string &state,
-                     const std::vector<PyStateBinding> &bindings) {
+                     const std::vector<PyStateBinding> &bindings,
+                     const std::string &weightsDir) {
   ONNXImportOptions options;
+  options.weightsDir = weightsDir;
   if (llvm::Error error = parseONNXStateOption(state, options))
     throw DiagnosticError("error: " + llvm::toString(std::move(error)));
   for (const auto &[input, output, shape] : bindings)
@@ -353,10 +355,11 @@ getONNXImportOptions(const std::string &state,
 
 static std::unique_ptr<PyModule>
 importONNXFile(const std::string &path, const std::string &state,
-               const std::vector<PyStateBinding> &bindings) {
+               const std::vector<PyStateBinding> &bindings,
+               const std::string &weightsDir) {
   // importONNX reads stdin for "-"; Python callers always mean a file.
   std::string file = path == "-" ? "./-" : path;
-  ONNXImportOptions options = getONNXImportOptions(state, bindings);
+  ONNXImportOptions options = getONNXImportOptions(state, bindings, weightsDir);
   return runImport(
       [&](MLIRContext *ctx) { return mlprog::importONNX(file, ctx, options); },
       path);
@@ -365,9 +368,10 @@ importONNXFile(const std::string &path, const std::string &state,
 static std::unique_ptr<PyModule>
 importONNXBytes(const py::bytes &data, const std::string &name,
                 const std::string &state,
-                const std::vector<PyStateBinding> &bindings) {
+                const std::vector<PyStateBinding> &bindings,
+                const std::string &weightsDir) {
   std::string bytes = data; // Copied under the GIL.
-  ONNXImportOptions options = getONNXImportOptions(state, bindings);
+  ONNXImportOptions options = getONNXImportOptions(state, bindings, weightsDir);
   return runImport(
       [&](MLIRContext *ctx) {
         auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, name, false);
@@ -402,9 +406,11 @@ static std::unique_ptr<PyModule> importTorchScriptFile(
 
 #ifdef MLPROG_HAVE_MIL
 static std::unique_ptr<PyModule> importMILFile(const std::string &path,
-                                               const std::string &opset) {
+                                               const std::string &opset,
+                                               const std::string &weightsDir) {
   MILImportOptions options;
   options.opset = opset;
+  options.weightsDir = weightsDir;
   return runImport(
       [&](MLIRContext *ctx) { return mlprog::importMIL(path, ctx, options); },
       path);
@@ -676,10 +682,12 @@ PYBIND11_MODULE(_mlprog, m) {
   m.attr("have_onnx") = true;
   m.def("import_onnx_file", &importONNXFile, py::arg("path"),
         py::arg("state") = "",
-        py::arg("state_bindings") = std::vector<PyStateBinding>());
+        py::arg("state_bindings") = std::vector<PyStateBinding>(),
+        py::arg("weights_dir") = "");
   m.def("import_onnx_bytes", &importONNXBytes, py::arg("data"), py::arg("name"),
         py::arg("state") = "",
-        py::arg("state_bindings") = std::vector<PyStateBinding>());
+        py::arg("state_bindings") = std::vector<PyStateBinding>(),
+        py::arg("weights_dir") = "");
 #endif
 #ifdef MLPROG_HAVE_TORCHSCRIPT
   m.attr("have_torchscript") = true;
@@ -688,6 +696,7 @@ PYBIND11_MODULE(_mlprog, m) {
 #endif
 #ifdef MLPROG_HAVE_MIL
   m.attr("have_mil") = true;
-  m.def("import_mil_file", &importMILFile, py::arg("path"), py::arg("opset"));
+  m.def("import_mil_file", &importMILFile, py::arg("path"), py::arg("opset"),
+        py::arg("weights_dir") = "");
 #endif
 }

@@ -159,3 +159,13 @@ mlir::LogicalResult mlprog::checkModelFileRange(mlir::Location loc,
            << subject << " " << llvm::toString(std::move(err));
   return mlir::success();
 }
+
+llvm::cl::opt<std::string> &mlprog::importWeightsDirOption() {
+  static llvm::cl::opt<std::string> weightsDir(
+      "weights-dir", llvm::cl::value_desc("DIR"),
+      llvm::cl::desc("Folder that the files a model names (ONNX external "
+                     "data, Core ML weight blobs) are read from and must "
+                     "stay inside (default: the model file's folder)"),
+      llvm::cl::init(""));
+  return weightsDir;
+}

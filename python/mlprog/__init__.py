@@ -104,7 +104,7 @@ def _is_bytes(value):
     return isinstance(value, (bytes, bytearray, memoryview))
 
 
-def import_onnx(model, name=None, state=None):
+def import_onnx(model, name=None, state=None, weights_dir=None):
     """Imports an ONNX model: a file path, the serialized bytes, or an
     ``onnx.ModelProto``. The graph becomes the public ``ml_program.func
     @main``; initializers become globals (see docs/importers/onnx.md).
@@ -117,6 +117,11 @@ def import_onnx(model, name=None, state=None):
     --state`` (``"auto"``, ``"past.0.key:present.0.key,..."``), a dict
     ``{input: output}``, or a list of ``(input, output)`` or ``(input,
     output, initial_shape)`` tuples.
+
+    ``weights_dir`` is the folder that initializers' external data is read
+    from and must stay inside (``mlprog-translate --weights-dir``); by
+    default the model file's folder, or the working directory for bytes and
+    protos.
     """
     if not HAVE_ONNX:
         raise Error("built without the ONNX importer")
@@ -136,10 +141,12 @@ def import_onnx(model, name=None, state=None):
                              None if shape is None else [int(e) for e in shape]))
     if hasattr(model, "SerializeToString"):
         model = model.SerializeToString()
+    weights_dir = "" if weights_dir is None else os.fspath(weights_dir)
     if _is_bytes(model):
         return Module(_mlprog.import_onnx_bytes(
-            bytes(model), name or "<bytes>", spec, bindings))
-    return Module(_mlprog.import_onnx_file(os.fspath(model), spec, bindings))
+            bytes(model), name or "<bytes>", spec, bindings, weights_dir))
+    return Module(_mlprog.import_onnx_file(os.fspath(model), spec, bindings,
+                                           weights_dir))
 
 
 def _torch():
@@ -190,14 +197,19 @@ def import_torchscript(module, method=None, input_shapes=None,
         os.fspath(module), method, shapes, dtypes))
 
 
-def import_mil(path, opset=""):
+def import_mil(path, opset="", weights_dir=None):
     """Imports a Core ML MIL program: a serialized ``Program``, an
     ``.mlmodel``, or an ``.mlpackage`` directory. ``opset`` picks the block
     specialization (e.g. ``"CoreML7"``); empty means each function's own.
+    ``weights_dir`` is the folder that weight blobs
+    (``@model_path/weights/weight.bin``) are read from and must stay inside;
+    by default the model file's folder.
     """
     if not HAVE_MIL:
         raise Error("built without the MIL importer")
-    return Module(_mlprog.import_mil_file(os.fspath(path), opset))
+    weights_dir = "" if weights_dir is None else os.fspath(weights_dir)
+    return Module(_mlprog.import_mil_file(os.fspath(path), opset,
+                                          weights_dir))
 
 
 def _to_numpy(value, index):

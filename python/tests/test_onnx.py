@@ -118,3 +118,29 @@ def test_bad_inputs_are_errors(tmp_path):
         mlprog.import_onnx(b"\x08\x07not a model", name="junk.onnx")
     with pytest.raises(mlprog.Error, match="missing.onnx"):
         mlprog.import_onnx(tmp_path / "missing.onnx")
+
+
+def test_weights_dir_for_external_data(tmp_path):
+    """import_onnx(weights_dir=...) reads external data from that folder
+    (bytes have no folder of their own) and keeps it inside."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    (tmp_path / "weights").mkdir()
+    np.array([1.0, 2.0], np.float32).tofile(tmp_path / "weights" / "w.bin")
+
+    def model_bytes(location):
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2])
+        w.data_location = TensorProto.EXTERNAL
+        w.external_data.add(key="location", value=location)
+        graph = helper.make_graph(
+            [helper.make_node("Add", ["w", "w"], ["y"])], "g", [],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [w])
+        return helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 13)])
+
+    module = mlprog.import_onnx(model_bytes("w.bin"), name="m.onnx",
+                                weights_dir=tmp_path / "weights")
+    np.testing.assert_array_equal(mlprog.compile(module).main(), [2.0, 4.0])
+    with pytest.raises(mlprog.Error, match="leaves the model folder"):
+        mlprog.import_onnx(model_bytes("../weights/w.bin"), name="m.onnx",
+                           weights_dir=tmp_path / "weights")

@@ -3,6 +3,8 @@
 #ifndef MLPROG_PIPELINES_GPUPIPELINE_H
 #define MLPROG_PIPELINES_GPUPIPELINE_H
 
+#include "mlprog/Pipelines/Pipelines.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/Support/Error.h"
@@ -37,7 +39,7 @@ struct LowerToGPUOptions : public mlir::PassPipelineOptions<LowerToGPUOptions> {
       llvm::cl::desc("Threads per block of elementwise and reduction "
                      "kernels (a multiple of 32, at most 1024)"),
       llvm::cl::init(256)};
-  PassOptions::Option<int> optLevel{
+  PassOptions::Option<unsigned, OptLevelParser> optLevel{
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the kernels (0-3)"),
       llvm::cl::init(3)};

@@ -551,6 +551,8 @@ def ExpandMathPass : Pass<"mlprog-gpu-expand-math", "mlir::ModuleOp"> {
     "mlir::math::MathDialect",
     "mlir::scf::SCFDialect",
     "mlir::LLVM::LLVMDialect",
+    // The approximations of vector operands build vector.broadcast.
+    "mlir::vector::VectorDialect",
   ];
 }
 

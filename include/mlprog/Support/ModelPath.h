@@ -20,6 +20,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -87,6 +88,15 @@ mlir::LogicalResult checkModelFileRange(mlir::Location loc,
                                         const ModelFile &file, uint64_t offset,
                                         uint64_t length,
                                         const llvm::Twine &subject);
+
+/// The importers' `--weights-dir DIR` command-line option (mlprog-translate):
+/// the folder that the files a model names (ONNX external data, Core ML
+/// weight blobs) resolve against and must stay inside, instead of the model
+/// file's own folder. Empty (the default): the model's folder. The option is
+/// registered on the first call, so every importer's translation
+/// registration calls this and the option exists once whichever importers
+/// the tool links.
+llvm::cl::opt<std::string> &importWeightsDirOption();
 
 } // namespace mlprog
 

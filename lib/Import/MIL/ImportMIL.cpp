@@ -115,11 +115,14 @@ FailureOr<const mil::BlobFile *>
 ProgramImporter::openBlobFile(Location loc, StringRef fileName,
                               StringRef valueName) {
   // coremltools writes "@model_path/weights/weight.bin"; "@model_path" is
-  // the folder of the model file. Any other name is relative to it too.
+  // the folder of the model file (or --weights-dir). Any other name is
+  // relative to it too.
   StringRef name = fileName;
   name.consume_front("@model_path/");
+  StringRef folder =
+      options.weightsDir.empty() ? StringRef(modelDir) : options.weightsDir;
   FailureOr<ModelFile> file = resolveModelPath(
-      loc, modelDir, name, "weight blob file of value '" + valueName + "'");
+      loc, folder, name, "weight blob file of value '" + valueName + "'");
   if (failed(file))
     return failure();
   StringRef path = file->path;
@@ -636,6 +639,8 @@ void mlprog::registerImportMILTranslation() {
                      "import for every function (default: each function's "
                      "own opset)"),
       llvm::cl::init(""));
+  // Registers --weights-dir before the command line is parsed.
+  (void)importWeightsDirOption();
   static TranslateToMLIRRegistration registration(
       "import-mil",
       "Import a Core ML ML Program (MIL Program, .mlmodel or .mlpackage) "
@@ -646,6 +651,7 @@ void mlprog::registerImportMILTranslation() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         MILImportOptions options;
         options.opset = opset;
+        options.weightsDir = importWeightsDirOption();
         return OwningOpRef<Operation *>(
             importMIL(*buffer, ctx, options).release());
       },

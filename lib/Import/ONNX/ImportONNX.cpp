@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Import/ONNX/ImportONNX.h"
+#include "mlprog/Support/ModelPath.h"
 #include "ModelLoader.h"
 #include "NodeContext.h"
 #include "StateBindings.h"
@@ -611,10 +612,10 @@ OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
   ctx->loadDialect<MLProgramDialect, arith::ArithDialect, linalg::LinalgDialect,
                    math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
   StringRef file = buffer.getBufferIdentifier();
-  // External data is relative to the model's directory (the working
-  // directory for stdin or an in-memory model).
-  std::string modelDir = ".";
-  if (file != "<stdin>" && llvm::sys::fs::exists(file))
+  // External data is relative to --weights-dir, else to the model's
+  // directory (the working directory for stdin or an in-memory model).
+  std::string modelDir = options.weightsDir;
+  if (modelDir.empty() && file != "<stdin>" && llvm::sys::fs::exists(file))
     modelDir = llvm::sys::path::parent_path(file).str();
   if (modelDir.empty())
     modelDir = ".";
@@ -639,6 +640,8 @@ OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx,
 
 void mlprog::registerImportONNXTranslation() {
   static llvm::cl::OptionCategory category("ONNX import options");
+  // Registers --weights-dir before the command line is parsed.
+  (void)importWeightsDirOption();
   static llvm::cl::opt<std::string> stateOption(
       "state", llvm::cl::value_desc("IN:OUT,...|auto"),
       llvm::cl::desc(
@@ -656,6 +659,7 @@ void mlprog::registerImportONNXTranslation() {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         ONNXImportOptions options;
+        options.weightsDir = importWeightsDirOption();
         if (llvm::Error error = parseONNXStateOption(stateOption, options)) {
           emitError(
               FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))

@@ -162,8 +162,11 @@ struct ExpandMathPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    // Keep the ops NVPTX has instructions for (sqrt, rsqrt, abs, floor, ...).
+    // Keep the ops NVPTX has instructions for (sqrt, rsqrt, abs, floor,
+    // ...). Upstream passes operation names ("math.rsqrt"); its rsqrt
+    // "approximation" is an x86 AVX2 intrinsic, never right for a GPU.
     auto approximate = [](StringRef name) {
+      name.consume_front("math.");
       return !llvm::is_contained({"sqrt", "rsqrt"}, name);
     };
     MLIRContext *context = &getContext();

@@ -139,3 +139,21 @@ func.func @func_func(%a: tensor<4xi32>) -> tensor<4xi32> {
   ml_program.global_store @g = %0 : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// Upstream's pass crashed on this (llvm-project #109649, fixed after 22.1 by
+// #189244): a func.func without any global whose call does not resolve to a
+// body. Here the module is left as it is.
+// CHECK-LABEL: func.func @call_and_store_after
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: call @callee(%{{.*}}, %{{.*}})
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: return
+func.func private @callee(memref<f32>, memref<f32>)
+func.func @call_and_store_after(%arg1: memref<f32>) {
+  %0 = memref.load %arg1[] : memref<f32>
+  func.call @callee(%arg1, %arg1) : (memref<f32>, memref<f32>) -> ()
+  %1 = memref.load %arg1[] : memref<f32>
+  return
+}

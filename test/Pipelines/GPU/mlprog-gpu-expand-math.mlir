@@ -106,3 +106,29 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// Vector operands: erf and exp become polynomials on vectors (the
+// approximations build vector.broadcast; this crashed when the pass did not
+// load the vector dialect); sqrt stays (NVPTX has an instruction for it) and
+// rsqrt becomes 1 / sqrt, not upstream's rsqrt approximation, an x86 AVX2
+// intrinsic (the pass's filter once missed it: upstream passes operation
+// names, "math.rsqrt").
+// CHECK-LABEL: func.func @vectors
+// CHECK-SAME: (%[[V:.*]]: vector<8xf32>)
+// CHECK-NOT: math.erf
+// CHECK-NOT: math.exp
+// CHECK-NOT: x86vector
+// CHECK: %[[S:.*]] = math.sqrt %[[V]] : vector<8xf32>
+// CHECK-NEXT: %[[R:.*]] = math.sqrt %[[V]] : vector<8xf32>
+// CHECK-NEXT: %[[INV:.*]] = arith.divf %{{.*}}, %[[R]] : vector<8xf32>
+// CHECK-NOT: x86vector
+// CHECK: return %{{.*}}, %{{.*}}, %[[S]], %[[INV]]
+func.func @vectors(%v: vector<8xf32>) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+  %0 = math.erf %v : vector<8xf32>
+  %1 = math.exp %v : vector<8xf32>
+  %2 = math.sqrt %v : vector<8xf32>
+  %3 = math.rsqrt %v : vector<8xf32>
+  return %0, %1, %2, %3 : vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>
+}

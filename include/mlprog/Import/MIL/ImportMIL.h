@@ -35,6 +35,10 @@ struct MILImportOptions {
   /// private globals with an inline `dense` value; smaller ones become
   /// `arith.constant`s.
   int64_t maxConstantElements = 64;
+  /// Folder that blob values' files (`@model_path/weights/weight.bin`)
+  /// resolve against and must stay inside (`--weights-dir`). Empty: the
+  /// folder of the model file (of the root model, for an `.mlpackage`).
+  std::string weightsDir;
 };
 
 /// Imports the MIL program at `path`, which is one of

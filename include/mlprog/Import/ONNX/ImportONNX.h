@@ -56,6 +56,10 @@ struct ONNXImportOptions {
   /// exports use; `--state=auto`), with initial shape `autoInitialShape`.
   bool autoState = false;
   std::optional<std::vector<int64_t>> autoInitialShape;
+  /// Folder that initializers' external data (`location`) resolves against
+  /// and must stay inside (`--weights-dir`). Empty: the model file's folder,
+  /// or the working directory for stdin and in-memory models.
+  std::string weightsDir;
 };
 
 /// Parses a `--state` value into `options` (adding to it): items separated
