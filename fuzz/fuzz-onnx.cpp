@@ -1,4 +1,9 @@
 //===- fuzz-onnx.cpp - ONNX model bytes -> importONNX ---------------------===//
+//
+// Imports with --state=auto, so models with past_key_values.* / present.*
+// names also reach the state bindings.
+//
+//===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
 #include "mlprog/Import/ONNX/ImportONNX.h"
@@ -16,7 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto buffer = llvm::MemoryBuffer::getMemBuffer(
       llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.onnx",
       /*RequiresNullTerminator=*/false);
-  auto module = importONNX(*buffer, &ctx);
+  // --state=auto: every past_key_values.* input that has a present.*
+  // output becomes a mutable global (StateBindings.cpp); a no-op for models
+  // without those names.
+  ONNXImportOptions options;
+  options.autoState = true;
+  auto module = importONNX(*buffer, &ctx, options);
   fuzz::checkFailureExplained(!module, diags, "importONNX");
   return 0;
 }

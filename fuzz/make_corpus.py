@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Regenerates the seed corpora in fuzz/corpus/<target>/ from the test inputs.
 
-usage: fuzz/make_corpus.py   (needs /usr/bin/python3 with numpy and onnx, and
+usage: fuzz/make_corpus.py   (needs /usr/bin/python3 with numpy, onnx and torch, and
 protoc; run from anywhere). Seeds are small valid files of each format, so
 the fuzzers start from inputs that reach deep into the readers.
 """
@@ -12,6 +12,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -55,6 +56,27 @@ NODE_TESTS_1_23 = (
     "if_opt")
 
 
+def torchscript_parity_seeds():
+    """IR text of every function case of the TorchScript parity suite
+    (test/Integration/TorchScript/Inputs/parity.py), each tensor input typed
+    with its example's dtype and shape as the importer needs."""
+    import inspect
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "test", "Integration",
+                                    "TorchScript", "Inputs"))
+    import parity
+    for case in parity.CASES:
+        fn = case["obj"]
+        if not inspect.isfunction(fn) or fn.__code__.co_argcount == 0:
+            continue  # module factories: their graphs take `self`
+        graph = torch.jit.script(fn).graph
+        for value, example in zip(graph.inputs(), case["inputs"]):
+            if isinstance(example, np.ndarray):
+                value.setType(torch._C.TensorType.create_from_tensor(
+                    torch.from_numpy(example)))
+        put("fuzz-torchscript", str(graph).encode(), "parity-" + case["name"])
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     import make_bad
@@ -64,7 +86,7 @@ def main():
     # ONNX: the importer test models and the bad-input suite's valid model.
     for name in ("add_bcast_dynamic", "matmul_dynamic", "initializers",
                  "unsupported_op", "unsorted", "ir10_opset18",
-                 "ml_domain_newer", "float8_input"):
+                 "ml_domain_newer", "float6_input"):
         put("fuzz-onnx", getattr(make_model, name)().SerializeToString(), name)
     put("fuzz-onnx", make_bad.onnx_valid(), "relu")
     put("fuzz-onnx", make_bad.onnx_cycle(), "cycle")
@@ -81,12 +103,22 @@ def main():
         print(f"make_corpus: {node_123} missing; no onnx 1.23 seeds "
               "(run scripts/onnx_conformance.py --onnx-version 1.23 first)")
 
+    # The ONNX state bindings (fuzz-onnx imports with --state=auto): a
+    # decoder step with past_key_values.* inputs and present.* outputs.
+    import make_state_models
+    put("fuzz-onnx", make_state_models.kv(None).SerializeToString(),
+        "state-kv")
+
     # TorchScript IR text: the importer tests are IR text files.
     ts_dir = os.path.join(ROOT, "test", "Import", "TorchScript")
     for name in sorted(os.listdir(ts_dir)):
         path = os.path.join(ts_dir, name)
         if name.endswith(".test") and "graph(" in open(path).read():
             put("fuzz-torchscript", strip_comments(path).encode(), name[:-5])
+
+    # ... and the parity suite's scripted functions (the op set that PyTorch
+    # programs use), their inputs typed with the cases' example shapes.
+    torchscript_parity_seeds()
 
     # MIL: Programs and a Model from the test inputs.
     inputs = os.path.join(ROOT, "test", "BadInput", "Inputs")
@@ -99,6 +131,20 @@ def main():
             put("fuzz-mil", mil_encode(strip_comments(os.path.join(mil_dir, name))), name[:-6])
         except subprocess.CalledProcessError:
             pass
+
+    # ... and the execution tests' programs (the MIL op set: one output per
+    # core op, a CNN, a transformer block), weights inline.
+    make_models = os.path.join(ROOT, "test", "Integration", "MIL", "Inputs",
+                               "make_models.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ("ops", "cnn", "transformer"):
+            subprocess.run([sys.executable, make_models, kind,
+                            os.path.join(tmp, kind), "--weights", "inline"],
+                           check=True)
+            text = open(os.path.join(tmp, kind, "program.pbtxt")).read()
+            data = mil_encode(text)
+            if len(data) <= 65536:  # the campaign's -max_len
+                put("fuzz-mil", data, "program-" + kind)
 
     # weight.bin: the MIL test writer's file and the bad-input suite's.
     from mil_writer import BlobWriter
