@@ -18,6 +18,7 @@
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Runtime/JitRunner.h"
+#include "mlprog/Support/CompileProgress.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #ifdef MLPROG_HAVE_ONNX
@@ -465,9 +466,10 @@ public:
     return it->second;
   }
 
-  /// The runner of `name`: the first one JIT-compiles the module, the
-  /// others are entries of the same engine.
-  JitRunner &getRunner(const std::string &name) {
+  /// The runner of `name`: the first one JIT-compiles the module (a phase
+  /// of `progress` when given), the others are entries of the same engine.
+  JitRunner &getRunner(const std::string &name,
+                       CompileProgress *progress = nullptr) {
     getSignature(name);
     std::unique_ptr<JitRunner> &runner = runners[name];
     if (runner)
@@ -481,6 +483,7 @@ public:
       options.entry = name;
       options.optLevel = optLevel;
       options.mappedStorage = storage;
+      options.progress = progress;
       // The lowered module is kept for the signatures; the engine compiles a
       // copy.
       OwningOpRef<ModuleOp> copy = lowered->clone();
@@ -544,13 +547,18 @@ static bool isLLVMModule(ModuleOp module) {
 /// default entry (@main, else @forward, else the only public function) if it
 /// has one.
 static std::unique_ptr<PyExecutable>
-compileModule(PyModule &module, const std::string &target, int optLevel) {
+compileModule(PyModule &module, const std::string &target, int optLevel,
+              const std::string &progressMode, bool timing) {
   if (target != "cpu")
     throw DiagnosticError("error: unsupported target '" + target +
                           "' (available: cpu)");
   if (optLevel < 0 || optLevel > 3)
     throw DiagnosticError("error: opt_level must be 0, 1, 2 or 3, got " +
                           std::to_string(optLevel));
+  ProgressMode mode = progressMode == "always"  ? ProgressMode::Always
+                      : progressMode == "never" ? ProgressMode::Never
+                                                : ProgressMode::Auto;
+  CompileProgress progress("mlprog.compile", mode, timing);
   MLIRContext *ctx = module.context.get();
   DiagnosticCapture capture(ctx);
   OwningOpRef<ModuleOp> lowered = module.module->clone();
@@ -567,7 +575,14 @@ compileModule(PyModule &module, const std::string &target, int optLevel) {
     storage = std::move(*mapped);
     py::gil_scoped_release release;
     PassManager pm = PassManager::on<ModuleOp>(ctx);
-    buildLowerToCPUPipeline(pm, LowerToCPUOptions());
+    // The lowering runs at the same level as the JIT, as in mlprog-run.
+    LowerToCPUOptions cpu;
+    cpu.optLevel = static_cast<unsigned>(optLevel);
+    TimingScope &scope = progress.phase("lowering (--mlprog-lower-to-cpu, -O" +
+                                        std::to_string(optLevel) + ")");
+    if (progress.collectsTiming())
+      pm.enableTiming(scope);
+    buildLowerToCPUPipeline(pm, cpu);
     result = pm.run(*lowered);
   }
   if (failed(result))
@@ -579,11 +594,12 @@ compileModule(PyModule &module, const std::string &target, int optLevel) {
       std::move(storage));
   const std::vector<std::string> &names = executable->getFunctions();
   if (llvm::is_contained(names, "main"))
-    executable->getRunner("main");
+    executable->getRunner("main", &progress);
   else if (llvm::is_contained(names, "forward"))
-    executable->getRunner("forward");
+    executable->getRunner("forward", &progress);
   else if (names.size() == 1)
-    executable->getRunner(names.front());
+    executable->getRunner(names.front(), &progress);
+  progress.finish();
   return executable;
 }
 
@@ -673,7 +689,8 @@ PYBIND11_MODULE(_mlprog, m) {
   m.def("parse", &parseText, py::arg("text"), py::arg("name") = "<string>");
   m.def("load", &loadFile, py::arg("path"));
   m.def("compile", &compileModule, py::arg("module"), py::arg("target"),
-        py::arg("opt_level"));
+        py::arg("opt_level"), py::arg("progress") = "auto",
+        py::arg("timing") = false);
 
   m.attr("have_onnx") = false;
   m.attr("have_torchscript") = false;

@@ -80,8 +80,24 @@ static bool usesOpenMP(ModuleOp module) {
       .wasInterrupted();
 }
 
+/// Starts phase `name` of `options.progress`, if any.
+static void startPhase(const AotOptions &options, const Twine &name) {
+  if (options.progress)
+    options.progress->phase(name.str());
+}
+
 static Error lower(ModuleOp module, const AotOptions &options) {
   PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  if (options.progress) {
+    std::string name =
+        options.target == AotTarget::CPU
+            ? "lowering (--mlprog-lower-to-cpu, -O" +
+                  std::to_string(std::min(options.optLevel, 3u)) + ")"
+            : "lowering (--mlprog-lower-to-gpu, " + options.gpuChip + ")";
+    mlir::TimingScope &scope = options.progress->phase(name);
+    if (options.progress->collectsTiming())
+      pm.enableTiming(scope);
+  }
   if (options.target == AotTarget::CPU) {
     // Register tiles are sized for the CPU the library is compiled for.
     LowerToCPUOptions cpu;
@@ -524,6 +540,7 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
   registerOpenMPDialectTranslation(*context);
   registerGPUDialectTranslation(*context);
   registerNVVMDialectTranslation(*context);
+  startPhase(options, "translating to LLVM IR");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "mlprog_model");
@@ -558,8 +575,11 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
   if (pool && !pool->getEntries().empty())
     if (Error err = addPoolSections(*llvmModule, *pool, poolPath))
       return err;
+  startPhase(options, "generating code (LLVM -O" +
+                          Twine(std::min(options.optLevel, 3u)) + ")");
   if (Error err = emitObject(*llvmModule, objectPath, options))
     return err;
+  startPhase(options, "linking " + llvm::sys::path::filename(outputPath));
   if (Error err = link(objectPath, libraryPath, options, openMP))
     return err;
   if (std::error_code ec = llvm::sys::fs::rename(libraryPath, outputPath))

@@ -269,6 +269,13 @@ static Expected<FunctionType> getSignature(FunctionOpInterface func) {
 /// Lowers `module` to the LLVM dialect with the CPU pipeline.
 static Error lowerToLLVM(ModuleOp module, const JitRunnerOptions &options) {
   PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  if (options.progress) {
+    mlir::TimingScope &scope = options.progress->phase(
+        "lowering (--mlprog-lower-to-cpu, -O" +
+        Twine(std::min(options.optLevel, 3u)).str() + ")");
+    if (options.progress->collectsTiming())
+      pm.enableTiming(scope);
+  }
   LowerToCPUOptions pipeline;
   pipeline.optLevel = std::min(options.optLevel, 3u);
   pipeline.targetCPU = options.targetCPU;
@@ -534,6 +541,9 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
     return constants.takeError();
   shared->constants = std::move(*constants);
 
+  if (options.progress)
+    options.progress->phase("JIT compilation (LLVM -O" +
+                            Twine(std::min(options.optLevel, 3u)).str() + ")");
   auto engine = createEngine(*module, options);
   if (!engine)
     return engine.takeError();

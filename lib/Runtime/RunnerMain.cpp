@@ -3,6 +3,7 @@
 #include "mlprog/Runtime/RunnerMain.h"
 #include "mlprog/Formats/Npy.h"
 #include "mlprog/Runtime/JitRunner.h"
+#include "mlprog/Support/CompileProgress.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -82,10 +83,12 @@ static llvm::Error writeOutputs(llvm::StringRef dir,
 /// Parses `file` into `context`; diagnostics go to stderr.
 static OwningOpRef<ModuleOp> parseModule(llvm::StringRef file,
                                          MLIRContext &context,
-                                         llvm::SourceMgr &sourceMgr) {
+                                         llvm::SourceMgr &sourceMgr,
+                                         CompileProgress &progress) {
   std::string message;
   std::unique_ptr<llvm::MemoryBuffer> buffer = openInputFile(file, &message);
   if (!buffer) {
+    progress.fail();
     reportError(file + ": " + message);
     return nullptr;
   }
@@ -155,6 +158,7 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
       cl::desc("Global initial values of at least this many bytes bypass "
                "LLVM and are bound to the JIT's code from one buffer "
                "(0: all; 18446744073709551615: none, all stay in the IR)"));
+  CompileProgressCLOptions progressOptions(category);
   cl::HideUnrelatedOptions(category);
   std::vector<std::string> renamed;
   std::vector<char *> args = renameThreadsOption(argc, argv, renamed);
@@ -170,9 +174,15 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseModule(inputFile, context, sourceMgr);
+  CompileProgress progress("mlprog-run", progressOptions.progress,
+                           progressOptions.timing);
+  progress.attachTo(context);
+  progress.phase("parsing " + llvm::sys::path::filename(inputFile).str());
+  OwningOpRef<ModuleOp> module =
+      parseModule(inputFile, context, sourceMgr, progress);
   if (!module)
     return 1;
+  progress.endPhase();
 
   std::vector<HostTensor> arrays;
   for (const std::string &path : inputs) {
@@ -190,9 +200,13 @@ int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
   options.targetFeatures = mattr;
   options.constantPoolThreshold = poolThreshold;
   options.externalStorage = storageOptions.get(inputFile);
+  options.progress = &progress;
   auto runner = JitRunner::create(std::move(module), options);
-  if (!runner)
+  if (!runner) {
+    progress.fail();
     return reportError(inputFile + ": " + toString(runner.takeError()));
+  }
+  progress.finish();
   auto results = (*runner)->run(arrays, repeat);
   if (!results)
     return reportError(inputFile + ": " + toString(results.takeError()));

@@ -329,11 +329,18 @@ class Executable:
         return "<mlprog.Executable functions=%r>" % (self.functions,)
 
 
-def compile(module, target="cpu", opt_level=2):
+def compile(module, target="cpu", opt_level=2, progress=None, timing=False):
     """Compiles a :class:`Module` for ``target`` (only ``"cpu"``): lowers a
     copy with ``--mlprog-lower-to-cpu`` and JIT-compiles it with LLVM at
-    ``opt_level`` (0-3). The module itself is not changed."""
+    ``opt_level`` (0-3). The module itself is not changed.
+
+    ``progress`` prints each phase (lowering, JIT compilation) and its time
+    on stderr: ``None`` when stderr is a terminal, ``True`` always,
+    ``False`` never. ``timing`` prints MLIR's timing report (the phases, the
+    lowering's passes under it) on stderr, as ``mlprog-run --timing``."""
     if not isinstance(module, Module):
         raise TypeError("mlprog.compile expects an mlprog.Module, got %s"
                         % type(module).__name__)
-    return Executable(_mlprog.compile(module._impl, target, int(opt_level)))
+    mode = "auto" if progress is None else ("always" if progress else "never")
+    return Executable(_mlprog.compile(module._impl, target, int(opt_level),
+                                      mode, bool(timing)))

@@ -149,6 +149,24 @@ def test_compile_errors():
         mlprog.compile(str(module))
 
 
+def test_compile_progress_and_timing(capfd):
+    module = mlprog.parse(ADD)
+    exe = mlprog.compile(module, opt_level=1, progress=True, timing=True)
+    err = capfd.readouterr().err
+    assert "mlprog.compile: lowering (--mlprog-lower-to-cpu, -O1)... " in err
+    assert "mlprog.compile: JIT compilation (LLVM -O1)... " in err
+    assert "mlprog.compile: total " in err
+    # The timing report nests the lowering's passes under their phase.
+    assert "Execution time report" in err
+    assert "OneShotBufferizePass" in err
+    a = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(exe(a, a), 2 * a)
+    # Not a terminal, no progress unless asked for.
+    mlprog.compile(module)
+    mlprog.compile(module, progress=False)
+    assert capfd.readouterr().err == ""
+
+
 def test_target_option_errors():
     # A CPU or feature typo is an error, not LLVM's "ignoring processor"
     # warning followed by generic code or a fatal error.

@@ -9,6 +9,7 @@
 #include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
+#include "mlprog/Support/CompileProgress.h"
 #include "mlprog/Support/ParseLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -84,6 +85,7 @@ int main(int argc, char **argv) {
                "LLVM and are copied into the library's data sections by the "
                "assembler (ELF; 18446744073709551615: none)"));
   mlprog::ExternalStorageCLOptions storageOptions(category);
+  mlprog::CompileProgressCLOptions progressOptions(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
 
@@ -121,18 +123,29 @@ int main(int argc, char **argv) {
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  mlprog::CompileProgress progress("mlprog-compile", progressOptions.progress,
+                                   progressOptions.timing);
+  options.progress = &progress;
+  progress.attachTo(context);
+  progress.phase("parsing " + llvm::sys::path::filename(inputFile).str());
   std::string message;
   auto buffer = mlir::openInputFile(inputFile, &message);
-  if (!buffer)
+  if (!buffer) {
+    progress.fail();
     return reportError(inputFile + ": " + message);
+  }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   if (failed(mlprog::checkNestingDepth(sourceMgr, &context)))
     return 1;
   auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  progress.endPhase();
   if (llvm::Error err =
-          mlprog::compileToSharedLibrary(*module, output, options))
+          mlprog::compileToSharedLibrary(*module, output, options)) {
+    progress.fail();
     return reportError(inputFile + ": " + toString(std::move(err)));
+  }
+  progress.finish();
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/ExternalStorage.h"
+#include "mlprog/Support/CompileProgress.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
@@ -48,6 +49,10 @@ struct AotOptions {
   /// Where the data of `#ml_program.extern` globals is read from (see
   /// ExternalStorage.h); it is copied into the library like inline weights.
   ExternalStorageOptions externalStorage;
+  /// When set, the lowering, LLVM translation, code generation and linking
+  /// are reported as its phases (the lowering's passes timed under theirs);
+  /// it must outlive the call.
+  CompileProgress *progress = nullptr;
 };
 
 /// Lowers `module` (unless already lowered by our pipelines) with

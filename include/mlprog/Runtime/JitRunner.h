@@ -34,6 +34,7 @@
 #include "mlprog/Formats/Npy.h"
 #include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/ExternalStorage.h"
+#include "mlprog/Support/CompileProgress.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -101,6 +102,10 @@ struct JitRunnerOptions {
   /// bypass LLVM: they move to a `ConstantPool` the JIT binds by symbol
   /// (see ConstantPool.h). UINT64_MAX keeps every value in the IR.
   uint64_t constantPoolThreshold = kDefaultConstantPoolThreshold;
+  /// When set, `create` reports the lowering and the JIT compilation as its
+  /// phases (the lowering's passes timed under theirs); it must outlive the
+  /// call.
+  CompileProgress *progress = nullptr;
 };
 
 /// A JIT-compiled module with a chosen entry function. Inputs and results
