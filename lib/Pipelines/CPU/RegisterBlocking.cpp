@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -155,6 +156,26 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
 /// w the vector width (392 = 384 + 8 with w = 16), so that the bulk of the
 /// contraction gets full-width register blocks and only a narrow remainder
 /// runs with narrow vectors or scalar loops. Returns the parts.
+/// Whether `slice` takes all of its source.
+static bool isWholeSlice(tensor::ExtractSliceOp slice) {
+  return slice.getSourceType() == slice.getResultType() &&
+         areAllConstantIntValue(slice.getMixedOffsets(), 0) &&
+         areAllConstantIntValue(slice.getMixedStrides(), 1);
+}
+
+/// Makes the inputs of `part`, a part made by linalg::splitOp, read the
+/// tensors themselves where the split took all of them (B of an M split, A
+/// of an N split): the strategy recognizes a weight (isConstantGlobal) by
+/// the value it reads, and a ViT's 197-row contractions, split 192 + 5,
+/// otherwise kept their weights out of panels.
+static void readWholeInputs(RewriterBase &rewriter, linalg::LinalgOp part) {
+  for (OpOperand *input : part.getDpsInputOperands()) {
+    auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+    if (slice && isWholeSlice(slice))
+      rewriter.modifyOpInPlace(part, [&] { input->set(slice.getSource()); });
+  }
+}
+
 SmallVector<linalg::LinalgOp>
 cpu::splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
                             const CPUTarget &target) {
@@ -199,6 +220,8 @@ cpu::splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
     rowParts.push_back(cast<linalg::LinalgOp>(head.getOperation()));
     rowParts.push_back(cast<linalg::LinalgOp>(tail.getOperation()));
   }
+  for (linalg::LinalgOp part : rowParts)
+    readWholeInputs(rewriter, part);
   return rowParts;
 }
 
