@@ -1,5 +1,6 @@
 // RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx2,+fma}))' | FileCheck %s --check-prefix=AVX2
 // RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f parallel=false}))' | FileCheck %s --check-prefix=AVX512
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f}))' | FileCheck %s --check-prefix=WEIGHT
 
 // A matmul whose rows are 4 KiB apart (they alias in L1) copies B into 64
 // panels of 1024x16 (K x nr) and A into 16 panels of 1024x4 (K x mr), one
@@ -277,4 +278,49 @@ func.func @rows_197(%a: tensor<197x64xf32>, %b: tensor<64x64xf32>) -> tensor<197
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<197x64xf32>) -> tensor<197x64xf32>
   %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x64xf32>) outs(%init : tensor<197x64xf32>) -> tensor<197x64xf32>
   return %r : tensor<197x64xf32>
+}
+
+// With a weight as B (a linear layer of a ViT: 197 tokens), a 5-row tail
+// would be a second contraction that streams all of the weight again.
+// Instead A gets 3 zero rows and the result is sliced; one forall tile
+// holds all 200 rows, so the weight's panels are read once.
+// WEIGHT-LABEL: func.func @rows_197_weight(
+// WEIGHT: %[[A:.*]] = tensor.pad %{{.*}} low[0, 0] high[3, 0]
+// WEIGHT: tensor<197x64xf32> to tensor<200x64xf32>
+// WEIGHT: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (200, 256) step (200, 128)
+// WEIGHT: vector.transfer_read %[[A]]{{.*}} : tensor<200x64xf32>, vector<8x1xf32>
+// WEIGHT-NOT: vector<5x
+// WEIGHT: tensor.extract_slice %{{.*}}[0, 0] [197, 256] [1, 1]
+memref.global "private" constant @w : memref<64x256xf32> = dense<1.0>
+func.func @rows_197_weight(%a: tensor<197x64xf32>) -> tensor<197x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %g = memref.get_global @w : memref<64x256xf32>
+  %b = bufferization.to_tensor %g restrict : memref<64x256xf32> to tensor<64x256xf32>
+  %e = tensor.empty() : tensor<197x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<197x256xf32>) -> tensor<197x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x256xf32>) outs(%init : tensor<197x256xf32>) -> tensor<197x256xf32>
+  return %r : tensor<197x256xf32>
+}
+
+// A is a weight too: no copy of it, the rows split 192 + 5, and each part
+// reads the weight B itself (not a slice of all of it), so both pack it
+// into panels (FoldConstantPanels then makes one global of them).
+// WEIGHT-LABEL: func.func @rows_197_weights(
+// WEIGHT: %[[W:.*]] = bufferization.to_tensor %{{.*}} : memref<64x256xf32>
+// WEIGHT-NOT: tensor.pad
+// WEIGHT: tensor.expand_shape %[[W]] {{.*}} into tensor<64x8x32xf32>
+// WEIGHT: = (0, 0) to (192, 256) step (192, 128)
+// WEIGHT: tensor.expand_shape %[[W]] {{.*}} into tensor<64x8x32xf32>
+// WEIGHT: = (0, 0) to (5, 256) step (5, 128)
+memref.global "private" constant @tokens : memref<197x64xf32> = dense<2.0>
+func.func @rows_197_weights() -> tensor<197x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %g = memref.get_global @w : memref<64x256xf32>
+  %b = bufferization.to_tensor %g restrict : memref<64x256xf32> to tensor<64x256xf32>
+  %ga = memref.get_global @tokens : memref<197x64xf32>
+  %a = bufferization.to_tensor %ga restrict : memref<197x64xf32> to tensor<197x64xf32>
+  %e = tensor.empty() : tensor<197x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<197x256xf32>) -> tensor<197x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x256xf32>) outs(%init : tensor<197x256xf32>) -> tensor<197x256xf32>
+  return %r : tensor<197x256xf32>
 }

@@ -39,6 +39,11 @@ struct ContractionPlan {
   mlir::linalg::ContractionDimensions dims;
   /// The innermost M, N and K loop dimensions.
   int64_t m, n, k;
+  /// The input operand that carries N and not M (B); the other one is A.
+  int b;
+  /// Whether B is a weight (isConstantGlobal): at batch 1 it is the large
+  /// operand, read from memory on every call.
+  bool weightB;
 };
 
 /// Tile sizes of the strategy for one target: register block mr x nr, cache
@@ -76,9 +81,12 @@ int64_t getMaxRegisterRows(const CPUTarget &target);
 /// Tile sizes that divide the loop ranges of `plan`, so every register block
 /// has the full static size and no masks are needed: mr x nr is 8 x 32 with
 /// AVX-512 and 4 x 16 with AVX2 (fewer when the ranges are not multiples),
-/// Mc and Nc the largest divisors of M and N up to 16 mr and 8 nr (halved
-/// when the output would be one tile, so a second thread has work), Kc all
-/// of K up to 768, else a divisor of K up to 512.
+/// Kc all of K up to 768, else a divisor of K up to 512, Nc the largest
+/// divisor of N up to 8 nr, Mc all of M when B is a weight and an Mc x Kc
+/// block of A fits CPUTarget::getL2BlockBytes() (each weight is then read
+/// once per call), else the largest divisor of M up to 16 mr; Nc (else Mc)
+/// is halved when the output would be one tile, so a second thread has
+/// work.
 TileConfig chooseTiles(const CPUTarget &target, const ContractionPlan &plan);
 
 /// The inputs of the contraction `op` (planned as `plan`, tiled as `config`)

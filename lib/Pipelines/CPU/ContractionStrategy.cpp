@@ -59,6 +59,8 @@ std::optional<ContractionPlan> cpu::planContraction(linalg::LinalgOp op) {
   if (bIndex < 0 || !isInnermost(maps[bIndex], plan.n) ||
       !isInnermost(maps[2], plan.n))
     return std::nullopt;
+  plan.b = bIndex;
+  plan.weightB = isConstantGlobal(op.getDpsInputOperand(bIndex)->get());
   return plan;
 }
 
@@ -93,10 +95,18 @@ TileConfig cpu::chooseTiles(const CPUTarget &target,
   // vector or less (14) is faster.
   if (config.nr > width && config.nr % width != 0)
     config.nr = largestDivisor(n, width);
+  config.kc = k <= 768 ? k : largestDivisor(k, 512, 16);
+  if (config.kc < 64)
+    config.kc = 256;
   // With packed panels, a C tile of 128 x 256 and K blocks of up to 512
   // measured best on a 48 KiB L1 / 2 MiB L2 core (1024^3: 96-99 GFLOP/s,
   // against 86-88 with 64 x 256 x 256).
   config.mc = largestDivisor(m, 16 * config.mr, config.mr);
+  // A weight outgrows the caches and is read from memory once per pass
+  // over it: with all rows of A in one block, one pass (vit_b_16's 197
+  // tokens in blocks of 40 rows read every weight 5 times).
+  if (plan.weightB && m * config.kc * 4 <= target.getL2BlockBytes())
+    config.mc = m;
   config.nc = largestDivisor(n, 8 * config.nr, config.nr);
   // At least two C tiles, so that a second thread has work even when one
   // tile would hold the whole output (a 64-token encoder's 64 x 256
@@ -110,19 +120,7 @@ TileConfig cpu::chooseTiles(const CPUTarget &target,
     else if (config.mc % (2 * config.mr) == 0)
       config.mc /= 2;
   }
-  config.kc = k <= 768 ? k : largestDivisor(k, 512, 16);
-  if (config.kc < 64)
-    config.kc = 256;
   return config;
-}
-
-/// The index of the input of `op` that carries N (and not M), i.e. B.
-static int getBIndex(linalg::LinalgOp op, const ContractionPlan &plan) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (int i = 0; i < 2; ++i)
-    if (maps[i].isFunctionOfDim(plan.n) && !maps[i].isFunctionOfDim(plan.m))
-      return i;
-  return -1;
 }
 
 /// Whether input `index` of `op` is indexed [batch..., x, y] with the
@@ -170,7 +168,7 @@ cpu::choosePackedOperands(linalg::LinalgOp op, const ContractionPlan &plan,
   // 1 and 2 KiB apart) and the column tensors of resnet18's convolutions
   // measured slower with panels (512^3: 84 against 101 GFLOP/s), 1024^3
   // faster (96 against 65).
-  int bIndex = getBIndex(op, plan);
+  int bIndex = plan.b;
   SmallVector<PackedOperand> packed;
   int64_t m = plan.ranges[plan.m], n = plan.ranges[plan.n];
   int64_t k = plan.ranges[plan.k];

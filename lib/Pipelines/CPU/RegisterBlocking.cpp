@@ -241,14 +241,30 @@ linalg::LinalgOp cpu::padForRegisterBlocks(RewriterBase &rewriter,
   int64_t width = target.getVectorWidthF32();
   if (!plan)
     return op;
+  SmallVector<int64_t> dims, multiples;
   int64_t n = plan->ranges[plan->n];
-  if (n % width == 0 || n > kMaxPaddedN || n < width)
+  if (n % width != 0 && n <= kMaxPaddedN && n >= width) {
+    dims.push_back(plan->n);
+    multiples.push_back(2 * width);
+  }
+  // Rows: a tail of m % rows rows would be a contraction of its own that
+  // streams all of B again, from memory when B is a weight (a ViT's 197
+  // tokens: 192 + 5 rows read every weight twice). Zero rows cost a copy
+  // of A, so only where A is not a weight itself.
+  int64_t m = plan->ranges[plan->m];
+  int64_t rows = getMaxRegisterRows(target);
+  if (plan->weightB && m > rows && m % rows != 0 &&
+      !isConstantGlobal(op.getDpsInputOperand(1 - plan->b)->get())) {
+    dims.push_back(plan->m);
+    multiples.push_back(rows);
+  }
+  if (dims.empty())
     return op;
   Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
   Attribute zero = rewriter.getZeroAttr(elementType);
   linalg::LinalgPaddingOptions options;
-  options.setPaddingDimensions({static_cast<int64_t>(plan->n)})
-      .setPadToMultipleOf({2 * width})
+  options.setPaddingDimensions(dims)
+      .setPadToMultipleOf(multiples)
       .setPaddingValues({zero, zero, zero});
   options.copyBackOp = linalg::LinalgPaddingOptions::CopyBackOp::None;
   linalg::LinalgOp padded;

@@ -48,8 +48,8 @@ REDUCTIONS = [
 # (name, K, N) of the weights; (weight, M) or (weight, batch, M) of products.
 WEIGHTS = [("w_qkv", 256, 768), ("w_gemv", 64, 96), ("w_odd", 100, 72),
            ("w_shared", 128, 64), ("w_batch", 40, 64)]
-PRODUCTS = [("w_qkv", 64), ("w_gemv", 1), ("w_odd", 17), ("w_shared", 24),
-            ("w_shared", 9)]
+PRODUCTS = [("w_qkv", 64), ("w_qkv", 197), ("w_gemv", 1), ("w_odd", 17),
+            ("w_shared", 24), ("w_shared", 9)]
 BATCHED = [("w_batch", 2, 33)]
 
 
