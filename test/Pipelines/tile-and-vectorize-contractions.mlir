@@ -283,11 +283,17 @@ func.func @rows_197(%a: tensor<197x64xf32>, %b: tensor<64x64xf32>) -> tensor<197
 // With a weight as B (a linear layer of a ViT: 197 tokens), a 5-row tail
 // would be a second contraction that streams all of the weight again.
 // Instead A gets 3 zero rows and the result is sliced; one forall tile
-// holds all 200 rows, so the weight's panels are read once.
+// holds all 200 rows, so the weight's panels are read once. K is one block:
+// the fill is fused into the register blocks, each of which starts from a
+// zero vector (no fill of the forall tile in memory).
 // WEIGHT-LABEL: func.func @rows_197_weight(
+// WEIGHT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // WEIGHT: %[[A:.*]] = tensor.pad %{{.*}} low[0, 0] high[3, 0]
 // WEIGHT: tensor<197x64xf32> to tensor<200x64xf32>
+// WEIGHT-NOT: linalg.fill
 // WEIGHT: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (200, 256) step (200, 128)
+// WEIGHT-NOT: linalg.fill
+// WEIGHT: vector.transfer_write %[[ZERO]], %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 // WEIGHT: vector.transfer_read %[[A]]{{.*}} : tensor<200x64xf32>, vector<8x1xf32>
 // WEIGHT-NOT: vector<5x
 // WEIGHT: tensor.extract_slice %{{.*}}[0, 0] [197, 256] [1, 1]

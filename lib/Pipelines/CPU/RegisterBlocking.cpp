@@ -35,16 +35,28 @@ cpu::tileLinalgOp(RewriterBase &rewriter, linalg::LinalgOp op,
   return cast<linalg::LinalgOp>(result->tiledOps.back());
 }
 
-/// Tiles the output of `op` into an scf.forall, fusing the linalg.fill
-/// or bias broadcast (see useOwnInit) that initializes it, and returns the
-/// tiled contraction.
-static FailureOr<linalg::LinalgOp> tileForall(RewriterBase &rewriter,
-                                              linalg::LinalgOp op,
-                                              ArrayRef<int64_t> sizes) {
+namespace {
+/// A contraction tiled with the op that initializes its output.
+struct TiledWithInit {
+  linalg::LinalgOp contraction;
+  /// The tile of the linalg.fill or bias broadcast, or null when the output
+  /// had neither.
+  linalg::LinalgOp init;
+};
+} // namespace
+
+/// Tiles the output of `op` into loops of `loopType` (an scf.forall for the
+/// cache tiles, scf.for for the register blocks), fusing the linalg.fill or
+/// bias broadcast (see useOwnInit) that initializes it, and returns the
+/// tiled contraction and init.
+static FailureOr<TiledWithInit>
+tileWithInit(RewriterBase &rewriter, linalg::LinalgOp op,
+             ArrayRef<int64_t> sizes,
+             scf::SCFTilingOptions::LoopType loopType) {
   scf::SCFTileAndFuseOptions options;
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
-  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tiling.setLoopType(loopType);
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
       [](tensor::ExtractSliceOp, OpResult producer,
@@ -64,12 +76,12 @@ static FailureOr<linalg::LinalgOp> tileForall(RewriterBase &rewriter,
   for (OpResult res : op->getResults())
     if (Value replacement = result->replacements.lookup(res))
       rewriter.replaceAllUsesWith(res, replacement);
-  linalg::LinalgOp tiled;
+  TiledWithInit tiled{};
   for (Operation *candidate : result->tiledAndFusedOps)
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(candidate))
-      if (linalgOp.getNumReductionLoops() > 0)
-        tiled = linalgOp;
-  if (!tiled)
+      (linalgOp.getNumReductionLoops() > 0 ? tiled.contraction : tiled.init) =
+          linalgOp;
+  if (!tiled.contraction)
     return failure();
   if (op->use_empty())
     rewriter.eraseOp(op);
@@ -112,12 +124,15 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   linalg::LinalgOp current = op;
   if (parallel) {
     // Batch and outer M/N dimensions one at a time, K untiled.
-    FailureOr<linalg::LinalgOp> tiled =
-        tileForall(rewriter, current, sizesFor(config.mc, config.nc, 0, 1));
+    FailureOr<TiledWithInit> tiled =
+        tileWithInit(rewriter, current, sizesFor(config.mc, config.nc, 0, 1),
+                     scf::SCFTilingOptions::LoopType::ForallOp);
     if (failed(tiled))
       return;
-    current = *tiled;
+    current = tiled->contraction;
   }
+  SmallVector<int64_t> registerSizes = sizesFor(config.mr, config.nr, 1, 1);
+  linalg::LinalgOp init;
   if (config.kc < plan->ranges[plan->k]) {
     SmallVector<int64_t> sizes(numLoops, 0);
     sizes[plan->k] = config.kc;
@@ -126,8 +141,19 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
     if (failed(tiled))
       return;
     current = *tiled;
+  } else {
+    // All of K in one block: each register block starts from its own tile
+    // of the init, which vectorizes to a value in registers, instead of C
+    // being filled in memory first (a memset) and read back.
+    FailureOr<TiledWithInit> tiled =
+        tileWithInit(rewriter, current, sizesFor(config.mr, config.nr, 0, 1),
+                     scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(tiled))
+      return;
+    current = tiled->contraction;
+    init = tiled->init;
+    registerSizes = sizesFor(0, 0, 1, 0);
   }
-  SmallVector<int64_t> registerSizes = sizesFor(config.mr, config.nr, 1, 1);
   FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
       rewriter, current, registerSizes, scf::SCFTilingOptions::LoopType::ForOp);
   if (failed(tiled))
@@ -149,6 +175,12 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(vectorized))
     return;
   rewriter.replaceOp(current, vectorized->replacements);
+  if (!init || init.hasDynamicShape())
+    return;
+  rewriter.setInsertionPoint(init);
+  vectorized = linalg::vectorize(rewriter, init);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(init, vectorized->replacements);
 }
 
 /// Splits `op` along its innermost N dimension into parts whose N extents are
