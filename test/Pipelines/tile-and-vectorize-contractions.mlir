@@ -283,7 +283,8 @@ func.func @rows_197(%a: tensor<197x64xf32>, %b: tensor<64x64xf32>) -> tensor<197
 // With a weight as B (a linear layer of a ViT: 197 tokens), a 5-row tail
 // would be a second contraction that streams all of the weight again.
 // Instead A gets 3 zero rows and the result is sliced; one forall tile
-// holds all 200 rows, so the weight's panels are read once. K is one block:
+// holds all 200 rows, so the weight's panels are read once, and the 256
+// columns are split into 4 tiles of 64 for the threads. K is one block:
 // the fill is fused into the register blocks, each of which starts from a
 // zero vector (no fill of the forall tile in memory).
 // WEIGHT-LABEL: func.func @rows_197_weight(
@@ -291,7 +292,7 @@ func.func @rows_197(%a: tensor<197x64xf32>, %b: tensor<64x64xf32>) -> tensor<197
 // WEIGHT: %[[A:.*]] = tensor.pad %{{.*}} low[0, 0] high[3, 0]
 // WEIGHT: tensor<197x64xf32> to tensor<200x64xf32>
 // WEIGHT-NOT: linalg.fill
-// WEIGHT: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (200, 256) step (200, 128)
+// WEIGHT: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (200, 256) step (200, 64)
 // WEIGHT-NOT: linalg.fill
 // WEIGHT: vector.transfer_write %[[ZERO]], %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 // WEIGHT: vector.transfer_read %[[A]]{{.*}} : tensor<200x64xf32>, vector<8x1xf32>
@@ -315,9 +316,9 @@ func.func @rows_197_weight(%a: tensor<197x64xf32>) -> tensor<197x256xf32> {
 // WEIGHT: %[[W:.*]] = bufferization.to_tensor %{{.*}} : memref<64x256xf32>
 // WEIGHT-NOT: tensor.pad
 // WEIGHT: tensor.expand_shape %[[W]] {{.*}} into tensor<64x8x32xf32>
-// WEIGHT: = (0, 0) to (192, 256) step (192, 128)
+// WEIGHT: = (0, 0) to (192, 256) step (192, 64)
 // WEIGHT: tensor.expand_shape %[[W]] {{.*}} into tensor<64x8x32xf32>
-// WEIGHT: = (0, 0) to (5, 256) step (5, 128)
+// WEIGHT: = (0, 0) to (5, 256) step (5, 64)
 memref.global "private" constant @tokens : memref<197x64xf32> = dense<2.0>
 func.func @rows_197_weights() -> tensor<197x256xf32> {
   %zero = arith.constant 0.0 : f32

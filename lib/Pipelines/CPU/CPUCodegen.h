@@ -86,7 +86,8 @@ int64_t getMaxRegisterRows(const CPUTarget &target);
 /// block of A fits CPUTarget::getL2BlockBytes() (each weight is then read
 /// once per call), else the largest divisor of M up to 16 mr; Nc (else Mc)
 /// is halved when the output would be one tile, so a second thread has
-/// work.
+/// work, and with all of M in one block Nc is halved (down to 2 nr) until
+/// there are 16 tiles for the threads to share.
 TileConfig chooseTiles(const CPUTarget &target, const ContractionPlan &plan);
 
 /// The inputs of the contraction `op` (planned as `plan`, tiled as `config`)

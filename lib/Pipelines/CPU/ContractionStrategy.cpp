@@ -83,6 +83,10 @@ int64_t cpu::getMaxRegisterRows(const CPUTarget &target) {
   return target.getNumVectorRegisters() >= 32 ? 8 : 4;
 }
 
+/// The fewest output tiles of a contraction whose weight B is read in one
+/// pass (see chooseTiles) for the threads to share them evenly.
+static constexpr int64_t kMinBalancedTiles = 16;
+
 TileConfig cpu::chooseTiles(const CPUTarget &target,
                             const ContractionPlan &plan) {
   int64_t width = target.getVectorWidthF32();
@@ -120,6 +124,15 @@ TileConfig cpu::chooseTiles(const CPUTarget &target,
     else if (config.mc % (2 * config.mr) == 0)
       config.mc /= 2;
   }
+  // With all rows in one block, the threads share the columns: narrower
+  // tiles, down to two register blocks, until there are enough of them
+  // to balance (ViT's 768-column projections were 3 tiles, 2 on one of
+  // two threads). Each tile re-reads A from L2, each weight is still read
+  // once.
+  if (config.mc == m && plan.weightB)
+    while (batch * (n / config.nc) < kMinBalancedTiles &&
+           config.nc % (2 * config.nr) == 0 && config.nc >= 4 * config.nr)
+      config.nc /= 2;
   return config;
 }
 
