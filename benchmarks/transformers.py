@@ -2,6 +2,8 @@
 """Transformer latency: mlprog against onnxruntime, in one process.
 
     /usr/bin/python3 benchmarks/transformers.py [--build build] [--quick]
+        [--models bert,gpt,vit_b_16,bert_base,gpt2_small] [--threads 1,2]
+        [--batch N] [--reps N] [--json FILE]
 
 Two stages, because the two peers live in different Python environments:
 
@@ -37,48 +39,67 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # name -> (description, builder). Builders run in stage 1 (torch).
-MODELS = ["bert", "gpt", "vit_b_16"]
+MODELS = ["bert", "gpt", "vit_b_16", "bert_base", "gpt2_small"]
 DESCRIPTIONS = {
     "bert": "BERT-style encoder (d 256, 4 layers, 4 heads, seq 64)",
     "gpt": "GPT-style decoder (d 128, 2 layers, causal, seq 64, vocab 1000)",
     "vit_b_16": "torchvision vit_b_16 (224x224)",
+    "bert_base": "BERT-base encoder (d 768, 12 layers, 12 heads, seq 128)",
+    "gpt2_small": "GPT-2-small shape (d 768, 12 layers, 12 heads, causal, "
+                  "seq 128, vocab 50257)",
 }
 
 
-def build_model(name):
+def build_gpt(vocab, d, layers, heads, t):
+    """A pre-norm causal decoder over token ids (GPT-2's layout, built from
+    nn.TransformerEncoderLayer with a causal mask)."""
+    import torch
+    import torch.nn as nn
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(vocab, d)
+            self.pos = nn.Embedding(t, d)
+            layer = nn.TransformerEncoderLayer(
+                d, heads, 4 * d, dropout=0.0, activation="gelu",
+                batch_first=True, norm_first=True)
+            self.enc = nn.TransformerEncoder(layer, layers)
+            self.ln = nn.LayerNorm(d)
+            self.head = nn.Linear(d, vocab, bias=False)
+            self.register_buffer(
+                "mask", torch.triu(torch.full((t, t), float("-inf")), 1))
+
+        def forward(self, ids):
+            t = ids.shape[1]
+            x = self.tok(ids) + self.pos(torch.arange(t))
+            return self.head(self.ln(self.enc(x, mask=self.mask[:t, :t])))
+    return GPT().eval()
+
+
+def build_model(name, batch=1):
+    """The model `name` in eval mode with random weights and an input of
+    batch `batch`."""
     import torch
     import torch.nn as nn
     torch.manual_seed(0)
-    if name == "bert":
-        layer = nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0,
+    if name in ("bert", "bert_base"):
+        d, heads, layers, seq = ((256, 4, 4, 64) if name == "bert"
+                                 else (768, 12, 12, 128))
+        layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0,
                                            activation="gelu", batch_first=True)
-        model = nn.TransformerEncoder(layer, 4).eval()
-        return model, torch.randn(1, 64, 256)
-    if name == "gpt":
-        class GPT(nn.Module):
-            def __init__(self, vocab=1000, d=128, layers=2, heads=4, t=64):
-                super().__init__()
-                self.tok = nn.Embedding(vocab, d)
-                self.pos = nn.Embedding(t, d)
-                layer = nn.TransformerEncoderLayer(
-                    d, heads, 4 * d, dropout=0.0, activation="gelu",
-                    batch_first=True, norm_first=True)
-                self.enc = nn.TransformerEncoder(layer, layers)
-                self.ln = nn.LayerNorm(d)
-                self.head = nn.Linear(d, vocab, bias=False)
-                self.register_buffer(
-                    "mask", torch.triu(torch.full((t, t), float("-inf")), 1))
-
-            def forward(self, ids):
-                t = ids.shape[1]
-                x = self.tok(ids) + self.pos(torch.arange(t))
-                return self.head(self.ln(self.enc(x, mask=self.mask[:t, :t])))
-        return GPT().eval(), torch.randint(0, 1000, (1, 64))
+        model = nn.TransformerEncoder(layer, layers).eval()
+        return model, torch.randn(batch, seq, d)
+    if name in ("gpt", "gpt2_small"):
+        vocab, d, layers, heads, t = ((1000, 128, 2, 4, 64) if name == "gpt"
+                                      else (50257, 768, 12, 12, 128))
+        return (build_gpt(vocab, d, layers, heads, t),
+                torch.randint(0, vocab, (batch, t)))
     import torchvision
     model = torchvision.models.vit_b_16().eval()
     # torchvision zero-initializes the head: make the output informative.
     nn.init.normal_(model.heads.head.weight, std=0.02)
-    return model, torch.randn(1, 3, 224, 224)
+    return model, torch.randn(batch, 3, 224, 224)
 
 
 def timed(cmd):
@@ -95,7 +116,7 @@ def export_stage(args, work):
     bindir = os.path.join(os.path.abspath(args.build), "bin")
     rows = []
     for name in args.models:
-        model, x = build_model(name)
+        model, x = build_model(name, args.batch)
         path = os.path.join(work, name + ".onnx")
         # Export with autograd on: torch 1.13's no_grad fast path of
         # nn.MultiheadAttention has no ONNX export.
@@ -115,7 +136,8 @@ def export_stage(args, work):
                           "--import-onnx", path, "-o", mlir])
         compile_s = timed([os.path.join(bindir, "mlprog-compile"), mlir,
                            "-o", lib])
-        rows.append({"model": name, "onnx": path, "library": lib,
+        rows.append({"model": name, "batch": args.batch, "onnx": path,
+                     "library": lib,
                      "torch_eager_ms_1t": 1e3 * sorted(times)[len(times) // 2],
                      "import_s": import_s, "compile_s": compile_s})
         print("%s: exported, imported in %.1f s, compiled in %.1f s" %
@@ -206,9 +228,10 @@ def run_stage(args, rows, threads):
                       max_abs_err=err, ort_max_abs_err=ort_err,
                       ort_version=ort.__version__)
         out.append(result)
-        print("%-9s %dt  mlprog %9.2f ms  onnxruntime %9.2f ms  ratio %.2f  "
-              "err %.1e" % (row["model"], threads, med["ours"], med["ort"],
-                            result["ratio"], err), flush=True)
+        print("%-10s b%d %dt  mlprog %9.2f ms  onnxruntime %9.2f ms  "
+              "ratio %.2f  err %.1e" % (row["model"], row["batch"], threads,
+                                        med["ours"], med["ort"],
+                                        result["ratio"], err), flush=True)
     return out
 
 
@@ -218,6 +241,8 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=1,
+                        help="batch size of every model's input")
     parser.add_argument("--quick", action="store_true",
                         help="5 repetitions, BERT and GPT only")
     parser.add_argument("--stage", choices=["export", "run"],
@@ -251,12 +276,15 @@ def main():
                         "--reps", str(args.reps)], check=True, env=env)
         results = json.load(open(rows_path))
     print()
-    print("| model | threads | mlprog ms | onnxruntime ms | mlprog / ORT | "
-          "PyTorch eager ms (1t) | max abs err | import s | compile s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | batch | threads | mlprog ms | onnxruntime ms | "
+          "mlprog / ORT | PyTorch eager ms (1t) | max abs err | import s | "
+          "compile s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        print("| %s | %d | %.2f | %.2f | **%.2f** | %.2f | %.1e | %.1f | %.1f |"
-              % (DESCRIPTIONS[r["model"]], r["threads"], r["ours_ms"],
+        print("| %s | %d | %d | %.2f | %.2f | **%.2f** | %.2f | %.1e | %.1f | "
+              "%.1f |"
+              % (DESCRIPTIONS[r["model"]], r["batch"], r["threads"],
+                 r["ours_ms"],
                  r["ort_ms"], r["ratio"], r["torch_eager_ms_1t"],
                  r["max_abs_err"], r["import_s"], r["compile_s"]))
     if args.json:
