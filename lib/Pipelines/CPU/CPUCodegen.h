@@ -138,10 +138,18 @@ void splitInitProducer(mlir::RewriterBase &rewriter,
 // Panels (Packing.cpp)
 //===----------------------------------------------------------------------===//
 
+/// The tensor a `tensor.extract_slice` with static offsets and sizes and
+/// unit strides reads, with its offsets in `offsets` (when not null); other
+/// values are returned as they are, with no offsets.
+mlir::Value getStaticSliceSource(mlir::Value value,
+                                 llvm::SmallVectorImpl<int64_t> *offsets);
+
 /// Whether `value` is a weight: a `bufferization.to_tensor` of a
 /// `memref.get_global` of a constant `memref.global` with an initial value
 /// (an immutable ml_program global after
-/// --mlprog-convert-ml-program-to-memref). Its panels are made at compile time
+/// --mlprog-convert-ml-program-to-memref), or a static block of one (see
+/// getStaticSliceSource: the columns of a weight a split contraction's part
+/// reads). Its panels are made at compile time
 /// (--mlprog-fold-constant-panels).
 bool isConstantGlobal(mlir::Value value);
 

@@ -2,11 +2,13 @@
 //
 // --mlprog-fold-constant-panels: the register-block panels of a weight (see
 // cpu::pack) are a linalg.transpose of a tensor.expand_shape of a constant
-// memref.global; this pass computes them once, at compile time, into a
-// global of their own, so a model does not copy its weights on every call.
+// memref.global, or of a static block of one; this pass computes them once,
+// at compile time, into a global of their own, so a model does not copy its
+// weights on every call.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CPUCodegen.h"
 #include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
 #include "mlprog/Pipelines/Passes.h"
 
@@ -18,6 +20,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlprog {
 #define GEN_PASS_DEF_FOLDCONSTANTPANELSPASS
@@ -28,14 +31,18 @@ using namespace mlir;
 using namespace mlprog;
 
 namespace {
-/// A linalg.transpose whose input is a constant memref.global's value,
-/// possibly reshaped by one tensor.expand_shape.
+/// A linalg.transpose whose input is a constant memref.global's value or a
+/// static block of it (cpu::getStaticSliceSource), possibly reshaped by one
+/// tensor.expand_shape.
 struct ConstantTranspose {
   linalg::TransposeOp op;
   memref::GlobalOp global;
   ElementsAttr value;
   /// The shape the permutation applies to (the expand_shape's result).
   SmallVector<int64_t> shape;
+  /// The block read: its offsets (empty for all of the global) and sizes in
+  /// the global's shape.
+  SmallVector<int64_t> offsets, sizes;
 };
 } // namespace
 
@@ -50,6 +57,10 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
     return std::nullopt;
   if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>())
     input = expand.getSrc();
+  SmallVector<int64_t> sizes(
+      cast<RankedTensorType>(input.getType()).getShape());
+  SmallVector<int64_t> offsets;
+  input = cpu::getStaticSliceSource(input, &offsets);
   auto toTensor = input.getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return std::nullopt;
@@ -63,10 +74,11 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
   Type element = inputType.getElementType();
   if (!value || !isa<FloatType, IntegerType>(element) || element.isInteger(1) ||
       value.getElementType() != element ||
-      value.getNumElements() != inputType.getNumElements())
+      value.getNumElements() !=
+          cast<RankedTensorType>(input.getType()).getNumElements())
     return std::nullopt;
-  return ConstantTranspose{op, global, value,
-                           llvm::to_vector(inputType.getShape())};
+  return ConstantTranspose{
+      op, global, value, llvm::to_vector(inputType.getShape()), offsets, sizes};
 }
 
 namespace {
@@ -93,7 +105,9 @@ struct FoldConstantPanelsPass
       Attribute key = ArrayAttr::get(
           &getContext(),
           {DenseI64ArrayAttr::get(&getContext(), match.shape),
-           DenseI64ArrayAttr::get(&getContext(), match.op.getPermutation())});
+           DenseI64ArrayAttr::get(&getContext(), match.op.getPermutation()),
+           DenseI64ArrayAttr::get(&getContext(), match.offsets),
+           DenseI64ArrayAttr::get(&getContext(), match.sizes)});
       memref::GlobalOp &panels = folded[{match.global.getOperation(), key}];
       if (!panels) {
         std::vector<char> storage;
@@ -101,9 +115,17 @@ struct FoldConstantPanelsPass
             getRawElementBytes(match.value, storage);
         if (failed(bytes))
           continue;
+        uint64_t elementSize =
+            getStoredElementSize(resultType.getElementType());
+        std::vector<char> block;
+        if (!match.offsets.empty()) {
+          block = sliceRawElements(
+              *bytes, cast<ShapedType>(match.value.getType()).getShape(),
+              match.offsets, match.sizes, elementSize);
+          bytes = ArrayRef<char>(block);
+        }
         std::vector<char> data = transposeRawElements(
-            *bytes, match.shape, match.op.getPermutation(),
-            getStoredElementSize(resultType.getElementType()));
+            *bytes, match.shape, match.op.getPermutation(), elementSize);
         std::string name = (match.global.getSymName() + "_panels").str();
         // Cache-line aligned, like the vector loads that read it.
         auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
@@ -135,9 +157,14 @@ struct FoldConstantPanelsPass
         dead = input ? input.getDefiningOp() : nullptr;
       }
     }
-    // Globals and reads nobody needs any more (private globals only).
-    for (auto &[key, panels] : folded) {
-      auto global = cast<memref::GlobalOp>(key.first);
+    // Globals nobody reads any more (private globals only), each once: a
+    // weight can have several panels (the column blocks of a split
+    // contraction).
+    llvm::SetVector<Operation *> weights;
+    for (auto &entry : folded)
+      weights.insert(entry.first.first);
+    for (Operation *op : weights) {
+      auto global = cast<memref::GlobalOp>(op);
       if (global.isPrivate() &&
           SymbolTable::symbolKnownUseEmpty(global, module))
         global.erase();

@@ -19,7 +19,22 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
 
+Value cpu::getStaticSliceSource(Value value,
+                                SmallVectorImpl<int64_t> *offsets) {
+  auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.hasUnitStride() ||
+      ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(slice.getStaticSizes()) ||
+      slice.getSourceType().getRank() != slice.getResultType().getRank())
+    return value;
+  if (offsets)
+    offsets->assign(slice.getStaticOffsets().begin(),
+                    slice.getStaticOffsets().end());
+  return slice.getSource();
+}
+
 bool cpu::isConstantGlobal(Value value) {
+  value = getStaticSliceSource(value, nullptr);
   auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return false;

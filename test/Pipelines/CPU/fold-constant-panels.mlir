@@ -50,3 +50,35 @@ func.func @kept(%arg: tensor<4x2xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, ten
   %6 = linalg.transpose ins(%5 : tensor<4x2xf32>) outs(%e : tensor<2x4xf32>) permutation = [1, 0]
   return %2, %3, %6, %5 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// The parts of a split contraction read column blocks of a weight: each
+// block gets panels of its own, computed from the block (columns 2..5 of
+// [2, 6] with nr = 2: panels[n1][k][n0] = w[k][2 + n1 * 2 + n0], i.e.
+// 2 3 8 9 | 4 5 10 11; columns 0..1: 0 1 6 7). The weight, read by no one
+// else, is gone, erased once although two panels came from it.
+// CHECK-NOT: @cols :
+// CHECK: memref.global "private" constant @cols_panels{{.*}} : memref<1x2x2xi32>
+// CHECK: memref.global "private" constant @cols_panels{{.*}} : memref<2x2x2xi32>
+// CHECK-NOT: @cols :
+// CHECK-LABEL: func.func @column_blocks
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
+// CHECK-DAG: cols_panels{{.*}}: "0x400000000200000003000000080000000900000004000000050000000A0000000B000000"
+// CHECK-DAG: cols_panels{{.*}}: "0x4000000000000000010000000600000007000000"
+memref.global "private" constant @cols : memref<2x6xi32> = dense<[[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]]> {alignment = 64 : i64}
+func.func @column_blocks() -> (tensor<2x2x2xi32>, tensor<1x2x2xi32>) {
+  %0 = memref.get_global @cols : memref<2x6xi32>
+  %1 = bufferization.to_tensor %0 restrict : memref<2x6xi32> to tensor<2x6xi32>
+  %s = tensor.extract_slice %1[0, 2] [2, 4] [1, 1] : tensor<2x6xi32> to tensor<2x4xi32>
+  %2 = tensor.expand_shape %s [[0], [1, 2]] output_shape [2, 2, 2] : tensor<2x4xi32> into tensor<2x2x2xi32>
+  %e = tensor.empty() : tensor<2x2x2xi32>
+  %3 = linalg.transpose ins(%2 : tensor<2x2x2xi32>) outs(%e : tensor<2x2x2xi32>) permutation = [1, 0, 2]
+  %t = tensor.extract_slice %1[0, 0] [2, 2] [1, 1] : tensor<2x6xi32> to tensor<2x2xi32>
+  %4 = tensor.expand_shape %t [[0], [1, 2]] output_shape [2, 1, 2] : tensor<2x2xi32> into tensor<2x1x2xi32>
+  %e2 = tensor.empty() : tensor<1x2x2xi32>
+  %5 = linalg.transpose ins(%4 : tensor<2x1x2xi32>) outs(%e2 : tensor<1x2x2xi32>) permutation = [1, 0, 2]
+  return %3, %5 : tensor<2x2x2xi32>, tensor<1x2x2xi32>
+}

@@ -76,3 +76,41 @@ std::vector<char> mlprog::transposeRawElements(ArrayRef<char> bytes,
   }
   return result;
 }
+
+std::vector<char> mlprog::sliceRawElements(ArrayRef<char> bytes,
+                                           ArrayRef<int64_t> shape,
+                                           ArrayRef<int64_t> offsets,
+                                           ArrayRef<int64_t> sizes,
+                                           uint64_t elementSize) {
+  size_t rank = shape.size();
+  int64_t count = 1;
+  for (int64_t size : sizes)
+    count *= size;
+  std::vector<char> result(count * elementSize);
+  if (count == 0)
+    return result;
+  if (rank == 0) {
+    std::memcpy(result.data(), bytes.data(), elementSize);
+    return result;
+  }
+  SmallVector<int64_t> strides(rank, 1);
+  for (size_t i = rank; i-- > 1;)
+    strides[i - 1] = strides[i] * shape[i];
+  // One memcpy per row of the innermost dimension; `index` walks the outer
+  // dimensions of the block in C order.
+  uint64_t rowBytes = sizes[rank - 1] * elementSize;
+  SmallVector<int64_t> index(rank, 0);
+  for (size_t out = 0; out < result.size(); out += rowBytes) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset += (offsets[d] + index[d]) * strides[d];
+    std::memcpy(result.data() + out, bytes.data() + offset * elementSize,
+                rowBytes);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return result;
+}

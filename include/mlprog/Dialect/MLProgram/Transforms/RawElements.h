@@ -40,6 +40,17 @@ std::vector<char> transposeRawElements(llvm::ArrayRef<char> bytes,
                                        llvm::ArrayRef<int64_t> permutation,
                                        uint64_t elementSize);
 
+/// The block of `bytes` (C order, `elementSize` bytes per element, shape
+/// `shape`) at `offsets` of extents `sizes`, in C order, like a
+/// tensor.extract_slice with unit strides; the block must lie inside
+/// `shape`. For weights sliced by a split contraction
+/// (--mlprog-fold-constant-panels).
+std::vector<char> sliceRawElements(llvm::ArrayRef<char> bytes,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   llvm::ArrayRef<int64_t> offsets,
+                                   llvm::ArrayRef<int64_t> sizes,
+                                   uint64_t elementSize);
+
 } // namespace mlprog
 
 #endif // MLPROG_DIALECT_MLPROGRAM_TRANSFORMS_RAWELEMENTS_H
