@@ -331,3 +331,28 @@ func.func @rows_197_weights() -> tensor<197x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x256xf32>) outs(%init : tensor<197x256xf32>) -> tensor<197x256xf32>
   return %r : tensor<197x256xf32>
 }
+
+// A linear layer at batch 8 on [seq, batch, d] activations (ONNX MatMul of
+// a rank-3 and a rank-2 tensor): the batch and sequence are both rows of
+// one 512x256x768 matmul, whose register blocks are outer products, not a
+// batched generic vectorized to an elementwise 8x32x1 contraction.
+// AVX512-LABEL: func.func @batched_linear
+// AVX512: %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<64x8x256xf32> into tensor<512x256xf32>
+// AVX512: vector.transfer_read %[[A]]{{.*}} : tensor<512x256xf32>, vector<8x1xf32>
+// AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// AVX512: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [64, 8, 768] : tensor<512x768xf32> into tensor<64x8x768xf32>
+#rows_a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#rows_b = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#rows_c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @batched_linear(%x: tensor<64x8x256xf32>, %w: tensor<256x768xf32>) -> tensor<64x8x768xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x8x768xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x8x768xf32>) -> tensor<64x8x768xf32>
+  %r = linalg.generic {indexing_maps = [#rows_a, #rows_b, #rows_c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<64x8x256xf32>, tensor<256x768xf32>) outs(%init : tensor<64x8x768xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %p = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x8x768xf32>
+  return %r : tensor<64x8x768xf32>
+}

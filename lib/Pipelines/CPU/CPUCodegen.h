@@ -208,6 +208,17 @@ mlir::linalg::LinalgOp padForRegisterBlocks(mlir::RewriterBase &rewriter,
 void simplifyContraction(mlir::RewriterBase &rewriter,
                          mlir::linalg::GenericOp generic);
 
+/// Rewrites a batched contraction generic whose B does not depend on the
+/// batch, C[b..., m, n] += A[b..., m, k] * B[k, n] (so that
+/// linalg::inferContractionDims sees several M dimensions; a linear layer
+/// applied to [seq, batch, d] or [batch, seq, d] activations, as ONNX MatMul of
+/// a rank-3 and a rank-2 tensor imports), as one linalg.matmul on A and C
+/// collapsed to [b... * m, k] and [b... * m, n]: one GEMM with the batch in
+/// its rows, whose register blocks are plain outer products. Fails (and
+/// changes nothing) for other contractions.
+mlir::LogicalResult collapseBatchIntoRows(mlir::RewriterBase &rewriter,
+                                          mlir::linalg::GenericOp generic);
+
 //===----------------------------------------------------------------------===//
 // Convolution inputs (ConvolutionInput.cpp)
 //===----------------------------------------------------------------------===//

@@ -325,3 +325,57 @@ void cpu::simplifyContraction(RewriterBase &rewriter,
     (void)linalg::specializeGenericOp(rewriter, newGeneric);
   }
 }
+
+LogicalResult cpu::collapseBatchIntoRows(RewriterBase &rewriter,
+                                         linalg::GenericOp generic) {
+  // The batch is shared by A and C only, so linalg::inferContractionDims
+  // counts its dimensions as M dimensions.
+  std::optional<ContractionPlan> plan = planContraction(generic);
+  if (!plan || !plan->dims.batch.empty() || plan->dims.m.size() < 2 ||
+      plan->dims.n.size() != 1 || plan->dims.k.size() != 1)
+    return failure();
+  // Loop dimensions as the results of a map, or nothing when a result is
+  // not a plain dimension.
+  auto positions = [](AffineMap map) -> std::optional<SmallVector<unsigned>> {
+    SmallVector<unsigned> dims;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        return std::nullopt;
+      dims.push_back(dim.getPosition());
+    }
+    return dims;
+  };
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  int a = 1 - plan->b;
+  auto aDims = positions(maps[a]);
+  auto bDims = positions(maps[plan->b]);
+  auto cDims = positions(maps[2]);
+  unsigned n = plan->n, k = plan->k;
+  // B [k, n]; A [rows..., k] and C [rows..., n] with the same rows.
+  if (!aDims || !bDims || !cDims || *bDims != SmallVector<unsigned>{k, n} ||
+      aDims->size() != plan->dims.m.size() + 1 || aDims->back() != k ||
+      cDims->back() != n ||
+      ArrayRef(*aDims).drop_back() != ArrayRef(*cDims).drop_back())
+    return failure();
+
+  Location loc = generic.getLoc();
+  int64_t rank = aDims->size();
+  SmallVector<ReassociationIndices> groups(1);
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    groups[0].push_back(i);
+  groups.push_back({rank - 1});
+  rewriter.setInsertionPoint(generic);
+  Value lhs = tensor::CollapseShapeOp::create(
+      rewriter, loc, generic.getDpsInputOperand(a)->get(), groups);
+  Value init = generic.getDpsInitOperand(0)->get();
+  auto initType = cast<RankedTensorType>(init.getType());
+  Value acc = tensor::CollapseShapeOp::create(rewriter, loc, init, groups);
+  auto product = linalg::MatmulOp::create(
+      rewriter, loc, TypeRange{acc.getType()},
+      ValueRange{lhs, generic.getDpsInputOperand(plan->b)->get()},
+      ValueRange{acc});
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+      generic, initType, product.getResult(0), groups);
+  return success();
+}

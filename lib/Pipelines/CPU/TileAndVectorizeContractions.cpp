@@ -106,6 +106,15 @@ struct TileAndVectorizeContractionsPass
     });
     for (linalg::GenericOp generic : generics)
       simplifyContraction(rewriter, generic);
+    // Batched products with a B shared by the batch (a linear layer at
+    // batch > 1) become one matmul with the batch in its rows.
+    generics.clear();
+    func.walk([&](linalg::GenericOp op) {
+      if (planContraction(op))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp generic : generics)
+      (void)collapseBatchIntoRows(rewriter, generic);
 
     SmallVector<linalg::LinalgOp> contractions;
     func.walk([&](linalg::LinalgOp op) {
