@@ -356,3 +356,22 @@ func.func @batched_linear(%x: tensor<64x8x256xf32>, %w: tensor<256x768xf32>) -> 
   } -> tensor<64x8x768xf32>
   return %r : tensor<64x8x768xf32>
 }
+
+// 600 rows with a weight B: padded to 640, a multiple of 8 register blocks,
+// so that cache blocks of rows can be large (a ViT at batch 8 has
+// 1576 = 8 x 197 rows, whose only such divisors are 8 and 1576); with K = 64
+// all 640 rows fit one block.
+// WEIGHT-LABEL: func.func @many_rows_weight(
+// WEIGHT: tensor.pad %{{.*}} low[0, 0] high[40, 0]
+// WEIGHT: tensor<600x64xf32> to tensor<640x64xf32>
+// WEIGHT: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (640, 256) step (640, 64)
+// WEIGHT: tensor.extract_slice %{{.*}}[0, 0] [600, 256] [1, 1]
+func.func @many_rows_weight(%a: tensor<600x64xf32>) -> tensor<600x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %g = memref.get_global @w : memref<64x256xf32>
+  %b = bufferization.to_tensor %g restrict : memref<64x256xf32> to tensor<64x256xf32>
+  %e = tensor.empty() : tensor<600x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<600x256xf32>) -> tensor<600x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<600x64xf32>, tensor<64x256xf32>) outs(%init : tensor<600x256xf32>) -> tensor<600x256xf32>
+  return %r : tensor<600x256xf32>
+}
