@@ -33,11 +33,18 @@ def TileAndVectorizeContractionsPass
       and shuffles out every other element); other depthwise convolutions
       become a generic with loops (n, c, oh, kh, kw, ow), so the innermost
       loop runs along the output row and LLVM vectorizes it;
+    - a batched contraction generic whose B is shared by the batch,
+      `C[b.., m, n] += A[b.., m, k] * B[k, n]` (a linear layer at batch > 1),
+      becomes one `linalg.matmul` of A and C collapsed to [b.. * m, ..];
     - a contraction whose innermost N extent is at most 64 and not a
       multiple of the vector width is padded with zero columns to a multiple
       of two vectors (one pass over A instead of one per part); a larger
       one is split (`linalg::splitOp`) into a part that is (multiples of 2
-      and 1 vector widths) and a narrow remainder;
+      and 1 vector widths) and a narrow remainder; with a weight B (and A
+      not a weight), rows are padded with zero rows to a multiple of mr (of
+      8 mr from 512 rows) instead of being split, so the weight is not
+      streamed again for a tail of rows; the parts of a split read the
+      whole tensors where the split took all of them;
     - every f32 contraction with static loop ranges whose innermost N
       dimension is contiguous in B and C (matmul, batch_matmul, the im2col
       contraction) is tiled into an `scf.forall` over Mc x Nc output tiles
@@ -45,7 +52,8 @@ def TileAndVectorizeContractionsPass
       `scf.for` over K in steps of Kc, and `scf.for` loops over mr x nr x 1
       register blocks, each vectorized to a `vector.contract` (with masks at
       partial edge tiles);
-    - before that, when the rows of B [.., K, N] (A [.., M, K]) are a
+    - before that, when B is a weight or a static block of one, or when the
+      rows of B [.., K, N] (A [.., M, K]) are a
       multiple of 4 KiB apart, K >= 256 and M (N) spans at least 4 register
       blocks, B (A) is copied into panels [.., N / nr, K, nr]
       ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
@@ -58,13 +66,18 @@ def TileAndVectorizeContractionsPass
       (`out[..] = bias[dk]`, seen through reshapes and shared by several
       contractions) is recreated per contraction, and per part after a
       split, and fused into the forall's tiles, so no contraction copies a
-      shared init during bufferization.
+      shared init during bufferization; when K is one block, it is fused
+      into each register block, which starts from it in registers (no
+      memset of the output, no read of it back).
 
     mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
-    4 x 16 with AVX2 (8 of 16 ymm); Mc and Nc are the largest divisors of M
-    and N up to 16 mr and 8 nr, Kc all of K up to 768, else a divisor of K
-    up to 512. Other ops are left alone for the loop lowering (elementwise
-    ops: `--mlprog-vectorize-elementwise`).
+    4 x 16 with AVX2 (8 of 16 ymm); Kc is all of K up to 768, else a
+    divisor of K up to 512; Mc and Nc are the largest divisors of M and N
+    up to 16 mr and 8 nr, except with a weight B whose Mc x Kc block of A
+    fits `CPUTarget::getL2BlockBytes()`: then Mc is all of M (each weight
+    read once) and Nc is halved, down to 2 nr, until there are 16 tiles.
+    Other ops are left alone for the loop lowering (elementwise ops:
+    `--mlprog-vectorize-elementwise`).
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",
@@ -284,10 +297,12 @@ def FoldConstantPanelsPass : Pass<"mlprog-fold-constant-panels", "mlir::ModuleOp
     `mlprog-tile-and-vectorize-contractions` copies a contraction input
     into register-block panels ([.., N / nr, K, nr] for B); when the input
     is a weight (a `bufferization.to_tensor` of a `memref.get_global` of a
-    constant `memref.global` with an inline or `dense_resource` value), the
-    copy is a `linalg.transpose` of a `tensor.expand_shape` of it. This
+    constant `memref.global` with an inline or `dense_resource` value, or a
+    static unit-stride `tensor.extract_slice` of one: the columns a part of
+    a split contraction reads), the copy is a `linalg.transpose` of a
+    `tensor.expand_shape` of it. This
     pass evaluates every such transpose into a new private constant global
-    (`<weight>_panels`, 64-byte aligned, one per weight, shape and
+    (`<weight>_panels`, 64-byte aligned, one per weight, block, shape and
     permutation, shared by all its readers) and removes weights no one
     reads any more, so a model does not copy its weights on every call and
     its matrix products stream contiguous panels whatever the weights'
