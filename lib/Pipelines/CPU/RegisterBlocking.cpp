@@ -183,11 +183,6 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
     rewriter.replaceOp(init, vectorized->replacements);
 }
 
-/// Splits `op` along its innermost N dimension into parts whose N extents are
-/// multiples of the register block widths: n = 2w * a + w * b + r with
-/// w the vector width (392 = 384 + 8 with w = 16), so that the bulk of the
-/// contraction gets full-width register blocks and only a narrow remainder
-/// runs with narrow vectors or scalar loops. Returns the parts.
 /// Whether `slice` takes all of its source.
 static bool isWholeSlice(tensor::ExtractSliceOp slice) {
   return slice.getSourceType() == slice.getResultType() &&
@@ -197,9 +192,9 @@ static bool isWholeSlice(tensor::ExtractSliceOp slice) {
 
 /// Makes the inputs of `part`, a part made by linalg::splitOp, read the
 /// tensors themselves where the split took all of them (B of an M split, A
-/// of an N split): the strategy recognizes a weight (isConstantGlobal) by
-/// the value it reads, and a ViT's 197-row contractions, split 192 + 5,
-/// otherwise kept their weights out of panels.
+/// of an N split), as the whole contraction did: a weight read whole gets
+/// the same panels as its other readers (--mlprog-fold-constant-panels
+/// makes one global per weight and block).
 static void readWholeInputs(RewriterBase &rewriter, linalg::LinalgOp part) {
   for (OpOperand *input : part.getDpsInputOperands()) {
     auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
@@ -208,6 +203,11 @@ static void readWholeInputs(RewriterBase &rewriter, linalg::LinalgOp part) {
   }
 }
 
+/// Splits `op` along its innermost N dimension into parts whose N extents are
+/// multiples of the register block widths: n = 2w * a + w * b + r with
+/// w the vector width (392 = 384 + 8 with w = 16), so that the bulk of the
+/// contraction gets full-width register blocks and only a narrow remainder
+/// runs with narrow vectors or scalar loops. Returns the parts.
 SmallVector<linalg::LinalgOp>
 cpu::splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
                             const CPUTarget &target) {
