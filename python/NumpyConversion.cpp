@@ -31,18 +31,39 @@ static std::optional<DType> getDTypeByNumpyName(llvm::StringRef name) {
   return std::nullopt;
 }
 
+/// What the conversions need of a numpy dtype, read through its Python
+/// attributes. numpy 2 changed the C layout of `PyArray_Descr`, and
+/// pybind11's `dtype::itemsize()`, `kind()`, `byteorder()` and
+/// `has_fields()` read the numpy 1 layout directly (Debian's pybind11 2.10
+/// predates numpy 2), so under numpy 2 they return garbage; the attributes
+/// are the same in both versions.
+struct DTypeFacts {
+  char kind;
+  char byteorder;
+  ssize_t itemsize;
+  bool hasFields;
+  std::string name;
+};
+
+static DTypeFacts getFacts(const py::dtype &dtype) {
+  return {dtype.attr("kind").cast<std::string>().front(),
+          dtype.attr("byteorder").cast<std::string>().front(),
+          dtype.attr("itemsize").cast<ssize_t>(),
+          !dtype.attr("fields").is_none(),
+          dtype.attr("name").cast<std::string>()};
+}
+
 /// The DType of a numpy dtype (kind and item size); std::nullopt for
 /// anything the runner cannot bind (complex, strings, objects, ...).
-static std::optional<DType> getDType(const py::dtype &dtype) {
-  ssize_t size = dtype.itemsize();
+static std::optional<DType> getDType(const DTypeFacts &dtype) {
+  ssize_t size = dtype.itemsize;
   // The 1-byte ml_dtypes types (float8_*, float4_e2m1fn, [u]int4, [u]int2;
   // numpy calls some of them kind 'V', float8_e5m2 kind 'f') are told apart
   // by name.
-  if (size == 1 && !dtype.has_fields())
-    if (std::optional<DType> narrow =
-            getDTypeByNumpyName(dtype.attr("name").cast<std::string>()))
+  if (size == 1 && !dtype.hasFields)
+    if (std::optional<DType> narrow = getDTypeByNumpyName(dtype.name))
       return narrow;
-  switch (dtype.kind()) {
+  switch (dtype.kind) {
   case 'b':
     return size == 1 ? std::optional<DType>(DType::Bool) : std::nullopt;
   case 'i':
@@ -82,7 +103,7 @@ static std::optional<DType> getDType(const py::dtype &dtype) {
   case 'V':
     // ml_dtypes.bfloat16 is a 2-byte void type to numpy; as for .npy files
     // (Formats/Npy.h), any 2-byte void without fields holds bfloat16 bits.
-    if (size == 2 && !dtype.has_fields())
+    if (size == 2 && !dtype.hasFields)
       return DType::BF16;
     return std::nullopt;
   }
@@ -115,8 +136,9 @@ HostTensor python::toHostTensor(py::handle value, size_t index) {
         "'{1}' to a numpy array",
         index, py::str(value.get_type().attr("__name__")).cast<std::string>()));
   py::dtype dtype = array.dtype();
-  std::optional<DType> hostType = getDType(dtype);
-  if (!hostType || dtype.byteorder() == '>')
+  DTypeFacts facts = getFacts(dtype);
+  std::optional<DType> hostType = getDType(facts);
+  if (!hostType || facts.byteorder == '>')
     throw DiagnosticError(
         llvm::formatv("error: input {0}: unsupported array dtype '{1}' (bool, "
                       "[u]int8/16/32/64, float16/32/64 in native byte order, "
@@ -137,8 +159,16 @@ py::array python::toNumpy(HostTensor tensor, size_t index) {
   py::dtype dtype = getNumpyDType(tensor.getDType(), index);
   std::vector<ssize_t> shape(tensor.getShape().begin(),
                              tensor.getShape().end());
+  // Row-major strides computed here: pybind11 would derive them from
+  // `dtype::itemsize()`, which is wrong under numpy 2 (see DTypeFacts).
+  std::vector<ssize_t> strides(shape.size());
+  ssize_t stride = getFacts(dtype).itemsize;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
   auto *owned = new HostTensor(std::move(tensor));
   py::capsule owner(owned,
                     [](void *ptr) { delete static_cast<HostTensor *>(ptr); });
-  return py::array(dtype, shape, owned->getData(), owner);
+  return py::array(dtype, shape, strides, owned->getData(), owner);
 }

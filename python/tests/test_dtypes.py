@@ -2,6 +2,7 @@
 dtype a call returns (docs/running.md, "Element types at the boundary")."""
 
 import importlib.util
+import os
 
 import numpy as np
 import pytest
@@ -129,3 +130,36 @@ def test_narrow_types_round_trip_through_ml_dtypes(name, elem_type, values):
     assert y.dtype == dtype
     np.testing.assert_array_equal(y.view(np.uint8), x.view(np.uint8))
     assert exe.main.signature["results"][0]["dtype"] == name
+
+
+_NUMPY2_SCRIPT = """
+import numpy as np, mlprog
+assert int(np.__version__.split(".")[0]) >= 2, np.__version__
+exe = mlprog.compile(mlprog.parse('''
+ml_program.func @main(%a: tensor<2x3xf32>, %b: tensor<3xi64>, %c: tensor<2xf16>)
+    -> (tensor<2x3xf32>, tensor<3xi64>, tensor<2xf16>) {
+  ml_program.return %a, %b, %c : tensor<2x3xf32>, tensor<3xi64>, tensor<2xf16>
+}'''))
+a = np.arange(6, dtype=np.float32).reshape(2, 3)
+b = np.array([7, -1, 1 << 40])
+c = np.array([0.5, -2], dtype=np.float16)
+for got, want in zip(exe.main(a, b, c), (a, b, c)):
+    assert got.dtype == want.dtype and got.strides == want.strides, (got.dtype, got.strides)
+    assert np.array_equal(got, want), got
+print("ok")
+"""
+
+
+def test_numpy2_arrays_cross_the_boundary(repo_root):
+    """Under numpy 2 (the project's .venv) dtypes and strides are read right:
+    the module's pybind11 predates numpy 2, whose dtype struct differs."""
+    import subprocess
+    import sys
+    python = os.path.join(repo_root, ".venv", "bin", "python")
+    if not os.path.exists(python):
+        pytest.skip("no .venv (scripts/setup-venv.sh makes it): numpy 2 untested")
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(mlprog.__file__)))
+    env = dict(os.environ, PYTHONPATH=package_dir)
+    run = subprocess.run([python, "-c", _NUMPY2_SCRIPT], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
