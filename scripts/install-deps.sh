@@ -44,5 +44,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Today's peers from PyPI, pinned, in the project's own virtual environment.
-bash "$(dirname "$0")/setup-venv.sh"
+bash "$(dirname "$0")/setup-venv.sh" --with coreml
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Runs coremltools' own MIL op tests on mlprog and compares the outputs.
 
-The suite is the op tests that ship inside the coremltools package of the
-project's .venv (coremltools/converters/mil/mil/ops/tests/iOS14..iOS18,
-pinned in scripts/requirements/base.txt). Each test builds its program with
+The suite is the op tests that ship inside the coremltools package
+(coremltools/converters/mil/mil/ops/tests/iOS14..iOS18) of .venv-coreml,
+pinned in scripts/requirements/coreml.txt (`scripts/setup-venv.sh --with
+coreml`; install-deps.sh makes it). Each test builds its program with
 the MIL Builder, converts it to an ML Program with `ct.convert` (which works
 on Linux) and computes the expected outputs with numpy/scipy; where it would
 predict with Core ML (macOS only), scripts/mil_conformance_plugin.py
 imports the saved `.mlpackage` with mlprog, JIT-compiles it, runs it and
-compares every output under the test's own tolerances. Run it with the
-.venv's Python (`.venv/bin/python`), after building the Python module.
+compares every output under the test's own tolerances. Run it with
+.venv-coreml's Python, after building the Python module: that environment
+sees Debian's torch 1.13, with which many tests (conv, recurrent,
+attention, quantization) compute their expected values.
 
 A case (one test id; only ML Program backends) is
 
@@ -23,8 +26,8 @@ A case (one test id; only ML Program backends) is
                this configuration, cases whose conversion fails inside
                coremltools. Not counted.
 
-Test files whose imports need packages the base environment lacks (torch,
-tensorflow) are reported as not collected.
+Test files whose imports need packages the environment lacks are reported
+as not collected.
 
 Expected outcomes: the expected-failures list (--xfail, default
 test/Import/MIL/conformance-xfail.txt; one `test-id status reason` line per
@@ -32,10 +35,10 @@ case that does not pass). A case that does not pass and is not listed is a
 REGRESSION (exit status 1); a listed case that passes is an unexpected pass
 (update the list).
 
-  full suite:           .venv/bin/python scripts/mil_conformance.py -j2
-  fast subset (CI):     .venv/bin/python scripts/mil_conformance.py --ci-subset
+  full suite:           .venv-coreml/bin/python scripts/mil_conformance.py -j2
+  fast subset (CI):     .venv-coreml/bin/python scripts/mil_conformance.py --ci-subset
   after a change (full run; rewrites the list, the CI subset and the page):
-      .venv/bin/python scripts/mil_conformance.py -j2 --write-xfail
+      .venv-coreml/bin/python scripts/mil_conformance.py -j2 --write-xfail
           --write-coverage docs/mil-op-coverage.md
 """
 import argparse
@@ -344,7 +347,7 @@ def main():
         write_xfail(args.xfail, results, not_collected)
         write_ci_subset(CI_SUBSET, results)
     if args.write_coverage:
-        command = ".venv/bin/python scripts/mil_conformance.py -j2 " \
+        command = ".venv-coreml/bin/python scripts/mil_conformance.py -j2 " \
             "--write-xfail --write-coverage " + \
             os.path.relpath(args.write_coverage, ROOT)
         write_coverage(args.write_coverage, results, not_collected,

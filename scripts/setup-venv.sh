@@ -9,6 +9,11 @@
 #
 #   bash scripts/setup-venv.sh              # base group (install-deps runs this)
 #   bash scripts/setup-venv.sh --with torch # also torch 2.x + torchvision
+#   bash scripts/setup-venv.sh --with coreml
+#       <root>/.venv-coreml, a second environment over Debian's python3
+#       packages (--system-site-packages: torch 1.13, numpy 1.24) plus the
+#       pinned scripts/requirements/coreml.txt, for coremltools' op tests
+#       (scripts/mil_conformance.py)
 #
 # Idempotent: a group is reinstalled only when its requirements file changed
 # (a stamp in .venv records what was installed).
@@ -21,7 +26,7 @@ groups=(base)
 while [ $# -gt 0 ]; do
   case "$1" in
     --with) groups+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "setup-venv: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -31,6 +36,14 @@ if [ ! -x "$venv/bin/python" ]; then
   /usr/bin/python3 -m venv "$venv"
 fi
 for group in "${groups[@]}"; do
+  venv="${MLPROG_VENV:-$root/.venv}"
+  if [ "$group" = coreml ]; then
+    venv="$root/.venv-coreml"
+    if [ ! -x "$venv/bin/python" ]; then
+      echo "setup-venv: creating $venv (with Debian's site packages)" >&2
+      /usr/bin/python3 -m venv --system-site-packages "$venv"
+    fi
+  fi
   req="$root/scripts/requirements/$group.txt"
   if [ ! -f "$req" ]; then
     echo "setup-venv: no requirements group '$group' ($req)" >&2
