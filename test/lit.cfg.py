@@ -64,6 +64,18 @@ try:
 except Exception:
     pass
 
+# coremltools (for tests that build Core ML models at test time): the
+# project's .venv-coreml (scripts/setup-venv.sh --with coreml).
+_coreml_python = os.path.join(config.mlprog_src_root, ".venv-coreml", "bin",
+                              "python")
+try:
+    subprocess.run([_coreml_python, "-c", "import coremltools"], check=True,
+                   capture_output=True, timeout=120)
+    config.available_features.add("coremltools")
+    config.substitutions.append(("%coreml_python", _coreml_python))
+except Exception:
+    pass
+
 # GPU tests. `cuda-device`: libcuda.so.1 loads, cuInit succeeds and reports a
 # device (GPU execution tests need it). `ptxas`: NVIDIA's PTX assembler is
 # around (not a dependency; when present, tests assemble our PTX with it).

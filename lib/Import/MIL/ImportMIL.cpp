@@ -526,18 +526,133 @@ static std::string parentDir(StringRef path) {
   return std::string(dir);
 }
 
-/// Parses `bytes` as a Model holding a Program (field 502) or, failing that
-/// and unless the file must be a model, as a bare Program.
+/// The name Core ML's Model.proto gives the model type in field `number`
+/// of `Model` (its `Type` oneof), or "" for a number it does not use.
+static StringRef getModelTypeName(int number) {
+  static const std::pair<int, StringRef> names[] = {
+      {200, "pipelineClassifier"},
+      {201, "pipelineRegressor"},
+      {202, "pipeline"},
+      {300, "glmRegressor"},
+      {301, "supportVectorRegressor"},
+      {302, "treeEnsembleRegressor"},
+      {303, "neuralNetworkRegressor"},
+      {304, "bayesianProbitRegressor"},
+      {400, "glmClassifier"},
+      {401, "supportVectorClassifier"},
+      {402, "treeEnsembleClassifier"},
+      {403, "neuralNetworkClassifier"},
+      {404, "kNearestNeighborsClassifier"},
+      {500, "neuralNetwork"},
+      {501, "itemSimilarityRecommender"},
+      {502, "mlProgram"},
+      {555, "customModel"},
+      {556, "linkedModel"},
+      {560, "classConfidenceThresholding"},
+      {600, "oneHotEncoder"},
+      {601, "imputer"},
+      {602, "featureVectorizer"},
+      {603, "dictVectorizer"},
+      {604, "scaler"},
+      {606, "categoricalMapping"},
+      {607, "normalizer"},
+      {609, "arrayFeatureExtractor"},
+      {610, "nonMaximumSuppression"},
+      {900, "identity"},
+      {2000, "textClassifier"},
+      {2001, "wordTagger"},
+      {2002, "visionFeaturePrint"},
+      {2003, "soundAnalysisPreprocessing"},
+      {2004, "gazetteer"},
+      {2005, "wordEmbedding"},
+      {2006, "audioFeaturePrint"},
+      {3000, "serializedModel"}};
+  for (const auto &[n, name] : names)
+    if (n == number)
+      return name;
+  return "";
+}
+
+/// The type of a pipeline member, for notes: a field the schema knows, else
+/// the first unknown field whose number names a Core ML model type.
+static std::string describeModelType(const mil::Model &model) {
+  if (model.has_mlprogram())
+    return "mlProgram";
+  if (model.has_pipeline() || model.has_pipelineclassifier() ||
+      model.has_pipelineregressor())
+    return "pipeline";
+  const google::protobuf::UnknownFieldSet &unknown =
+      model.GetReflection()->GetUnknownFields(model);
+  for (int i = 0; i < unknown.field_count(); ++i)
+    if (StringRef name = getModelTypeName(unknown.field(i).number());
+        !name.empty())
+      return name.str();
+  return "unknown model type";
+}
+
+/// The pipeline `model` is, if it is one (plain, classifier or regressor).
+static const mil::Pipeline *getPipeline(const mil::Model &model) {
+  if (model.has_pipeline())
+    return &model.pipeline();
+  if (model.has_pipelineclassifier())
+    return &model.pipelineclassifier().pipeline();
+  if (model.has_pipelineregressor())
+    return &model.pipelineregressor().pipeline();
+  return nullptr;
+}
+
+/// The models of `model` in the order they run: `model` itself, or the
+/// members of a pipeline (nested pipelines flattened), each with its path of
+/// pipeline member names ("0", "detector/1", ...).
+static void collectModels(mil::Model &model, const std::string &path,
+                          SmallVectorImpl<std::pair<std::string, mil::Model *>>
+                              &models) {
+  const mil::Pipeline *pipeline = getPipeline(model);
+  if (!pipeline) {
+    models.push_back({path, &model});
+    return;
+  }
+  auto &members = *const_cast<mil::Pipeline *>(pipeline)->mutable_models();
+  for (int i = 0; i < members.size(); ++i) {
+    std::string name =
+        i < pipeline->names_size() ? pipeline->names(i) : std::to_string(i);
+    collectModels(members[i], path.empty() ? name : path + "/" + name, models);
+  }
+}
+
+/// Parses `bytes` as a Model holding a Program (field 502), or a pipeline
+/// with one among its members, or, failing that and unless the file must be
+/// a model, as a bare Program.
 static LogicalResult parseProgram(StringRef bytes, StringRef path, Location loc,
                                   LoadedProgram &out) {
   if (bytes.size() > size_t(INT_MAX))
     return emitError(loc) << "file too large for protobuf";
   mil::Model model;
-  bool isModel = model.ParseFromArray(bytes.data(), int(bytes.size())) &&
-                 model.has_mlprogram();
-  if (isModel) {
-    out.program = std::move(*model.mutable_mlprogram());
-    return success();
+  if (model.ParseFromArray(bytes.data(), int(bytes.size()))) {
+    if (model.has_mlprogram()) {
+      out.program = std::move(*model.mutable_mlprogram());
+      return success();
+    }
+    if (getPipeline(model)) {
+      // A pipeline: its first ML Program is imported; every other member
+      // is named in a warning (a trailing nonMaximumSuppression, say).
+      SmallVector<std::pair<std::string, mil::Model *>> models;
+      collectModels(model, "", models);
+      auto *program = llvm::find_if(
+          models, [](const auto &m) { return m.second->has_mlprogram(); });
+      if (program == models.end())
+        return emitError(loc) << "unsupported Core ML pipeline: none of its "
+                                 "models is an ML Program";
+      for (const auto &[name, member] : models)
+        if (member != program->second)
+          emitWarning(loc) << "pipeline member '" << name << "' ("
+                           << describeModelType(*member)
+                           << ") is not imported: only the pipeline's first "
+                              "ML Program ('"
+                           << program->first << "') is";
+      out.program = std::move(*program->second->mutable_mlprogram());
+      return success();
+    }
   }
   if (path.ends_with(".mlmodel"))
     return emitError(loc) << "failed to parse Core ML model: not a valid Model "
