@@ -114,11 +114,18 @@ def _executable(mlmodel):
 
 
 def _bind(value, entry):
-    """`value` as the dtype mlprog's signature entry expects."""
+    """`value` as the dtype mlprog's signature entry expects, reshaped as
+    Core ML's prediction does when only unit dimensions differ (the
+    converter gives a rank-0 input the shape (1,))."""
     array = np.asarray(value)
     dtype = entry.get("dtype")
     if dtype and array.dtype != np.dtype(dtype):
         array = array.astype(dtype)
+    shape = entry.get("shape")
+    if shape is not None and None not in shape and \
+            tuple(shape) != array.shape and \
+            [d for d in shape if d != 1] == [d for d in array.shape if d != 1]:
+        array = array.reshape(shape)
     return array
 
 
