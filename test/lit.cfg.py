@@ -64,6 +64,20 @@ try:
 except Exception:
     pass
 
+# The project's pinned Python environment (.venv of scripts/setup-venv.sh,
+# or MLPROG_VENV_PYTHON): `coremltools` tests build Core ML packages with its
+# MIL Builder and ct.convert.
+_venv_python = os.environ.get(
+    "MLPROG_VENV_PYTHON",
+    os.path.join(config.mlprog_src_root, ".venv", "bin", "python"))
+config.substitutions.append(("%venv_python", _venv_python))
+try:
+    subprocess.run([_venv_python, "-c", "import coremltools"], check=True,
+                   capture_output=True, timeout=120)
+    config.available_features.add("coremltools")
+except Exception:
+    pass
+
 # GPU tests. `cuda-device`: libcuda.so.1 loads, cuInit succeeds and reports a
 # device (GPU execution tests need it). `ptxas`: NVIDIA's PTX assembler is
 # around (not a dependency; when present, tests assemble our PTX with it).
