@@ -78,6 +78,18 @@ try:
 except Exception:
     pass
 
+# Public models kept outside the repository (../shared/models, see its
+# README): tests of real packages need them.
+config.shared_models_dir = os.path.join(
+    os.path.dirname(config.mlprog_src_root), "shared", "models")
+config.substitutions.append(("%shared_models", config.shared_models_dir))
+if os.path.isdir(os.path.join(config.shared_models_dir, "coreml")):
+    config.available_features.add("coreml-models")
+else:
+    lit_config.note("tests of public Core ML packages (REQUIRES: "
+                    "coreml-models) are skipped: %s is absent" %
+                    os.path.join(config.shared_models_dir, "coreml"))
+
 # GPU tests. `cuda-device`: libcuda.so.1 loads, cuInit succeeds and reports a
 # device (GPU execution tests need it). `ptxas`: NVIDIA's PTX assembler is
 # around (not a dependency; when present, tests assemble our PTX with it).
