@@ -86,8 +86,8 @@ FailureOr<Value> mlprog::buildUnpackBits(OpBuilder &b, Location loc,
   }
   int64_t bytes = pt->getDimSize(0);
   if (bytes < (n * bits + 7) / 8)
-    return emitError(loc) << what << ": " << bytes << " bytes cannot hold "
-                          << n << " elements of " << bits << " bits";
+    return emitError(loc) << what << ": " << bytes << " bytes cannot hold " << n
+                          << " elements of " << bits << " bits";
   Type resultType = b.getIntegerType(bits);
   if (n == 0)
     return generateTensor(b, loc, shape, resultType,
@@ -127,9 +127,9 @@ FailureOr<Value> mlprog::buildLookupTable(OpBuilder &b, Location loc,
                                           std::optional<int64_t> vectorAxis) {
   StringRef what = "lookup table";
   FailureOr<RankedTensorType> it = staticType(loc, indices, what);
-  FailureOr<RankedTensorType> lt =
-      failed(it) ? FailureOr<RankedTensorType>(failure())
-                 : staticType(loc, lut, what);
+  FailureOr<RankedTensorType> lt = failed(it)
+                                       ? FailureOr<RankedTensorType>(failure())
+                                       : staticType(loc, lut, what);
   if (failed(lt))
     return failure();
   auto ie = dyn_cast<IntegerType>(it->getElementType());
@@ -145,18 +145,18 @@ FailureOr<Value> mlprog::buildLookupTable(OpBuilder &b, Location loc,
   int64_t palette = lShape[k], vector = lShape[k + 1];
   if (palette < (int64_t(1) << ie.getWidth()))
     return emitError(loc) << what << ": " << palette << " entries cannot serve "
-                          << ie.getWidth() << "-bit indices (" << (1 << ie.getWidth())
-                          << " needed)";
+                          << ie.getWidth() << "-bit indices ("
+                          << (1 << ie.getWidth()) << " needed)";
   SmallVector<int64_t> block;
   for (int64_t d = 0; d < k; ++d) {
     if (lShape[d] < 1 || dShape[d] % lShape[d] != 0)
-      return emitError(loc) << what << ": " << lShape[d]
-                            << " tables do not divide the extent "
-                            << dShape[d] << " of dim " << d << " of the indices";
+      return emitError(loc)
+             << what << ": " << lShape[d] << " tables do not divide the extent "
+             << dShape[d] << " of dim " << d << " of the indices";
     block.push_back(dShape[d] / lShape[d]);
   }
-  if (vector < 1 || (vector > 1 && (!vectorAxis || *vectorAxis < 0 ||
-                                    *vectorAxis >= k)))
+  if (vector < 1 ||
+      (vector > 1 && (!vectorAxis || *vectorAxis < 0 || *vectorAxis >= k)))
     return emitError(loc) << what << ": vectors of " << vector
                           << " elements need a vector axis in [0, " << k << ")";
   SmallVector<int64_t> shape(dShape);
@@ -175,8 +175,8 @@ FailureOr<Value> mlprog::buildLookupTable(OpBuilder &b, Location loc,
         }
         for (int64_t d = 0; d < k; ++d)
           table.push_back(lShape[d] == 1 ? m.c(0)
-                                         : arith::DivUIOp::create(
-                                               nb, nl, at[d], m.c(block[d]))
+                                         : arith::DivUIOp::create(nb, nl, at[d],
+                                                                  m.c(block[d]))
                                                .getResult());
         Value index = tensor::ExtractOp::create(nb, nl, indices, at);
         table.push_back(
@@ -224,29 +224,27 @@ FailureOr<Value> mlprog::buildSparseToDense(OpBuilder &b, Location loc,
   if (!zero)
     return emitError(loc) << what << ": unsupported element type " << et;
   if (count == 0 || n == 0)
-    return createFilled(b, loc, getAsIndexOpFoldResult(b.getContext(),
-                                                       mt->getShape()),
-                        zero);
+    return createFilled(
+        b, loc, getAsIndexOpFoldResult(b.getContext(), mt->getShape()), zero);
   FailureOr<Value> flatMask = flatten(b, loc, mask);
   if (failed(flatMask))
     return failure();
   IndexMath m{b, loc};
   Value init = createEmpty(b, loc, {b.getIndexAttr(n)}, et);
   Value zeroValue = arith::ConstantOp::create(b, loc, zero);
-  SmallVector<Value> results = loop(
-      b, loc, m.c(0), m.c(n), {init, m.c(0)},
-      [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
-        IndexMath lm{nb, nl};
-        Value bit = tensor::ExtractOp::create(nb, nl, *flatMask, i);
-        Value from = lm.min(args[1], lm.c(count - 1));
-        Value v = tensor::ExtractOp::create(nb, nl, values, from);
-        v = arith::SelectOp::create(nb, nl, bit, v, zeroValue);
-        Value out = tensor::InsertOp::create(nb, nl, v, args[0], i);
-        Value next = lm.add(
-            args[1], arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(),
-                                                  bit));
-        return SmallVector<Value>{out, next};
-      });
+  SmallVector<Value> results =
+      loop(b, loc, m.c(0), m.c(n), {init, m.c(0)},
+           [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
+             IndexMath lm{nb, nl};
+             Value bit = tensor::ExtractOp::create(nb, nl, *flatMask, i);
+             Value from = lm.min(args[1], lm.c(count - 1));
+             Value v = tensor::ExtractOp::create(nb, nl, values, from);
+             v = arith::SelectOp::create(nb, nl, bit, v, zeroValue);
+             Value out = tensor::InsertOp::create(nb, nl, v, args[0], i);
+             Value next = lm.add(args[1], arith::IndexCastUIOp::create(
+                                              nb, nl, nb.getIndexType(), bit));
+             return SmallVector<Value>{out, next};
+           });
   return buildReshape(b, loc, results[0], mt->getShape());
 }
 
@@ -273,21 +271,20 @@ FailureOr<Value> mlprog::buildDenseToSparse(OpBuilder &b, Location loc,
   IndexMath m{b, loc};
   Value init = createFilled(b, loc, {b.getIndexAttr(count)},
                             b.getZeroAttr(dt->getElementType()));
-  SmallVector<Value> results = loop(
-      b, loc, m.c(0), m.c(mt->getNumElements()), {init, m.c(0)},
-      [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
-        IndexMath lm{nb, nl};
-        Value bit = tensor::ExtractOp::create(nb, nl, *flatMask, i);
-        Value to = lm.min(args[1], lm.c(count - 1));
-        Value v = tensor::ExtractOp::create(nb, nl, *flatDense, i);
-        Value old = tensor::ExtractOp::create(nb, nl, args[0], to);
-        v = arith::SelectOp::create(nb, nl, bit, v, old);
-        Value out = tensor::InsertOp::create(nb, nl, v, args[0], to);
-        Value next = lm.add(
-            args[1], arith::IndexCastUIOp::create(nb, nl, nb.getIndexType(),
-                                                  bit));
-        return SmallVector<Value>{out, next};
-      });
+  SmallVector<Value> results =
+      loop(b, loc, m.c(0), m.c(mt->getNumElements()), {init, m.c(0)},
+           [&](OpBuilder &nb, Location nl, Value i, ValueRange args) {
+             IndexMath lm{nb, nl};
+             Value bit = tensor::ExtractOp::create(nb, nl, *flatMask, i);
+             Value to = lm.min(args[1], lm.c(count - 1));
+             Value v = tensor::ExtractOp::create(nb, nl, *flatDense, i);
+             Value old = tensor::ExtractOp::create(nb, nl, args[0], to);
+             v = arith::SelectOp::create(nb, nl, bit, v, old);
+             Value out = tensor::InsertOp::create(nb, nl, v, args[0], to);
+             Value next = lm.add(args[1], arith::IndexCastUIOp::create(
+                                              nb, nl, nb.getIndexType(), bit));
+             return SmallVector<Value>{out, next};
+           });
   return results[0];
 }
 

@@ -302,9 +302,11 @@ FailureOr<Value> mlprog::buildDequantizeLinear(OpBuilder &b, Location loc,
       });
 }
 
-FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(
-    OpBuilder &b, Location loc, Value x, Value scale, Value zeroPoint,
-    bool xUnsigned) {
+FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
+                                                        Location loc, Value x,
+                                                        Value scale,
+                                                        Value zeroPoint,
+                                                        bool xUnsigned) {
   StringRef what = "blockwise dequantize";
   FailureOr<RankedTensorType> xt = getRankedType(loc, x, what);
   FailureOr<FloatType> st = scaleElementType(loc, scale, what);
@@ -312,26 +314,24 @@ FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(
     return failure();
   Type xe = xt->getElementType();
   auto xi = dyn_cast<IntegerType>(xe);
-  if (!(xi && xi.getWidth() >= 2 && xi.getWidth() <= 32) &&
-      !isa<FloatType>(xe))
-    return emitError(loc) << "unsupported " << what << " input "
-                          << x.getType()
+  if (!(xi && xi.getWidth() >= 2 && xi.getWidth() <= 32) && !isa<FloatType>(xe))
+    return emitError(loc) << "unsupported " << what << " input " << x.getType()
                           << " (2- to 32-bit integers or floats)";
   auto sType = cast<RankedTensorType>(scale.getType());
   if (!xt->hasStaticShape() || !sType.hasStaticShape() ||
       sType.getRank() != xt->getRank())
     return emitError(loc) << what << ": scale " << scale.getType()
-                          << " must have the rank of the input "
-                          << x.getType() << " (static shapes)";
+                          << " must have the rank of the input " << x.getType()
+                          << " (static shapes)";
   if (zeroPoint) {
     auto zType = dyn_cast<RankedTensorType>(zeroPoint.getType());
     Type ze = zType ? zType.getElementType() : Type();
     if (!zType || zType.getShape() != sType.getShape() ||
         (ze != xe && !isa<FloatType>(ze)))
-      return emitError(loc) << what << ": zero point " << zeroPoint.getType()
-                            << " must have the shape of the scale "
-                            << scale.getType()
-                            << " and the input's or a float element type";
+      return emitError(loc)
+             << what << ": zero point " << zeroPoint.getType()
+             << " must have the shape of the scale " << scale.getType()
+             << " and the input's or a float element type";
   }
   // Split every blocked dim D (S scales, S > 1, D / S > 1) into [S, D / S]
   // and give the parameters a unit dim there, so that numpy broadcasting
@@ -339,9 +339,9 @@ FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(
   SmallVector<int64_t> xShape, pShape;
   for (auto [d, s] : llvm::zip(xt->getShape(), sType.getShape())) {
     if (s <= 0 || d % s != 0)
-      return emitError(loc) << what << ": scale " << scale.getType()
-                            << " does not divide the input " << x.getType()
-                            << " into blocks";
+      return emitError(loc)
+             << what << ": scale " << scale.getType()
+             << " does not divide the input " << x.getType() << " into blocks";
     if (s > 1 && d / s > 1) {
       xShape.append({s, d / s});
       pShape.append({s, 1});

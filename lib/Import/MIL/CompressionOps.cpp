@@ -74,8 +74,8 @@ mil::DataType dataTypeOf(OpContext &ctx, StringRef name) {
 FailureOr<SmallVector<int64_t>> intsParam(OpContext &ctx, StringRef name) {
   const mil::Value *value = findConstant(ctx, name);
   if (!value)
-    return emitError(ctx.loc) << "parameter '" << name
-                              << "' must be a compile-time constant";
+    return emitError(ctx.loc)
+           << "parameter '" << name << "' must be a compile-time constant";
   return readInts(ctx.loc, *value, name);
 }
 
@@ -109,9 +109,9 @@ LogicalResult checkMaskCount(OpContext &ctx, StringRef name,
   for (int64_t k = 0; k < numElements; ++k)
     set += (uint8_t((*bytes)[k / 8]) >> (k % 8)) & 1;
   if (set != count)
-    return emitError(ctx.loc) << "mask '" << name << "' has " << set
-                              << " set bits but the nonzero data holds "
-                              << count << " elements";
+    return emitError(ctx.loc)
+           << "mask '" << name << "' has " << set
+           << " set bits but the nonzero data holds " << count << " elements";
   return success();
 }
 
@@ -119,8 +119,7 @@ LogicalResult checkMaskCount(OpContext &ctx, StringRef name,
 LogicalResult checkScalarOrVector(OpContext &ctx, Value v, StringRef name) {
   if (!typeOf(v).hasStaticShape() || rankOf(v) > 1)
     return emitError(ctx.loc) << "parameter '" << name << "' of type "
-                              << v.getType()
-                              << " must be a scalar or a vector";
+                              << v.getType() << " must be a scalar or a vector";
   return success();
 }
 
@@ -149,9 +148,8 @@ LogicalResult importAffineDequantize(OpContext &ctx) {
   bool isUnsigned = isUnsignedDataType(dataTypeOf(ctx, "quantized_data"));
   if (getElementTypeOrSelf(zp->getType()) ==
       getElementTypeOrSelf(data->getType()))
-    return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, *data,
-                                                  *scale, *zp, *axis,
-                                                  isUnsigned));
+    return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, *data, *scale,
+                                                  *zp, *axis, isUnsigned));
   // Float zero point: per-axis parameters get the data's rank.
   auto toRank = [&](Value p) -> FailureOr<Value> {
     SmallVector<int64_t> shape(rank, 1);
@@ -163,8 +161,8 @@ LogicalResult importAffineDequantize(OpContext &ctx) {
   FailureOr<Value> z = failed(s) ? FailureOr<Value>(failure()) : toRank(*zp);
   if (failed(z))
     return failure();
-  return ctx.setResult(0, buildBlockwiseDequantizeLinear(
-                              ctx.b, ctx.loc, *data, *s, *z, isUnsigned));
+  return ctx.setResult(0, buildBlockwiseDequantizeLinear(ctx.b, ctx.loc, *data,
+                                                         *s, *z, isUnsigned));
 }
 
 /// iOS18 constexpr_blockwise_shift_scale: y = scale * (data - offset) with
@@ -203,8 +201,8 @@ LogicalResult importConstexprCast(OpContext &ctx) {
     return emitError(ctx.loc) << "unsupported constexpr_cast output_dtype '"
                               << *name << "' (fp16, fp32)";
   if (!isa<FloatType>(getElementTypeOrSelf(x->getType())))
-    return emitError(ctx.loc) << "unsupported constexpr_cast source "
-                              << x->getType() << " (fp16)";
+    return emitError(ctx.loc)
+           << "unsupported constexpr_cast source " << x->getType() << " (fp16)";
   return ctx.setResult(0, buildConvertElementType(ctx.b, ctx.loc, *x, to));
 }
 
@@ -237,13 +235,13 @@ FailureOr<std::optional<int64_t>> checkLut(OpContext &ctx, Value lut,
   int64_t k = indexShape.size();
   ArrayRef<int64_t> lutShape = shapeOf(lut);
   if (int64_t(lutShape.size()) != k + 2)
-    return emitError(ctx.loc) << "parameter 'lut' of type " << lut.getType()
-                              << " must have rank " << k + 2
-                              << " (the indices' rank + 2)";
+    return emitError(ctx.loc)
+           << "parameter 'lut' of type " << lut.getType() << " must have rank "
+           << k + 2 << " (the indices' rank + 2)";
   if (lutShape[k] != (int64_t(1) << bits))
-    return emitError(ctx.loc) << "parameter 'lut' has " << lutShape[k]
-                              << " entries, but " << bits
-                              << "-bit indices need " << (1 << bits);
+    return emitError(ctx.loc)
+           << "parameter 'lut' has " << lutShape[k] << " entries, but " << bits
+           << "-bit indices need " << (1 << bits);
   if (lutShape[k + 1] == 1 && !hasParam(ctx, "vector_axis"))
     return std::optional<int64_t>();
   FailureOr<SmallVector<int64_t>> axis = intsParam(ctx, "vector_axis");
@@ -270,9 +268,8 @@ LogicalResult importLutToDense(OpContext &ctx) {
   if (!typeOf(*lut).hasStaticShape() || !typeOf(*indices).hasStaticShape())
     return emitError(ctx.loc) << "lut and indices need static shapes";
   if (!hasParam(ctx, "shape")) {
-    FailureOr<std::optional<int64_t>> axis =
-        checkLut(ctx, *lut, shapeOf(*indices), dataTypeOf(ctx, "indices"),
-                 "indices");
+    FailureOr<std::optional<int64_t>> axis = checkLut(
+        ctx, *lut, shapeOf(*indices), dataTypeOf(ctx, "indices"), "indices");
     if (failed(axis))
       return failure();
     return ctx.setResult(
@@ -299,9 +296,9 @@ LogicalResult importLutToDense(OpContext &ctx) {
       buildUnpackBits(ctx.b, ctx.loc, *indices, bits, *shape);
   SmallVector<int64_t> tableShape(shape->size(), 1);
   tableShape.append({entries, 1});
-  FailureOr<Value> table =
-      failed(unpacked) ? FailureOr<Value>(failure())
-                       : buildReshape(ctx.b, ctx.loc, *lut, tableShape);
+  FailureOr<Value> table = failed(unpacked)
+                               ? FailureOr<Value>(failure())
+                               : buildReshape(ctx.b, ctx.loc, *lut, tableShape);
   if (failed(table))
     return failure();
   return ctx.setResult(
@@ -339,8 +336,8 @@ LogicalResult importSparseToDense(OpContext &ctx) {
       return failure();
     bits = *unpacked;
   } else if (!typeOf(*mask).hasStaticShape() ||
-             failed(checkMaskCount(ctx, "mask",
-                                   typeOf(*mask).getNumElements(), count))) {
+             failed(checkMaskCount(ctx, "mask", typeOf(*mask).getNumElements(),
+                                   count))) {
     return failure();
   }
   return ctx.setResult(0, buildSparseToDense(ctx.b, ctx.loc, bits, *data));
@@ -363,8 +360,8 @@ LogicalResult importLutToSparse(OpContext &ctx) {
     return emitError(ctx.loc) << "indices_mask, lut (static) and "
                               << "indices_nonzero_data (a vector) expected";
   int64_t count = shapeOf(*indices)[0];
-  if (failed(checkMaskCount(ctx, "indices_mask",
-                            typeOf(*mask).getNumElements(), count)))
+  if (failed(checkMaskCount(ctx, "indices_mask", typeOf(*mask).getNumElements(),
+                            count)))
     return failure();
   FailureOr<std::optional<int64_t>> axis =
       checkLut(ctx, *lut, shapeOf(*mask),
@@ -372,21 +369,20 @@ LogicalResult importLutToSparse(OpContext &ctx) {
   if (failed(axis))
     return failure();
   int64_t vector = shapeOf(*lut).back();
-  FailureOr<Value> dense =
-      buildSparseToDense(ctx.b, ctx.loc, *mask, *indices);
+  FailureOr<Value> dense = buildSparseToDense(ctx.b, ctx.loc, *mask, *indices);
   FailureOr<Value> values =
       failed(dense) ? FailureOr<Value>(failure())
                     : buildLookupTable(ctx.b, ctx.loc, *dense, *lut, *axis);
   FailureOr<Value> outMask =
-      failed(values) ? FailureOr<Value>(failure())
-                     : buildRepeat(ctx.b, ctx.loc, *mask,
-                                   axis->value_or(0), vector);
+      failed(values)
+          ? FailureOr<Value>(failure())
+          : buildRepeat(ctx.b, ctx.loc, *mask, axis->value_or(0), vector);
   if (failed(outMask))
     return failure();
   if (failed(ctx.setResult(0, *outMask)))
     return failure();
-  return ctx.setResult(1, buildDenseToSparse(ctx.b, ctx.loc, *values,
-                                             *outMask, count * vector));
+  return ctx.setResult(
+      1, buildDenseToSparse(ctx.b, ctx.loc, *values, *outMask, count * vector));
 }
 
 /// iOS18 constexpr_sparse_blockwise_shift_scale: blockwise dequantization of
@@ -411,11 +407,10 @@ LogicalResult importSparseBlockwiseShiftScale(OpContext &ctx) {
     return failure();
   FailureOr<Value> dense = buildSparseToDense(ctx.b, ctx.loc, *mask, *data);
   FailureOr<Value> scaled =
-      failed(dense)
-          ? FailureOr<Value>(failure())
-          : buildBlockwiseDequantizeLinear(
-                ctx.b, ctx.loc, *dense, *scale, *offset,
-                isUnsignedDataType(dataTypeOf(ctx, "nonzero_data")));
+      failed(dense) ? FailureOr<Value>(failure())
+                    : buildBlockwiseDequantizeLinear(
+                          ctx.b, ctx.loc, *dense, *scale, *offset,
+                          isUnsignedDataType(dataTypeOf(ctx, "nonzero_data")));
   if (failed(scaled) || failed(ctx.setResult(0, *mask)))
     return failure();
   return ctx.setResult(

@@ -176,8 +176,8 @@ FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
     return loadGlobal(loc, name, type, ExternAttr::get(ctx, type), &attr);
   // Sub-byte elements stay packed in their global (one byte in memory holds
   // 8 / bits of them) and are unpacked by the program.
-  auto packedType =
-      RankedTensorType::get({int64_t(record->sizeInBytes)}, builder.getI8Type());
+  auto packedType = RankedTensorType::get({int64_t(record->sizeInBytes)},
+                                          builder.getI8Type());
   Value packed = loadGlobal(loc, name, packedType,
                             ExternAttr::get(ctx, packedType), &attr);
   return buildUnpackBits(builder, loc, packed, bits, type.getShape());

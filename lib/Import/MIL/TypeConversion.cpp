@@ -198,8 +198,8 @@ static bool isSubByteDataType(mil::DataType type) {
 
 /// The elements of `type` (a static i1..i6 tensor) packed LSB first in
 /// `raw`, as MILBlob packs them (see mlprog/Formats/BlobFile.h).
-static FailureOr<DenseElementsAttr>
-unpackSubByte(Location loc, StringRef raw, RankedTensorType type) {
+static FailureOr<DenseElementsAttr> unpackSubByte(Location loc, StringRef raw,
+                                                  RankedTensorType type) {
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   uint64_t n = type.getNumElements();
   if (uint64_t(raw.size()) != (n * bits + 7) / 8)

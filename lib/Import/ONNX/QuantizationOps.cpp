@@ -130,7 +130,7 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
 /// extents elsewhere. Blocks that divide the axis go to the blockwise
 /// builder; a partial last block is an unsupported-feature error.
 LogicalResult importBlockedDequantizeLinear(NodeContext &ctx, Value x,
-                                           Value scale, int64_t blockSize) {
+                                            Value scale, int64_t blockSize) {
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t rank = xt.getRank(), axis = ctx.getInt("axis", 1);
   if (axis < -rank || axis >= rank)

@@ -90,9 +90,9 @@ buildDenseToSparse(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dense,
 /// Errors: dynamic shapes, an axis out of range, repeats < 1.
 /// Spec: numpy.repeat; the mask output of Core ML iOS18
 /// `constexpr_lut_to_sparse` with vector palettization.
-mlir::FailureOr<mlir::Value> buildRepeat(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value x,
-                                         int64_t axis, int64_t repeats);
+mlir::FailureOr<mlir::Value> buildRepeat(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, int64_t axis,
+                                         int64_t repeats);
 
 } // namespace mlprog
 

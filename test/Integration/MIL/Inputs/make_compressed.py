@@ -127,6 +127,16 @@ def _():
     return op, (q.astype(np.float64) - 3) * 0.05
 
 
+@case("affine_uint8_float_zp", ct.target.iOS16)
+def _():
+    q = u((8, 16), 0, 256, np.uint8)
+    zp = (rng.random(8) * 255).astype(np.float32)
+    s = (rng.random(8) * 0.1 + 0.01).astype(np.float32)
+    op = lambda: mb.constexpr_affine_dequantize(
+        quantized_data=q, zero_point=zp, scale=s, axis=0)
+    return op, (q.astype(np.float64) - zp[:, None]) * s[:, None]
+
+
 @case("cast_fp16", ct.target.iOS16)
 def _():
     h = f((8, 16)).astype(np.float16)
