@@ -64,17 +64,31 @@ try:
 except Exception:
     pass
 
-# coremltools (for tests that build Core ML models at test time): the
-# project's .venv-coreml (scripts/setup-venv.sh --with coreml).
-_coreml_python = os.path.join(config.mlprog_src_root, ".venv-coreml", "bin",
-                              "python")
+# The project's pinned Python environment (.venv of scripts/setup-venv.sh,
+# or MLPROG_VENV_PYTHON): `coremltools` tests build Core ML packages with its
+# MIL Builder and ct.convert.
+_venv_python = os.environ.get(
+    "MLPROG_VENV_PYTHON",
+    os.path.join(config.mlprog_src_root, ".venv", "bin", "python"))
+config.substitutions.append(("%venv_python", _venv_python))
 try:
-    subprocess.run([_coreml_python, "-c", "import coremltools"], check=True,
+    subprocess.run([_venv_python, "-c", "import coremltools"], check=True,
                    capture_output=True, timeout=120)
     config.available_features.add("coremltools")
-    config.substitutions.append(("%coreml_python", _coreml_python))
 except Exception:
     pass
+
+# Public models kept outside the repository (../shared/models, see its
+# README): tests of real packages need them.
+config.shared_models_dir = os.path.join(
+    os.path.dirname(config.mlprog_src_root), "shared", "models")
+config.substitutions.append(("%shared_models", config.shared_models_dir))
+if os.path.isdir(os.path.join(config.shared_models_dir, "coreml")):
+    config.available_features.add("coreml-models")
+else:
+    lit_config.note("tests of public Core ML packages (REQUIRES: "
+                    "coreml-models) are skipped: %s is absent" %
+                    os.path.join(config.shared_models_dir, "coreml"))
 
 # GPU tests. `cuda-device`: libcuda.so.1 loads, cuInit succeeds and reports a
 # device (GPU execution tests need it). `ptxas`: NVIDIA's PTX assembler is

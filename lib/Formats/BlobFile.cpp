@@ -120,8 +120,15 @@ Expected<BlobRecord> BlobFile::getRecord(uint64_t metadataOffset) const {
     return makeError(formatv("blob data [{0}, {0} + {1}) is past the end of "
                              "the {2}-byte file",
                              result.dataOffset, result.sizeInBytes, size));
+  // Writers before iOS18 left the padding (and the reserved fields) of
+  // byte-sized dtypes uninitialized, so it is only meaningful, and only
+  // checked, for the sub-byte dtypes (as MILBlob's StorageReader does).
+  if (bits % 8 == 0) {
+    result.paddingSizeInBits = 0;
+    return result;
+  }
   if (result.paddingSizeInBits >= 8 ||
-      (bits % 8 == 0 && result.paddingSizeInBits != 0))
+      (8 % bits == 0 && result.paddingSizeInBits % bits != 0))
     return makeError(formatv("invalid blob padding of {0} bits for dtype {1}",
                              result.paddingSizeInBits,
                              getBlobDataTypeName(dtype)));

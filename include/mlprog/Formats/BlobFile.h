@@ -13,6 +13,15 @@
 //              followed (at `offset`, 64-byte aligned) by sizeInBytes bytes
 //              of raw element data.
 //
+// This is the layout of coremltools' MILBlob (`Blob/StorageFormat.hpp`,
+// `StorageWriter.cpp`). Writers before iOS18 leave the reserved fields and
+// the padding of byte-sized dtypes uninitialized: they are ignored, and the
+// padding is only read for the sub-byte dtypes. Sub-byte elements (int4,
+// uint1/2/3/4/6) are packed LSB first: element i occupies bits
+// [i * bits, (i + 1) * bits) of the little-endian bit stream, an element may
+// straddle two bytes (uint3, uint6), and paddingSizeInBits (< 8) unused bits
+// end the last byte.
+//
 // A program's `BlobFileValue.offset` is the offset of a metadata record.
 //
 //===----------------------------------------------------------------------===//
@@ -103,8 +112,9 @@ public:
   /// offset is 64-byte aligned, past the header and the record lies within
   /// the file; the sentinel is 0xDEADBEEF; the dtype is known; the data
   /// offset is 64-byte aligned, after the record, and data offset + size
-  /// lies within the file (without overflow); the padding is < 8 bits and
-  /// only used by sub-byte dtypes.
+  /// lies within the file (without overflow); for sub-byte dtypes the
+  /// padding is < 8 bits (a multiple of the element width for 1, 2 and 4
+  /// bits). The padding of byte-sized dtypes is ignored (reported as 0).
   llvm::Expected<BlobRecord> getRecord(uint64_t metadataOffset) const;
 
   /// The data bytes of a record returned by getRecord.

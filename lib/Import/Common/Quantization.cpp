@@ -5,6 +5,7 @@
 #include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -223,6 +224,30 @@ static Value widen(OpBuilder &b, Location loc, Value v, Type to,
                     : arith::ExtSIOp::create(b, loc, to, v).getResult();
 }
 
+/// `(x - zp) * scale` for one element, computed in `ct` and converted to
+/// `resultType`: integer x and zp (`xUnsigned`) are subtracted exactly in a
+/// type twice as wide; a float x or zp is converted to `ct` first. `zp` may
+/// be null.
+static Value dequantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
+                              Value zp, FloatType ct, FloatType resultType,
+                              bool xUnsigned) {
+  Value d;
+  auto xi = dyn_cast<IntegerType>(x.getType());
+  if (xi && (!zp || zp.getType() == x.getType())) {
+    Type wide = b.getIntegerType(xi.getWidth() <= 16 ? 32 : 64);
+    d = widen(b, loc, x, wide, xUnsigned);
+    if (zp)
+      d = arith::SubIOp::create(b, loc, d, widen(b, loc, zp, wide, xUnsigned));
+    d = arith::SIToFPOp::create(b, loc, ct, d);
+  } else {
+    d = toFloat(b, loc, x, ct, xUnsigned);
+    if (zp)
+      d = arith::SubFOp::create(b, loc, d, toFloat(b, loc, zp, ct, xUnsigned));
+  }
+  Value y = arith::MulFOp::create(b, loc, d, toFloat(b, loc, scale, ct, false));
+  return toFloat(b, loc, y, resultType, false);
+}
+
 FailureOr<Value> mlprog::buildDequantizeLinear(OpBuilder &b, Location loc,
                                                Value x, Value scale,
                                                Value zeroPoint,
@@ -265,23 +290,90 @@ FailureOr<Value> mlprog::buildDequantizeLinear(OpBuilder &b, Location loc,
   if (failed(p))
     return failure();
   FloatType ct = computeType(b, *st);
-  // x - zp is exact in a type twice as wide.
-  Type wide = b.getIntegerType(it.getWidth() <= 16 ? 32 : 64);
   SmallVector<Value> operands = {x, p->first};
   if (p->second)
     operands.push_back(p->second);
   return buildBroadcastedGeneric(
       b, loc, operands, resultType,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value d = widen(nb, nl, a[0], wide, xUnsigned);
-        if (a.size() > 2)
-          d = arith::SubIOp::create(nb, nl, d,
-                                    widen(nb, nl, a[2], wide, xUnsigned));
-        Value y = arith::MulFOp::create(nb, nl,
-                                        arith::SIToFPOp::create(nb, nl, ct, d),
-                                        toFloat(nb, nl, a[1], ct, false));
-        return toFloat(nb, nl, y, resultType, false);
+        return dequantizeScalar(nb, nl, a[0], a[1],
+                                a.size() > 2 ? a[2] : Value(), ct, resultType,
+                                xUnsigned);
       });
+}
+
+FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
+                                                        Location loc, Value x,
+                                                        Value scale,
+                                                        Value zeroPoint,
+                                                        bool xUnsigned) {
+  StringRef what = "blockwise dequantize";
+  FailureOr<RankedTensorType> xt = getRankedType(loc, x, what);
+  FailureOr<FloatType> st = scaleElementType(loc, scale, what);
+  if (failed(xt) || failed(st))
+    return failure();
+  Type xe = xt->getElementType();
+  auto xi = dyn_cast<IntegerType>(xe);
+  if (!(xi && xi.getWidth() >= 2 && xi.getWidth() <= 32) && !isa<FloatType>(xe))
+    return emitError(loc) << "unsupported " << what << " input " << x.getType()
+                          << " (2- to 32-bit integers or floats)";
+  auto sType = cast<RankedTensorType>(scale.getType());
+  if (!xt->hasStaticShape() || !sType.hasStaticShape() ||
+      sType.getRank() != xt->getRank())
+    return emitError(loc) << what << ": scale " << scale.getType()
+                          << " must have the rank of the input " << x.getType()
+                          << " (static shapes)";
+  if (zeroPoint) {
+    auto zType = dyn_cast<RankedTensorType>(zeroPoint.getType());
+    Type ze = zType ? zType.getElementType() : Type();
+    if (!zType || zType.getShape() != sType.getShape() ||
+        (ze != xe && !isa<FloatType>(ze)))
+      return emitError(loc)
+             << what << ": zero point " << zeroPoint.getType()
+             << " must have the shape of the scale " << scale.getType()
+             << " and the input's or a float element type";
+  }
+  // Split every blocked dim D (S scales, S > 1, D / S > 1) into [S, D / S]
+  // and give the parameters a unit dim there, so that numpy broadcasting
+  // repeats each parameter over its block.
+  SmallVector<int64_t> xShape, pShape;
+  for (auto [d, s] : llvm::zip(xt->getShape(), sType.getShape())) {
+    if (s <= 0 || d % s != 0)
+      return emitError(loc)
+             << what << ": scale " << scale.getType()
+             << " does not divide the input " << x.getType() << " into blocks";
+    if (s > 1 && d / s > 1) {
+      xShape.append({s, d / s});
+      pShape.append({s, 1});
+    } else {
+      xShape.push_back(d);
+      pShape.push_back(s);
+    }
+  }
+  Value xs = x, ss = scale, zs = zeroPoint;
+  if (xShape.size() != size_t(xt->getRank())) {
+    FailureOr<Value> rx = buildReshape(b, loc, x, xShape);
+    FailureOr<Value> rs = buildReshape(b, loc, scale, pShape);
+    FailureOr<Value> rz =
+        zeroPoint ? buildReshape(b, loc, zeroPoint, pShape) : Value();
+    if (failed(rx) || failed(rs) || failed(rz))
+      return failure();
+    xs = *rx, ss = *rs, zs = *rz;
+  }
+  FloatType ct = computeType(b, *st);
+  SmallVector<Value> operands = {xs, ss};
+  if (zs)
+    operands.push_back(zs);
+  FailureOr<Value> y = buildBroadcastedGeneric(
+      b, loc, operands, *st,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return dequantizeScalar(nb, nl, a[0], a[1],
+                                a.size() > 2 ? a[2] : Value(), ct, *st,
+                                xUnsigned);
+      });
+  if (failed(y) || xs == x)
+    return y;
+  return buildReshape(b, loc, *y, xt->getShape());
 }
 
 /// `v - zeroPoint` widened to i32 (zeroPoint may be null).

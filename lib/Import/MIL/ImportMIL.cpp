@@ -12,6 +12,7 @@
 #include "Importer.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Import/Common/Compression.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Support/ModelPath.h"
 #include "mlprog/Support/ResourceLimits.h"
@@ -170,7 +171,39 @@ FailureOr<Value> ProgramImporter::materializeBlob(const mil::Value &value,
       record->dataOffset, record->sizeInBytes);
   NamedAttribute attr(StringAttr::get(ctx, ExternalStorageAttr::getAttrName()),
                       storage);
-  return loadGlobal(loc, name, type, ExternAttr::get(ctx, type), &attr);
+  unsigned bits = mil::getBlobDataTypeBitWidth(uint32_t(*blobType));
+  if (bits % 8 == 0)
+    return loadGlobal(loc, name, type, ExternAttr::get(ctx, type), &attr);
+  // Sub-byte elements stay packed in their global (one byte in memory holds
+  // 8 / bits of them) and are unpacked by the program.
+  auto packedType = RankedTensorType::get({int64_t(record->sizeInBytes)},
+                                          builder.getI8Type());
+  Value packed = loadGlobal(loc, name, packedType,
+                            ExternAttr::get(ctx, packedType), &attr);
+  return buildUnpackBits(builder, loc, packed, bits, type.getShape());
+}
+
+FailureOr<ArrayRef<char>>
+ProgramImporter::getConstantBytes(const mil::Value &value, Location loc,
+                                  StringRef name) {
+  if (value.has_immediatevalue() && value.immediatevalue().has_tensor() &&
+      value.immediatevalue().tensor().has_bytes()) {
+    const std::string &raw = value.immediatevalue().tensor().bytes().values();
+    return ArrayRef<char>(raw.data(), raw.size());
+  }
+  if (!value.has_blobfilevalue())
+    return failure();
+  FailureOr<const mil::BlobFile *> blobs =
+      openBlobFile(loc, value.blobfilevalue().filename(), name);
+  if (failed(blobs))
+    return failure();
+  llvm::Expected<mil::BlobRecord> record =
+      (*blobs)->getRecord(value.blobfilevalue().offset());
+  if (!record)
+    return emitError(loc) << "invalid blob for value '" << name << "' in '"
+                          << (*blobs)->getIdentifier()
+                          << "': " << llvm::toString(record.takeError());
+  return (*blobs)->getData(*record);
 }
 
 FailureOr<SmallVector<Value>>

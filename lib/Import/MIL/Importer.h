@@ -97,6 +97,13 @@ public:
                                            mlir::Location loc,
                                            llvm::StringRef name);
 
+  /// The raw little-endian bytes of a compile-time value held as immediate
+  /// bytes or in a weight blob (the blob record is validated); a failure
+  /// without a diagnostic for other encodings (ints, floats, ...).
+  mlir::FailureOr<llvm::ArrayRef<char>>
+  getConstantBytes(const mil::Value &value, mlir::Location loc,
+                   llvm::StringRef name);
+
   /// Imports the operations of `block` in a new scope whose block inputs
   /// are bound to `inputs`, and returns the values of its outputs.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
@@ -235,6 +242,9 @@ void registerSliceGatherOps(OpTable &table);
 void registerCreationOps(OpTable &table);
 /// ControlFlowOps.cpp: cond, while_loop.
 void registerControlFlowOps(OpTable &table);
+/// CompressionOps.cpp: the constexpr_* weight decompression ops of iOS16
+/// and iOS18 (affine and blockwise dequantize, LUT, sparse, cast).
+void registerCompressionOps(OpTable &table);
 
 } // namespace mlprog::mil_import
 

@@ -180,6 +180,43 @@ fromInts(Location loc, RankedTensorType type, ArrayRef<int64_t> values) {
   return DenseElementsAttr::get(type, elements);
 }
 
+/// Whether MIL packs elements of `type` below a byte (MILBlob sub-byte
+/// types: uint1 masks and indices, uint2/3/4/6, int4).
+static bool isSubByteDataType(mil::DataType type) {
+  switch (type) {
+  case mil::UINT1:
+  case mil::UINT2:
+  case mil::UINT3:
+  case mil::UINT4:
+  case mil::UINT6:
+  case mil::INT4:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The elements of `type` (a static i1..i6 tensor) packed LSB first in
+/// `raw`, as MILBlob packs them (see mlprog/Formats/BlobFile.h).
+static FailureOr<DenseElementsAttr> unpackSubByte(Location loc, StringRef raw,
+                                                  RankedTensorType type) {
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  uint64_t n = type.getNumElements();
+  if (uint64_t(raw.size()) != (n * bits + 7) / 8)
+    return emitError(loc) << "immediate value holds " << raw.size()
+                          << " bytes, its type " << type << " needs "
+                          << (n * bits + 7) / 8;
+  SmallVector<APInt> elements;
+  for (uint64_t k = 0; k < n; ++k) {
+    uint64_t bit = k * bits, byte = bit / 8;
+    unsigned word = uint8_t(raw[byte]);
+    if (byte + 1 < raw.size())
+      word |= unsigned(uint8_t(raw[byte + 1])) << 8;
+    elements.push_back(APInt(bits, (word >> (bit % 8)) & ((1u << bits) - 1)));
+  }
+  return DenseElementsAttr::get(type, elements);
+}
+
 FailureOr<DenseElementsAttr> convertTensorValue(Location loc,
                                                 const mil::TensorValue &value,
                                                 RankedTensorType type,
@@ -231,6 +268,8 @@ FailureOr<DenseElementsAttr> convertTensorValue(Location loc,
     const std::string &raw = value.bytes().values();
     Type et = type.getElementType();
     unsigned bits = et.getIntOrFloatBitWidth();
+    if (isSubByteDataType(dataType))
+      return unpackSubByte(loc, raw, type);
     if (bits % 8 != 0 || et.isInteger(1))
       return emitError(loc) << "unsupported raw bytes for a tensor of " << type;
     if (uint64_t(raw.size()) != uint64_t(n) * (bits / 8))
@@ -249,7 +288,6 @@ FailureOr<DenseElementsAttr> convertTensorValue(Location loc,
   case mil::TensorValue::VALUE_NOT_SET:
     break;
   }
-  (void)dataType;
   return emitError(loc) << "immediate tensor value holds no elements field";
 }
 

@@ -125,13 +125,40 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
                                               quantAxis(ctx, (*in)[0]), *type));
 }
 
+/// Blocked DequantizeLinear (opset 21+, `block_size` > 0): scale and zero
+/// point have x's rank, ceil(D / block_size) entries along `axis` and x's
+/// extents elsewhere. Blocks that divide the axis go to the blockwise
+/// builder; a partial last block is an unsupported-feature error.
+LogicalResult importBlockedDequantizeLinear(NodeContext &ctx, Value x,
+                                            Value scale, int64_t blockSize) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank(), axis = ctx.getInt("axis", 1);
+  if (axis < -rank || axis >= rank)
+    return emitError(ctx.loc) << "DequantizeLinear axis " << axis
+                              << " out of range for rank " << rank;
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t extent = xt.getDimSize(axis);
+  if (ShapedType::isDynamic(extent) || extent % blockSize != 0)
+    return emitError(ctx.loc)
+           << "unsupported DequantizeLinear block_size " << blockSize
+           << " that does not divide the static extent " << extent
+           << " of axis " << axis;
+  return ctx.setResult(0, buildBlockwiseDequantizeLinear(
+                              ctx.b, ctx.loc, x, scale, ctx.optionalInput(2),
+                              isUnsigned(ctx, 0, 2)));
+}
+
 /// DequantizeLinear (opsets 10 and 13): y = (x - x_zero_point) * x_scale
 /// for 2- to 32-bit integer x; per-axis scale and zero point along `axis`
-/// from opset 13; float8/float4 x (opsets 19, 21+): y = x * x_scale.
+/// from opset 13; float8/float4 x (opsets 19, 21+): y = x * x_scale;
+/// blocked along `axis` with `block_size` (opset 21+).
 LogicalResult importDequantizeLinear(NodeContext &ctx) {
   FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
   if (failed(in))
     return failure();
+  if (int64_t blockSize = ctx.opset >= 21 ? ctx.getInt("block_size", 0) : 0;
+      blockSize > 0)
+    return importBlockedDequantizeLinear(ctx, (*in)[0], (*in)[1], blockSize);
   return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, (*in)[0],
                                                 (*in)[1], ctx.optionalInput(2),
                                                 quantAxis(ctx, (*in)[0]),

@@ -82,6 +82,26 @@ buildDequantizeLinear(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       mlir::Value scale, mlir::Value zeroPoint,
                       std::optional<int64_t> axis, bool xUnsigned);
 
+/// Blockwise linear dequantization `y = (x - zeroPoint) * scale` of `x`
+/// (static shape [D0, ..., Dr-1]; a 2- to 32-bit integer of signedness
+/// `xUnsigned`, or a float), giving the scale's float element type. `scale`
+/// has x's rank and shape [S0, ..., Sr-1] with every Si dividing Di: element
+/// x[i0, ...] uses scale[i0 / (D0 / S0), ...], so all-ones is per-tensor, a
+/// single Si = Di is per-axis and Si < Di is blocked along dim i.
+/// `zeroPoint` (may be null) has the scale's shape and x's element type or a
+/// float type. Integer differences are exact (i32/i64); float ones are
+/// computed in f32 (f64 for f64 scales).
+///
+/// Errors: a non-float scale, a scale of another rank or dynamic shape, a
+/// scale extent that does not divide the input's, a zero point of another
+/// shape or an integer type other than x's.
+/// Spec: ONNX DequantizeLinear with `block_size` (opset 21) where the blocks
+/// divide the axis; Core ML iOS18 `constexpr_blockwise_shift_scale`.
+mlir::FailureOr<mlir::Value>
+buildBlockwiseDequantizeLinear(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value x, mlir::Value scale,
+                               mlir::Value zeroPoint, bool xUnsigned);
+
 /// Integer matrix product `(a - aZeroPoint) @ (b - bZeroPoint)` with numpy
 /// matmul semantics (see buildMatMul), operands widened to i32 (sign or zero
 /// extension by `aUnsigned` / `bUnsigned`) and accumulated in i32. Zero

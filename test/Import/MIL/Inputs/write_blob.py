@@ -4,6 +4,9 @@
 and optionally corrupts it:
   --corrupt sentinel | dtype | size-past-eof | offset-past-eof |
             offset-overflow | truncate | version | unaligned-data
+and optionally fills fields pre-iOS18 writers leave uninitialized:
+  --garbage   padding of the byte-sized blobs, reserved header and metadata
+              fields (readers must ignore them)
 """
 
 import argparse
@@ -19,12 +22,19 @@ from mil_writer import BlobWriter  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument("path")
 parser.add_argument("--corrupt", default="")
+parser.add_argument("--garbage", action="store_true")
 args = parser.parse_args()
 
 w = BlobWriter()
 assert w.add(np.arange(6, dtype=np.float32).reshape(2, 3)) == 64
 assert w.add(np.arange(1, 5, dtype=np.float16)) == 192
 data = bytearray(w.bytes())
+if args.garbage:
+    for meta in (64, 192):
+        # 13376768496: what a public feature-extractor package carries.
+        struct.pack_into("<Q", data, meta + 24, 13376768496)
+        struct.pack_into("<QQQQ", data, meta + 32, *([0xA5A5A5A5A5A5A5A5] * 4))
+    struct.pack_into("<7Q", data, 8, *([0x5A5A5A5A5A5A5A5A] * 7))
 if args.corrupt == "sentinel":
     struct.pack_into("<I", data, 64, 0x12345678)
 elif args.corrupt == "dtype":

@@ -53,6 +53,19 @@ def dequantize_axis():
                  [vi("y", F, [3, 2])])
 
 
+def dequantize_blocked(block_size):
+    # Opset 21 blocks of `block_size` along axis 1 of a [2, 6] input.
+    def build():
+        n = 6 // block_size if 6 % block_size == 0 else 6 // block_size + 1
+        return model([helper.make_node("DequantizeLinear", ["x", "s", "zp"],
+                                       ["y"], name="dq", axis=1,
+                                       block_size=block_size)],
+                     [vi("x", I8, [2, 6]), vi("s", F, [2, n]),
+                      vi("zp", I8, [2, n])],
+                     [vi("y", F, [2, 6])], 21)
+    return build
+
+
 def matmul_integer():
     # uint8 A with a per-row zero point, int8 B with a per-tensor one.
     return model([helper.make_node("MatMulInteger", ["a", "b", "az", "bz"],
@@ -74,6 +87,8 @@ MODELS = {
     "quantize_axis_mismatch": quantize_axis(4),
     "quantize_default_uint8": quantize_default_uint8,
     "dequantize_axis": dequantize_axis,
+    "dequantize_blocked": dequantize_blocked(3),
+    "dequantize_blocked_partial": dequantize_blocked(4),
     "matmul_integer": matmul_integer,
     "cast_bf16": cast_bf16,
 }
