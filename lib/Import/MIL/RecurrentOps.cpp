@@ -264,7 +264,8 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
                               << ": x must be a float [seq, batch, input] "
                                  "tensor, got "
                               << x->getType();
-  if (rt.getRank() != 2 || rt.isDynamicDim(1) || rt.getDimSize(1) < 1)
+  if (rt.getRank() != 2 || rt.isDynamicDim(1) || rt.getDimSize(1) < 1 ||
+      rt.getDimSize(0) != spec.gates * rt.getDimSize(1))
     return emitError(ctx.loc) << spec.name
                               << ": weight_hh must be [" << spec.gates
                               << "*H, H] with a static H, got "
