@@ -26,9 +26,9 @@ void mlprog::computeSamePadding(ArrayRef<int64_t> inputSpatial,
     int64_t total = dilation * (kernel[i] - 1);
     if (!ShapedType::isDynamic(inputSpatial[i])) {
       int64_t out = llvm::divideCeil(inputSpatial[i], stride);
-      total = std::max<int64_t>(0, (out - 1) * stride +
-                                       dilation * (kernel[i] - 1) + 1 -
-                                       inputSpatial[i]);
+      total =
+          std::max<int64_t>(0, (out - 1) * stride + dilation * (kernel[i] - 1) +
+                                   1 - inputSpatial[i]);
     }
     int64_t small = total / 2;
     params.padsBegin[i] = extraAtBegin ? total - small : small;

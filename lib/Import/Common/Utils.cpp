@@ -319,14 +319,13 @@ SmallVector<OpFoldResult> mlprog::detail::outputSizes(OpBuilder &b,
     IndexMath m{b, loc};
     Value extent = tensor::DimOp::create(b, loc, x, 2 + i);
     int64_t span = w.dilations[i] * (w.kernel[i] - 1) + 1;
-    Value shifted = m.add(extent, m.c(w.padsBegin[i] + w.padsEnd[i] - span +
-                                      w.strides[i]));
+    Value shifted =
+        m.add(extent, m.c(w.padsBegin[i] + w.padsEnd[i] - span + w.strides[i]));
     Value clamped = m.max(shifted, m.c(0));
-    sizes.push_back(w.strides[i] == 1
-                        ? clamped
-                        : arith::DivUIOp::create(b, loc, clamped,
-                                                 m.c(w.strides[i]))
-                              .getResult());
+    sizes.push_back(w.strides[i] == 1 ? clamped
+                                      : arith::DivUIOp::create(
+                                            b, loc, clamped, m.c(w.strides[i]))
+                                            .getResult());
   }
   return sizes;
 }

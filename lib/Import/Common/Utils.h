@@ -159,8 +159,8 @@ struct Window {
 mlir::FailureOr<Window> resolveWindow(mlir::Location loc, llvm::StringRef what,
                                       llvm::ArrayRef<int64_t> inputSpatial,
                                       llvm::ArrayRef<int64_t> kernel,
-                                      const WindowParams &params,
-                                      bool ceilMode, bool allowDynamic = false);
+                                      const WindowParams &params, bool ceilMode,
+                                      bool allowDynamic = false);
 
 /// Pads the spatial dims of `x` [N, C, D...] by the window's pads (and
 /// ceil-mode extra) with `padValue`.

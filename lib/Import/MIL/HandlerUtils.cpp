@@ -67,10 +67,9 @@ FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,
   // With stride 1 the padding does not depend on the extent.
   for (size_t i = 0; i < n; ++i)
     if (ShapedType::isDynamic(shape[2 + i]) && params.strides[i] != 1)
-      return emitError(ctx.loc)
-             << "unsupported pad_type " << *padType
-             << " with a dynamic spatial extent and stride "
-             << params.strides[i];
+      return emitError(ctx.loc) << "unsupported pad_type " << *padType
+                                << " with a dynamic spatial extent and stride "
+                                << params.strides[i];
   computeSamePadding(shape.drop_front(2), kernel, *padType == "same_lower",
                      params);
   return params;

@@ -47,7 +47,7 @@ struct CellSpec {
   llvm::ArrayRef<int64_t> gateOrder;
 };
 
-constexpr int64_t kLstmOrder[] = {0, 2, 1, 3}; // i f o z -> i o f c
+constexpr int64_t kLstmOrder[] = {0, 2, 1, 3};      // i f o z -> i o f c
 constexpr int64_t kLstmPeepholeOrder[] = {0, 2, 1}; // i f o -> i o f
 constexpr int64_t kGruOrder[] = {2, 0, 1};          // r o z -> z r h
 constexpr int64_t kRnnOrder[] = {0};
@@ -94,9 +94,10 @@ struct DirectionWeights {
 
 /// Checks one direction's weights against the MIL shapes and repacks them.
 /// `suffix` is "" or "_back"; `inputBias` is the iOS18 gru's.
-FailureOr<DirectionWeights>
-repackDirection(OpContext &ctx, const CellSpec &spec, StringRef suffix,
-                int64_t hidden, int64_t inputSize, Type elt) {
+FailureOr<DirectionWeights> repackDirection(OpContext &ctx,
+                                            const CellSpec &spec,
+                                            StringRef suffix, int64_t hidden,
+                                            int64_t inputSize, Type elt) {
   std::string wName = ("weight_ih" + suffix).str();
   std::string rName = ("weight_hh" + suffix).str();
   std::string bName = ("bias" + suffix).str();
@@ -120,8 +121,8 @@ repackDirection(OpContext &ctx, const CellSpec &spec, StringRef suffix,
     if (!v)
       return success();
     RankedTensorType t = typeOf(v);
-    bool ok = t.getRank() == int64_t(expected.size()) &&
-              t.getElementType() == elt;
+    bool ok =
+        t.getRank() == int64_t(expected.size()) && t.getElementType() == elt;
     for (auto [got, want] : llvm::zip(t.getShape(), expected))
       ok = ok && (ShapedType::isDynamic(want) || got == want);
     if (ok)
@@ -199,8 +200,8 @@ FailureOr<Value> stackDirections(OpContext &ctx, ArrayRef<Value> dirs,
   SmallVector<Value> filled;
   for (Value v : dirs) {
     if (!v) {
-      FailureOr<Value> z = buildUnsqueeze(ctx.b, ctx.loc,
-                                          zeros(ctx, extent, elt), 0);
+      FailureOr<Value> z =
+          buildUnsqueeze(ctx.b, ctx.loc, zeros(ctx, extent, elt), 0);
       if (failed(z))
         return failure();
       v = *z;
@@ -217,8 +218,8 @@ FailureOr<Value> stateToOnnx(OpContext &ctx, Value state, int64_t dirs,
   if (dirs == 1)
     return buildUnsqueeze(ctx.b, ctx.loc, state, 0);
   SmallVector<OpFoldResult> sizes = {
-      tensor::getMixedSize(ctx.b, ctx.loc, state, 0),
-      ctx.b.getIndexAttr(dirs), ctx.b.getIndexAttr(hidden)};
+      tensor::getMixedSize(ctx.b, ctx.loc, state, 0), ctx.b.getIndexAttr(dirs),
+      ctx.b.getIndexAttr(hidden)};
   auto split = tensor::ExpandShapeOp::create(
       ctx.b, ctx.loc,
       RankedTensorType::get({t.getDimSize(0), dirs, hidden},
@@ -239,8 +240,7 @@ FailureOr<Value> resultToMil(OpContext &ctx, Value v) {
   for (int64_t d = 0; d < rank - 2; ++d)
     merge.push_back({d});
   merge.push_back({rank - 2, rank - 1});
-  return tensor::CollapseShapeOp::create(ctx.b, ctx.loc, *t, merge)
-      .getResult();
+  return tensor::CollapseShapeOp::create(ctx.b, ctx.loc, *t, merge).getResult();
 }
 
 LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
@@ -266,10 +266,9 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
                               << x->getType();
   if (rt.getRank() != 2 || rt.isDynamicDim(1) || rt.getDimSize(1) < 1 ||
       rt.getDimSize(0) != spec.gates * rt.getDimSize(1))
-    return emitError(ctx.loc) << spec.name
-                              << ": weight_hh must be [" << spec.gates
-                              << "*H, H] with a static H, got "
-                              << wHH->getType();
+    return emitError(ctx.loc)
+           << spec.name << ": weight_hh must be [" << spec.gates
+           << "*H, H] with a static H, got " << wHH->getType();
   int64_t hidden = rt.getDimSize(1);
   Type elt = xt.getElementType();
 
@@ -286,11 +285,11 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
   } else if (*direction == "bidirectional" && isLSTM) {
     opt.direction = RecurrentDirection::Bidirectional;
   } else {
-    return emitError(ctx.loc)
-           << spec.name << ": unsupported direction '" << *direction
-           << "' (expected forward, reverse"
-           << (isLSTM ? " or bidirectional)" : " or, for lstm only, "
-                                               "bidirectional)");
+    return emitError(ctx.loc) << spec.name << ": unsupported direction '"
+                              << *direction << "' (expected forward, reverse"
+                              << (isLSTM ? " or bidirectional)"
+                                         : " or, for lstm only, "
+                                           "bidirectional)");
   }
   int64_t dirs = opt.direction == RecurrentDirection::Bidirectional ? 2 : 1;
 
@@ -306,8 +305,7 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
             {"cell_activation", "tanh"},
             {"activation", "tanh"}};
   for (auto [param, dflt] : acts) {
-    FailureOr<RecurrentActivation> act =
-        getActivation(ctx, spec, param, dflt);
+    FailureOr<RecurrentActivation> act = getActivation(ctx, spec, param, dflt);
     if (failed(act))
       return failure();
     opt.activations.push_back(*act);
@@ -330,8 +328,8 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
              << spec.name
              << ": a bidirectional layer needs weight_ih_back and "
                 "weight_hh_back";
-    FailureOr<DirectionWeights> dw = repackDirection(
-        ctx, spec, suffix, hidden, xt.getDimSize(2), elt);
+    FailureOr<DirectionWeights> dw =
+        repackDirection(ctx, spec, suffix, hidden, xt.getDimSize(2), elt);
     if (failed(dw))
       return failure();
     weights.push_back(*dw);
@@ -344,10 +342,10 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
   };
   RecurrentOperands ops;
   ops.x = *x;
-  FailureOr<Value> w = stackDirections(ctx, gather(&DirectionWeights::w),
-                                       0, elt);
-  FailureOr<Value> r = stackDirections(ctx, gather(&DirectionWeights::r),
-                                       0, elt);
+  FailureOr<Value> w =
+      stackDirections(ctx, gather(&DirectionWeights::w), 0, elt);
+  FailureOr<Value> r =
+      stackDirections(ctx, gather(&DirectionWeights::r), 0, elt);
   FailureOr<Value> b = stackDirections(ctx, gather(&DirectionWeights::b),
                                        2 * spec.gates * hidden, elt);
   FailureOr<Value> p =
@@ -371,8 +369,8 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
         (!st.isDynamicDim(0) && !xt.isDynamicDim(1) &&
          st.getDimSize(0) != xt.getDimSize(1)))
       return emitError(ctx.loc)
-             << spec.name << ": " << name << " must be [batch, " << dirs * hidden
-             << "] of " << elt << ", got " << given.getType();
+             << spec.name << ": " << name << " must be [batch, "
+             << dirs * hidden << "] of " << elt << ", got " << given.getType();
     FailureOr<Value> onnx = stateToOnnx(ctx, given, dirs, hidden);
     if (failed(onnx))
       return failure();
@@ -387,7 +385,8 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
     return failure();
   FailureOr<Value> y = *outputSequence ? resultToMil(ctx, res->y)
                                        : buildUnsqueeze(ctx.b, ctx.loc, *yH, 0);
-  if (failed(y) || failed(ctx.setResult(0, *y)) || failed(ctx.setResult(1, *yH)))
+  if (failed(y) || failed(ctx.setResult(0, *y)) ||
+      failed(ctx.setResult(1, *yH)))
     return failure();
   if (!isLSTM)
     return success();
@@ -395,8 +394,7 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
 }
 
 LogicalResult importLstm(OpContext &ctx) {
-  return importRecurrent(
-      ctx, {RecurrentCellKind::LSTM, "lstm", 4, kLstmOrder});
+  return importRecurrent(ctx, {RecurrentCellKind::LSTM, "lstm", 4, kLstmOrder});
 }
 
 LogicalResult importGru(OpContext &ctx) {
