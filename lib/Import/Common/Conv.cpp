@@ -21,10 +21,15 @@ void mlprog::computeSamePadding(ArrayRef<int64_t> inputSpatial,
   for (size_t i = 0; i < n; ++i) {
     int64_t stride = params.strides.empty() ? 1 : params.strides[i];
     int64_t dilation = params.dilations.empty() ? 1 : params.dilations[i];
-    int64_t out = llvm::divideCeil(inputSpatial[i], stride);
-    int64_t total =
-        std::max<int64_t>(0, (out - 1) * stride + dilation * (kernel[i] - 1) +
-                                 1 - inputSpatial[i]);
+    // With stride 1 the total is dilation * (kernel - 1) whatever the
+    // input extent, so a dynamic one is fine there.
+    int64_t total = dilation * (kernel[i] - 1);
+    if (!ShapedType::isDynamic(inputSpatial[i])) {
+      int64_t out = llvm::divideCeil(inputSpatial[i], stride);
+      total =
+          std::max<int64_t>(0, (out - 1) * stride + dilation * (kernel[i] - 1) +
+                                   1 - inputSpatial[i]);
+    }
     int64_t small = total / 2;
     params.padsBegin[i] = extraAtBegin ? total - small : small;
     params.padsEnd[i] = total - params.padsBegin[i];
@@ -182,7 +187,8 @@ FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
   }
   FailureOr<Window> w =
       resolveWindow(loc, "conv", it.getShape().drop_front(2),
-                    ft.getShape().drop_front(2), params, /*ceilMode=*/false);
+                    ft.getShape().drop_front(2), params, /*ceilMode=*/false,
+                    /*allowDynamic=*/true);
   if (failed(w))
     return failure();
   Type et = it.getElementType();

@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <limits>
@@ -555,6 +557,11 @@ LogicalResult LayerBuilder::runDirection(const RecurrentOperands &ops,
                   });
               if (failed(cell))
                 return failure();
+              if (opt.cellClip) {
+                cell = buildClamp(b, loc, *cell, -*opt.cellClip, *opt.cellClip);
+                if (failed(cell))
+                  return failure();
+              }
               cNew = castTo(*cell, stateType);
               FailureOr<Value> ot = peep(go, pO, cNew);
               if (failed(ot) || failed(ot = activate(acts[0], *ot)))
@@ -591,8 +598,13 @@ LogicalResult LayerBuilder::runDirection(const RecurrentOperands &ops,
             results.push_back(cNew);
           if (y) {
             Value acc = args.back();
+            // Core ML's reverse layers list their states in step order.
+            Value row = reverse && opt.reverseOutputInStepOrder &&
+                                opt.direction == RecurrentDirection::Reverse
+                            ? iv
+                            : t;
             SmallVector<OpFoldResult> offsets = {
-                t, b.getIndexAttr(dir), b.getIndexAttr(0), b.getIndexAttr(0)};
+                row, b.getIndexAttr(dir), b.getIndexAttr(0), b.getIndexAttr(0)};
             SmallVector<OpFoldResult> sizes = {
                 b.getIndexAttr(1), b.getIndexAttr(1), batch, b.getIndexAttr(h)};
             SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
@@ -642,6 +654,42 @@ Value stackDirections(OpBuilder &b, Location loc, ArrayRef<Value> states) {
 
 } // namespace
 
+FailureOr<Value> mlprog::buildGateReorder(OpBuilder &b, Location loc, Value v,
+                                          int64_t axis,
+                                          ArrayRef<int64_t> order) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  int64_t gates = order.size();
+  if (!type || axis < 0 || axis >= type.getRank() || gates == 0)
+    return emitError(loc) << "gate reorder: axis " << axis
+                          << " out of range for " << v.getType();
+  int64_t extent = type.getDimSize(axis);
+  if (ShapedType::isDynamic(extent) || extent % gates != 0)
+    return emitError(loc) << "gate reorder: extent " << shapeString({extent})
+                          << " of dim " << axis << " of " << v.getType()
+                          << " does not hold " << gates << " equal gates";
+  SmallVector<int64_t> sorted(order);
+  llvm::sort(sorted);
+  for (int64_t i = 0; i < gates; ++i)
+    if (sorted[i] != i)
+      return emitError(loc) << "gate reorder: order is not a permutation";
+  bool identity = llvm::equal(order, llvm::seq<int64_t>(0, gates));
+  if (identity)
+    return v;
+  int64_t size = extent / gates;
+  int64_t rank = type.getRank();
+  SmallVector<Value> blocks;
+  for (int64_t g : order) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets[axis] = b.getIndexAttr(g * size);
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+    sizes[axis] = b.getIndexAttr(size);
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    blocks.push_back(
+        tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides));
+  }
+  return buildConcat(b, loc, blocks, axis);
+}
+
 FailureOr<RecurrentResults>
 mlprog::buildRecurrent(OpBuilder &b, Location loc,
                        const RecurrentOperands &operands,
@@ -666,6 +714,11 @@ mlprog::buildRecurrent(OpBuilder &b, Location loc,
       (operands.initialC || operands.peepholes))
     return emitError(loc) << name
                           << ": initial_c and P are for LSTM cells only";
+  if (options.cellClip &&
+      (options.cell != RecurrentCellKind::LSTM || !(*options.cellClip > 0)))
+    return emitError(loc) << name
+                          << ": a cell clip needs an LSTM cell and a "
+                             "positive threshold";
   int64_t numDirs =
       options.direction == RecurrentDirection::Bidirectional ? 2 : 1;
   int64_t perDir = numActivations(options.cell);

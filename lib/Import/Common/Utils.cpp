@@ -235,9 +235,11 @@ SmallVector<Value> ifElse(OpBuilder &b, Location loc, Value cond,
 /// Checks `params` against `n` spatial dims and computes output extents.
 FailureOr<mlprog::detail::Window> mlprog::detail::resolveWindow(
     Location loc, StringRef what, ArrayRef<int64_t> inputSpatial,
-    ArrayRef<int64_t> kernel, const WindowParams &params, bool ceilMode) {
+    ArrayRef<int64_t> kernel, const WindowParams &params, bool ceilMode,
+    bool allowDynamic) {
   size_t n = inputSpatial.size();
   Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
   auto fill = [&](ArrayRef<int64_t> given, int64_t dflt,
                   SmallVector<int64_t> &out, StringRef name) -> LogicalResult {
     if (given.empty())
@@ -258,12 +260,20 @@ FailureOr<mlprog::detail::Window> mlprog::detail::resolveWindow(
       failed(fill(params.padsEnd, 0, w.padsEnd, "end pads")))
     return failure();
   for (size_t i = 0; i < n; ++i) {
-    if (ShapedType::isDynamic(inputSpatial[i]))
+    bool dynamic = ShapedType::isDynamic(inputSpatial[i]);
+    if (dynamic && (!allowDynamic || ceilMode))
       return emitError(loc)
-             << "unsupported " << what << " with dynamic spatial extents";
+             << "unsupported " << what << " with dynamic spatial extents"
+             << (ceilMode ? " in ceil mode" : "");
     if (w.strides[i] < 1 || w.dilations[i] < 1 || w.padsBegin[i] < 0 ||
         w.padsEnd[i] < 0 || kernel[i] < 1)
       return emitError(loc) << what << ": invalid window geometry";
+    if (dynamic) {
+      // Floor mode never reads past the padded input.
+      w.outputSpatial.push_back(ShapedType::kDynamic);
+      w.ceilExtra.push_back(0);
+      continue;
+    }
     int64_t padded = inputSpatial[i] + w.padsBegin[i] + w.padsEnd[i];
     int64_t span = padded - (w.dilations[i] * (kernel[i] - 1) + 1);
     if (span < 0)
@@ -301,8 +311,22 @@ SmallVector<OpFoldResult> mlprog::detail::outputSizes(OpBuilder &b,
                                                       const Window &w) {
   SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, x, 0),
                                      channels};
-  for (int64_t o : w.outputSpatial)
-    sizes.push_back(b.getIndexAttr(o));
+  for (auto [i, o] : llvm::enumerate(w.outputSpatial)) {
+    if (!ShapedType::isDynamic(o)) {
+      sizes.push_back(b.getIndexAttr(o));
+      continue;
+    }
+    IndexMath m{b, loc};
+    Value extent = tensor::DimOp::create(b, loc, x, 2 + i);
+    int64_t span = w.dilations[i] * (w.kernel[i] - 1) + 1;
+    Value shifted =
+        m.add(extent, m.c(w.padsBegin[i] + w.padsEnd[i] - span + w.strides[i]));
+    Value clamped = m.max(shifted, m.c(0));
+    sizes.push_back(w.strides[i] == 1 ? clamped
+                                      : arith::DivUIOp::create(
+                                            b, loc, clamped, m.c(w.strides[i]))
+                                            .getResult());
+  }
   return sizes;
 }
 

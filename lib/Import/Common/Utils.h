@@ -145,23 +145,32 @@ struct Window {
   llvm::SmallVector<int64_t> strides, dilations, padsBegin, padsEnd;
   /// Padding added at the end so that ceil-mode windows fit.
   llvm::SmallVector<int64_t> ceilExtra;
+  /// Output extents; ShapedType::kDynamic where the input extent is dynamic
+  /// (outputSizes computes those at run time).
   llvm::SmallVector<int64_t> outputSpatial;
+  llvm::SmallVector<int64_t> kernel;
 };
 
 /// Checks the window parameters against the spatial dims of an input and
-/// computes the output extents (shared by convolution and pooling).
+/// computes the output extents (shared by convolution and pooling). Dynamic
+/// input extents are an "unsupported" error unless `allowDynamic` (floor
+/// mode only: the output extent of a dynamic dim is then dynamic and no
+/// ceil-mode padding is needed).
 mlir::FailureOr<Window> resolveWindow(mlir::Location loc, llvm::StringRef what,
                                       llvm::ArrayRef<int64_t> inputSpatial,
                                       llvm::ArrayRef<int64_t> kernel,
-                                      const WindowParams &params,
-                                      bool ceilMode);
+                                      const WindowParams &params, bool ceilMode,
+                                      bool allowDynamic = false);
 
 /// Pads the spatial dims of `x` [N, C, D...] by the window's pads (and
 /// ceil-mode extra) with `padValue`.
 mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        const Window &w, mlir::TypedAttr padValue);
 
-/// Result sizes [N, channels, outputSpatial...] of a window op on `input`.
+/// Result sizes [N, channels, outputSpatial...] of a window op on `input`;
+/// a dynamic output extent is max(D + padsBegin + padsEnd - dilation * (K -
+/// 1) - 1 + stride, 0) floordiv stride, with D read by tensor.dim (0 when
+/// the window does not fit).
 llvm::SmallVector<mlir::OpFoldResult>
 outputSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
             mlir::OpFoldResult channels, const Window &w);

@@ -61,10 +61,15 @@ FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,
   if (*padType != "same" && *padType != "same_lower")
     return emitError(ctx.loc) << "invalid pad_type '" << *padType << "'";
   ArrayRef<int64_t> shape = typeOf(x).getShape();
-  if (shape.size() != n + 2 ||
-      llvm::any_of(shape.drop_front(2), ShapedType::isDynamic))
-    return emitError(ctx.loc)
-           << "pad_type " << *padType << " needs static spatial extents";
+  if (shape.size() != n + 2)
+    return emitError(ctx.loc) << "pad_type " << *padType << " needs " << n + 2
+                              << "-D input, got " << x.getType();
+  // With stride 1 the padding does not depend on the extent.
+  for (size_t i = 0; i < n; ++i)
+    if (ShapedType::isDynamic(shape[2 + i]) && params.strides[i] != 1)
+      return emitError(ctx.loc) << "unsupported pad_type " << *padType
+                                << " with a dynamic spatial extent and stride "
+                                << params.strides[i];
   computeSamePadding(shape.drop_front(2), kernel, *padType == "same_lower",
                      params);
   return params;

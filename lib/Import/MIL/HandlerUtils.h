@@ -27,6 +27,7 @@ mlir::FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis,
 
 /// The strides, dilations, pad_type ("valid" default, "same", "same_lower",
 /// "custom") and pad ([begin, end] per spatial dim) of conv and pooling.
+/// "same"/"same_lower" on a dynamic spatial extent needs stride 1 there.
 mlir::FailureOr<WindowParams> getWindowParams(OpContext &ctx, mlir::Value x,
                                               llvm::ArrayRef<int64_t> kernel,
                                               bool hasDilations);

@@ -229,6 +229,8 @@ void registerNormalizationOps(OpTable &table);
 void registerContractionOps(OpTable &table);
 /// ConvOps.cpp: conv, conv_transpose.
 void registerConvOps(OpTable &table);
+/// RecurrentOps.cpp: lstm, gru, rnn.
+void registerRecurrentOps(OpTable &table);
 /// PoolOps.cpp: max_pool, avg_pool.
 void registerPoolOps(OpTable &table);
 /// ResampleOps.cpp: upsample_nearest_neighbor.

@@ -18,6 +18,7 @@ const OpTable &getOpTable() {
     registerNormalizationOps(t);
     registerContractionOps(t);
     registerConvOps(t);
+    registerRecurrentOps(t);
     registerPoolOps(t);
     registerResampleOps(t);
     registerShapeOps(t);

@@ -41,13 +41,19 @@ FailureOr<WindowParams> getWindowParams(NodeContext &ctx, Value input,
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
     return emitError(ctx.loc) << "invalid auto_pad '" << autoPad << "'";
   auto shape = cast<RankedTensorType>(input.getType()).getShape();
-  if (shape.size() != n + 2 ||
-      llvm::any_of(shape.drop_front(2), ShapedType::isDynamic))
-    return emitError(ctx.loc)
-           << "auto_pad " << autoPad << " needs static spatial extents";
+  if (shape.size() != n + 2)
+    return emitError(ctx.loc) << "auto_pad " << autoPad << " needs " << n + 2
+                              << "-D input, got " << input.getType();
   if ((!params.strides.empty() && params.strides.size() != n) ||
       (!params.dilations.empty() && params.dilations.size() != n))
     return emitError(ctx.loc) << "strides/dilations do not match the kernel";
+  // With stride 1 the padding does not depend on the extent.
+  for (size_t i = 0; i < n; ++i)
+    if (ShapedType::isDynamic(shape[2 + i]) &&
+        (params.strides.empty() ? 1 : params.strides[i]) != 1)
+      return emitError(ctx.loc)
+             << "unsupported auto_pad " << autoPad
+             << " with a dynamic spatial extent and a stride other than 1";
   computeSamePadding(shape.drop_front(2), kernel, autoPad == "SAME_LOWER",
                      params);
   return params;

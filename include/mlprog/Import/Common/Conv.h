@@ -37,7 +37,11 @@ struct WindowParams {
 /// (`extraAtBegin == false`, ONNX SAME_UPPER, TF/PyTorch "same") or to the
 /// beginning (`extraAtBegin == true`, ONNX SAME_LOWER). Fills
 /// `params.padsBegin/padsEnd`; strides and dilations must already be set.
-/// Spec: ONNX Conv/MaxPool/AveragePool attribute `auto_pad`.
+/// An input extent may be ShapedType::kDynamic only where the stride is 1
+/// (callers check): the padding, dilation * (kernel - 1), is then the same
+/// for every extent.
+/// Spec: ONNX Conv/MaxPool/AveragePool attribute `auto_pad`; MIL pad_type
+/// same/same_lower.
 void computeSamePadding(llvm::ArrayRef<int64_t> inputSpatial,
                         llvm::ArrayRef<int64_t> kernel, bool extraAtBegin,
                         WindowParams &params);
@@ -47,7 +51,9 @@ void computeSamePadding(llvm::ArrayRef<int64_t> inputSpatial,
 /// giving [N, F, O1..On] with Oi = floor((Di + padsBegin + padsEnd -
 /// dilation * (Ki - 1) - 1) / stride) + 1. n = 1, 2, 3, with any groups
 /// dividing C and F (depthwise included); n > 3 is an "unsupported" error.
-/// Spatial and channel extents must be static; N may be dynamic. Zero padding.
+/// Channel and filter extents must be static; N and the input's spatial
+/// extents may be dynamic (the output's are then computed at run time and
+/// are 0 where the window does not fit). Zero padding.
 /// Spec: ONNX Conv; aten::convolution (NCHW/OIHW layouts).
 mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value input, mlir::Value filter,

@@ -93,8 +93,19 @@ struct RecurrentOptions {
   /// 3 (LSTM: f, g, h) each; either that many (reused for the reverse
   /// direction) or twice that many for a bidirectional layer.
   llvm::SmallVector<RecurrentActivation> activations;
-  /// Clamps every gate pre-activation to [-clip, clip].
+  /// Clamps every gate pre-activation to [-clip, clip] (ONNX `clip`).
   std::optional<double> clip;
+  /// LSTM: clamps the cell state Ct to [-cellClip, cellClip] after each
+  /// update, before the output gate's peephole and the output activation
+  /// read it; the clamped state is carried to the next step and returned as
+  /// Y_c. Gate pre-activations are unchanged. Spec: MIL lstm `clip`, Core ML
+  /// LSTMParams.cellClipThreshold.
+  std::optional<double> cellClip;
+  /// Reverse direction only (not bidirectional): row k of Y holds the state
+  /// after the k-th step taken, i.e. after reading x[seq - 1 - k], so Y is in
+  /// the order the layer walked (MIL lstm/gru/rnn with direction "reverse").
+  /// By default (ONNX) each state sits at the position of the x it read.
+  bool reverseOutputInStepOrder = false;
   /// GRU: apply R_h (and Rb_h) before multiplying by the reset gate.
   bool linearBeforeReset = false;
   /// LSTM: couple the input and forget gates (f = 1 - i).
@@ -127,6 +138,18 @@ struct RecurrentOperands {
 struct RecurrentResults {
   mlir::Value y, yH, yC;
 };
+
+/// Reorders the gate blocks of `v` along `axis` (in [0, rank)): the static
+/// extent of `axis` holds order.size() equal blocks, and block i of the
+/// result is block order[i] of `v`. Repacks another format's gate order into
+/// the one RecurrentCellKind documents (e.g. MIL lstm's i, f, o, z rows with
+/// order {0, 2, 1, 3} give ONNX's i, o, f, c).
+/// Errors: a dynamic or indivisible extent, an order that is not a
+/// permutation.
+mlir::FailureOr<mlir::Value> buildGateReorder(mlir::OpBuilder &b,
+                                              mlir::Location loc, mlir::Value v,
+                                              int64_t axis,
+                                              llvm::ArrayRef<int64_t> order);
 
 /// Builds a recurrent layer. Dynamic seq and batch extents are supported
 /// (the loop runs to `tensor.dim` of X).

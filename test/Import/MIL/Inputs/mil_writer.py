@@ -40,13 +40,19 @@ class S(str):
 
 
 class Var:
-    def __init__(self, name, value):
+    def __init__(self, name, value, shape=None):
         self.name = name
         self.value = np.asarray(value)
+        # The declared shape (None extents are unknown); the value's shape by
+        # default.
+        self.shape = tuple(self.value.shape) if shape is None else tuple(shape)
 
 
 def tensor_type(dtype, shape):
-    dims = "".join(" dimensions { constant { size: %d } }" % d for d in shape)
+    """A tensor ValueType; a None extent is an unknown dimension."""
+    dims = "".join(" dimensions { unknown { variadic: false } }" if d is None
+                   else " dimensions { constant { size: %d } }" % d
+                   for d in shape)
     return "tensorType { dataType: %s rank: %d%s }" % (
         DATA_TYPES[np.dtype(dtype)], len(shape), dims)
 
@@ -127,8 +133,8 @@ class Program:
         self.count += 1
         return "%s_%d" % (prefix, self.count)
 
-    def input(self, name, value):
-        var = Var(name, value)
+    def input(self, name, value, shape=None):
+        var = Var(name, value, shape)
         self.inputs.append(var)
         return var
 
@@ -163,7 +169,16 @@ class Program:
         value (and declared type) is `result`. Argument values: a Var (bound
         by name), a list of Vars (variadic), an S string or a numpy/python
         value (bound as an immediate Value)."""
-        var = Var(name or self._name(op_type), result)
+        return self.multi_op(op_type, [result], name=name, **args)[0]
+
+    def multi_op(self, op_type, results, name=None, shapes=None, **args):
+        """`op` with one output per entry of `results` (named `name`_<i>);
+        `shapes` optionally declares their shapes (None extents unknown)."""
+        base = name or self._name(op_type)
+        shapes = shapes or [None] * len(results)
+        outs = [Var(base if len(results) == 1 else "%s_%d" % (base, i), r,
+                    shape)
+                for i, (r, shape) in enumerate(zip(results, shapes))]
         bindings = []
         for key, arg in args.items():
             if isinstance(arg, Var):
@@ -174,17 +189,17 @@ class Program:
             else:
                 items = "arguments { value { %s } }" % immediate(arg)
             bindings.append('inputs { key: "%s" value { %s } }' % (key, items))
-        self.ops.append('operations { type: "%s" %s outputs { name: "%s" '
-                        'type { %s } } }' % (op_type, " ".join(bindings),
-                                             var.name,
-                                             tensor_type(var.value.dtype,
-                                                         var.value.shape)))
-        return var
+        decls = " ".join('outputs { name: "%s" type { %s } }' %
+                         (v.name, tensor_type(v.value.dtype, v.shape))
+                         for v in outs)
+        self.ops.append('operations { type: "%s" %s %s }' %
+                        (op_type, " ".join(bindings), decls))
+        return outs
 
     def program_text(self, outputs):
         inputs = "".join(
             '\n    inputs { name: "%s" type { %s } }' %
-            (v.name, tensor_type(v.value.dtype, v.value.shape))
+            (v.name, tensor_type(v.value.dtype, v.shape))
             for v in self.inputs)
         body = "".join("\n        " + op for op in self.ops)
         outs = "".join('\n        outputs: "%s"' % v.name for v in outputs)

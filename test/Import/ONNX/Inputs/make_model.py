@@ -61,13 +61,13 @@ def unsupported_op():
 
 
 def unnamed_node_error():
-    # Conv with a non-constant, dynamic spatial input: a builder error whose
-    # location falls back to "<op_type>#<index>".
+    # Conv with a non-constant input of dynamic channel count: a builder
+    # error whose location falls back to "<op_type>#<index>".
     nodes = [helper.make_node("Relu", ["x"], ["a"]),
              helper.make_node("Conv", ["a", "w"], ["y"])]
-    return model(nodes, [helper.make_tensor_value_info("x", F, [1, 1, "H", 4]),
+    return model(nodes, [helper.make_tensor_value_info("x", F, [1, "C", 4, 4]),
                          helper.make_tensor_value_info("w", F, [1, 1, 3, 3])],
-                 [helper.make_tensor_value_info("y", F, [1, 1, "H2", 2])])
+                 [helper.make_tensor_value_info("y", F, [1, 1, 2, 2])])
 
 
 def external_data():
