@@ -46,3 +46,8 @@ fi
 # Today's peers from PyPI, pinned, in the project's own virtual environment.
 bash "$(dirname "$0")/setup-venv.sh" --with coreml
 
+
+# Test data from PyPI: silero-vad's ONNX models (the reference of the
+# Core ML silero-vad packages in ../shared/models; python/tests/
+# test_silero_vad.py). Pinned and checked; skipped when already there.
+bash "$(dirname "$0")/fetch-silero-vad.sh"
