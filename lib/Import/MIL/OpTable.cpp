@@ -24,6 +24,7 @@ const OpTable &getOpTable() {
     registerSliceGatherOps(t);
     registerCreationOps(t);
     registerControlFlowOps(t);
+    registerListOps(t);
     return t;
   }();
   return table;
