@@ -298,6 +298,28 @@ FailureOr<Value> mlprog::buildSequenceScatter(OpBuilder &b, Location loc,
       dest = growTo(b, loc, seq, needed);
     }
   }
+  // Constant ascending consecutive indices in range: one insert_slice.
+  DenseIntElementsAttr constant;
+  auto destType = cast<RankedTensorType>(dest.getType());
+  if (matchPattern(indices, m_Constant(&constant)) &&
+      constant.getNumElements() > 0 && !destType.isDynamicDim(0)) {
+    SmallVector<int64_t> values;
+    for (const APInt &v : constant.getValues<APInt>())
+      values.push_back(v.getSExtValue());
+    bool consecutive = values.front() >= 0 &&
+                       values.back() < destType.getDimSize(0);
+    for (size_t k = 1; k < values.size() && consecutive; ++k)
+      consecutive = values[k] == values[k - 1] + 1;
+    if (consecutive) {
+      SmallVector<OpFoldResult> offsets(destType.getRank(), b.getIndexAttr(0));
+      offsets[0] = b.getIndexAttr(values.front());
+      SmallVector<OpFoldResult> strides(destType.getRank(), b.getIndexAttr(1));
+      return tensor::InsertSliceOp::create(
+                 b, loc, elements, dest, offsets,
+                 tensor::getMixedSizes(b, loc, elements), strides)
+          .getResult();
+    }
+  }
   Value positions = insertUnitDim(b, loc, indices, 1);
   return buildScatterND(b, loc, dest, positions, elements,
                         ScatterReduction::None);

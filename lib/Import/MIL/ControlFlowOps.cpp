@@ -124,6 +124,8 @@ LogicalResult importCond(OpContext &ctx) {
                                 /*withElseRegion=*/true);
   // A list result grows if it may have grown in either branch.
   SmallVector<bool> dynamicLength(isList.size(), false);
+  // The types each branch computes, before the casts to `types`.
+  SmallVector<Type> computed[2];
   for (int k = 0; k < 2; ++k) {
     OpBuilder::InsertionGuard guard(ctx.b);
     Block *block = k == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
@@ -142,11 +144,29 @@ LogicalResult importCond(OpContext &ctx) {
     for (auto [i, output] : llvm::enumerate(*outputs))
       if (output.list && output.list->dynamicLength)
         dynamicLength[i] = true;
+    computed[k] = llvm::to_vector(ValueRange(*values).getTypes());
     FailureOr<SmallVector<Value>> yielded =
         castTo(ctx, *values, *types, "cond block output");
     if (failed(yielded))
       return failure();
     scf::YieldOp::create(ctx.b, ctx.loc, *yielded);
+  }
+  // A list the branches compute with one type (e.g. both of static length)
+  // keeps it: drop the casts to the declared [?, ...] type.
+  for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
+    if (!isList[i] || computed[0][i] != computed[1][i] ||
+        computed[0][i] == (*types)[i])
+      continue;
+    for (Block *block : {ifOp.thenBlock(), ifOp.elseBlock()}) {
+      Operation *yield = block->getTerminator();
+      auto castOp = yield->getOperand(i).getDefiningOp<tensor::CastOp>();
+      if (!castOp)
+        continue;
+      yield->setOperand(i, castOp.getSource());
+      if (castOp->use_empty())
+        castOp->erase();
+    }
+    ifOp.getResult(i).setType(computed[0][i]);
   }
   for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
     NamedValue result{ifOp.getResult(i)};
