@@ -12,7 +12,7 @@ The program:
     counts = list_write(counts, i, i * i)
   picked = list_gather(dyn, gidx);  length = list_length(dyn)
   grown  = list_scatter(dyn, sidx, x[:2])  (run-time indices past the end)
-  stack  = list_gather(grown, 0..9);  length2 = list_length(grown)
+  length2 = list_length(grown);  stack = list_gather(grown, range_1d(0, length2, 1))
   squares = list_gather(counts, 0..4)
 """
 
@@ -196,10 +196,11 @@ def main(out):
            [("head", T("fp32", [2, 4]))]),
         op("list_scatter", {"ls": name("dyn"), "indices": name("sidx"),
                             "value": name("head")}, [("grown", dynT)]),
-        op("list_gather", {"ls": name("grown"),
-                           "indices": imm("i32", np.arange(10), [10])},
-           [("stack", T("fp32", [10, 4]))]),
         op("list_length", {"ls": name("grown")}, [("length2", T("i32", []))]),
+        op("range_1d", {"start": imm("i32", 0), "end": name("length2"),
+                        "step": imm("i32", 1)}, [("order", T("i32", [10]))]),
+        op("list_gather", {"ls": name("grown"), "indices": name("order")},
+           [("stack", T("fp32", [10, 4]))]),
         op("list_gather", {"ls": name("counts"),
                            "indices": imm("i32", np.arange(5), [5])},
            [("squares", T("i32", [5]))]),
