@@ -84,9 +84,8 @@ static Value extendTo(OpBuilder &b, Location loc, Value seq,
   Value grown = createFilled(b, loc, sizes, b.getZeroAttr(t.getElementType()));
   SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(t.getRank(), b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, seq, grown, offsets,
-                                       tensor::getMixedSizes(b, loc, seq),
-                                       strides);
+  return tensor::InsertSliceOp::create(
+      b, loc, seq, grown, offsets, tensor::getMixedSizes(b, loc, seq), strides);
 }
 
 /// `seq` extended (with zeros) to `needed` elements when it is shorter. The
@@ -135,8 +134,8 @@ mlprog::buildSequenceEmpty(OpBuilder &b, Location loc, RankedTensorType element,
   SmallVector<OpFoldResult> sizes{length};
   if (elementSizes.empty()) {
     if (!element.hasStaticShape())
-      return emitError(loc) << "sequence element type " << element
-                            << " has dynamic extents";
+      return emitError(loc)
+             << "sequence element type " << element << " has dynamic extents";
     for (int64_t d : element.getShape())
       sizes.push_back(b.getIndexAttr(d));
   } else {
@@ -145,13 +144,12 @@ mlprog::buildSequenceEmpty(OpBuilder &b, Location loc, RankedTensorType element,
                             << " element extents, got " << elementSizes.size();
     llvm::append_range(sizes, elementSizes);
   }
-  return createFilled(b, loc, sizes,
-                      b.getZeroAttr(element.getElementType()));
+  return createFilled(b, loc, sizes, b.getZeroAttr(element.getElementType()));
 }
 
 Value mlprog::buildSequenceLength(OpBuilder &b, Location loc, Value seq) {
-  return getValueOrCreateConstantIndexOp(
-      b, loc, tensor::getMixedSize(b, loc, seq, 0));
+  return getValueOrCreateConstantIndexOp(b, loc,
+                                         tensor::getMixedSize(b, loc, seq, 0));
 }
 
 FailureOr<Value> mlprog::buildSequenceAt(OpBuilder &b, Location loc, Value seq,
@@ -164,16 +162,16 @@ FailureOr<Value> mlprog::buildSequenceAt(OpBuilder &b, Location loc, Value seq,
   OpFoldResult offset;
   if (c && !ShapedType::isDynamic(n)) {
     if (*c < -n || *c >= n)
-      return emitError(loc) << "index " << *c
-                            << " is out of range for a sequence of " << n
-                            << " elements";
+      return emitError(loc)
+             << "index " << *c << " is out of range for a sequence of " << n
+             << " elements";
     offset = b.getIndexAttr(*c < 0 ? *c + n : *c);
   } else if (c && *c >= 0) {
     // The length is known only at run time; clamp as for run-time indices.
     Value last = arith::SubIOp::create(b, loc, buildSequenceLength(b, loc, seq),
                                        cIndex(b, loc, 1));
-    offset = arith::MinSIOp::create(b, loc, cIndex(b, loc, *c), last)
-                 .getResult();
+    offset =
+        arith::MinSIOp::create(b, loc, cIndex(b, loc, *c), last).getResult();
   } else {
     Value i = getValueOrCreateConstantIndexOp(b, loc, index);
     Value len = buildSequenceLength(b, loc, seq);
@@ -196,9 +194,9 @@ FailureOr<Value> mlprog::buildSequenceAt(OpBuilder &b, Location loc, Value seq,
       .getResult();
 }
 
-FailureOr<Value> mlprog::buildSequenceSet(OpBuilder &b, Location loc,
-                                          Value seq, OpFoldResult index,
-                                          Value element, bool growable) {
+FailureOr<Value> mlprog::buildSequenceSet(OpBuilder &b, Location loc, Value seq,
+                                          OpFoldResult index, Value element,
+                                          bool growable) {
   FailureOr<RankedTensorType> t = getSeqType(loc, seq);
   if (failed(t))
     return failure();
@@ -306,8 +304,8 @@ FailureOr<Value> mlprog::buildSequenceScatter(OpBuilder &b, Location loc,
     SmallVector<int64_t> values;
     for (const APInt &v : constant.getValues<APInt>())
       values.push_back(v.getSExtValue());
-    bool consecutive = values.front() >= 0 &&
-                       values.back() < destType.getDimSize(0);
+    bool consecutive =
+        values.front() >= 0 && values.back() < destType.getDimSize(0);
     for (size_t k = 1; k < values.size() && consecutive; ++k)
       consecutive = values[k] == values[k - 1] + 1;
     if (consecutive) {

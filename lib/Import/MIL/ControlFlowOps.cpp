@@ -45,15 +45,14 @@ FailureOr<SmallVector<Type>> declaredOutputTypes(OpContext &ctx,
     std::string what = "output '" + output.name() + "'";
     isList.push_back(output.type().has_listtype());
     FailureOr<RankedTensorType> type =
-        isList.back() ? convertListElementType(loc, ctx.b.getContext(),
-                                               output.type(), what)
-                      : convertValueType(loc, ctx.b.getContext(),
-                                         output.type(), what);
+        isList.back()
+            ? convertListElementType(loc, ctx.b.getContext(), output.type(),
+                                     what)
+            : convertValueType(loc, ctx.b.getContext(), output.type(), what);
     if (failed(type))
       return failure();
-    types.push_back(isList.back()
-                        ? getSequenceType(*type, ShapedType::kDynamic)
-                        : Type(*type));
+    types.push_back(isList.back() ? getSequenceType(*type, ShapedType::kDynamic)
+                                  : Type(*type));
   }
   return types;
 }
@@ -79,17 +78,17 @@ FailureOr<SmallVector<Value>> castTo(OpContext &ctx, ValueRange values,
 /// exactly when `isList[i]`; a list whose element shape is still unknown is
 /// made from `declared[i]` (materializeList).
 FailureOr<SmallVector<Value>>
-blockValues(OpContext &ctx, ArrayRef<NamedValue> outputs,
-            ArrayRef<bool> isList, ArrayRef<const mil::ValueType *> declared,
-            StringRef what) {
+blockValues(OpContext &ctx, ArrayRef<NamedValue> outputs, ArrayRef<bool> isList,
+            ArrayRef<const mil::ValueType *> declared, StringRef what) {
   SmallVector<Value> values;
   for (auto [i, output] : llvm::enumerate(outputs)) {
     if (bool(output.list) != isList[i])
       return emitError(ctx.loc)
-             << what << " " << i << " is a " << (output.list ? "list" : "tensor")
-             << " but a " << (isList[i] ? "list" : "tensor") << " is expected";
-    FailureOr<NamedValue> made = materializeList(
-        ctx, output, declared[i], (what + " " + Twine(i)).str());
+             << what << " " << i << " is a "
+             << (output.list ? "list" : "tensor") << " but a "
+             << (isList[i] ? "list" : "tensor") << " is expected";
+    FailureOr<NamedValue> made = materializeList(ctx, output, declared[i],
+                                                 (what + " " + Twine(i)).str());
     if (failed(made))
       return failure();
     values.push_back(made->value);
@@ -218,17 +217,15 @@ LogicalResult importWhileLoop(OpContext &ctx) {
     declared.push_back(input.has_type() ? &input.type() : nullptr);
     isList.push_back(bool(init.list));
     if (init.list) {
-      FailureOr<NamedValue> made =
-          materializeList(ctx, init, declared.back(),
-                          "loop variable '" + input.name() + "'");
+      FailureOr<NamedValue> made = materializeList(
+          ctx, init, declared.back(), "loop variable '" + input.name() + "'");
       if (failed(made))
         return failure();
       auto t = cast<RankedTensorType>(made->value.getType());
       if (init.list->dynamicLength)
-        t = getSequenceType(
-            RankedTensorType::get(t.getShape().drop_front(),
-                                  t.getElementType()),
-            ShapedType::kDynamic);
+        t = getSequenceType(RankedTensorType::get(t.getShape().drop_front(),
+                                                  t.getElementType()),
+                            ShapedType::kDynamic);
       types.push_back(t);
       initValues.push_back(made->value);
       continue;

@@ -77,9 +77,9 @@ LogicalResult importRange1D(OpContext &ctx) {
       return failure();
     for (Value v : {*end, *start, *step}) {
       auto t = cast<RankedTensorType>(v.getType());
-      if (t.getRank() != 0 || t.getElementType() !=
-                                  cast<RankedTensorType>(end->getType())
-                                      .getElementType())
+      if (t.getRank() != 0 ||
+          t.getElementType() !=
+              cast<RankedTensorType>(end->getType()).getElementType())
         return emitError(ctx.loc) << "range_1d end, start and step must be "
                                      "scalars of one type, got "
                                   << t;

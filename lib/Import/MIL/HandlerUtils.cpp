@@ -29,18 +29,18 @@ FailureOr<Type> parseDType(OpContext &ctx, StringRef dtype, StringRef op) {
   Builder &b = ctx.b;
   Type type = llvm::StringSwitch<Type>(dtype)
                   .Case("bool", b.getI1Type())
-                  .Cases("int8", "uint8", b.getIntegerType(8))
-                  .Cases("int16", "uint16", b.getIntegerType(16))
-                  .Cases("int32", "uint32", b.getIntegerType(32))
-                  .Cases("int64", "uint64", b.getIntegerType(64))
+                  .Cases({"int8", "uint8"}, b.getIntegerType(8))
+                  .Cases({"int16", "uint16"}, b.getIntegerType(16))
+                  .Cases({"int32", "uint32"}, b.getIntegerType(32))
+                  .Cases({"int64", "uint64"}, b.getIntegerType(64))
                   .Case("fp16", b.getF16Type())
                   .Case("fp32", b.getF32Type())
                   .Case("fp64", b.getF64Type())
                   .Case("bf16", b.getBF16Type())
                   .Default(Type());
   if (!type)
-    return emitError(ctx.loc) << "unsupported " << op << " dtype '" << dtype
-                              << "'";
+    return emitError(ctx.loc)
+           << "unsupported " << op << " dtype '" << dtype << "'";
   return type;
 }
 

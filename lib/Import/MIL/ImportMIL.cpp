@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -270,9 +271,8 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   SmallVector<Value> results;
   for (auto [output, value] : llvm::zip(block->second.outputs(), *outputs)) {
     if (value.list)
-      return emitError(locFor(output))
-             << "unsupported list output '" << output << "' of function '"
-             << name << "'";
+      return emitError(locFor(output)) << "unsupported list output '" << output
+                                       << "' of function '" << name << "'";
     results.push_back(value.value);
   }
   ReturnOp::create(builder, loc, results);
@@ -565,6 +565,21 @@ LogicalResult OpContext::setNamedResult(unsigned i, const NamedValue &value) {
   if (output.has_type() && !output.type().has_listtype())
     return emitError(outLoc) << "output '" << output.name()
                              << "' is a list but is not declared as one";
+  // The declared element type must admit the computed one.
+  if (output.has_type() && value.value) {
+    FailureOr<RankedTensorType> declared = convertListElementType(
+        outLoc, importer.ctx, output.type(), "output '" + output.name() + "'");
+    if (failed(declared))
+      return failure();
+    auto seq = cast<RankedTensorType>(value.value.getType());
+    auto element = RankedTensorType::get(seq.getShape().drop_front(),
+                                         seq.getElementType());
+    if (failed(verifyCompatibleShape(*declared, element)) ||
+        declared->getElementType() != element.getElementType())
+      return emitError(outLoc)
+             << "output '" << output.name() << "' is declared as a list of "
+             << *declared << " but computed as a list of " << element;
+  }
   return importer.define(outLoc, output.name(), value);
 }
 

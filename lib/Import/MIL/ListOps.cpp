@@ -23,8 +23,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -47,8 +47,8 @@ FailureOr<NamedValue> materializeList(OpContext &ctx, const NamedValue &list,
     return list;
   RankedTensorType element;
   if (declared && declared->has_listtype()) {
-    FailureOr<RankedTensorType> t = convertListElementType(
-        ctx.loc, ctx.b.getContext(), *declared, what);
+    FailureOr<RankedTensorType> t =
+        convertListElementType(ctx.loc, ctx.b.getContext(), *declared, what);
     if (failed(t))
       return failure();
     element = *t;
@@ -74,9 +74,9 @@ FailureOr<NamedValue> getList(OpContext &ctx, StringRef param) {
   if (failed(v))
     return failure();
   if (!v->list)
-    return emitError(ctx.loc) << "parameter '" << param
-                              << "' must be a list, got a tensor of type "
-                              << v->value.getType();
+    return emitError(ctx.loc)
+           << "parameter '" << param
+           << "' must be a list, got a tensor of type " << v->value.getType();
   return v;
 }
 
@@ -101,8 +101,8 @@ FailureOr<OpFoldResult> getIndex(OpContext &ctx, StringRef param) {
     if (failed(v))
       return failure();
     if (v->size() != 1)
-      return emitError(ctx.loc) << "parameter '" << param
-                                << "' must be a scalar";
+      return emitError(ctx.loc)
+             << "parameter '" << param << "' must be a scalar";
     return OpFoldResult(ctx.b.getIndexAttr(v->front()));
   }
   FailureOr<Value> t = ctx.input(param);
@@ -132,12 +132,11 @@ std::optional<int64_t> staticLength(const NamedValue &list) {
 
 /// Refuses a compile-time index outside [0, n) of a list of static length
 /// n (`growable`: only negative indices).
-LogicalResult checkIndex(OpContext &ctx, const NamedValue &list,
-                         int64_t index, bool growable, StringRef what) {
+LogicalResult checkIndex(OpContext &ctx, const NamedValue &list, int64_t index,
+                         bool growable, StringRef what) {
   std::optional<int64_t> n = staticLength(list);
   if (index < 0)
-    return emitError(ctx.loc) << what << " index " << index
-                              << " is negative";
+    return emitError(ctx.loc) << what << " index " << index << " is negative";
   if (n && index >= *n && !growable)
     return emitError(ctx.loc)
            << what << " index " << index << " is past the end of a "
@@ -167,19 +166,16 @@ FailureOr<NamedValue> makeFromWrite(OpContext &ctx, const NamedValue &list,
 /// The compile-time ints bound to each argument of the variadic parameter
 /// `param` (each a scalar or a 1-D tensor; strings become -1, a dynamic
 /// extent).
-FailureOr<SmallVector<int64_t>> getShapeTuple(OpContext &ctx,
-                                              StringRef param) {
+FailureOr<SmallVector<int64_t>> getShapeTuple(OpContext &ctx, StringRef param) {
   auto it = ctx.op.inputs().find(std::string(param));
   if (it == ctx.op.inputs().end())
-    return emitError(ctx.loc) << "missing required parameter '" << param
-                              << "'";
+    return emitError(ctx.loc) << "missing required parameter '" << param << "'";
   SmallVector<int64_t> shape;
   for (const mil::Argument::Binding &binding : it->second.arguments()) {
     const mil::Value *value = nullptr;
     if (binding.has_value()) {
       value = &binding.value();
-    } else if (const NamedValue *named =
-                   ctx.importer.lookup(binding.name())) {
+    } else if (const NamedValue *named = ctx.importer.lookup(binding.name())) {
       value = named->constant;
     }
     if (!value)
@@ -264,15 +260,12 @@ LogicalResult importListLength(OpContext &ctx) {
   FailureOr<NamedValue> list = getList(ctx, "ls");
   if (failed(list))
     return failure();
-  Value n = list->value
-                ? buildSequenceLength(ctx.b, ctx.loc, list->value)
-                : list->list->pendingLength;
-  Value i32 =
-      arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getI32Type(), n);
+  Value n = list->value ? buildSequenceLength(ctx.b, ctx.loc, list->value)
+                        : list->list->pendingLength;
+  Value i32 = arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getI32Type(), n);
   return ctx.setResult(
       0, tensor::FromElementsOp::create(
-             ctx.b, ctx.loc, RankedTensorType::get({}, ctx.b.getI32Type()),
-             i32)
+             ctx.b, ctx.loc, RankedTensorType::get({}, ctx.b.getI32Type()), i32)
              .getResult());
 }
 
@@ -285,8 +278,7 @@ LogicalResult importListRead(OpContext &ctx) {
   if (std::optional<int64_t> c = getConstantIntValue(*index))
     if (failed(checkIndex(ctx, *list, *c, false, "list_read")))
       return failure();
-  return ctx.setResult(0,
-                       buildSequenceAt(ctx.b, ctx.loc, list->value, *index));
+  return ctx.setResult(0, buildSequenceAt(ctx.b, ctx.loc, list->value, *index));
 }
 
 /// list_write(ls, index, value): `ls` with element `index` set to `value`
@@ -306,8 +298,8 @@ LogicalResult importListWrite(OpContext &ctx) {
                     tensor::getMixedSizes(ctx.b, ctx.loc, *value));
   if (failed(made))
     return failure();
-  FailureOr<Value> seq = buildSequenceSet(ctx.b, ctx.loc, made->value, *index,
-                                          *value, growable);
+  FailureOr<Value> seq =
+      buildSequenceSet(ctx.b, ctx.loc, made->value, *index, *value, growable);
   if (failed(seq))
     return failure();
   return ctx.setNamedResult(0, NamedValue{*seq, nullptr, made->list});
