@@ -96,6 +96,58 @@ blockValues(OpContext &ctx, ArrayRef<NamedValue> outputs, ArrayRef<bool> isList,
   return values;
 }
 
+/// A static tensor type of MIL type `type`, or null (no error) if it is
+/// not one.
+RankedTensorType staticTensorType(OpContext &ctx, const mil::ValueType &type) {
+  if (!type.has_tensortype() || type.tensortype().datatype() == mil::STRING)
+    return {};
+  for (const mil::Dimension &dim : type.tensortype().dimensions())
+    if (!dim.has_constant())
+      return {};
+  FailureOr<RankedTensorType> t =
+      convertValueType(ctx.loc, ctx.b.getContext(), type, "value");
+  return succeeded(t) ? *t : RankedTensorType();
+}
+
+/// The element type that the first list_write/list_scatter (at the top
+/// level of `body`) on the list named `list` gives it: the declared type of
+/// the value written, or the type of a value from an enclosing scope; null
+/// when there is no such write or the type is not static. This fixes lists
+/// with a symbolic elem_shape that enter a loop before their first write.
+RankedTensorType elementFromFirstWrite(OpContext &ctx, const mil::Block &body,
+                                       StringRef list) {
+  llvm::StringMap<const mil::ValueType *> declared;
+  for (const mil::NamedValueType &input : body.inputs())
+    declared[input.name()] = &input.type();
+  for (const mil::Operation &op : body.operations()) {
+    bool scatter = op.type() == "list_scatter";
+    auto ls = op.inputs().find("ls"), value = op.inputs().find("value");
+    if ((scatter || op.type() == "list_write") && ls != op.inputs().end() &&
+        value != op.inputs().end() && ls->second.arguments_size() == 1 &&
+        ls->second.arguments(0).name() == list &&
+        value->second.arguments_size() == 1) {
+      const mil::Argument::Binding &v = value->second.arguments(0);
+      RankedTensorType t;
+      if (v.has_value()) {
+        t = staticTensorType(ctx, v.value().type());
+      } else if (const mil::ValueType *type = declared.lookup(v.name())) {
+        t = staticTensorType(ctx, *type);
+      } else if (const NamedValue *outer = ctx.importer.lookup(v.name());
+                 outer && outer->value && !outer->list) {
+        t = cast<RankedTensorType>(outer->value.getType());
+      }
+      if (!t || !t.hasStaticShape() || (scatter && t.getRank() < 1))
+        return {};
+      return scatter ? RankedTensorType::get(t.getShape().drop_front(),
+                                             t.getElementType())
+                     : t;
+    }
+    for (const mil::NamedValueType &output : op.outputs())
+      declared[output.name()] = &output.type();
+  }
+  return {};
+}
+
 /// cond(pred): blocks[0] runs when pred is true, blocks[1] otherwise; both
 /// return the op's outputs (tensors or lists).
 LogicalResult importCond(OpContext &ctx) {
@@ -218,7 +270,9 @@ LogicalResult importWhileLoop(OpContext &ctx) {
     isList.push_back(bool(init.list));
     if (init.list) {
       FailureOr<NamedValue> made = materializeList(
-          ctx, init, declared.back(), "loop variable '" + input.name() + "'");
+          ctx, init, declared.back(), "loop variable '" + input.name() + "'",
+          init.value ? RankedTensorType()
+                     : elementFromFirstWrite(ctx, body, input.name()));
       if (failed(made))
         return failure();
       auto t = cast<RankedTensorType>(made->value.getType());

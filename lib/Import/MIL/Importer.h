@@ -274,13 +274,14 @@ convertListElementType(mlir::Location loc, mlir::MLIRContext *ctx,
                        const mil::ValueType &type, llvm::StringRef what);
 
 /// `list` with its tensor made: a list whose element shape is still unknown
-/// (ListInfo::pendingLength) gets zero elements of the static element shape
-/// that `declared` (a MIL list type, may be null) gives; a located
-/// "unsupported" error when it gives none. Other lists are returned as is.
-mlir::FailureOr<NamedValue> materializeList(OpContext &ctx,
-                                            const NamedValue &list,
-                                            const mil::ValueType *declared,
-                                            llvm::StringRef what);
+/// (ListInfo::pendingLength) gets zero elements of the static element type
+/// that `declared` (a MIL list type, may be null) gives, else of `inferred`
+/// (may be null); a located "unsupported" error when neither is static.
+/// Other lists are returned as is.
+mlir::FailureOr<NamedValue>
+materializeList(OpContext &ctx, const NamedValue &list,
+                const mil::ValueType *declared, llvm::StringRef what,
+                mlir::RankedTensorType inferred = {});
 
 /// ListOps.cpp: make_list, list_length, list_read, list_write, list_gather,
 /// list_scatter.

@@ -42,7 +42,8 @@ FailureOr<RankedTensorType> convertListElementType(Location loc,
 
 FailureOr<NamedValue> materializeList(OpContext &ctx, const NamedValue &list,
                                       const mil::ValueType *declared,
-                                      StringRef what) {
+                                      StringRef what,
+                                      RankedTensorType inferred) {
   if (!list.list || list.value)
     return list;
   RankedTensorType element;
@@ -53,6 +54,8 @@ FailureOr<NamedValue> materializeList(OpContext &ctx, const NamedValue &list,
       return failure();
     element = *t;
   }
+  if ((!element || !element.hasStaticShape()) && inferred)
+    element = inferred;
   if (!element || !element.hasStaticShape() ||
       element.getElementType() != list.list->elementType)
     return emitError(ctx.loc)
