@@ -187,11 +187,26 @@ FailureOr<Value> mlprog::buildSequenceAt(OpBuilder &b, Location loc, Value seq,
   SmallVector<OpFoldResult> offsets(t->getRank(), b.getIndexAttr(0));
   offsets[0] = offset;
   SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
-  llvm::append_range(sizes, elementSizes(b, loc, seq));
+  SmallVector<OpFoldResult> elemSizes = elementSizes(b, loc, seq);
+  llvm::append_range(sizes, elemSizes);
   SmallVector<OpFoldResult> strides(t->getRank(), b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, elementOf(*t), seq, offsets,
-                                        sizes, strides)
-      .getResult();
+  auto read = [&](OpBuilder &nb, Location nl) -> SmallVector<Value> {
+    return {tensor::ExtractSliceOp::create(nb, nl, elementOf(*t), seq, offsets,
+                                           sizes, strides)
+                .getResult()};
+  };
+  if (!ShapedType::isDynamic(n))
+    return read(b, loc)[0];
+  // A sequence that may be empty at run time reads as zeros then, never
+  // outside its buffer.
+  Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                         buildSequenceLength(b, loc, seq),
+                                         cIndex(b, loc, 0));
+  return ifElse(b, loc, nonEmpty, read,
+                [&](OpBuilder &nb, Location nl) -> SmallVector<Value> {
+                  return {createFilled(nb, nl, elemSizes,
+                                       nb.getZeroAttr(t->getElementType()))};
+                })[0];
 }
 
 FailureOr<Value> mlprog::buildSequenceSet(OpBuilder &b, Location loc, Value seq,

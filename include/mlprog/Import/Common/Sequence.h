@@ -51,7 +51,8 @@ mlir::Value buildSequenceLength(mlir::OpBuilder &b, mlir::Location loc,
 /// Element `index` of `seq` (an attribute or an index Value). A static index
 /// must be in [-n, n) when n is static (negative counts from the end); a
 /// run-time index is wrapped the same way and then clamped into [0, n) so
-/// that a bad index never reads outside the sequence.
+/// that a bad index never reads outside the sequence (a sequence of run-time
+/// length that is empty reads as zeros).
 /// Errors: a static index out of range, a non-sequence `seq` (rank 0).
 /// Spec: MIL list_read; ONNX SequenceAt; TensorListGetItem.
 mlir::FailureOr<mlir::Value> buildSequenceAt(mlir::OpBuilder &b,
