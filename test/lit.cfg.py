@@ -29,6 +29,19 @@ config.substitutions.append(
      "protoc -I%s mil.proto --encode" %
      os.path.join(config.mlprog_src_root, "include", "mlprog", "Import", "MIL")))
 
+# Real public models live in ../shared/models beside the repository (never
+# copied into it, see its README); their tests need the feature.
+config.shared_models_dir = os.path.join(
+    os.path.dirname(config.mlprog_src_root), "shared", "models")
+config.substitutions.append(("%shared_models", config.shared_models_dir))
+if os.path.isdir(config.shared_models_dir):
+    config.available_features.add("shared-models")
+    if os.path.isdir(os.path.join(config.shared_models_dir, "coreml")):
+        config.available_features.add("coreml-models")
+else:
+    lit_config.note("real-model tests (REQUIRES: shared-models) are skipped: "
+                    "%s not found" % config.shared_models_dir)
+
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 
 # Sanitized builds (-DMLPROG_SANITIZE=...): the tools are instrumented, the
@@ -77,18 +90,6 @@ try:
     config.available_features.add("coremltools")
 except Exception:
     pass
-
-# Public models kept outside the repository (../shared/models, see its
-# README): tests of real packages need them.
-config.shared_models_dir = os.path.join(
-    os.path.dirname(config.mlprog_src_root), "shared", "models")
-config.substitutions.append(("%shared_models", config.shared_models_dir))
-if os.path.isdir(os.path.join(config.shared_models_dir, "coreml")):
-    config.available_features.add("coreml-models")
-else:
-    lit_config.note("tests of public Core ML packages (REQUIRES: "
-                    "coreml-models) are skipped: %s is absent" %
-                    os.path.join(config.shared_models_dir, "coreml"))
 
 # GPU tests. `cuda-device`: libcuda.so.1 loads, cuInit succeeds and reports a
 # device (GPU execution tests need it). `ptxas`: NVIDIA's PTX assembler is

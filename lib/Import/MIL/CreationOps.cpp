@@ -66,8 +66,27 @@ LogicalResult importFill(OpContext &ctx) {
                    getAsIndexOpFoldResult(ctx.b.getContext(), *shape), *et, v));
 }
 
-/// range_1d(end, start, step), all compile-time constants.
+/// range_1d(end, start, step): a constant when all three are compile-time
+/// values, else computed at run time (e.g. up to a list_length).
 LogicalResult importRange1D(OpContext &ctx) {
+  if (!ctx.peekConstant("end") || !ctx.peekConstant("start") ||
+      !ctx.peekConstant("step")) {
+    FailureOr<Value> end = ctx.input("end"), start = ctx.input("start"),
+                     step = ctx.input("step");
+    if (failed(end) || failed(start) || failed(step))
+      return failure();
+    for (Value v : {*end, *start, *step}) {
+      auto t = cast<RankedTensorType>(v.getType());
+      if (t.getRank() != 0 ||
+          t.getElementType() !=
+              cast<RankedTensorType>(end->getType()).getElementType())
+        return emitError(ctx.loc) << "range_1d end, start and step must be "
+                                     "scalars of one type, got "
+                                  << t;
+    }
+    return ctx.setResult(
+        0, buildRangeDynamic(ctx.b, ctx.loc, *start, *end, *step));
+  }
   FailureOr<double> end = ctx.getFloat("end"), start = ctx.getFloat("start"),
                     step = ctx.getFloat("step");
   FailureOr<Type> et = declaredElementType(ctx, 0);

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Importer.h"
+#include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Elementwise.h"
 
@@ -124,22 +124,11 @@ LogicalResult importCast(OpContext &ctx) {
   FailureOr<std::string> dtype = ctx.getString("dtype");
   if (failed(x) || failed(dtype))
     return failure();
-  Builder &b = ctx.b;
-  Type to = llvm::StringSwitch<Type>(*dtype)
-                .Case("bool", b.getI1Type())
-                .Cases("int8", "uint8", b.getIntegerType(8))
-                .Cases("int16", "uint16", b.getIntegerType(16))
-                .Cases("int32", "uint32", b.getIntegerType(32))
-                .Cases("int64", "uint64", b.getIntegerType(64))
-                .Case("fp16", b.getF16Type())
-                .Case("fp32", b.getF32Type())
-                .Case("fp64", b.getF64Type())
-                .Case("bf16", b.getBF16Type())
-                .Default(Type());
-  if (!to)
-    return emitError(ctx.loc) << "unsupported cast dtype '" << *dtype << "'";
+  FailureOr<Type> to = parseDType(ctx, *dtype, "cast");
+  if (failed(to))
+    return failure();
   return ctx.setResult(
-      0, buildConvertElementType(ctx.b, ctx.loc, *x, to, false,
+      0, buildConvertElementType(ctx.b, ctx.loc, *x, *to, false,
                                  StringRef(*dtype).starts_with("uint")));
 }
 

@@ -6,6 +6,8 @@
 
 #include "HandlerUtils.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 
 namespace mlprog::mil_import {
@@ -21,6 +23,25 @@ FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis, int64_t rank) {
     return emitError(ctx.loc)
            << "axis " << axis << " out of range for rank " << rank;
   return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<Type> parseDType(OpContext &ctx, StringRef dtype, StringRef op) {
+  Builder &b = ctx.b;
+  Type type = llvm::StringSwitch<Type>(dtype)
+                  .Case("bool", b.getI1Type())
+                  .Cases({"int8", "uint8"}, b.getIntegerType(8))
+                  .Cases({"int16", "uint16"}, b.getIntegerType(16))
+                  .Cases({"int32", "uint32"}, b.getIntegerType(32))
+                  .Cases({"int64", "uint64"}, b.getIntegerType(64))
+                  .Case("fp16", b.getF16Type())
+                  .Case("fp32", b.getF32Type())
+                  .Case("fp64", b.getF64Type())
+                  .Case("bf16", b.getBF16Type())
+                  .Default(Type());
+  if (!type)
+    return emitError(ctx.loc)
+           << "unsupported " << op << " dtype '" << dtype << "'";
+  return type;
 }
 
 FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,

@@ -25,6 +25,12 @@ mlir::RankedTensorType typeOf(mlir::Value v);
 mlir::FailureOr<int64_t> normalizeAxis(OpContext &ctx, int64_t axis,
                                        int64_t rank);
 
+/// The element type a MIL dtype string names: "bool", "int8".."int64",
+/// "uint8".."uint64" (as signless integers), "fp16", "fp32", "fp64", "bf16";
+/// a located "unsupported <op> dtype" error otherwise.
+mlir::FailureOr<mlir::Type> parseDType(OpContext &ctx, llvm::StringRef dtype,
+                                       llvm::StringRef op);
+
 /// The strides, dilations, pad_type ("valid" default, "same", "same_lower",
 /// "custom") and pad ([begin, end] per spatial dim) of conv and pooling.
 /// "same"/"same_lower" on a dynamic spatial extent needs stride 1 there.

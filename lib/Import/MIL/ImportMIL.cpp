@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -206,27 +207,27 @@ ProgramImporter::getConstantBytes(const mil::Value &value, Location loc,
   return (*blobs)->getData(*record);
 }
 
-FailureOr<SmallVector<Value>>
-ProgramImporter::importBlock(const mil::Block &block, ValueRange inputs,
-                             Location loc) {
+FailureOr<SmallVector<NamedValue>>
+ProgramImporter::importBlock(const mil::Block &block,
+                             ArrayRef<NamedValue> inputs, Location loc) {
   if (block.inputs_size() != int(inputs.size()))
     return emitError(loc) << "block declares " << block.inputs_size()
                           << " inputs but receives " << inputs.size();
   scopes.emplace_back();
   llvm::scope_exit popScope([&] { scopes.pop_back(); });
   for (auto [input, value] : llvm::zip(block.inputs(), inputs))
-    if (failed(define(locFor(input.name()), input.name(), {value})))
+    if (failed(define(locFor(input.name()), input.name(), value)))
       return failure();
   for (auto [index, op] : llvm::enumerate(block.operations()))
     if (failed(importOperation(op, index)))
       return failure();
-  SmallVector<Value> outputs;
+  SmallVector<NamedValue> outputs;
   for (const std::string &name : block.outputs()) {
     const NamedValue *value = lookup(name);
     if (!value)
       return emitError(locFor(name))
              << "block output '" << name << "' is not defined";
-    outputs.push_back(value->value);
+    outputs.push_back(*value);
   }
   return outputs;
 }
@@ -296,11 +297,19 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   for (auto [input, arg] : llvm::zip(function.inputs(), entry->getArguments()))
     if (failed(define(locFor(input.name()), input.name(), {arg})))
       return failure();
-  FailureOr<SmallVector<Value>> outputs = importBlock(block->second, {}, loc);
+  FailureOr<SmallVector<NamedValue>> outputs =
+      importBlock(block->second, {}, loc);
   if (failed(outputs))
     return failure();
-  ReturnOp::create(builder, loc, *outputs);
-  ProgramBuilder::setResultTypes(func, ValueRange(*outputs).getTypes());
+  SmallVector<Value> results;
+  for (auto [output, value] : llvm::zip(block->second.outputs(), *outputs)) {
+    if (value.list)
+      return emitError(locFor(output)) << "unsupported list output '" << output
+                                       << "' of function '" << name << "'";
+    results.push_back(value.value);
+  }
+  ReturnOp::create(builder, loc, results);
+  ProgramBuilder::setResultTypes(func, ValueRange(results).getTypes());
   markUnsignedBoundary(func, function, block->second);
   return success();
 }
@@ -393,10 +402,56 @@ FailureOr<Value> OpContext::resolve(const mil::Argument::Binding &binding,
   if (!value)
     return emitError(loc) << "parameter '" << param << "' refers to undefined "
                           << "name '" << binding.name() << "'";
-  if (!value->value)
+  if (!value->value || value->list)
     return emitError(loc) << "parameter '" << param << "' refers to '"
-                          << binding.name() << "', which is not a tensor";
+                          << binding.name() << "', which is not a tensor"
+                          << (value->list ? " but a list" : "");
   return value->value;
+}
+
+FailureOr<NamedValue>
+OpContext::resolveNamed(const mil::Argument::Binding &binding,
+                        StringRef param) {
+  if (binding.has_name())
+    if (const NamedValue *value = importer.lookup(binding.name());
+        value && value->list)
+      return *value;
+  FailureOr<Value> v = resolve(binding, param);
+  if (failed(v))
+    return failure();
+  return NamedValue{*v};
+}
+
+FailureOr<NamedValue> OpContext::namedInput(StringRef name) {
+  const mil::Argument::Binding *binding = single(name);
+  if (!binding)
+    return failure();
+  return resolveNamed(*binding, name);
+}
+
+FailureOr<SmallVector<NamedValue>> OpContext::namedInputs(StringRef name) {
+  auto it = op.inputs().find(std::string(name));
+  if (it == op.inputs().end())
+    return emitError(loc) << "missing required parameter '" << name << "'";
+  SmallVector<NamedValue> values;
+  for (const mil::Argument::Binding &binding : it->second.arguments()) {
+    FailureOr<NamedValue> v = resolveNamed(binding, name);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
+  return values;
+}
+
+const mil::Value *OpContext::peekConstant(StringRef name) const {
+  auto it = op.inputs().find(std::string(name));
+  if (it == op.inputs().end() || it->second.arguments_size() != 1)
+    return nullptr;
+  const mil::Argument::Binding &binding = it->second.arguments(0);
+  if (binding.has_value())
+    return &binding.value();
+  const NamedValue *value = importer.lookup(binding.name());
+  return value ? value->constant : nullptr;
 }
 
 FailureOr<Value> OpContext::input(StringRef name) {
@@ -530,6 +585,35 @@ LogicalResult OpContext::bind(unsigned i, Value value,
     }
   }
   return importer.define(outLoc, output.name(), {v, constant});
+}
+
+LogicalResult OpContext::setNamedResult(unsigned i, const NamedValue &value) {
+  if (!value.list)
+    return bind(i, value.value, value.constant);
+  if (int(i) >= op.outputs_size())
+    return emitError(loc) << "MIL op '" << op.type() << "' declares "
+                          << op.outputs_size() << " outputs, needs " << i + 1;
+  const mil::NamedValueType &output = op.outputs(i);
+  Location outLoc = importer.locFor(output.name());
+  if (output.has_type() && !output.type().has_listtype())
+    return emitError(outLoc) << "output '" << output.name()
+                             << "' is a list but is not declared as one";
+  // The declared element type must admit the computed one.
+  if (output.has_type() && value.value) {
+    FailureOr<RankedTensorType> declared = convertListElementType(
+        outLoc, importer.ctx, output.type(), "output '" + output.name() + "'");
+    if (failed(declared))
+      return failure();
+    auto seq = cast<RankedTensorType>(value.value.getType());
+    auto element = RankedTensorType::get(seq.getShape().drop_front(),
+                                         seq.getElementType());
+    if (failed(verifyCompatibleShape(*declared, element)) ||
+        declared->getElementType() != element.getElementType())
+      return emitError(outLoc)
+             << "output '" << output.name() << "' is declared as a list of "
+             << *declared << " but computed as a list of " << element;
+  }
+  return importer.define(outLoc, output.name(), value);
 }
 
 LogicalResult OpContext::setConstantResult(unsigned i, Value value,

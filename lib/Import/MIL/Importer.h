@@ -65,11 +65,29 @@ readString(mlir::Location loc, const mil::Value &value, llvm::StringRef what);
 
 //===--- Importer ---------------------------------------------------------===//
 
+/// What the importer knows of a MIL list (make_list and the list ops,
+/// ListOps.cpp). A list is held as one tensor [length, element dims...]
+/// (mlprog/Import/Common/Sequence.h), a NamedValue's `value`, once its
+/// element shape is known.
+struct ListInfo {
+  /// make_list's dynamic_length: whether a write past the end grows the
+  /// list (the tensor's extent 0 is then dynamic once it may have grown).
+  bool dynamicLength = true;
+  /// Set while the element shape is unknown (make_list with a symbolic
+  /// elem_shape, before the first list_write/list_scatter fixes it; the
+  /// NamedValue's `value` is null meanwhile): the length (index) and the
+  /// element type.
+  mlir::Value pendingLength;
+  mlir::Type elementType;
+};
+
 /// A named value in scope: its SSA value and, for `const` outputs and
-/// immediate bindings, the compile-time value it came from.
+/// immediate bindings, the compile-time value it came from; for MIL lists,
+/// what ListInfo says.
 struct NamedValue {
   mlir::Value value;
   const mil::Value *constant = nullptr;
+  std::optional<ListInfo> list;
 };
 
 class ProgramImporter {
@@ -105,9 +123,9 @@ public:
                    llvm::StringRef name);
 
   /// Imports the operations of `block` in a new scope whose block inputs
-  /// are bound to `inputs`, and returns the values of its outputs.
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  importBlock(const mil::Block &block, mlir::ValueRange inputs,
+  /// are bound to `inputs` (tensors or lists), and returns its outputs.
+  mlir::FailureOr<llvm::SmallVector<NamedValue>>
+  importBlock(const mil::Block &block, llvm::ArrayRef<NamedValue> inputs,
               mlir::Location loc);
 
   mlir::MLIRContext *ctx;
@@ -170,6 +188,15 @@ public:
   mlir::FailureOr<mlir::Value> optionalInput(llvm::StringRef name);
   /// All tensors bound to (variadic) parameter `name`.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> inputs(llvm::StringRef name);
+  /// The single value bound to parameter `name`, a tensor or a list (a
+  /// list's `value` is null while its element shape is unknown).
+  mlir::FailureOr<NamedValue> namedInput(llvm::StringRef name);
+  /// All values (tensors or lists) bound to (variadic) parameter `name`.
+  mlir::FailureOr<llvm::SmallVector<NamedValue>>
+  namedInputs(llvm::StringRef name);
+  /// The compile-time value bound to `name` if it is one (an immediate or a
+  /// `const` output), else null; never an error.
+  const mil::Value *peekConstant(llvm::StringRef name) const;
 
   /// Compile-time values of parameter `name`; `dflt` when it is absent (an
   /// error when it is absent without a default, or not a compile-time
@@ -194,6 +221,9 @@ public:
   unsigned numOutputs() const { return op.outputs_size(); }
   /// Binds output `i` (must be declared) to `value`.
   mlir::LogicalResult setResult(unsigned i, mlir::FailureOr<mlir::Value> value);
+  /// Binds output `i` to `value`, a tensor (as setResult) or a list (its
+  /// declared type must then be a MIL list type).
+  mlir::LogicalResult setNamedResult(unsigned i, const NamedValue &value);
   /// Binds output `i` to a compile-time value (const).
   mlir::LogicalResult setConstantResult(unsigned i, mlir::Value value,
                                         const mil::Value *constant);
@@ -205,6 +235,8 @@ private:
   const mil::Argument::Binding *single(llvm::StringRef name);
   mlir::FailureOr<mlir::Value> resolve(const mil::Argument::Binding &binding,
                                        llvm::StringRef param);
+  mlir::FailureOr<NamedValue>
+  resolveNamed(const mil::Argument::Binding &binding, llvm::StringRef param);
 };
 
 /// Imports one operation; emits diagnostics at `ctx.loc` and fails on error.
@@ -247,6 +279,25 @@ void registerControlFlowOps(OpTable &table);
 /// CompressionOps.cpp: the constexpr_* weight decompression ops of iOS16
 /// and iOS18 (affine and blockwise dequantize, LUT, sparse, cast).
 void registerCompressionOps(OpTable &table);
+/// The element type of the MIL list type `type` (unknown dims dynamic); an
+/// error when `type` is not a list of tensors. `what` names the value.
+mlir::FailureOr<mlir::RankedTensorType>
+convertListElementType(mlir::Location loc, mlir::MLIRContext *ctx,
+                       const mil::ValueType &type, llvm::StringRef what);
+
+/// `list` with its tensor made: a list whose element shape is still unknown
+/// (ListInfo::pendingLength) gets zero elements of the static element type
+/// that `declared` (a MIL list type, may be null) gives, else of `inferred`
+/// (may be null); a located "unsupported" error when neither is static.
+/// Other lists are returned as is.
+mlir::FailureOr<NamedValue>
+materializeList(OpContext &ctx, const NamedValue &list,
+                const mil::ValueType *declared, llvm::StringRef what,
+                mlir::RankedTensorType inferred = {});
+
+/// ListOps.cpp: make_list, list_length, list_read, list_write, list_gather,
+/// list_scatter.
+void registerListOps(OpTable &table);
 
 } // namespace mlprog::mil_import
 

@@ -26,6 +26,7 @@ const OpTable &getOpTable() {
     registerCreationOps(t);
     registerControlFlowOps(t);
     registerCompressionOps(t);
+    registerListOps(t);
     return t;
   }();
   return table;

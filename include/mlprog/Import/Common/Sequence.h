@@ -1,0 +1,103 @@
+//===- Sequence.h - Tensor sequences (lists, tensor arrays) -----*- C++ -*-===//
+//
+// Format-independent builders for sequences of tensors that share one
+// element type and one shape (MIL lists, TensorFlow TensorArrays/TensorLists,
+// ONNX sequences of uniform tensors). A sequence of n elements of shape
+// [D...] is held as ONE ranked tensor [n, D...]: reading an element is a
+// rank-reducing tensor.extract_slice, writing one a tensor.insert_slice, so a
+// sequence carried through scf.while/scf.if is an ordinary loop-carried
+// tensor and one-shot bufferization updates it in place. Extent 0 is static
+// when the length is known at import time, dynamic otherwise (a sequence that
+// may grow).
+//
+// Elements never written read as zero (the formats leave them undefined).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_SEQUENCE_H
+#define MLPROG_IMPORT_COMMON_SEQUENCE_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlprog {
+
+/// The tensor type of a sequence of `length` (ShapedType::kDynamic when not
+/// known at import time) elements of type `element`: [length, element dims].
+mlir::RankedTensorType getSequenceType(mlir::RankedTensorType element,
+                                       int64_t length);
+
+/// A sequence of `length` (an attribute or an index Value, >= 0) zero
+/// elements of type `element` (its dims may be dynamic only if `elementSizes`
+/// gives them: one OpFoldResult per element dim, or empty for a static
+/// element shape).
+/// Errors: a negative static length, dynamic element dims without sizes.
+/// Spec: MIL make_list (iOS15); ONNX SequenceEmpty (length 0);
+/// tf.TensorArray(size=n) / TensorListReserve.
+mlir::FailureOr<mlir::Value>
+buildSequenceEmpty(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::RankedTensorType element, mlir::OpFoldResult length,
+                   llvm::ArrayRef<mlir::OpFoldResult> elementSizes = {});
+
+/// The number of elements of `seq`, an index (a constant when static).
+/// Spec: MIL list_length; ONNX SequenceLength; TensorListLength.
+mlir::Value buildSequenceLength(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value seq);
+
+/// Element `index` of `seq` (an attribute or an index Value). A static index
+/// must be in [-n, n) when n is static (negative counts from the end); a
+/// run-time index is wrapped the same way and then clamped into [0, n) so
+/// that a bad index never reads outside the sequence (a sequence of run-time
+/// length that is empty reads as zeros).
+/// Errors: a static index out of range, a non-sequence `seq` (rank 0).
+/// Spec: MIL list_read; ONNX SequenceAt; TensorListGetItem.
+mlir::FailureOr<mlir::Value> buildSequenceAt(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             mlir::Value seq,
+                                             mlir::OpFoldResult index);
+
+/// `seq` with element `index` (in [0, n)) replaced by `element`, whose type
+/// must match the sequence's element type (dynamic dims are compatible with
+/// any extent). When `growable`, a write at index >= n first extends the
+/// sequence to index + 1 elements (the new ones zero); otherwise a write
+/// outside [0, n) is skipped (a static one is an error). A negative index is
+/// always an error when static, and skipped at run time.
+/// The result has a dynamic extent 0 unless the new length is static.
+/// Note: ONNX SequenceInsert inserts (shifting later elements); this
+/// overwrites.
+/// Errors: element type or shape mismatch; a static index out of range.
+/// Spec: MIL list_write (dynamic_length selects `growable`);
+/// TensorListSetItem / TensorArray.write.
+mlir::FailureOr<mlir::Value>
+buildSequenceSet(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq,
+                 mlir::OpFoldResult index, mlir::Value element, bool growable);
+
+/// The elements at `indices` (1-D signless integer tensor [k]) stacked into
+/// one tensor [k, element dims] (buildGather along dim 0: negative indices
+/// count from the end, out-of-range ones clamp).
+/// Spec: MIL list_gather; TensorListGather / TensorArray.gather / stack.
+mlir::FailureOr<mlir::Value> buildSequenceGather(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 mlir::Value seq,
+                                                 mlir::Value indices);
+
+/// `seq` with element indices[j] replaced by elements[j] for every j
+/// (`indices` 1-D signless integer [k], `elements` [k, element dims] of the
+/// sequence's element type; later duplicates win). When `growable`, the
+/// sequence is first extended to max(indices) + 1 elements if that is longer
+/// (from the static indices when `indices` is a constant, otherwise at run
+/// time); positions still out of range are skipped (buildScatterND).
+/// Errors: rank, shape or element type mismatches.
+/// Spec: MIL list_scatter (dynamic_length selects `growable`);
+/// TensorListScatter / TensorArray.scatter / unstack.
+mlir::FailureOr<mlir::Value>
+buildSequenceScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq,
+                     mlir::Value indices, mlir::Value elements, bool growable);
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_SEQUENCE_H
