@@ -24,6 +24,7 @@ const OpTable &getOpTable() {
     registerSliceGatherOps(t);
     registerCreationOps(t);
     registerControlFlowOps(t);
+    registerStateOps(t);
     return t;
   }();
   return table;
