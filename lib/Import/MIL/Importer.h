@@ -250,7 +250,7 @@ void registerSliceGatherOps(OpTable &table);
 void registerCreationOps(OpTable &table);
 /// ControlFlowOps.cpp: cond, while_loop.
 void registerControlFlowOps(OpTable &table);
-/// StateOps.cpp: read_state, coreml_update_state.
+/// StateOps.cpp: read_state, coreml_update_state, write_state.
 void registerStateOps(OpTable &table);
 
 } // namespace mlprog::mil_import

@@ -5,7 +5,8 @@
 // `ml_program.global` (zeros, as Core ML's make_state() gives), shared by
 // the functions of the program (DESIGN.md rule 5, docs/state.md).
 // `read_state` loads it with `global_load`; `coreml_update_state` stores
-// its value with `global_store` and returns that value.
+// its value with `global_store` and returns that value; `write_state`, the
+// form coremltools saves it in (with a read_state after it), only stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,10 +73,12 @@ LogicalResult importReadState(OpContext &ctx) {
                               .getResult());
 }
 
-/// coreml_update_state(state: state<tensor>, value: tensor) -> value.
-LogicalResult importUpdateState(OpContext &ctx) {
-  FailureOr<GlobalOp> global = stateParam(ctx, "state");
-  FailureOr<Value> value = ctx.input("value");
+/// Stores parameter `valueName` into the state bound to parameter
+/// `stateName`; returns the stored value.
+FailureOr<Value> storeState(OpContext &ctx, StringRef stateName,
+                            StringRef valueName) {
+  FailureOr<GlobalOp> global = stateParam(ctx, stateName);
+  FailureOr<Value> value = ctx.input(valueName);
   if (failed(global) || failed(value))
     return failure();
   Type type = global->getType();
@@ -91,7 +94,23 @@ LogicalResult importUpdateState(OpContext &ctx) {
   GlobalStoreOp::create(ctx.b, ctx.loc,
                         FlatSymbolRefAttr::get(global->getSymNameAttr()),
                         stored);
+  return *value;
+}
+
+/// coreml_update_state(state: state<tensor>, value: tensor) -> value: the
+/// builder's form.
+LogicalResult importUpdateState(OpContext &ctx) {
+  FailureOr<Value> value = storeState(ctx, "state", "value");
+  if (failed(value))
+    return failure();
   return ctx.numOutputs() ? ctx.setResult(0, *value) : success();
+}
+
+/// write_state(input: state<tensor>, data: tensor): the form coremltools
+/// saves coreml_update_state as (followed by a read_state where the value
+/// is used).
+LogicalResult importWriteState(OpContext &ctx) {
+  return success(succeeded(storeState(ctx, "input", "data")));
 }
 
 } // namespace
@@ -100,6 +119,7 @@ void registerStateOps(OpTable &table) {
   table.add({
       {"coreml_update_state", importUpdateState},
       {"read_state", importReadState},
+      {"write_state", importWriteState},
   });
 }
 
