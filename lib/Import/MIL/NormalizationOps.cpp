@@ -49,12 +49,21 @@ Type computeTypeFor(OpContext &ctx, Value x) {
 }
 
 /// Runs `build` on `x` and `params` converted to computeTypeFor(x) and
-/// converts its result back to x's element type.
+/// converts its result to the element type the op declares for its output
+/// (x's when that is not a float tensor type: coremltools may declare an
+/// fp16 result for an fp32 x with fp16 parameters).
 LogicalResult
 normalizeIn(OpContext &ctx, Value x, SmallVector<Value> params,
             llvm::function_ref<FailureOr<Value>(Value, ArrayRef<Value>)>
                 build) {
   Type et = typeOf(x).getElementType(), ct = computeTypeFor(ctx, x);
+  if (ctx.numOutputs() && ctx.op.outputs(0).type().has_tensortype()) {
+    FailureOr<Type> declared =
+        convertDataType(ctx.loc, ctx.b.getContext(),
+                        ctx.op.outputs(0).type().tensortype().datatype());
+    if (succeeded(declared) && isa<FloatType>(*declared))
+      et = *declared;
+  }
   FailureOr<Value> cx = convertTo(ctx, x, ct);
   if (failed(cx))
     return failure();
