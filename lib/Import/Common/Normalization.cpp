@@ -365,8 +365,8 @@ FailureOr<Value> mlprog::buildGroupNorm(OpBuilder &b, Location loc, Value x,
   return mergeDims(b, loc, *y, 1);
 }
 
-FailureOr<Value> mlprog::buildL2Normalize(OpBuilder &b, Location loc,
-                                          Value x, ArrayRef<int64_t> axes,
+FailureOr<Value> mlprog::buildL2Normalize(OpBuilder &b, Location loc, Value x,
+                                          ArrayRef<int64_t> axes,
                                           double epsilon) {
   if (!isa_and_nonnull<FloatType>(elementTypeOf(x)))
     return emitError(loc) << "l2 normalization needs a float tensor, got "

@@ -50,9 +50,8 @@ LogicalResult importMatMul(OpContext &ctx) {
   if (typeOf(*x).getElementType() != typeOf(*y).getElementType()) {
     if (!ctx.numOutputs())
       return emitError(ctx.loc) << "matmul declares no output";
-    FailureOr<RankedTensorType> out =
-        convertValueType(ctx.loc, ctx.b.getContext(), ctx.op.outputs(0).type(),
-                         "matmul output");
+    FailureOr<RankedTensorType> out = convertValueType(
+        ctx.loc, ctx.b.getContext(), ctx.op.outputs(0).type(), "matmul output");
     if (failed(out) || failed(x = convertTo(ctx, *x, out->getElementType())) ||
         failed(y = convertTo(ctx, *y, out->getElementType())))
       return failure();
@@ -102,9 +101,9 @@ LogicalResult importEinsum(OpContext &ctx) {
   Value x = (*values)[0], y = (*values)[1];
   int64_t rank = rankOf(x);
   if (rankOf(y) != rank || (rank != 3 && rank != 4))
-    return emitError(ctx.loc) << "unsupported einsum of " << x.getType()
-                              << " and " << y.getType()
-                              << " (two operands of rank 3 or 4)";
+    return emitError(ctx.loc)
+           << "unsupported einsum of " << x.getType() << " and " << y.getType()
+           << " (two operands of rank 3 or 4)";
   // Expand dims -2 (and -4) to the larger static extent where one is 1.
   SmallVector<int64_t> xShape(rank, -1), yShape(rank, -1);
   bool expandX = false, expandY = false;
@@ -118,10 +117,10 @@ LogicalResult importEinsum(OpContext &ctx) {
       expandY = true;
     }
   }
-  FailureOr<Value> xe = expandX ? buildExpand(ctx.b, ctx.loc, x, xShape)
-                                : FailureOr<Value>(x);
-  FailureOr<Value> ye = expandY ? buildExpand(ctx.b, ctx.loc, y, yShape)
-                                : FailureOr<Value>(y);
+  FailureOr<Value> xe =
+      expandX ? buildExpand(ctx.b, ctx.loc, x, xShape) : FailureOr<Value>(x);
+  FailureOr<Value> ye =
+      expandY ? buildExpand(ctx.b, ctx.loc, y, yShape) : FailureOr<Value>(y);
   if (failed(xe) || failed(ye))
     return failure();
   return ctx.setResult(

@@ -212,12 +212,11 @@ FailureOr<Value> channelParam(OpContext &ctx, Value x, StringRef name) {
   RankedTensorType xt = typeOf(x), pt = typeOf(*param);
   if (xt.getRank() < 2)
     return emitError(ctx.loc) << "expected x of rank >= 2, got " << xt;
-  if (pt.getRank() != 1 ||
-      (!xt.isDynamicDim(1) && !pt.isDynamicDim(0) &&
-       pt.getDimSize(0) != xt.getDimSize(1)))
+  if (pt.getRank() != 1 || (!xt.isDynamicDim(1) && !pt.isDynamicDim(0) &&
+                            pt.getDimSize(0) != xt.getDimSize(1)))
     return emitError(ctx.loc)
-           << "'" << name << "' must be [C] with C = dim 1 of x "
-           << xt << ", got " << pt;
+           << "'" << name << "' must be [C] with C = dim 1 of x " << xt
+           << ", got " << pt;
   FailureOr<Value> converted =
       buildConvertElementType(ctx.b, ctx.loc, *param, xt.getElementType());
   if (failed(converted))
@@ -257,8 +256,8 @@ LogicalResult importSoftplusParametric(OpContext &ctx) {
   if (failed(soft))
     return failure();
   return ctx.setResult(
-      0, buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Mul, *soft,
-                                *alpha));
+      0,
+      buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Mul, *soft, *alpha));
 }
 
 LogicalResult importIdentity(OpContext &ctx) {

@@ -264,9 +264,9 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   llvm::scope_exit popScope([&] { scopes.pop_back(); });
   auto arg = entry->args_begin();
   for (const mil::NamedValueType &input : function.inputs())
-    if (input.type().has_statetype() ? failed(declareState(input))
-                                     : failed(define(locFor(input.name()),
-                                                     input.name(), {*arg++})))
+    if (input.type().has_statetype()
+            ? failed(declareState(input))
+            : failed(define(locFor(input.name()), input.name(), {*arg++})))
       return failure();
   FailureOr<SmallVector<Value>> outputs = importBlock(block->second, {}, loc);
   if (failed(outputs))

@@ -52,10 +52,9 @@ Type computeTypeFor(OpContext &ctx, Value x) {
 /// converts its result to the element type the op declares for its output
 /// (x's when that is not a float tensor type: coremltools may declare an
 /// fp16 result for an fp32 x with fp16 parameters).
-LogicalResult
-normalizeIn(OpContext &ctx, Value x, SmallVector<Value> params,
-            llvm::function_ref<FailureOr<Value>(Value, ArrayRef<Value>)>
-                build) {
+LogicalResult normalizeIn(
+    OpContext &ctx, Value x, SmallVector<Value> params,
+    llvm::function_ref<FailureOr<Value>(Value, ArrayRef<Value>)> build) {
   Type et = typeOf(x).getElementType(), ct = computeTypeFor(ctx, x);
   if (ctx.numOutputs() && ctx.op.outputs(0).type().has_tensortype()) {
     FailureOr<Type> declared =
@@ -93,12 +92,11 @@ LogicalResult importBatchNorm(OpContext &ctx) {
            << "batch_norm needs a static channel dim, got " << x->getType();
   Value g = *gamma ? *gamma : channelConstant(ctx, *x, 1.0);
   Value bt = *beta ? *beta : channelConstant(ctx, *x, 0.0);
-  return normalizeIn(
-      ctx, *x, {g, bt, *mean, *var},
-      [&](Value cx, ArrayRef<Value> p) {
-        return buildBatchNormInference(ctx.b, ctx.loc, cx, p[0], p[1], p[2],
-                                       p[3], *eps);
-      });
+  return normalizeIn(ctx, *x, {g, bt, *mean, *var},
+                     [&](Value cx, ArrayRef<Value> p) {
+                       return buildBatchNormInference(ctx.b, ctx.loc, cx, p[0],
+                                                      p[1], p[2], p[3], *eps);
+                     });
 }
 
 LogicalResult importInstanceNorm(OpContext &ctx) {
@@ -108,11 +106,10 @@ LogicalResult importInstanceNorm(OpContext &ctx) {
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
   if (failed(x) || failed(gamma) || failed(beta) || failed(eps))
     return failure();
-  return normalizeIn(ctx, *x, {*gamma, *beta},
-                     [&](Value cx, ArrayRef<Value> p) {
-                       return buildInstanceNorm(ctx.b, ctx.loc, cx, p[0], p[1],
-                                                *eps);
-                     });
+  return normalizeIn(
+      ctx, *x, {*gamma, *beta}, [&](Value cx, ArrayRef<Value> p) {
+        return buildInstanceNorm(ctx.b, ctx.loc, cx, p[0], p[1], *eps);
+      });
 }
 
 LogicalResult importLayerNorm(OpContext &ctx) {
@@ -124,15 +121,14 @@ LogicalResult importLayerNorm(OpContext &ctx) {
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
   if (failed(x) || failed(gamma) || failed(beta) || failed(axes) || failed(eps))
     return failure();
-  return normalizeIn(
-      ctx, *x, {*gamma, *beta},
-      [&](Value cx, ArrayRef<Value> p) -> FailureOr<Value> {
-        FailureOr<LayerNormResult> r =
-            buildLayerNorm(ctx.b, ctx.loc, cx, *axes, p[0], p[1], *eps);
-        if (failed(r))
-          return failure();
-        return r->y;
-      });
+  return normalizeIn(ctx, *x, {*gamma, *beta},
+                     [&](Value cx, ArrayRef<Value> p) -> FailureOr<Value> {
+                       FailureOr<LayerNormResult> r = buildLayerNorm(
+                           ctx.b, ctx.loc, cx, *axes, p[0], p[1], *eps);
+                       if (failed(r))
+                         return failure();
+                       return r->y;
+                     });
 }
 
 /// l2_norm(x [*B, D1, D2, D3], epsilon = 1e-6): each batch entry divided by
@@ -172,8 +168,8 @@ LogicalResult importLocalResponseNorm(OpContext &ctx) {
       return failure();
     input = *batched;
   }
-  FailureOr<Value> y = buildLRN(ctx.b, ctx.loc, input, *size, *alpha, *beta,
-                                *k, /*extraBefore=*/true);
+  FailureOr<Value> y = buildLRN(ctx.b, ctx.loc, input, *size, *alpha, *beta, *k,
+                                /*extraBefore=*/true);
   if (failed(y) || rank == 4)
     return ctx.setResult(0, y);
   return ctx.setResult(0, buildSqueeze(ctx.b, ctx.loc, *y, {0}));

@@ -70,9 +70,9 @@ template <bool IsMax> LogicalResult importArgReduce(OpContext &ctx) {
       buildArgReduce(ctx.b, ctx.loc, *x, *axis, *keepDims, IsMax);
   if (failed(index))
     return failure();
-  return ctx.setResult(0, buildConvertElementType(
-                              ctx.b, ctx.loc, *index,
-                              ctx.b.getIntegerType(width), false, width == 16));
+  return ctx.setResult(0, buildConvertElementType(ctx.b, ctx.loc, *index,
+                                                  ctx.b.getIntegerType(width),
+                                                  false, width == 16));
 }
 
 } // namespace

@@ -24,8 +24,8 @@ LogicalResult ProgramImporter::declareState(const mil::NamedValueType &input) {
   if (!wrapped.has_tensortype())
     return emitError(loc) << "unsupported state '" << input.name()
                           << "': only tensor states are supported";
-  FailureOr<RankedTensorType> type = convertValueType(
-      loc, ctx, wrapped, "state '" + input.name() + "'");
+  FailureOr<RankedTensorType> type =
+      convertValueType(loc, ctx, wrapped, "state '" + input.name() + "'");
   if (failed(type))
     return failure();
   if (!type->hasStaticShape())
@@ -33,16 +33,15 @@ LogicalResult ProgramImporter::declareState(const mil::NamedValueType &input) {
                           << "' of dynamic shape " << *type;
   if (GlobalOp existing = states.lookup(input.name())) {
     if (existing.getType() != *type)
-      return emitError(loc) << "state '" << input.name() << "' is " << *type
-                            << " here but " << existing.getType()
-                            << " in another function";
+      return emitError(loc)
+             << "state '" << input.name() << "' is " << *type << " here but "
+             << existing.getType() << " in another function";
     return success();
   }
   Attribute zeros = DenseElementsAttr::get(
       *type, cast<TypedAttr>(builder.getZeroAttr(type->getElementType())));
-  states[input.name()] =
-      programBuilder.createGlobal(globalBuilder, loc, input.name(), *type,
-                                  zeros, /*isMutable=*/true);
+  states[input.name()] = programBuilder.createGlobal(
+      globalBuilder, loc, input.name(), *type, zeros, /*isMutable=*/true);
   return success();
 }
 
@@ -67,10 +66,10 @@ LogicalResult importReadState(OpContext &ctx) {
   FailureOr<GlobalOp> global = stateParam(ctx, "input");
   if (failed(global))
     return failure();
-  return ctx.setResult(0, GlobalLoadOp::create(
-                              ctx.b, ctx.loc, global->getType(),
+  return ctx.setResult(
+      0, GlobalLoadOp::create(ctx.b, ctx.loc, global->getType(),
                               FlatSymbolRefAttr::get(global->getSymNameAttr()))
-                              .getResult());
+             .getResult());
 }
 
 /// Stores parameter `valueName` into the state bound to parameter
@@ -86,14 +85,12 @@ FailureOr<Value> storeState(OpContext &ctx, StringRef stateName,
   if (stored.getType() != type) {
     if (!tensor::CastOp::areCastCompatible(stored.getType(), type))
       return emitError(ctx.loc)
-             << "value of type " << stored.getType()
-             << " cannot update state '" << global->getSymName() << "' of type "
-             << type;
+             << "value of type " << stored.getType() << " cannot update state '"
+             << global->getSymName() << "' of type " << type;
     stored = tensor::CastOp::create(ctx.b, ctx.loc, type, stored);
   }
-  GlobalStoreOp::create(ctx.b, ctx.loc,
-                        FlatSymbolRefAttr::get(global->getSymNameAttr()),
-                        stored);
+  GlobalStoreOp::create(
+      ctx.b, ctx.loc, FlatSymbolRefAttr::get(global->getSymNameAttr()), stored);
   return *value;
 }
 
