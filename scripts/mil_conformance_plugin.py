@@ -183,11 +183,23 @@ def compare_backend(mlmodel, input_key_values, expected_outputs,
     _state["compared"] = _state.get("compared", 0) + 1
 
 
+def make_state(mlmodel):
+    """mlprog's stand-in for `MLModel.make_state` (macOS 15+ only): a Core ML
+    state lives in the compiled program's mutable globals, zeros when the
+    program is compiled, so a fresh state is a fresh compile."""
+    cached = _state.get("exe")
+    if cached is not None and cached[0] is mlmodel:
+        _state.pop("exe")
+    return object()
+
+
 def pytest_configure(config):
     import coremltools.converters.mil.mil.ops.tests.testing_utils as op_utils
     import coremltools.converters.mil.testing_utils as utils
+    from coremltools.models import MLModel
     utils.compare_backend = compare_backend
     op_utils.compare_backend = compare_backend
+    MLModel.make_state = make_state
 
 
 # Test ids are pytest's node ids relative to coremltools' op test folder

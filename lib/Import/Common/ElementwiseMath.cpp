@@ -265,6 +265,23 @@ FailureOr<Value> mlprog::buildParamActivation(OpBuilder &b, Location loc,
           return arith::SelectOp::create(
               nb, nl, cmp(arith::CmpFPredicate::OLT, v, c(-alpha)), low, r);
         }
+        case ParamActivationKind::ThresholdedReluInclusive:
+          return arith::SelectOp::create(
+              nb, nl, cmp(arith::CmpFPredicate::OGE, v, c(alpha)), v, c(0.0));
+        case ParamActivationKind::ClampedRelu: {
+          Value scaled = arith::MulFOp::create(nb, nl, v, c(alpha));
+          Value y = arith::SelectOp::create(
+              nb, nl, cmp(arith::CmpFPredicate::OGE, v, c(0.0)), v, scaled);
+          return arith::MinimumFOp::create(nb, nl, y, c(beta));
+        }
+        case ParamActivationKind::ScaledTanh:
+          return arith::MulFOp::create(
+              nb, nl, c(alpha),
+              math::TanhOp::create(nb, nl,
+                                   arith::MulFOp::create(nb, nl, v, c(beta))));
+        case ParamActivationKind::Affine:
+          return arith::AddFOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, v, c(alpha)), c(beta));
         case ParamActivationKind::Celu: {
           Value e = math::ExpOp::create(
               nb, nl, arith::DivFOp::create(nb, nl, v, c(alpha)));

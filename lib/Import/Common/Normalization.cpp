@@ -365,6 +365,25 @@ FailureOr<Value> mlprog::buildGroupNorm(OpBuilder &b, Location loc, Value x,
   return mergeDims(b, loc, *y, 1);
 }
 
+FailureOr<Value> mlprog::buildL2Normalize(OpBuilder &b, Location loc, Value x,
+                                          ArrayRef<int64_t> axes,
+                                          double epsilon) {
+  if (!isa_and_nonnull<FloatType>(elementTypeOf(x)))
+    return emitError(loc) << "l2 normalization needs a float tensor, got "
+                          << x.getType();
+  FailureOr<Value> sumSq =
+      buildNormReduce(b, loc, NormReduceKind::SumSquare, x, axes, true);
+  if (failed(sumSq))
+    return failure();
+  FailureOr<Value> shifted = buildAddScalar(b, loc, *sumSq, epsilon);
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> inv = buildPointwise(b, loc, PointwiseKind::Rsqrt, *shifted);
+  if (failed(inv))
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Mul, x, *inv);
+}
+
 FailureOr<Value>
 mlprog::buildMeanVarianceNormalization(OpBuilder &b, Location loc, Value x,
                                        ArrayRef<int64_t> axes) {
@@ -394,7 +413,7 @@ mlprog::buildMeanVarianceNormalization(OpBuilder &b, Location loc, Value x,
 
 FailureOr<Value> mlprog::buildLRN(OpBuilder &b, Location loc, Value x,
                                   int64_t size, double alpha, double beta,
-                                  double bias) {
+                                  double bias, bool extraBefore) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || type.getRank() < 3 || !isa<FloatType>(type.getElementType()))
     return emitError(loc) << "LRN needs a float tensor of rank >= 3, got "
@@ -405,8 +424,10 @@ FailureOr<Value> mlprog::buildLRN(OpBuilder &b, Location loc, Value x,
   int64_t rank = type.getRank();
   Value sq = binaryOrNull(b, loc, BinaryOpKind::Mul, x, x);
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
-  low[1] = (size - 1) / 2;
-  high[1] = size - 1 - low[1];
+  high[1] = (size - 1) / 2;
+  low[1] = size - 1 - high[1];
+  if (!extraBefore)
+    std::swap(low[1], high[1]);
   Value padded = padStatic(b, loc, sq, low, high, b.getZeroAttr(et));
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> inExprs, outExprs;

@@ -1,6 +1,6 @@
 //===- ContractionOps.cpp - MIL matmul and linear -------------------------===//
 //
-// matmul (with transpose_x/transpose_y) and linear.
+// matmul (with transpose_x/transpose_y), linear and einsum.
 //
 // Handlers read the op's named arguments and compile-time parameters
 // (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
@@ -32,12 +32,30 @@ FailureOr<Value> transposeLast2(OpContext &ctx, Value x) {
   return buildTranspose(ctx.b, ctx.loc, x, perm);
 }
 
+/// `v` converted to element type `et`.
+FailureOr<Value> convertTo(OpContext &ctx, Value v, Type et) {
+  if (!v || typeOf(v).getElementType() == et)
+    return v;
+  return buildConvertElementType(ctx.b, ctx.loc, v, et);
+}
+
+/// matmul(x, y, transpose_x, transpose_y). iOS17 lets the const operand
+/// have another dtype; the product has the declared output's.
 LogicalResult importMatMul(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x"), y = ctx.input("y");
   FailureOr<bool> tx = ctx.getBool("transpose_x", false),
                   ty = ctx.getBool("transpose_y", false);
   if (failed(x) || failed(y) || failed(tx) || failed(ty))
     return failure();
+  if (typeOf(*x).getElementType() != typeOf(*y).getElementType()) {
+    if (!ctx.numOutputs())
+      return emitError(ctx.loc) << "matmul declares no output";
+    FailureOr<RankedTensorType> out = convertValueType(
+        ctx.loc, ctx.b.getContext(), ctx.op.outputs(0).type(), "matmul output");
+    if (failed(out) || failed(x = convertTo(ctx, *x, out->getElementType())) ||
+        failed(y = convertTo(ctx, *y, out->getElementType())))
+      return failure();
+  }
   if (*tx && failed(x = transposeLast2(ctx, *x)))
     return failure();
   if (*ty && failed(y = transposeLast2(ctx, *y)))
@@ -54,6 +72,11 @@ LogicalResult importLinear(OpContext &ctx) {
   if (rankOf(*w) != 2)
     return emitError(ctx.loc)
            << "linear weight must be 2-D, got " << w->getType();
+  // iOS17: weight and bias may have another dtype than x (and the result).
+  Type et = typeOf(*x).getElementType();
+  if (failed(w = convertTo(ctx, *w, et)) ||
+      failed(bias = convertTo(ctx, *bias, et)))
+    return failure();
   FailureOr<Value> wt = buildTranspose(ctx.b, ctx.loc, *w, {1, 0});
   if (failed(wt))
     return failure();
@@ -64,10 +87,51 @@ LogicalResult importLinear(OpContext &ctx) {
       0, buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Add, *y, *bias));
 }
 
+/// einsum(values = (x, y), equation): the iOS15 forms "nchw,nwhu->nchu"
+/// (rank 4) and "chw,whr->chr" (rank 3) under any letters, where an extent
+/// 1 of n or h (dims -4 and -2) broadcasts to the other operand's.
+LogicalResult importEinsum(OpContext &ctx) {
+  FailureOr<SmallVector<Value>> values = ctx.inputs("values");
+  FailureOr<std::string> equation = ctx.getString("equation");
+  if (failed(values) || failed(equation))
+    return failure();
+  if (values->size() != 2)
+    return emitError(ctx.loc)
+           << "einsum takes two values, got " << values->size();
+  Value x = (*values)[0], y = (*values)[1];
+  int64_t rank = rankOf(x);
+  if (rankOf(y) != rank || (rank != 3 && rank != 4))
+    return emitError(ctx.loc)
+           << "unsupported einsum of " << x.getType() << " and " << y.getType()
+           << " (two operands of rank 3 or 4)";
+  // Expand dims -2 (and -4) to the larger static extent where one is 1.
+  SmallVector<int64_t> xShape(rank, -1), yShape(rank, -1);
+  bool expandX = false, expandY = false;
+  for (int64_t d = rank == 4 ? 0 : rank - 2; d < rank; d += 2) {
+    int64_t xd = typeOf(x).getDimSize(d), yd = typeOf(y).getDimSize(d);
+    if (xd == 1 && yd != 1 && !ShapedType::isDynamic(yd)) {
+      xShape[d] = yd;
+      expandX = true;
+    } else if (yd == 1 && xd != 1 && !ShapedType::isDynamic(xd)) {
+      yShape[d] = xd;
+      expandY = true;
+    }
+  }
+  FailureOr<Value> xe =
+      expandX ? buildExpand(ctx.b, ctx.loc, x, xShape) : FailureOr<Value>(x);
+  FailureOr<Value> ye =
+      expandY ? buildExpand(ctx.b, ctx.loc, y, yShape) : FailureOr<Value>(y);
+  if (failed(xe) || failed(ye))
+    return failure();
+  return ctx.setResult(
+      0, buildEinsum(ctx.b, ctx.loc, *equation, ValueRange{*xe, *ye}));
+}
+
 } // namespace
 
 void registerContractionOps(OpTable &table) {
   table.add({
+      {"einsum", importEinsum},
       {"linear", importLinear},
       {"matmul", importMatMul},
   });

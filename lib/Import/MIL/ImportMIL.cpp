@@ -276,6 +276,8 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   }
   SmallVector<Type> argTypes;
   for (const mil::NamedValueType &input : function.inputs()) {
+    if (input.type().has_statetype()) // A global, not an argument.
+      continue;
     FailureOr<RankedTensorType> type =
         convertValueType(locFor(input.name()), ctx, input.type(),
                          "function input '" + input.name() + "'");
@@ -294,8 +296,11 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   // Function inputs are the outermost scope of the block.
   scopes.emplace_back();
   llvm::scope_exit popScope([&] { scopes.pop_back(); });
-  for (auto [input, arg] : llvm::zip(function.inputs(), entry->getArguments()))
-    if (failed(define(locFor(input.name()), input.name(), {arg})))
+  auto arg = entry->args_begin();
+  for (const mil::NamedValueType &input : function.inputs())
+    if (input.type().has_statetype()
+            ? failed(declareState(input))
+            : failed(define(locFor(input.name()), input.name(), {*arg++})))
       return failure();
   FailureOr<SmallVector<NamedValue>> outputs =
       importBlock(block->second, {}, loc);
@@ -331,7 +336,8 @@ void ProgramImporter::markUnsignedBoundary(FuncOp func,
   SmallVector<bool> inputs, outputs;
   for (const mil::NamedValueType &input : function.inputs()) {
     declared[input.name()] = &input.type();
-    inputs.push_back(isUnsignedBoundaryType(input.type()));
+    if (!input.type().has_statetype())
+      inputs.push_back(isUnsignedBoundaryType(input.type()));
   }
   for (const mil::Operation &op : block.operations())
     for (const mil::NamedValueType &output : op.outputs())

@@ -128,6 +128,18 @@ public:
   importBlock(const mil::Block &block, llvm::ArrayRef<NamedValue> inputs,
               mlir::Location loc);
 
+  /// Core ML states (iOS18, StateOps.cpp): binds the function input
+  /// `input` of StateType (a wrapped tensor of static shape) to a private
+  /// mutable global of that tensor type, initially zeros, which read_state
+  /// loads and coreml_update_state stores. Functions of one program share
+  /// the global of a state name. Errors: a non-tensor or dynamically shaped
+  /// state, or one name with two types.
+  mlir::LogicalResult declareState(const mil::NamedValueType &input);
+  /// The global of state `name` (declareState), or null.
+  GlobalOp lookupState(llvm::StringRef name) const {
+    return states.lookup(name);
+  }
+
   mlir::MLIRContext *ctx;
   mlir::OpBuilder builder;
 
@@ -165,6 +177,8 @@ private:
   /// Symbols of the functions and globals.
   ProgramBuilder programBuilder;
   std::map<std::string, std::unique_ptr<mil::BlobFile>> blobFiles;
+  /// State input name -> its mutable global (declareState).
+  llvm::StringMap<GlobalOp> states;
 };
 
 /// One operation under import.
@@ -253,11 +267,12 @@ const OpTable &getOpTable();
 void registerElementwiseOps(OpTable &table);
 /// LogicOps.cpp: comparisons, logical ops, select.
 void registerLogicOps(OpTable &table);
-/// ReductionOps.cpp: reduce_*, softmax.
+/// ReductionOps.cpp: reduce_* (arg max/min and norms too), softmax.
 void registerReductionOps(OpTable &table);
-/// NormalizationOps.cpp: batch_norm, instance_norm, layer_norm.
+/// NormalizationOps.cpp: batch_norm, instance_norm, layer_norm, l2_norm,
+/// local_response_norm.
 void registerNormalizationOps(OpTable &table);
-/// ContractionOps.cpp: matmul, linear.
+/// ContractionOps.cpp: matmul, linear, einsum.
 void registerContractionOps(OpTable &table);
 /// ConvOps.cpp: conv, conv_transpose.
 void registerConvOps(OpTable &table);
@@ -298,6 +313,8 @@ materializeList(OpContext &ctx, const NamedValue &list,
 /// ListOps.cpp: make_list, list_length, list_read, list_write, list_gather,
 /// list_scatter.
 void registerListOps(OpTable &table);
+/// StateOps.cpp: read_state, coreml_update_state, write_state.
+void registerStateOps(OpTable &table);
 
 } // namespace mlprog::mil_import
 

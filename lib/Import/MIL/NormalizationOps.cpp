@@ -1,6 +1,6 @@
 //===- NormalizationOps.cpp - MIL normalization ops -----------------------===//
 //
-// batch_norm, instance_norm and layer_norm.
+// batch_norm, instance_norm, layer_norm, l2_norm and local_response_norm.
 //
 // Handlers read the op's named arguments and compile-time parameters
 // (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
@@ -13,6 +13,7 @@
 
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Normalization.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -31,6 +32,52 @@ Value channelConstant(OpContext &ctx, Value x, double value) {
                              ctx.b.getFloatAttr(t.getElementType(), value)));
 }
 
+/// `v` (may be null) converted to element type `et` (iOS17 lets the
+/// parameters' float type differ from x's).
+FailureOr<Value> convertTo(OpContext &ctx, Value v, Type et) {
+  if (!v)
+    return v;
+  return buildConvertElementType(ctx.b, ctx.loc, v, et);
+}
+
+/// The element type normalization statistics are computed in: f32 for f16
+/// `x`, whose sums of squares overflow f16 (65504) for inputs of magnitude
+/// 100 over a few dozen elements; x's own type otherwise.
+Type computeTypeFor(OpContext &ctx, Value x) {
+  Type et = typeOf(x).getElementType();
+  return et.isF16() ? ctx.b.getF32Type() : et;
+}
+
+/// Runs `build` on `x` and `params` converted to computeTypeFor(x) and
+/// converts its result to the element type the op declares for its output
+/// (x's when that is not a float tensor type: coremltools may declare an
+/// fp16 result for an fp32 x with fp16 parameters).
+LogicalResult normalizeIn(
+    OpContext &ctx, Value x, SmallVector<Value> params,
+    llvm::function_ref<FailureOr<Value>(Value, ArrayRef<Value>)> build) {
+  Type et = typeOf(x).getElementType(), ct = computeTypeFor(ctx, x);
+  if (ctx.numOutputs() && ctx.op.outputs(0).type().has_tensortype()) {
+    FailureOr<Type> declared =
+        convertDataType(ctx.loc, ctx.b.getContext(),
+                        ctx.op.outputs(0).type().tensortype().datatype());
+    if (succeeded(declared) && isa<FloatType>(*declared))
+      et = *declared;
+  }
+  FailureOr<Value> cx = convertTo(ctx, x, ct);
+  if (failed(cx))
+    return failure();
+  for (Value &p : params) {
+    FailureOr<Value> cp = convertTo(ctx, p, ct);
+    if (failed(cp))
+      return failure();
+    p = *cp;
+  }
+  FailureOr<Value> y = build(*cx, params);
+  if (failed(y))
+    return failure();
+  return ctx.setResult(0, convertTo(ctx, *y, et));
+}
+
 LogicalResult importBatchNorm(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x"), mean = ctx.input("mean"),
                    var = ctx.input("variance");
@@ -45,8 +92,11 @@ LogicalResult importBatchNorm(OpContext &ctx) {
            << "batch_norm needs a static channel dim, got " << x->getType();
   Value g = *gamma ? *gamma : channelConstant(ctx, *x, 1.0);
   Value bt = *beta ? *beta : channelConstant(ctx, *x, 0.0);
-  return ctx.setResult(
-      0, buildBatchNormInference(ctx.b, ctx.loc, *x, g, bt, *mean, *var, *eps));
+  return normalizeIn(ctx, *x, {g, bt, *mean, *var},
+                     [&](Value cx, ArrayRef<Value> p) {
+                       return buildBatchNormInference(ctx.b, ctx.loc, cx, p[0],
+                                                      p[1], p[2], p[3], *eps);
+                     });
 }
 
 LogicalResult importInstanceNorm(OpContext &ctx) {
@@ -56,8 +106,10 @@ LogicalResult importInstanceNorm(OpContext &ctx) {
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
   if (failed(x) || failed(gamma) || failed(beta) || failed(eps))
     return failure();
-  return ctx.setResult(
-      0, buildInstanceNorm(ctx.b, ctx.loc, *x, *gamma, *beta, *eps));
+  return normalizeIn(
+      ctx, *x, {*gamma, *beta}, [&](Value cx, ArrayRef<Value> p) {
+        return buildInstanceNorm(ctx.b, ctx.loc, cx, p[0], p[1], *eps);
+      });
 }
 
 LogicalResult importLayerNorm(OpContext &ctx) {
@@ -69,11 +121,58 @@ LogicalResult importLayerNorm(OpContext &ctx) {
   FailureOr<double> eps = ctx.getFloat("epsilon", 1e-5);
   if (failed(x) || failed(gamma) || failed(beta) || failed(axes) || failed(eps))
     return failure();
-  FailureOr<LayerNormResult> r =
-      buildLayerNorm(ctx.b, ctx.loc, *x, *axes, *gamma, *beta, *eps);
-  if (failed(r))
+  return normalizeIn(ctx, *x, {*gamma, *beta},
+                     [&](Value cx, ArrayRef<Value> p) -> FailureOr<Value> {
+                       FailureOr<LayerNormResult> r = buildLayerNorm(
+                           ctx.b, ctx.loc, cx, *axes, p[0], p[1], *eps);
+                       if (failed(r))
+                         return failure();
+                       return r->y;
+                     });
+}
+
+/// l2_norm(x [*B, D1, D2, D3], epsilon = 1e-6): each batch entry divided by
+/// sqrt(its sum of squares + epsilon), over the last three dims.
+LogicalResult importL2Norm(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<double> eps = ctx.getFloat("epsilon", 1e-6);
+  if (failed(x) || failed(eps))
     return failure();
-  return ctx.setResult(0, r->y);
+  if (rankOf(*x) < 3)
+    return emitError(ctx.loc)
+           << "l2_norm needs x of rank >= 3, got " << x->getType();
+  return normalizeIn(ctx, *x, {}, [&](Value cx, ArrayRef<Value>) {
+    return buildL2Normalize(ctx.b, ctx.loc, cx, {-3, -2, -1}, *eps);
+  });
+}
+
+/// local_response_norm(x [N, C, H, W] or [C, H, W], size, alpha = 1e-4,
+/// beta = 0.75, k = 1): across the channels at dim -3, the window of an
+/// even size reaching one channel further back (as aten's).
+LogicalResult importLocalResponseNorm(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("x");
+  FailureOr<int64_t> size = ctx.getInt("size");
+  FailureOr<double> alpha = ctx.getFloat("alpha", 1e-4),
+                    beta = ctx.getFloat("beta", 0.75),
+                    k = ctx.getFloat("k", 1.0);
+  if (failed(x) || failed(size) || failed(alpha) || failed(beta) || failed(k))
+    return failure();
+  int64_t rank = rankOf(*x);
+  if (rank != 3 && rank != 4)
+    return emitError(ctx.loc) << "unsupported local_response_norm of rank "
+                              << rank << " (3 or 4: [N,] C, H, W)";
+  Value input = *x;
+  if (rank == 3) {
+    FailureOr<Value> batched = buildUnsqueeze(ctx.b, ctx.loc, input, 0);
+    if (failed(batched))
+      return failure();
+    input = *batched;
+  }
+  FailureOr<Value> y = buildLRN(ctx.b, ctx.loc, input, *size, *alpha, *beta, *k,
+                                /*extraBefore=*/true);
+  if (failed(y) || rank == 4)
+    return ctx.setResult(0, y);
+  return ctx.setResult(0, buildSqueeze(ctx.b, ctx.loc, *y, {0}));
 }
 
 } // namespace
@@ -82,7 +181,9 @@ void registerNormalizationOps(OpTable &table) {
   table.add({
       {"batch_norm", importBatchNorm},
       {"instance_norm", importInstanceNorm},
+      {"l2_norm", importL2Norm},
       {"layer_norm", importLayerNorm},
+      {"local_response_norm", importLocalResponseNorm},
   });
 }
 

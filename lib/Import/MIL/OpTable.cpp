@@ -27,6 +27,7 @@ const OpTable &getOpTable() {
     registerControlFlowOps(t);
     registerCompressionOps(t);
     registerListOps(t);
+    registerStateOps(t);
     return t;
   }();
   return table;

@@ -346,7 +346,7 @@ LogicalResult importParamActivation(NodeContext &ctx) {
     alpha = ctx.getFloat("lambd", 0.5);
     beta = ctx.getFloat("bias", 0.0);
     break;
-  case ParamActivationKind::HardSwish:
+  default: // HardSwish; the others are not ONNX ops.
     break;
   }
   return ctx.setResult(

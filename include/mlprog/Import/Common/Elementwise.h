@@ -290,11 +290,21 @@ enum class ParamActivationKind {
   HardSwish,
   /// x * sigmoid(alpha * x).
   Swish,
+  /// x >= alpha ? x : 0 (MIL thresholded_relu keeps x == alpha).
+  ThresholdedReluInclusive,
+  /// min(x >= 0 ? x : alpha * x, beta).
+  ClampedRelu,
+  /// alpha * tanh(beta * x).
+  ScaledTanh,
+  /// alpha * x + beta.
+  Affine,
 };
 
 /// `kind(x; alpha, beta)` elementwise on a float tensor, same type.
 /// Errors: non-float element types.
-/// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish/Swish (24).
+/// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish/Swish (24);
+/// MIL (iOS15/iOS17) sigmoid_hard, thresholded_relu, clamped_relu,
+/// scaled_tanh, linear_activation.
 mlir::FailureOr<mlir::Value> buildParamActivation(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   ParamActivationKind kind,

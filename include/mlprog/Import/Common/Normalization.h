@@ -127,6 +127,16 @@ mlir::FailureOr<mlir::Value> buildLpNormalization(mlir::OpBuilder &b,
                                                   mlir::Value x, int64_t axis,
                                                   int64_t p);
 
+/// x / sqrt(sum(x * x) + epsilon) of float `x`, the sum taken over `axes`
+/// (each in [-rank, rank), distinct; empty means every axis) and broadcast
+/// back; same type as `x`.
+/// Errors: non-float or unranked `x`, bad axes.
+/// Spec: MIL l2_norm (iOS15: axes = the last three dims, the leading ones
+/// batch).
+mlir::FailureOr<mlir::Value> buildL2Normalize(mlir::OpBuilder &b,
+                                              mlir::Location loc, mlir::Value x,
+                                              llvm::ArrayRef<int64_t> axes,
+                                              double epsilon);
 /// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) with mean taken over
 /// `axes`, float `x`.
 /// Spec: ONNX MeanVarianceNormalization (function body, opset 13).
@@ -137,11 +147,14 @@ buildMeanVarianceNormalization(mlir::OpBuilder &b, mlir::Location loc,
 /// Local response normalization of float `x` [N, C, D1...] (rank >= 3, C
 /// static or dynamic) across channels:
 /// y = x / (bias + alpha / size * sum_{c' in window(c)} x[c']^2)^beta, the
-/// window [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
-/// Spec: ONNX LRN; aten::local_response_norm.
+/// window [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C)
+/// (ONNX), or with `extraBefore` [c - ceil((size-1)/2), c + floor((size-1)/2)]
+/// (aten, Core ML); the two differ for even sizes only.
+/// Spec: ONNX LRN; aten::local_response_norm; MIL local_response_norm.
 mlir::FailureOr<mlir::Value> buildLRN(mlir::OpBuilder &b, mlir::Location loc,
                                       mlir::Value x, int64_t size, double alpha,
-                                      double beta, double bias);
+                                      double beta, double bias,
+                                      bool extraBefore = false);
 
 } // namespace mlprog
 
