@@ -47,10 +47,12 @@ LogicalResult importConvTranspose(OpContext &ctx) {
       failed(padType))
     return failure();
   RankedTensorType xt = typeOf(*x), wt = typeOf(*w);
-  if (wt.getRank() < 3 || xt.getRank() != wt.getRank() ||
-      !xt.hasStaticShape() || !wt.hasStaticShape())
-    return emitError(ctx.loc) << "conv_transpose needs static input and "
-                                 "weight of one rank >= 3";
+  if (wt.getRank() < 3 || xt.getRank() != wt.getRank())
+    return emitError(ctx.loc) << "conv_transpose needs input and weight of "
+                                 "one rank >= 3";
+  if (!xt.hasStaticShape() || !wt.hasStaticShape())
+    return emitError(ctx.loc) << "unsupported conv_transpose with extents "
+                                 "unknown at import time";
   size_t n = wt.getRank() - 2;
   WindowParams params;
   if (*padType == "same" || *padType == "same_lower") {

@@ -500,9 +500,10 @@ const mil::Value *OpContext::getConstant(StringRef name) {
     return nullptr;
   }
   if (!value->constant)
-    emitError(loc) << "parameter '" << name
-                   << "' must be a compile-time constant, but '"
-                   << binding->name() << "' is computed at run time";
+    emitError(loc) << "unsupported run-time value of parameter '" << name
+                   << "': '" << binding->name()
+                   << "' is computed at run time (the importer needs a "
+                      "compile-time constant here)";
   return value->constant;
 }
 
