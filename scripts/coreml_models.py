@@ -14,10 +14,11 @@ a random input and compare with PyTorch's output in fp32.
 
 The error is reported relative to the largest reference magnitude,
 max|y - ref| / max|ref|, which does not blow up where outputs cross zero.
-Tolerances: 1e-4 for fp32 programs, 1e-2 for fp16 programs (an fp16
-program rounds every intermediate tensor to 11 significant bits; over the
-18-50 layers of these networks that compounds to the 1e-3 range, and Core
-ML's own converter tests allow fp16 programs rtol 5e-2).
+Tolerances: 1e-4 for fp32 programs, 3e-3 for fp16 programs. An fp16
+program rounds every intermediate tensor to 11 significant bits (relative
+step 4.9e-4); mlprog accumulates 16-bit products in f32 and rounds once, and
+what remains compounds over the 18-53 layers of these networks to about
+1e-3 (coremltools' own converter tests allow fp16 programs rtol 5e-2).
 
 Run with .venv-coreml's Python (Debian's torch 1.13 and torchvision, plus
 coremltools 9.0; scripts/setup-venv.sh --with coreml) and the build's
@@ -31,7 +32,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2}
+TOLERANCE = {"fp32": 1e-4, "fp16": 3e-3}
 
 
 def randomize_batch_norms(model, torch):

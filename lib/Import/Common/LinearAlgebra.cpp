@@ -119,6 +119,10 @@ FailureOr<Value> mlprog::buildMatMul(OpBuilder &b, Location loc, Value a,
     return emitError(loc) << "matmul needs ranked tensors of rank >= 1 and "
                              "one element type, got "
                           << a.getType() << " and " << bm.getType();
+  if (at.getElementType().isF16() || at.getElementType().isBF16())
+    return accumulateInF32(b, loc, {a, bm}, [&](ArrayRef<Value> wide) {
+      return buildMatMul(b, loc, wide[0], wide[1]);
+    });
   bool aVector = at.getRank() == 1, bVector = bt.getRank() == 1;
   if (aVector)
     a = insertUnitDim(b, loc, a, 0);

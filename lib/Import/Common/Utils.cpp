@@ -404,3 +404,31 @@ Value mlprog::detail::unaryOrNull(OpBuilder &b, Location loc, UnaryOpKind kind,
   FailureOr<Value> v = buildElementwiseUnary(b, loc, kind, x);
   return succeeded(v) ? *v : Value();
 }
+
+FailureOr<Value> mlprog::detail::accumulateInF32(
+    OpBuilder &b, Location loc, ArrayRef<Value> operands,
+    function_ref<FailureOr<Value>(ArrayRef<Value>)> build) {
+  auto narrow = [](Value v) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+    return t && (t.getElementType().isF16() || t.getElementType().isBF16());
+  };
+  Value first = operands.empty() ? Value() : operands.front();
+  if (!narrow(first))
+    return build(operands);
+  Type narrowType = cast<RankedTensorType>(first.getType()).getElementType();
+  SmallVector<Value> wide;
+  for (Value v : operands) {
+    if (!narrow(v)) {
+      wide.push_back(v);
+      continue;
+    }
+    FailureOr<Value> w = buildConvertElementType(b, loc, v, b.getF32Type());
+    if (failed(w))
+      return failure();
+    wide.push_back(*w);
+  }
+  FailureOr<Value> r = build(wide);
+  if (failed(r))
+    return failure();
+  return buildConvertElementType(b, loc, *r, narrowType);
+}

@@ -56,6 +56,17 @@ llvm::SmallVector<mlir::OpFoldResult> broadcastSizes(mlir::OpBuilder &b,
                                                      const BroadcastPlan &plan,
                                                      mlir::ValueRange operands);
 
+/// Runs the contraction `build` on f32 copies of `operands` when they are
+/// f16 or bf16, and converts its result back: products of 16-bit floats
+/// accumulate in f32 (as Core ML, PyTorch and onnxruntime do on CPUs, where
+/// 16-bit arithmetic is emulated through f32 anyway) and round once. Null
+/// operands stay null; other element types call `build` on `operands` as
+/// they are.
+mlir::FailureOr<mlir::Value> accumulateInF32(
+    mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> operands,
+    llvm::function_ref<mlir::FailureOr<mlir::Value>(llvm::ArrayRef<mlir::Value>)>
+        build);
+
 /// tensor.empty of `sizes`.
 mlir::Value createEmpty(mlir::OpBuilder &b, mlir::Location loc,
                         llvm::ArrayRef<mlir::OpFoldResult> sizes,

@@ -53,7 +53,8 @@ void computeSamePadding(llvm::ArrayRef<int64_t> inputSpatial,
 /// dividing C and F (depthwise included); n > 3 is an "unsupported" error.
 /// Channel and filter extents must be static; N and the input's spatial
 /// extents may be dynamic (the output's are then computed at run time and
-/// are 0 where the window does not fit). Zero padding.
+/// are 0 where the window does not fit). Zero padding. f16 and bf16
+/// convolutions accumulate in f32 and round once (accumulateInF32).
 /// Spec: ONNX Conv; aten::convolution (NCHW/OIHW layouts).
 mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value input, mlir::Value filter,

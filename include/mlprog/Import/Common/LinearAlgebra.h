@@ -21,7 +21,9 @@ namespace mlprog {
 /// dimensions broadcast; a 1-D `a` is [K] -> [1, K] and a 1-D `b` is
 /// [K] -> [K, 1], the added dimension being removed from the result.
 /// Operands share one float or signless integer element type; accumulation
-/// is in that type. Dynamic batch, M and N extents are supported.
+/// is in that type, except that f16 and bf16 products accumulate in f32 and
+/// round once (accumulateInF32). Dynamic batch, M and N extents are
+/// supported.
 ///
 /// Errors: rank-0 operands, mismatched element types or static K.
 /// Spec: ONNX MatMul (numpy.matmul semantics).
