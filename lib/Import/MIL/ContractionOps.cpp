@@ -1,6 +1,7 @@
 //===- ContractionOps.cpp - MIL matmul and linear -------------------------===//
 //
-// matmul (with transpose_x/transpose_y) and linear.
+// matmul (with transpose_x/transpose_y), linear and
+// scaled_dot_product_attention.
 //
 // Handlers read the op's named arguments and compile-time parameters
 // (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
@@ -11,6 +12,7 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
+#include "mlprog/Import/Common/Attention.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/Shape.h"
@@ -64,12 +66,57 @@ LogicalResult importLinear(OpContext &ctx) {
       0, buildElementwiseBinary(ctx.b, ctx.loc, BinaryOpKind::Add, *y, *bias));
 }
 
+/// scaled_dot_product_attention(query [B.., L, E], key [B.., S, E],
+/// value [B.., S, EV], attn_mask) (iOS18): softmax(Q K^T / sqrt(E) + mask)
+/// V with a bool mask (true = attend) or a float one (added). Rank-3
+/// inputs are read as one head; ranks above 4 are unsupported.
+LogicalResult importScaledDotProductAttention(OpContext &ctx) {
+  FailureOr<Value> q = ctx.input("query"), k = ctx.input("key"),
+                   v = ctx.input("value");
+  FailureOr<Value> mask = ctx.optionalInput("attn_mask");
+  if (failed(q) || failed(k) || failed(v) || failed(mask))
+    return failure();
+  int64_t rank = rankOf(*q);
+  if (rank < 3 || rank > 4 || rankOf(*k) != rank || rankOf(*v) != rank)
+    return emitError(ctx.loc) << "unsupported scaled_dot_product_attention of "
+                                 "rank "
+                              << rank << " (3 or 4 are implemented)";
+  if (rank == 3) {
+    for (Value *t : {&*q, &*k, &*v}) {
+      FailureOr<Value> u = buildUnsqueeze(ctx.b, ctx.loc, *t, 1);
+      if (failed(u))
+        return failure();
+      *t = *u;
+    }
+    if (*mask && rankOf(*mask) == 3) {
+      FailureOr<Value> u = buildUnsqueeze(ctx.b, ctx.loc, *mask, 1);
+      if (failed(u))
+        return failure();
+      *mask = *u;
+    }
+  }
+  FailureOr<AttentionResult> r =
+      buildAttention(ctx.b, ctx.loc, *q, *k, *v, *mask, Value(), Value(),
+                     Value(), AttentionOptions());
+  if (failed(r))
+    return failure();
+  Value out = r->output;
+  if (rank == 3) {
+    FailureOr<Value> s = buildSqueeze(ctx.b, ctx.loc, out, {1});
+    if (failed(s))
+      return failure();
+    out = *s;
+  }
+  return ctx.setResult(0, out);
+}
+
 } // namespace
 
 void registerContractionOps(OpTable &table) {
   table.add({
       {"linear", importLinear},
       {"matmul", importMatMul},
+      {"scaled_dot_product_attention", importScaledDotProductAttention},
   });
 }
 
