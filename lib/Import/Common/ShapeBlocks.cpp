@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cstdint>
+
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::detail;
@@ -64,16 +66,25 @@ FailureOr<Value> mlprog::buildReverse(OpBuilder &b, Location loc, Value x,
     return failure();
   int64_t rank = type->getRank();
   SmallVector<SliceDim> dims(rank);
+  bool dynamic = false;
   for (int64_t a : axes) {
     if (a < 0 || a >= rank)
       return emitError(loc) << "reverse: axis " << a << " out of range for "
                             << *type;
-    if (ShapedType::isDynamic(type->getDimSize(a)))
-      return emitError(loc) << "reverse: dim " << a << " of " << *type
-                            << " must be static";
+    dynamic |= ShapedType::isDynamic(type->getDimSize(a));
     dims[a].step = -1;
   }
-  return buildSlice(b, loc, x, dims);
+  if (!dynamic)
+    return buildSlice(b, loc, x, dims);
+  // A dynamic extent: the run-time slice -1::-1 (stop clamps to -1).
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<DynamicSliceDim> runtime(rank);
+  for (int64_t a = 0; a < rank; ++a)
+    if (dims[a].step == -1)
+      runtime[a] = {c(-1), c(INT32_MIN), c(-1)};
+  return buildSliceDynamic(b, loc, x, runtime, type->getShape());
 }
 
 /// Checks [N, C, S1..SM] with static extents and M block entries.

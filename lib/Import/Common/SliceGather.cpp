@@ -562,3 +562,51 @@ FailureOr<Value> mlprog::buildSliceUpdate(OpBuilder &b, Location loc, Value x,
       getAsIndexOpFoldResult(b.getContext(), sizes),
       getAsIndexOpFoldResult(b.getContext(), strides)));
 }
+
+FailureOr<Value> mlprog::buildSliceUpdateDynamic(
+    OpBuilder &b, Location loc, Value x, Value update,
+    ArrayRef<OpFoldResult> starts, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> squeezeDims) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice update");
+  FailureOr<RankedTensorType> utype =
+      getRankedType(loc, update, "slice update");
+  if (failed(type) || failed(utype))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(starts.size()) != rank || int64_t(strides.size()) != rank ||
+      !utype->hasStaticShape() ||
+      utype->getRank() + int64_t(squeezeDims.size()) != rank ||
+      utype->getElementType() != type->getElementType() ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+    return emitError(loc) << "slice update of " << *type << " with "
+                          << *utype << " at run-time positions needs a "
+                             "static update, positive strides and one start "
+                             "per dim";
+  SmallVector<int64_t> sizes;
+  for (int64_t d = 0, k = 0; d < rank; ++d)
+    sizes.push_back(llvm::is_contained(squeezeDims, d)
+                        ? 1
+                        : utype->getDimSize(k++));
+  FailureOr<Value> u = buildReshape(b, loc, update, sizes);
+  if (failed(u))
+    return failure();
+  SmallVector<OpFoldResult> offsets;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> c = getConstantIntValue(starts[d]);
+    if (c && *c >= 0) {
+      offsets.push_back(b.getIndexAttr(*c));
+      continue;
+    }
+    Value start = getValueOrCreateConstantIndexOp(b, loc, starts[d]);
+    Value dim = tensor::DimOp::create(b, loc, x, d);
+    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                      start, zero);
+    Value wrapped = arith::AddIOp::create(b, loc, start, dim);
+    offsets.push_back(Value(
+        arith::SelectOp::create(b, loc, neg, wrapped, start).getResult()));
+  }
+  return Value(tensor::InsertSliceOp::create(
+      b, loc, *u, x, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
+      getAsIndexOpFoldResult(b.getContext(), strides)));
+}

@@ -1,6 +1,6 @@
 //===- CreationOps.cpp - MIL constants and tensor creation ----------------===//
 //
-// const, fill, range_1d and band_part.
+// const, fill, fill_like, one_hot, range_1d and band_part.
 //
 // Handlers read the op's named arguments and compile-time parameters
 // (supplying the MIL spec defaults, iOS15+ semantics) and call the shared

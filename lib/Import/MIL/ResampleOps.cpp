@@ -107,7 +107,7 @@ LogicalResult importResizeBilinear(OpContext &ctx) {
 
 /// upsample_bilinear(x, scale_factor_height = 1, scale_factor_width = 1,
 /// align_corners = True; iOS16: half_pixel_centers = !align_corners): output
-/// extents floor(in * scale).
+/// extents floor(in * scale), source coordinates from in / out.
 LogicalResult importUpsampleBilinear(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   FailureOr<double> sh = ctx.getFloat("scale_factor_height", 1.0),
@@ -134,12 +134,11 @@ LogicalResult importUpsampleBilinear(OpContext &ctx) {
   options.transform = *alignCorners ? CoordinateTransform::AlignCorners
                       : *halfPixel  ? CoordinateTransform::HalfPixel
                                     : CoordinateTransform::Asymmetric;
-  SmallVector<double> scales;
-  if (!*alignCorners)
-    scales = {*sh, *sw};
+  // Coordinates follow in / out, not the requested scale (coremltools'
+  // expected values for fractional scales).
   return ctx.setResult(
       0, resizeTrailing(ctx, *x, {ctx.b.getIndexAttr(h), ctx.b.getIndexAttr(w)},
-                        scales, options));
+                        {}, options));
 }
 
 /// resize(x, shape, resized_dims, interpolation_mode = "LINEAR",
@@ -158,8 +157,10 @@ LogicalResult importResize(OpContext &ctx) {
   if (*interp == "LINEAR") {
     options.mode = ResampleMode::Linear;
   } else if (*interp == "NEAREST_NEIGHBOR") {
+    // resize rounds to the nearest source index (resize_nearest_neighbor
+    // floors): coremltools' expected values for 2 -> 3 read [0, 1, 1].
     options.mode = ResampleMode::Nearest;
-    options.nearest = NearestRounding::Floor;
+    options.nearest = NearestRounding::RoundPreferFloor;
   } else {
     return emitError(ctx.loc)
            << "unsupported resize interpolation_mode '" << *interp << "'";

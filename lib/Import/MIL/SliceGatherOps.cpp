@@ -127,14 +127,60 @@ LogicalResult importSliceByIndex(OpContext &ctx) {
   return ctx.setResult(0, buildSlice(ctx.b, ctx.loc, *x, dims, squeeze));
 }
 
+/// slice_update with begin (or end) computed at run time: the update's
+/// static shape gives the slice extents (end is not needed), strides and
+/// masks must be compile-time values, strides positive.
+LogicalResult importSliceUpdateAtRunTime(OpContext &ctx, Value x,
+                                         Value update) {
+  int64_t rank = rankOf(x);
+  SmallVector<int64_t> ones(rank, 1), zeros(rank, 0);
+  FailureOr<SmallVector<int64_t>> stride = ctx.getInts("stride", ones),
+                                  beginMask = ctx.getInts("begin_mask", zeros),
+                                  squeezeMask =
+                                      ctx.getInts("squeeze_mask", zeros);
+  FailureOr<Value> begin = ctx.input("begin");
+  if (failed(stride) || failed(beginMask) || failed(squeezeMask) ||
+      failed(begin))
+    return failure();
+  if (int64_t(stride->size()) != rank || int64_t(beginMask->size()) != rank ||
+      int64_t(squeezeMask->size()) != rank || rankOf(*begin) != 1 ||
+      typeOf(*begin).getDimSize(0) != rank)
+    return emitError(ctx.loc)
+           << "slice_update: parameters need " << rank << " values";
+  if (llvm::any_of(*stride, [](int64_t s) { return s < 1; }))
+    return emitError(ctx.loc) << "unsupported slice_update with a run-time "
+                                 "begin and a non-positive stride";
+  SmallVector<OpFoldResult> starts;
+  SmallVector<int64_t> squeeze;
+  for (int64_t d = 0; d < rank; ++d) {
+    if ((*squeezeMask)[d])
+      squeeze.push_back(d);
+    if ((*beginMask)[d]) {
+      starts.push_back(ctx.b.getIndexAttr(0));
+      continue;
+    }
+    Value e = tensor::ExtractOp::create(
+        ctx.b, ctx.loc, *begin,
+        ValueRange{arith::ConstantIndexOp::create(ctx.b, ctx.loc, d)});
+    starts.push_back(
+        arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(), e)
+            .getResult());
+  }
+  return ctx.setResult(0, buildSliceUpdateDynamic(ctx.b, ctx.loc, x, update,
+                                                  starts, *stride, squeeze));
+}
+
 /// slice_update(x, update, begin, end, stride, masks) (iOS18): x with the
 /// slice_by_index slice replaced by update.
 LogicalResult importSliceUpdate(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x"), update = ctx.input("update");
+  if (failed(x) || failed(update))
+    return failure();
+  if (!foldedInts(ctx, "begin") || !foldedInts(ctx, "end"))
+    return importSliceUpdateAtRunTime(ctx, *x, *update);
   SmallVector<SliceDim> dims;
   SmallVector<int64_t> squeeze;
-  if (failed(x) || failed(update) ||
-      failed(getIndexSlice(ctx, *x, dims, squeeze)))
+  if (failed(getIndexSlice(ctx, *x, dims, squeeze)))
     return failure();
   return ctx.setResult(
       0, buildSliceUpdate(ctx.b, ctx.loc, *x, *update, dims, squeeze));

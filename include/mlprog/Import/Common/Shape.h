@@ -249,7 +249,8 @@ mlir::FailureOr<mlir::Value> buildShapeOf(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value> buildStack(mlir::OpBuilder &b, mlir::Location loc,
                                         mlir::ValueRange inputs, int64_t axis);
 
-/// Reverses `x` along each of `axes` (in [0, rank), static extents).
+/// Reverses `x` along each of `axes` (in [0, rank)); dynamic extents are
+/// read at run time (buildSliceDynamic).
 /// Spec: MIL reverse; numpy.flip; aten::flip.
 mlir::FailureOr<mlir::Value> buildReverse(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
