@@ -116,13 +116,180 @@ LogicalResult getIndexSlice(OpContext &ctx, Value x,
   return success();
 }
 
+/// Element `d` of the 1-D integer tensor `t` as an index value.
+Value elementAt(OpContext &ctx, Value t, int64_t d) {
+  Value e = tensor::ExtractOp::create(
+      ctx.b, ctx.loc, t,
+      ValueRange{arith::ConstantIndexOp::create(ctx.b, ctx.loc, d)});
+  return arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(), e);
+}
+
+/// Parameter `name` (rank entries) as index values per dim: constants when
+/// known at import time, tensor.extract reads otherwise.
+FailureOr<SmallVector<Value>> indexValues(OpContext &ctx, StringRef name,
+                                          int64_t rank,
+                                          std::optional<int64_t> dflt = {}) {
+  SmallVector<Value> out;
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ctx.b, ctx.loc, v);
+  };
+  if (!ctx.has(name) && dflt) {
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(c(*dflt));
+    return out;
+  }
+  if (std::optional<SmallVector<int64_t>> v = foldedInts(ctx, name)) {
+    if (int64_t(v->size()) != rank)
+      return emitError(ctx.loc) << "parameter '" << name << "' needs " << rank
+                                << " values, got " << v->size();
+    for (int64_t x : *v)
+      out.push_back(c(x));
+    return out;
+  }
+  FailureOr<Value> t = ctx.input(name);
+  if (failed(t))
+    return failure();
+  if (rankOf(*t) != 1 || typeOf(*t).getDimSize(0) != rank)
+    return emitError(ctx.loc) << "parameter '" << name << "' must be a 1-D "
+                              << "tensor of " << rank << " values, got "
+                              << t->getType();
+  for (int64_t d = 0; d < rank; ++d)
+    out.push_back(elementAt(ctx, *t, d));
+  return out;
+}
+
+/// Drops the `squeeze` dims (extent 1 at run time) from the run-time slice
+/// `v`, typed with the declared output shape.
+FailureOr<Value> finishRuntimeSlice(OpContext &ctx, Value v,
+                                    ArrayRef<int64_t> squeeze) {
+  RankedTensorType declared = declaredType(ctx, 0);
+  SmallVector<int64_t> hint;
+  if (declared) {
+    ArrayRef<int64_t> out = declared.getShape();
+    for (int64_t d = 0, k = 0; d < rankOf(v); ++d)
+      hint.push_back(llvm::is_contained(squeeze, d)
+                         ? 1
+                         : (k < int64_t(out.size()) ? out[k++]
+                                                    : ShapedType::kDynamic));
+  } else {
+    hint.assign(rankOf(v), ShapedType::kDynamic);
+    for (int64_t d : squeeze)
+      hint[d] = 1;
+  }
+  v = refineToShape(ctx.b, ctx.loc, v, hint);
+  if (squeeze.empty())
+    return v;
+  return buildSqueeze(ctx.b, ctx.loc, v, squeeze);
+}
+
+/// slice_by_index with begin, end or stride computed at run time
+/// (buildSliceDynamic); masks must be compile-time values.
+LogicalResult importSliceByIndexAtRunTime(OpContext &ctx, Value x) {
+  int64_t rank = rankOf(x);
+  SmallVector<int64_t> zeros(rank, 0);
+  FailureOr<SmallVector<int64_t>> beginMask = ctx.getInts("begin_mask", zeros),
+                                  endMask = ctx.getInts("end_mask", zeros),
+                                  squeezeMask =
+                                      ctx.getInts("squeeze_mask", zeros);
+  FailureOr<SmallVector<Value>> begin = indexValues(ctx, "begin", rank),
+                                end = indexValues(ctx, "end", rank),
+                                stride = indexValues(ctx, "stride", rank, 1);
+  if (failed(beginMask) || failed(endMask) || failed(squeezeMask) ||
+      failed(begin) || failed(end) || failed(stride))
+    return failure();
+  if (int64_t(beginMask->size()) != rank || int64_t(endMask->size()) != rank ||
+      int64_t(squeezeMask->size()) != rank)
+    return emitError(ctx.loc)
+           << "slice_by_index: masks need " << rank << " values";
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ctx.b, ctx.loc, v);
+  };
+  Value zero = c(0);
+  SmallVector<DynamicSliceDim> dims;
+  SmallVector<int64_t> squeeze;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value step = (*stride)[d];
+    Value negative = arith::CmpIOp::create(
+        ctx.b, ctx.loc, arith::CmpIPredicate::slt, step, zero);
+    // A masked bound is the first / past-the-last element in the direction
+    // of the step (stops clamp: -extent - 1 reaches before the start).
+    Value extent = tensor::DimOp::create(ctx.b, ctx.loc, x, d);
+    Value beforeStart = arith::SubIOp::create(
+        ctx.b, ctx.loc, c(-1), extent);
+    Value start = (*beginMask)[d]
+                      ? arith::SelectOp::create(ctx.b, ctx.loc, negative,
+                                                c(-1), zero)
+                            .getResult()
+                      : (*begin)[d];
+    Value stop = (*endMask)[d]
+                     ? arith::SelectOp::create(ctx.b, ctx.loc, negative,
+                                               beforeStart, extent)
+                           .getResult()
+                     : (*end)[d];
+    if ((*squeezeMask)[d]) {
+      // One element at begin (from the end when negative).
+      Value neg = arith::CmpIOp::create(
+          ctx.b, ctx.loc, arith::CmpIPredicate::slt, start, zero);
+      start = arith::SelectOp::create(
+          ctx.b, ctx.loc, neg,
+          arith::AddIOp::create(ctx.b, ctx.loc, start, extent), start);
+      stop = arith::AddIOp::create(ctx.b, ctx.loc, start, c(1));
+      step = c(1);
+      squeeze.push_back(d);
+    }
+    dims.push_back({start, stop, step});
+  }
+  FailureOr<Value> v = buildSliceDynamic(ctx.b, ctx.loc, x, dims);
+  if (failed(v))
+    return failure();
+  return ctx.setResult(0, finishRuntimeSlice(ctx, *v, squeeze));
+}
+
+/// slice_by_size with begin or size computed at run time: size -1 reads
+/// to the end.
+LogicalResult importSliceBySizeAtRunTime(OpContext &ctx, Value x) {
+  int64_t rank = rankOf(x);
+  FailureOr<SmallVector<Value>> begin = indexValues(ctx, "begin", rank),
+                                size = indexValues(ctx, "size", rank);
+  if (failed(begin) || failed(size))
+    return failure();
+  Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
+  Value one = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 1);
+  Value minusOne = arith::ConstantIndexOp::create(ctx.b, ctx.loc, -1);
+  SmallVector<DynamicSliceDim> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value extent = tensor::DimOp::create(ctx.b, ctx.loc, x, d);
+    Value start = (*begin)[d];
+    Value neg = arith::CmpIOp::create(ctx.b, ctx.loc,
+                                      arith::CmpIPredicate::slt, start, zero);
+    start = arith::SelectOp::create(
+        ctx.b, ctx.loc, neg,
+        arith::AddIOp::create(ctx.b, ctx.loc, start, extent), start);
+    Value toEnd = arith::CmpIOp::create(
+        ctx.b, ctx.loc, arith::CmpIPredicate::eq, (*size)[d], minusOne);
+    Value stop = arith::SelectOp::create(
+        ctx.b, ctx.loc, toEnd, extent,
+        arith::AddIOp::create(ctx.b, ctx.loc, start, (*size)[d]));
+    dims.push_back({start, stop, one});
+  }
+  FailureOr<Value> v = buildSliceDynamic(ctx.b, ctx.loc, x, dims);
+  if (failed(v))
+    return failure();
+  return ctx.setResult(0, finishRuntimeSlice(ctx, *v, {}));
+}
+
 /// slice_by_index(x, begin, end, stride, begin_mask, end_mask,
 /// squeeze_mask).
 LogicalResult importSliceByIndex(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
+  if (failed(x))
+    return failure();
+  if (!foldedInts(ctx, "begin") || !foldedInts(ctx, "end") ||
+      (ctx.has("stride") && !foldedInts(ctx, "stride")))
+    return importSliceByIndexAtRunTime(ctx, *x);
   SmallVector<SliceDim> dims;
   SmallVector<int64_t> squeeze;
-  if (failed(x) || failed(getIndexSlice(ctx, *x, dims, squeeze)))
+  if (failed(getIndexSlice(ctx, *x, dims, squeeze)))
     return failure();
   return ctx.setResult(0, buildSlice(ctx.b, ctx.loc, *x, dims, squeeze));
 }
@@ -189,9 +356,13 @@ LogicalResult importSliceUpdate(OpContext &ctx) {
 /// slice_by_size(x, begin, size): size -1 means to the end.
 LogicalResult importSliceBySize(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
+  if (failed(x))
+    return failure();
+  if (!foldedInts(ctx, "begin") || !foldedInts(ctx, "size"))
+    return importSliceBySizeAtRunTime(ctx, *x);
   FailureOr<SmallVector<int64_t>> begin = ctx.getInts("begin"),
                                   size = ctx.getInts("size");
-  if (failed(x) || failed(begin) || failed(size))
+  if (failed(begin) || failed(size))
     return failure();
   int64_t rank = rankOf(*x);
   if (int64_t(begin->size()) != rank || int64_t(size->size()) != rank)
