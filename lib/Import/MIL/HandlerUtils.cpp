@@ -116,4 +116,34 @@ RankedTensorType declaredType(OpContext &ctx, unsigned i) {
   return succeeded(t) ? *t : RankedTensorType();
 }
 
+FailureOr<SmallVector<int64_t>> getTupleInts(OpContext &ctx, StringRef name) {
+  auto it = ctx.op.inputs().find(name.str());
+  if (it == ctx.op.inputs().end() || it->second.arguments_size() <= 1)
+    return ctx.getInts(name);
+  SmallVector<int64_t> out;
+  for (const mil::Argument::Binding &binding : it->second.arguments()) {
+    const mil::Value *constant = nullptr;
+    if (binding.has_value()) {
+      constant = &binding.value();
+    } else if (const NamedValue *named =
+                   ctx.importer.lookup(binding.name())) {
+      constant = named->constant;
+    } else {
+      return emitError(ctx.loc) << "parameter '" << name
+                                << "' refers to undefined name '"
+                                << binding.name() << "'";
+    }
+    if (!constant)
+      return emitError(ctx.loc) << "parameter '" << name
+                                << "' must be a compile-time constant, but '"
+                                << binding.name() << "' is computed at run "
+                                                     "time";
+    FailureOr<SmallVector<int64_t>> v = readInts(ctx.loc, *constant, name);
+    if (failed(v))
+      return failure();
+    out.append(v->begin(), v->end());
+  }
+  return out;
+}
+
 } // namespace mlprog::mil_import

@@ -42,6 +42,12 @@ std::optional<llvm::SmallVector<int64_t>> foldedInts(OpContext &ctx,
 /// ranked tensor type); used as a hint for run-time shapes.
 mlir::RankedTensorType declaredType(OpContext &ctx, unsigned i);
 
+/// The integers of the compile-time tuple parameter `name`: one scalar per
+/// binding (how coremltools writes `reshape_like`'s begins/ends/end_masks),
+/// or one binding holding them all; an error for run-time values.
+mlir::FailureOr<llvm::SmallVector<int64_t>> getTupleInts(OpContext &ctx,
+                                                         llvm::StringRef name);
+
 } // namespace mlprog::mil_import
 
 #endif // MLPROG_LIB_IMPORT_MIL_HANDLERUTILS_H

@@ -264,9 +264,9 @@ LogicalResult importFlatten2d(OpContext &ctx) {
 LogicalResult importReshapeLike(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   FailureOr<SmallVector<Value>> refs = ctx.inputs("ref_tensors");
-  FailureOr<SmallVector<int64_t>> begins = ctx.getInts("begins"),
-                                  ends = ctx.getInts("ends"),
-                                  masks = ctx.getInts("end_masks");
+  FailureOr<SmallVector<int64_t>> begins = getTupleInts(ctx, "begins"),
+                                  ends = getTupleInts(ctx, "ends"),
+                                  masks = getTupleInts(ctx, "end_masks");
   if (failed(x) || failed(refs) || failed(begins) || failed(ends) ||
       failed(masks))
     return failure();
