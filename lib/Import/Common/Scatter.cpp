@@ -111,6 +111,18 @@ static Value combine(OpBuilder &b, Location loc, ScatterReduction reduction,
     if (isBool)
       return arith::OrIOp::create(b, loc, old, update);
     return arith::MaxSIOp::create(b, loc, old, update);
+  case ScatterReduction::Sub:
+    if (isFloat)
+      return arith::SubFOp::create(b, loc, old, update);
+    if (isBool)
+      return arith::XOrIOp::create(b, loc, old, update);
+    return arith::SubIOp::create(b, loc, old, update);
+  case ScatterReduction::Div:
+    if (isFloat)
+      return arith::DivFOp::create(b, loc, old, update);
+    if (isBool)
+      return old;
+    return arith::DivSIOp::create(b, loc, old, update);
   case ScatterReduction::Min:
     if (isFloat)
       return arith::MinimumFOp::create(b, loc, old, update);

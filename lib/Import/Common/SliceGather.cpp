@@ -502,3 +502,111 @@ FailureOr<Value> mlprog::buildGatherND(OpBuilder &b, Location loc, Value data,
              })
       .getResult(0);
 }
+
+FailureOr<Value> mlprog::buildSliceUpdate(OpBuilder &b, Location loc, Value x,
+                                          Value update,
+                                          ArrayRef<SliceDim> dims,
+                                          ArrayRef<int64_t> squeezeDims) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice update");
+  FailureOr<RankedTensorType> utype =
+      getRankedType(loc, update, "slice update");
+  if (failed(type) || failed(utype))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(dims.size()) != rank || !type->hasStaticShape() ||
+      utype->getElementType() != type->getElementType())
+    return emitError(loc) << "slice update of " << *type << " with "
+                          << *utype << " needs a static shape, one slice per "
+                             "dim and one element type";
+  SmallVector<int64_t> offsets, sizes, strides, reversed;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (dims[d].step == 0)
+      return emitError(loc) << "slice update: step 0 in dim " << d;
+    ResolvedSlice r = resolveSlice(dims[d], type->getDimSize(d));
+    if (llvm::is_contained(squeezeDims, d) && r.size != 1)
+      return emitError(loc) << "slice update: squeezed dim " << d
+                            << " selects " << r.size << " elements";
+    sizes.push_back(r.size);
+    if (r.step < 0 && r.size > 0) {
+      // Walking backwards from start = writing the reversed update forwards
+      // from the last position.
+      offsets.push_back(r.start + (r.size - 1) * r.step);
+      strides.push_back(-r.step);
+      reversed.push_back(d);
+    } else {
+      offsets.push_back(r.start);
+      strides.push_back(std::max<int64_t>(r.step, 1));
+    }
+  }
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(squeezeDims, d))
+      expected.push_back(sizes[d]);
+  if (utype->getShape() != ArrayRef<int64_t>(expected))
+    return emitError(loc) << "slice update: the update " << *utype
+                          << " does not match the slice of " << *type;
+  if (llvm::is_contained(sizes, 0))
+    return x;
+  FailureOr<Value> u = buildReshape(b, loc, update, sizes);
+  if (succeeded(u) && !reversed.empty()) {
+    SmallVector<SliceDim> flip(rank);
+    for (int64_t d : reversed)
+      flip[d].step = -1;
+    u = buildSlice(b, loc, *u, flip);
+  }
+  if (failed(u))
+    return failure();
+  return Value(tensor::InsertSliceOp::create(
+      b, loc, *u, x, ArrayRef<OpFoldResult>(getAsIndexOpFoldResult(
+                         b.getContext(), offsets)),
+      getAsIndexOpFoldResult(b.getContext(), sizes),
+      getAsIndexOpFoldResult(b.getContext(), strides)));
+}
+
+FailureOr<Value> mlprog::buildSliceUpdateDynamic(
+    OpBuilder &b, Location loc, Value x, Value update,
+    ArrayRef<OpFoldResult> starts, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> squeezeDims) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice update");
+  FailureOr<RankedTensorType> utype =
+      getRankedType(loc, update, "slice update");
+  if (failed(type) || failed(utype))
+    return failure();
+  int64_t rank = type->getRank();
+  if (int64_t(starts.size()) != rank || int64_t(strides.size()) != rank ||
+      !utype->hasStaticShape() ||
+      utype->getRank() + int64_t(squeezeDims.size()) != rank ||
+      utype->getElementType() != type->getElementType() ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }))
+    return emitError(loc) << "slice update of " << *type << " with "
+                          << *utype << " at run-time positions needs a "
+                             "static update, positive strides and one start "
+                             "per dim";
+  SmallVector<int64_t> sizes;
+  for (int64_t d = 0, k = 0; d < rank; ++d)
+    sizes.push_back(llvm::is_contained(squeezeDims, d)
+                        ? 1
+                        : utype->getDimSize(k++));
+  FailureOr<Value> u = buildReshape(b, loc, update, sizes);
+  if (failed(u))
+    return failure();
+  SmallVector<OpFoldResult> offsets;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> c = getConstantIntValue(starts[d]);
+    if (c && *c >= 0) {
+      offsets.push_back(b.getIndexAttr(*c));
+      continue;
+    }
+    Value start = getValueOrCreateConstantIndexOp(b, loc, starts[d]);
+    Value dim = tensor::DimOp::create(b, loc, x, d);
+    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                      start, zero);
+    Value wrapped = arith::AddIOp::create(b, loc, start, dim);
+    offsets.push_back(Value(
+        arith::SelectOp::create(b, loc, neg, wrapped, start).getResult()));
+  }
+  return Value(tensor::InsertSliceOp::create(
+      b, loc, *u, x, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
+      getAsIndexOpFoldResult(b.getContext(), strides)));
+}

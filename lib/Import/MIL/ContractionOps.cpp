@@ -1,6 +1,7 @@
 //===- ContractionOps.cpp - MIL matmul and linear -------------------------===//
 //
-// matmul (with transpose_x/transpose_y), linear and einsum.
+// matmul (with transpose_x/transpose_y), linear, einsum and
+// scaled_dot_product_attention.
 //
 // Handlers read the op's named arguments and compile-time parameters
 // (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
@@ -11,6 +12,7 @@
 #include "HandlerUtils.h"
 #include "Importer.h"
 
+#include "mlprog/Import/Common/Attention.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/Shape.h"
@@ -125,6 +127,48 @@ LogicalResult importEinsum(OpContext &ctx) {
     return failure();
   return ctx.setResult(
       0, buildEinsum(ctx.b, ctx.loc, *equation, ValueRange{*xe, *ye}));
+/// scaled_dot_product_attention(query [B.., L, E], key [B.., S, E],
+/// value [B.., S, EV], attn_mask) (iOS18): softmax(Q K^T / sqrt(E) + mask)
+/// V with a bool mask (true = attend) or a float one (added). Rank-3
+/// inputs are read as one head; ranks above 4 are unsupported.
+LogicalResult importScaledDotProductAttention(OpContext &ctx) {
+  FailureOr<Value> q = ctx.input("query"), k = ctx.input("key"),
+                   v = ctx.input("value");
+  FailureOr<Value> mask = ctx.optionalInput("attn_mask");
+  if (failed(q) || failed(k) || failed(v) || failed(mask))
+    return failure();
+  int64_t rank = rankOf(*q);
+  if (rank < 3 || rank > 4 || rankOf(*k) != rank || rankOf(*v) != rank)
+    return emitError(ctx.loc) << "unsupported scaled_dot_product_attention of "
+                                 "rank "
+                              << rank << " (3 or 4 are implemented)";
+  if (rank == 3) {
+    for (Value *t : {&*q, &*k, &*v}) {
+      FailureOr<Value> u = buildUnsqueeze(ctx.b, ctx.loc, *t, 1);
+      if (failed(u))
+        return failure();
+      *t = *u;
+    }
+    if (*mask && rankOf(*mask) == 3) {
+      FailureOr<Value> u = buildUnsqueeze(ctx.b, ctx.loc, *mask, 1);
+      if (failed(u))
+        return failure();
+      *mask = *u;
+    }
+  }
+  FailureOr<AttentionResult> r =
+      buildAttention(ctx.b, ctx.loc, *q, *k, *v, *mask, Value(), Value(),
+                     Value(), AttentionOptions());
+  if (failed(r))
+    return failure();
+  Value out = r->output;
+  if (rank == 3) {
+    FailureOr<Value> s = buildSqueeze(ctx.b, ctx.loc, out, {1});
+    if (failed(s))
+      return failure();
+    out = *s;
+  }
+  return ctx.setResult(0, out);
 }
 
 } // namespace
@@ -134,6 +178,7 @@ void registerContractionOps(OpTable &table) {
       {"einsum", importEinsum},
       {"linear", importLinear},
       {"matmul", importMatMul},
+      {"scaled_dot_product_attention", importScaledDotProductAttention},
   });
 }
 

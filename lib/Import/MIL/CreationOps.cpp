@@ -1,6 +1,6 @@
 //===- CreationOps.cpp - MIL constants and tensor creation ----------------===//
 //
-// const, fill, range_1d and band_part.
+// const, fill, fill_like, one_hot, range_1d and band_part.
 //
 // Handlers read the op's named arguments and compile-time parameters
 // (supplying the MIL spec defaults, iOS15+ semantics) and call the shared
@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HandlerUtils.h"
 #include "Importer.h"
 
 #include "mlprog/Import/Common/Creation.h"
@@ -15,6 +16,7 @@
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
@@ -118,6 +120,70 @@ LogicalResult importConst(OpContext &ctx) {
   return ctx.setConstantResult(0, *value, &val);
 }
 
+/// A scalar of element type `et` holding `value` (float or integer).
+Value scalarOf(OpContext &ctx, Type et, double value) {
+  TypedAttr attr = isa<FloatType>(et)
+                       ? TypedAttr(ctx.b.getFloatAttr(et, value))
+                       : TypedAttr(ctx.b.getIntegerAttr(et, int64_t(value)));
+  return arith::ConstantOp::create(ctx.b, ctx.loc, attr);
+}
+
+/// fill_like(ref_tensor, value = 0.0) (iOS16): ref_tensor's shape, value's
+/// dtype (the declared output type).
+LogicalResult importFillLike(OpContext &ctx) {
+  FailureOr<Value> ref = ctx.input("ref_tensor");
+  FailureOr<double> value = ctx.getFloat("value", 0.0);
+  FailureOr<Type> et = declaredElementType(ctx, 0);
+  if (failed(ref) || failed(value) || failed(et))
+    return failure();
+  return ctx.setResult(0, buildFull(ctx.b, ctx.loc,
+                                    tensor::getMixedSizes(ctx.b, ctx.loc, *ref),
+                                    *et, scalarOf(ctx, *et, *value)));
+}
+
+/// one_hot(indices, one_hot_vector_size, axis = -1, on_value = 1,
+/// off_value = 0): the new dim at axis (in [-rank - 1, rank]); the size may
+/// be computed at run time.
+LogicalResult importOneHot(OpContext &ctx) {
+  FailureOr<Value> indices = ctx.input("indices");
+  FailureOr<int64_t> axis = ctx.getInt("axis", -1);
+  FailureOr<double> on = ctx.getFloat("on_value", 1.0),
+                    off = ctx.getFloat("off_value", 0.0);
+  FailureOr<Type> et = declaredElementType(ctx, 0);
+  if (failed(indices) || failed(axis) || failed(on) || failed(off) ||
+      failed(et))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(indices->getType()).getRank();
+  int64_t ax = *axis < 0 ? *axis + rank + 1 : *axis;
+  if (ax < 0 || ax > rank)
+    return emitError(ctx.loc) << "one_hot: axis " << *axis
+                              << " out of range for rank " << rank;
+  Value onV = scalarOf(ctx, *et, *on), offV = scalarOf(ctx, *et, *off);
+  if (std::optional<SmallVector<int64_t>> depth =
+          foldedInts(ctx, "one_hot_vector_size")) {
+    if (depth->size() != 1 || depth->front() < 0)
+      return emitError(ctx.loc)
+             << "one_hot: one_hot_vector_size must be a non-negative scalar";
+    return ctx.setResult(0, buildOneHot(ctx.b, ctx.loc, *indices,
+                                        depth->front(), ax, offV, onV));
+  }
+  FailureOr<Value> depth = ctx.input("one_hot_vector_size");
+  if (failed(depth))
+    return failure();
+  auto dtype = cast<RankedTensorType>(depth->getType());
+  if (dtype.getNumElements() != 1)
+    return emitError(ctx.loc) << "one_hot: one_hot_vector_size must be a "
+                                 "scalar, got "
+                              << dtype;
+  Value d = tensor::ExtractOp::create(
+      ctx.b, ctx.loc, *depth,
+      SmallVector<Value>(dtype.getRank(),
+                         arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0)));
+  d = arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(), d);
+  return ctx.setResult(
+      0, buildOneHotDynamic(ctx.b, ctx.loc, *indices, d, ax, offV, onV));
+}
+
 } // namespace
 
 void registerCreationOps(OpTable &table) {
@@ -125,6 +191,8 @@ void registerCreationOps(OpTable &table) {
       {"band_part", importBandPart},
       {"const", importConst},
       {"fill", importFill},
+      {"fill_like", importFillLike},
+      {"one_hot", importOneHot},
       {"range_1d", importRange1D},
   });
 }

@@ -7,6 +7,7 @@
 #include "HandlerUtils.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -94,6 +95,80 @@ FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,
   computeSamePadding(shape.drop_front(2), kernel, *padType == "same_lower",
                      params);
   return params;
+}
+
+std::optional<SmallVector<int64_t>> foldedInts(OpContext &ctx,
+                                               StringRef name) {
+  auto it = ctx.op.inputs().find(name.str());
+  if (it == ctx.op.inputs().end() || it->second.arguments_size() != 1)
+    return std::nullopt;
+  const mil::Argument::Binding &binding = it->second.arguments(0);
+  const mil::Value *constant = nullptr;
+  Value value;
+  if (binding.has_value()) {
+    constant = &binding.value();
+  } else {
+    const NamedValue *named = ctx.importer.lookup(binding.name());
+    if (!named)
+      return std::nullopt;
+    constant = named->constant;
+    value = named->value;
+  }
+  if (constant) {
+    FailureOr<SmallVector<int64_t>> ints = readInts(ctx.loc, *constant, name);
+    if (failed(ints))
+      return std::nullopt;
+    return *ints;
+  }
+  DenseIntElementsAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<int64_t> ints;
+  for (const APInt &v : attr.getValues<APInt>())
+    ints.push_back(v.getSExtValue());
+  return ints;
+}
+
+RankedTensorType declaredType(OpContext &ctx, unsigned i) {
+  if (int(i) >= ctx.op.outputs_size() || !ctx.op.outputs(i).has_type())
+    return {};
+  const mil::ValueType &type = ctx.op.outputs(i).type();
+  if (!type.has_tensortype())
+    return {};
+  // An invalid declared type fails the output's bind with the same error.
+  FailureOr<RankedTensorType> t =
+      convertValueType(ctx.loc, ctx.importer.ctx, type, "output");
+  return succeeded(t) ? *t : RankedTensorType();
+}
+
+FailureOr<SmallVector<int64_t>> getTupleInts(OpContext &ctx, StringRef name) {
+  auto it = ctx.op.inputs().find(name.str());
+  if (it == ctx.op.inputs().end() || it->second.arguments_size() <= 1)
+    return ctx.getInts(name);
+  SmallVector<int64_t> out;
+  for (const mil::Argument::Binding &binding : it->second.arguments()) {
+    const mil::Value *constant = nullptr;
+    if (binding.has_value()) {
+      constant = &binding.value();
+    } else if (const NamedValue *named =
+                   ctx.importer.lookup(binding.name())) {
+      constant = named->constant;
+    } else {
+      return emitError(ctx.loc) << "parameter '" << name
+                                << "' refers to undefined name '"
+                                << binding.name() << "'";
+    }
+    if (!constant)
+      return emitError(ctx.loc) << "parameter '" << name
+                                << "' must be a compile-time constant, but '"
+                                << binding.name() << "' is computed at run "
+                                                     "time";
+    FailureOr<SmallVector<int64_t>> v = readInts(ctx.loc, *constant, name);
+    if (failed(v))
+      return failure();
+    out.append(v->begin(), v->end());
+  }
+  return out;
 }
 
 } // namespace mlprog::mil_import

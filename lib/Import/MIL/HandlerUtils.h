@@ -38,6 +38,23 @@ mlir::FailureOr<WindowParams> getWindowParams(OpContext &ctx, mlir::Value x,
                                               llvm::ArrayRef<int64_t> kernel,
                                               bool hasDilations);
 
+/// The integers bound to parameter `name` when they are known at import
+/// time: an immediate, a `const`, or a value an earlier op folded to an
+/// arith.constant (e.g. `shape` of a static tensor). std::nullopt when the
+/// parameter is absent or computed at run time; no diagnostic.
+std::optional<llvm::SmallVector<int64_t>> foldedInts(OpContext &ctx,
+                                                     llvm::StringRef name);
+
+/// The declared type of output `i` (null when it has none or it is not a
+/// ranked tensor type); used as a hint for run-time shapes.
+mlir::RankedTensorType declaredType(OpContext &ctx, unsigned i);
+
+/// The integers of the compile-time tuple parameter `name`: one scalar per
+/// binding (how coremltools writes `reshape_like`'s begins/ends/end_masks),
+/// or one binding holding them all; an error for run-time values.
+mlir::FailureOr<llvm::SmallVector<int64_t>> getTupleInts(OpContext &ctx,
+                                                         llvm::StringRef name);
+
 } // namespace mlprog::mil_import
 
 #endif // MLPROG_LIB_IMPORT_MIL_HANDLERUTILS_H

@@ -272,22 +272,27 @@ void registerReductionOps(OpTable &table);
 /// NormalizationOps.cpp: batch_norm, instance_norm, layer_norm, l2_norm,
 /// local_response_norm.
 void registerNormalizationOps(OpTable &table);
-/// ContractionOps.cpp: matmul, linear, einsum.
+/// ContractionOps.cpp: matmul, linear, einsum, scaled_dot_product_attention.
 void registerContractionOps(OpTable &table);
 /// ConvOps.cpp: conv, conv_transpose.
 void registerConvOps(OpTable &table);
 /// RecurrentOps.cpp: lstm, gru, rnn.
 void registerRecurrentOps(OpTable &table);
-/// PoolOps.cpp: max_pool, avg_pool.
+/// PoolOps.cpp: max_pool, avg_pool, l2_pool.
 void registerPoolOps(OpTable &table);
-/// ResampleOps.cpp: upsample_nearest_neighbor.
+/// ResampleOps.cpp: upsample_nearest_neighbor, upsample_bilinear,
+/// resize_nearest_neighbor, resize_bilinear, resize, crop.
 void registerResampleOps(OpTable &table);
-/// ShapeOps.cpp: reshape, transpose, concat, expand_dims, squeeze, tile, pad.
+/// ShapeOps.cpp: reshape, transpose, concat, expand_dims, squeeze, tile, pad,
+/// shape, stack, reverse, reverse_sequence, flatten2d, reshape_like,
+/// depth_to_space, space_to_depth, pixel_shuffle, pixel_unshuffle,
+/// space_to_batch, batch_to_space, sliding_windows.
 void registerShapeOps(OpTable &table);
-/// SliceGatherOps.cpp: split, slice_by_index, slice_by_size, gather,
-/// gather_along_axis.
+/// SliceGatherOps.cpp: split, slice_by_index, slice_by_size, slice_update,
+/// gather, gather_along_axis, gather_nd, scatter, scatter_along_axis,
+/// scatter_nd, non_zero, topk, argsort, cumsum.
 void registerSliceGatherOps(OpTable &table);
-/// CreationOps.cpp: const, fill, range_1d, band_part.
+/// CreationOps.cpp: const, fill, fill_like, one_hot, range_1d, band_part.
 void registerCreationOps(OpTable &table);
 /// ControlFlowOps.cpp: cond, while_loop.
 void registerControlFlowOps(OpTable &table);

@@ -21,6 +21,7 @@
 #include "NodeContext.h"
 
 #include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -64,13 +65,13 @@ LogicalResult importShape(NodeContext &ctx) {
   ArrayRef<int64_t> dims = type.getShape().slice(start, n);
   if (llvm::none_of(dims, ShapedType::isDynamic))
     return setFolded(ctx, 0, DenseElementsAttr::get(resultType, dims));
-  SmallVector<Value> elems;
-  for (int64_t d = start; d < start + n; ++d)
-    elems.push_back(arith::IndexCastOp::create(
-        ctx.b, ctx.loc, ctx.b.getI64Type(),
-        tensor::DimOp::create(ctx.b, ctx.loc, *x, d)));
-  return ctx.setResult(0, Value(tensor::FromElementsOp::create(
-                              ctx.b, ctx.loc, resultType, elems)));
+  FailureOr<Value> shape = buildShapeOf(ctx.b, ctx.loc, *x, ctx.b.getI64Type());
+  if (failed(shape) || (start == 0 && n == rank))
+    return ctx.setResult(0, shape);
+  SliceDim dim;
+  dim.start = start;
+  dim.stop = start + n;
+  return ctx.setResult(0, buildSlice(ctx.b, ctx.loc, *shape, {dim}));
 }
 
 /// Size: the element count as an int64 scalar.

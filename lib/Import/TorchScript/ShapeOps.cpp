@@ -185,14 +185,7 @@ LogicalResult stack(Im &im, Node *n) {
   FailureOr<int64_t> dim = normDim(im, n, *d, rankOf((*xs)[0]), true);
   if (failed(dim))
     return failure();
-  SmallVector<Value> expanded;
-  for (Value x : *xs) {
-    FailureOr<Value> u = buildUnsqueeze(im.b, l, x, *dim);
-    if (failed(u))
-      return failure();
-    expanded.push_back(*u);
-  }
-  return im.setTensor(n, 0, buildConcat(im.b, l, expanded, *dim));
+  return im.setTensor(n, 0, buildStack(im.b, l, *xs, *dim));
 }
 
 LogicalResult expand(Im &im, Node *n) {

@@ -235,6 +235,66 @@ mlir::FailureOr<mlir::Value>
 buildReverseSequence(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      mlir::Value lengths, int64_t batchAxis, int64_t timeAxis);
 
+/// The extents of `x` as a 1-D tensor [rank] of the integer `elementType`:
+/// an arith.constant when the shape is static, tensor.dim reads otherwise.
+/// Errors: a non-integer element type.
+/// Spec: MIL shape (int32); ONNX Shape (int64, without start/end).
+mlir::FailureOr<mlir::Value> buildShapeOf(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          mlir::Type elementType);
+
+/// Stacks `inputs` (same shape and element type, at least one) along a new
+/// dim at `axis` in [0, rank].
+/// Spec: MIL stack; aten::stack; numpy.stack.
+mlir::FailureOr<mlir::Value> buildStack(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::ValueRange inputs, int64_t axis);
+
+/// Reverses `x` along each of `axes` (in [0, rank)); dynamic extents are
+/// read at run time (buildSliceDynamic).
+/// Spec: MIL reverse; numpy.flip; aten::flip.
+mlir::FailureOr<mlir::Value> buildReverse(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          llvm::ArrayRef<int64_t> axes);
+
+/// Moves spatial blocks into the batch: `x` [N, C, S1..SM] (static) is
+/// zero-padded by `padsBegin`/`padsEnd` on S1..SM, each padded extent Pi
+/// split into [Pi / bi, bi] (bi = block[i]), and the block offsets moved
+/// before the batch: the result is [b1*..*bM*N, C, P1/b1, .., PM/bM] whose
+/// batch index is ((o1 * b2 + o2) ..) * N + n for block offsets oi.
+/// Errors: rank != M + 2, dynamic extents, block sizes < 1, padded extents
+/// not divisible by the block.
+/// Spec: MIL space_to_batch (channels-first tf.space_to_batch_nd).
+mlir::FailureOr<mlir::Value>
+buildSpaceToBatch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  llvm::ArrayRef<int64_t> block,
+                  llvm::ArrayRef<int64_t> padsBegin,
+                  llvm::ArrayRef<int64_t> padsEnd);
+
+/// The inverse of buildSpaceToBatch: `x` [b1*..*bM*N, C, S1..SM] (static)
+/// becomes [N, C, S1*b1 - cb1 - ce1, ..], cropping `cropsBegin`/`cropsEnd`
+/// elements from each interleaved spatial dim.
+/// Errors: rank != M + 2, dynamic extents, a batch not divisible by the
+/// block volume, crops that do not fit.
+/// Spec: MIL batch_to_space (channels-first tf.batch_to_space_nd).
+mlir::FailureOr<mlir::Value>
+buildBatchToSpace(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  llvm::ArrayRef<int64_t> block,
+                  llvm::ArrayRef<int64_t> cropsBegin,
+                  llvm::ArrayRef<int64_t> cropsEnd);
+
+/// The windows of `size` elements every `stride` elements along `axis` (in
+/// [0, rank), static extent L >= size): result shape x.shape[:axis] +
+/// [(L - size) / stride + 1, size] + x.shape[axis + 1:], element
+/// [.., w, s, ..] = x[.., w * stride + s, ..] (one linalg.generic with a
+/// strided input map).
+/// Errors: axis out of range, a dynamic extent, size or stride < 1 or size
+/// > L.
+/// Spec: MIL sliding_windows; aten::unfold (Tensor.unfold).
+mlir::FailureOr<mlir::Value> buildSlidingWindows(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 mlir::Value x, int64_t axis,
+                                                 int64_t size, int64_t stride);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_SHAPE_H

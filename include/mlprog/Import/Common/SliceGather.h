@@ -83,6 +83,32 @@ struct DynamicSliceDim {
   mlir::Value step;
 };
 
+/// The inverse of buildSlice: a copy of `x` (static shape) whose elements
+/// selected by `dims` (one SliceDim per dim, as buildSlice) are replaced by
+/// `update` (x's element type), whose shape is the slice's with the dims
+/// listed in `squeezeDims` (each selecting one element) removed. Negative
+/// steps write the update backwards. One tensor.insert_slice.
+/// Errors: dims.size() != rank, a dynamic shape, step 0, element type or
+/// shape mismatches.
+/// Spec: MIL slice_update (iOS18); numpy x[slices] = update.
+mlir::FailureOr<mlir::Value>
+buildSliceUpdate(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 mlir::Value update, llvm::ArrayRef<SliceDim> dims,
+                 llvm::ArrayRef<int64_t> squeezeDims = {});
+
+/// buildSliceUpdate at run-time positions: `update` (static shape, x's
+/// element type, without the `squeezeDims`, which take one element) is
+/// written into `x` from `starts[d]` (index Values or attributes; negative
+/// starts count from the end) every `strides[d]` (static, >= 1) elements.
+/// Positions past the end are undefined behaviour (not checked at run time).
+/// Errors: a dynamic update shape, strides < 1, rank or element type
+/// mismatches.
+/// Spec: MIL slice_update (iOS18) with begin computed at run time.
+mlir::FailureOr<mlir::Value> buildSliceUpdateDynamic(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value update,
+    llvm::ArrayRef<mlir::OpFoldResult> starts, llvm::ArrayRef<int64_t> strides,
+    llvm::ArrayRef<int64_t> squeezeDims = {});
+
 /// Slices `x` (ranked, any element type) with one DynamicSliceDim per dim:
 /// result extent max(ceil((stop - start) / step), 0) on sliced dims (dynamic
 /// in the type), `x`'s extent on whole dims; result[i] =
@@ -150,8 +176,11 @@ mlir::FailureOr<mlir::Value> buildGatherND(mlir::OpBuilder &b,
 
 /// How a scatter combines an update with the element already there.
 /// None overwrites; Add/Mul/Max/Min combine (booleans: Add and Max are `or`,
-/// Mul and Min are `and`; integers compare signed).
-enum class ScatterReduction { None, Add, Mul, Max, Min };
+/// Mul and Min are `and`; integers compare signed); Sub and Div compute
+/// `old - update` and `old / update` (integers: signed division truncating
+/// towards zero; booleans: Sub is `xor`, Div keeps `old`), as MIL's scatter
+/// modes "sub" and "div".
+enum class ScatterReduction { None, Add, Mul, Max, Min, Sub, Div };
 
 /// numpy `put_along_axis` with a reduction: a copy of `data` where, for
 /// every multi-index i of `indices`, element (i with dim `axis` replaced by

@@ -1,0 +1,245 @@
+//===- ShapeBlocks.cpp - Shape-of, stack, batch/space blocks, windows -----===//
+//
+// Data-movement builders that Shape.cpp does not hold: the shape of a tensor
+// as a tensor, stacking, reversal, space/batch block moves (reshape +
+// transpose + pad/crop) and sliding windows (one strided linalg.generic).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/SliceGather.h"
+#include "Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cstdint>
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+FailureOr<Value> mlprog::buildShapeOf(OpBuilder &b, Location loc, Value x,
+                                      Type elementType) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "shape");
+  if (failed(type))
+    return failure();
+  auto intType = dyn_cast<IntegerType>(elementType);
+  if (!intType)
+    return emitError(loc) << "shape: element type must be an integer, got "
+                          << elementType;
+  int64_t rank = type->getRank();
+  auto resultType = RankedTensorType::get({rank}, elementType);
+  if (type->hasStaticShape()) {
+    SmallVector<APInt> dims;
+    for (int64_t d : type->getShape())
+      dims.push_back(APInt(intType.getWidth(), d));
+    return Value(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(resultType, dims)));
+  }
+  SmallVector<Value> elems;
+  for (int64_t d = 0; d < rank; ++d)
+    elems.push_back(arith::IndexCastOp::create(
+        b, loc, elementType, tensor::DimOp::create(b, loc, x, d)));
+  return Value(tensor::FromElementsOp::create(b, loc, resultType, elems));
+}
+
+FailureOr<Value> mlprog::buildStack(OpBuilder &b, Location loc,
+                                    ValueRange inputs, int64_t axis) {
+  if (inputs.empty())
+    return emitError(loc) << "stack needs at least one input";
+  SmallVector<Value> expanded;
+  for (Value x : inputs) {
+    FailureOr<Value> u = buildUnsqueeze(b, loc, x, axis);
+    if (failed(u))
+      return failure();
+    expanded.push_back(*u);
+  }
+  return buildConcat(b, loc, expanded, axis);
+}
+
+FailureOr<Value> mlprog::buildReverse(OpBuilder &b, Location loc, Value x,
+                                      ArrayRef<int64_t> axes) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "reverse");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  SmallVector<SliceDim> dims(rank);
+  bool dynamic = false;
+  for (int64_t a : axes) {
+    if (a < 0 || a >= rank)
+      return emitError(loc) << "reverse: axis " << a << " out of range for "
+                            << *type;
+    dynamic |= ShapedType::isDynamic(type->getDimSize(a));
+    dims[a].step = -1;
+  }
+  if (!dynamic)
+    return buildSlice(b, loc, x, dims);
+  // A dynamic extent: the run-time slice -1::-1 (stop clamps to -1).
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<DynamicSliceDim> runtime(rank);
+  for (int64_t a = 0; a < rank; ++a)
+    if (dims[a].step == -1)
+      runtime[a] = {c(-1), c(INT32_MIN), c(-1)};
+  return buildSliceDynamic(b, loc, x, runtime, type->getShape());
+}
+
+/// Checks [N, C, S1..SM] with static extents and M block entries.
+static LogicalResult checkBlockInput(Location loc, StringRef what,
+                                     RankedTensorType type,
+                                     ArrayRef<int64_t> block) {
+  if (type.getRank() != int64_t(block.size()) + 2 || !type.hasStaticShape() ||
+      llvm::any_of(block, [](int64_t v) { return v < 1; }))
+    return emitError(loc) << what << " needs a static [N, C, S1..S"
+                          << block.size() << "] tensor and positive block "
+                             "sizes, got "
+                          << type;
+  return success();
+}
+
+FailureOr<Value> mlprog::buildSpaceToBatch(OpBuilder &b, Location loc, Value x,
+                                           ArrayRef<int64_t> block,
+                                           ArrayRef<int64_t> padsBegin,
+                                           ArrayRef<int64_t> padsEnd) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "space_to_batch");
+  if (failed(type) ||
+      failed(checkBlockInput(loc, "space_to_batch", *type, block)))
+    return failure();
+  size_t m = block.size();
+  if (padsBegin.size() != m || padsEnd.size() != m)
+    return emitError(loc) << "space_to_batch: " << m
+                          << " spatial dims need as many pads";
+  SmallVector<int64_t> low(2, 0), high(2, 0);
+  low.append(padsBegin.begin(), padsBegin.end());
+  high.append(padsEnd.begin(), padsEnd.end());
+  FailureOr<Value> padded = buildPad(b, loc, x, low, high, PadMode::Constant,
+                                     0.0);
+  if (failed(padded))
+    return failure();
+  ArrayRef<int64_t> s = cast<RankedTensorType>(padded->getType()).getShape();
+  // [N, C, S1/b1, b1, ..] -> [b1, .., bM, N, C, S1/b1, ..] -> [prod*N, C, ..]
+  SmallVector<int64_t> split = {s[0], s[1]}, perm, out;
+  int64_t batch = s[0];
+  for (size_t i = 0; i < m; ++i) {
+    if (s[2 + i] % block[i])
+      return emitError(loc) << "space_to_batch: padded extent " << s[2 + i]
+                            << " is not divisible by block size " << block[i];
+    split.append({s[2 + i] / block[i], block[i]});
+    perm.push_back(3 + 2 * i);
+    batch *= block[i];
+  }
+  perm.append({0, 1});
+  out = {batch, s[1]};
+  for (size_t i = 0; i < m; ++i) {
+    perm.push_back(2 + 2 * i);
+    out.push_back(s[2 + i] / block[i]);
+  }
+  FailureOr<Value> r = buildReshape(b, loc, *padded, split);
+  if (succeeded(r))
+    r = buildTranspose(b, loc, *r, perm);
+  if (succeeded(r))
+    r = buildReshape(b, loc, *r, out);
+  return r;
+}
+
+FailureOr<Value> mlprog::buildBatchToSpace(OpBuilder &b, Location loc, Value x,
+                                           ArrayRef<int64_t> block,
+                                           ArrayRef<int64_t> cropsBegin,
+                                           ArrayRef<int64_t> cropsEnd) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "batch_to_space");
+  if (failed(type) ||
+      failed(checkBlockInput(loc, "batch_to_space", *type, block)))
+    return failure();
+  size_t m = block.size();
+  if (cropsBegin.size() != m || cropsEnd.size() != m)
+    return emitError(loc) << "batch_to_space: " << m
+                          << " spatial dims need as many crops";
+  ArrayRef<int64_t> s = type->getShape();
+  int64_t prod = 1;
+  for (int64_t v : block)
+    prod *= v;
+  if (s[0] % prod)
+    return emitError(loc) << "batch_to_space: batch " << s[0]
+                          << " is not divisible by the block volume " << prod;
+  int64_t n = s[0] / prod;
+  // [b1..bM, N, C, S1..SM] -> [N, C, S1, b1, .., SM, bM] -> [N, C, S1*b1, ..]
+  SmallVector<int64_t> split(block.begin(), block.end()), perm, out;
+  split.append({n, s[1]});
+  split.append(s.begin() + 2, s.end());
+  perm = {int64_t(m), int64_t(m) + 1};
+  out = {n, s[1]};
+  for (size_t i = 0; i < m; ++i) {
+    perm.append({int64_t(m + 2 + i), int64_t(i)});
+    out.push_back(s[2 + i] * block[i]);
+  }
+  FailureOr<Value> r = buildReshape(b, loc, x, split);
+  if (succeeded(r))
+    r = buildTranspose(b, loc, *r, perm);
+  if (succeeded(r))
+    r = buildReshape(b, loc, *r, out);
+  if (failed(r))
+    return failure();
+  SmallVector<SliceDim> dims(2);
+  for (size_t i = 0; i < m; ++i) {
+    if (cropsBegin[i] < 0 || cropsEnd[i] < 0 ||
+        cropsBegin[i] + cropsEnd[i] > out[2 + i])
+      return emitError(loc) << "batch_to_space: crops " << cropsBegin[i]
+                            << ", " << cropsEnd[i] << " do not fit extent "
+                            << out[2 + i];
+    SliceDim d;
+    d.start = cropsBegin[i];
+    d.stop = out[2 + i] - cropsEnd[i];
+    dims.push_back(d);
+  }
+  return buildSlice(b, loc, *r, dims);
+}
+
+FailureOr<Value> mlprog::buildSlidingWindows(OpBuilder &b, Location loc,
+                                             Value x, int64_t axis,
+                                             int64_t size, int64_t stride) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "sliding_windows");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (axis < 0 || axis >= rank)
+    return emitError(loc) << "sliding_windows: axis " << axis
+                          << " out of range for " << *type;
+  int64_t extent = type->getDimSize(axis);
+  if (ShapedType::isDynamic(extent) || size < 1 || stride < 1 ||
+      size > extent)
+    return emitError(loc) << "sliding_windows: size " << size << " and stride "
+                          << stride << " do not fit the static extent of dim "
+                          << axis << " of " << *type;
+  SmallVector<int64_t> shape(type->getShape());
+  shape[axis] = (extent - size) / stride + 1;
+  shape.insert(shape.begin() + axis + 1, size);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> in;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t loopDim = d <= axis ? d : d + 1;
+    in.push_back(d == axis ? getAffineDimExpr(axis, ctx) * stride +
+                                 getAffineDimExpr(axis + 1, ctx)
+                           : getAffineDimExpr(loopDim, ctx));
+  }
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank + 1; ++d) {
+    int64_t src = d <= axis ? d : d - 1;
+    sizes.push_back(d != axis && d != axis + 1 &&
+                            ShapedType::isDynamic(shape[d])
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, x, src))
+                        : OpFoldResult(b.getIndexAttr(shape[d])));
+  }
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type->getElementType());
+  SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, in, ctx),
+                                 b.getMultiDimIdentityMap(rank + 1)};
+  auto op = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{x}, ValueRange{init}, maps,
+      parallelIterators(rank + 1),
+      [](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, args[0]);
+      });
+  return op.getResult(0);
+}
