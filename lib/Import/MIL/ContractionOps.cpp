@@ -127,6 +127,8 @@ LogicalResult importEinsum(OpContext &ctx) {
     return failure();
   return ctx.setResult(
       0, buildEinsum(ctx.b, ctx.loc, *equation, ValueRange{*xe, *ye}));
+}
+
 /// scaled_dot_product_attention(query [B.., L, E], key [B.., S, E],
 /// value [B.., S, EV], attn_mask) (iOS18): softmax(Q K^T / sqrt(E) + mask)
 /// V with a bool mask (true = attend) or a float one (added). Rank-3
