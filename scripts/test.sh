@@ -12,7 +12,12 @@
 #    test/Import/ONNX/conformance-xfail[-1.23].txt. The full suites:
 #    .venv/bin/python scripts/onnx_conformance.py --onnx-version V -j2
 #    (see docs/importers/onnx.md).
-# 6. the ASan + UBSan build (build-asan) and its test subset
+# 6. Core ML conformance: the fast subset (two passing cases per test
+#    class) of coremltools' own op tests, run on mlprog under .venv-coreml
+#    and checked against test/Import/MIL/conformance-xfail.txt. The full
+#    suite: .venv-coreml/bin/python scripts/mil_conformance.py -j2
+#    (see docs/importers/mil.md).
+# 7. the ASan + UBSan build (build-asan) and its test subset
 #    (scripts/test-sanitizers.sh --subset; docs/reliability.md)
 #
 #===----------------------------------------------------------------------===//
@@ -27,4 +32,6 @@ for version in 1.12 1.23; do
     --build-dir "$root/build" --onnx-version "$version" -j "$(nproc)" \
     --ci-subset
 done
+"$root/.venv-coreml/bin/python" "$root/scripts/mil_conformance.py" \
+  --build-dir "$root/build" -j "$(nproc)" --ci-subset
 bash "$root/scripts/test-sanitizers.sh" --subset
