@@ -48,13 +48,19 @@ template <PointwiseKind Kind> LogicalResult importActivation(OpContext &ctx) {
   return ctx.setResult(0, buildPointwise(ctx.b, ctx.loc, Kind, *x));
 }
 
-/// log(x, epsilon = 1e-45): log(x + epsilon).
-LogicalResult importLog(OpContext &ctx) {
+/// x + epsilon, MIL's guard of log, rsqrt and inverse (`epsilon` defaults
+/// to `defaultEpsilon`).
+FailureOr<Value> getShiftedInput(OpContext &ctx, double defaultEpsilon) {
   FailureOr<Value> x = ctx.input("x");
-  FailureOr<double> eps = ctx.getFloat("epsilon", 1e-45);
+  FailureOr<double> eps = ctx.getFloat("epsilon", defaultEpsilon);
   if (failed(x) || failed(eps))
     return failure();
-  FailureOr<Value> shifted = buildAddScalar(ctx.b, ctx.loc, *x, *eps);
+  return buildAddScalar(ctx.b, ctx.loc, *x, *eps);
+}
+
+/// log(x, epsilon = 1e-45): log(x + epsilon).
+LogicalResult importLog(OpContext &ctx) {
+  FailureOr<Value> shifted = getShiftedInput(ctx, 1e-45);
   if (failed(shifted))
     return failure();
   return ctx.setResult(
@@ -63,11 +69,7 @@ LogicalResult importLog(OpContext &ctx) {
 
 /// rsqrt(x, epsilon = 1e-12): 1 / sqrt(x + epsilon).
 LogicalResult importRsqrt(OpContext &ctx) {
-  FailureOr<Value> x = ctx.input("x");
-  FailureOr<double> eps = ctx.getFloat("epsilon", 1e-12);
-  if (failed(x) || failed(eps))
-    return failure();
-  FailureOr<Value> shifted = buildAddScalar(ctx.b, ctx.loc, *x, *eps);
+  FailureOr<Value> shifted = getShiftedInput(ctx, 1e-12);
   if (failed(shifted))
     return failure();
   return ctx.setResult(
@@ -153,11 +155,7 @@ LogicalResult importSquare(OpContext &ctx) {
 
 /// inverse(x, epsilon = 1e-4): 1 / (x + epsilon).
 LogicalResult importInverse(OpContext &ctx) {
-  FailureOr<Value> x = ctx.input("x");
-  FailureOr<double> eps = ctx.getFloat("epsilon", 1e-4);
-  if (failed(x) || failed(eps))
-    return failure();
-  FailureOr<Value> shifted = buildAddScalar(ctx.b, ctx.loc, *x, *eps);
+  FailureOr<Value> shifted = getShiftedInput(ctx, 1e-4);
   if (failed(shifted))
     return failure();
   return ctx.setResult(
