@@ -8,6 +8,7 @@ package).
 """
 
 import os
+import sys
 
 import pytest
 
@@ -31,3 +32,19 @@ def tools_dir():
 def repo_root():
     return os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope="session")
+def onnxruntime_python(repo_root):
+    """A Python with onnxruntime: this one, else the project's .venv; the
+    test is skipped when neither has it."""
+    try:
+        import onnxruntime  # noqa: F401
+        return sys.executable
+    except ImportError:
+        pass
+    venv = os.path.join(repo_root, ".venv", "bin", "python")
+    if os.path.exists(venv):
+        return venv
+    pytest.skip("no onnxruntime (pip install onnxruntime, or "
+                "scripts/setup-venv.sh for .venv)")

@@ -7,7 +7,6 @@ keep separate caches."""
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -69,22 +68,8 @@ def test_greedy_matches_caller_shipped_cache(model, stateful):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
 
 
-def _onnxruntime_python(repo_root):
-    """A Python with onnxruntime: this one, else the project's .venv."""
-    try:
-        import onnxruntime  # noqa: F401
-        return sys.executable
-    except ImportError:
-        pass
-    venv = os.path.join(repo_root, ".venv", "bin", "python")
-    if os.path.exists(venv):
-        return venv
-    pytest.skip("no onnxruntime (pip install onnxruntime, or "
-                "scripts/setup-venv.sh for .venv)")
-
-
-def test_greedy_matches_onnxruntime(stateful, repo_root, tmp_path):
-    python = _onnxruntime_python(repo_root)
+def test_greedy_matches_onnxruntime(stateful, onnxruntime_python, tmp_path):
+    python = onnxruntime_python
     reference = tmp_path / "reference.npz"
     script = os.path.join(os.path.dirname(__file__), "onnx_decoder.py")
     subprocess.run([python, script, str(reference)], check=True, timeout=300)

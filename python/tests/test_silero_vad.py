@@ -27,7 +27,6 @@ MLPROG_SILERO_VAD_ONNX names another file)."""
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -57,28 +56,14 @@ def _package(repo_root, part):
     return path
 
 
-def _onnxruntime_python(repo_root):
-    """A Python with onnxruntime: this one, else the project's .venv."""
-    try:
-        import onnxruntime  # noqa: F401
-        return sys.executable
-    except ImportError:
-        pass
-    venv = os.path.join(repo_root, ".venv", "bin", "python")
-    if os.path.exists(venv):
-        return venv
-    pytest.skip("no onnxruntime (pip install onnxruntime, or "
-                "scripts/setup-venv.sh for .venv)")
-
-
 @pytest.fixture(scope="module")
-def reference(repo_root, tmp_path_factory):
+def reference(repo_root, onnxruntime_python, tmp_path_factory):
     onnx_path = os.environ.get("MLPROG_SILERO_VAD_ONNX") or os.path.join(
         repo_root, ".cache", "silero-vad", "silero_vad.onnx")
     if not os.path.exists(onnx_path):
         pytest.skip("%s is absent: run scripts/fetch-silero-vad.sh (silero-vad "
                     "6.0.0 from PyPI)" % onnx_path)
-    python = _onnxruntime_python(repo_root)
+    python = onnxruntime_python
     out = tmp_path_factory.mktemp("silero") / "reference.npz"
     script = os.path.join(os.path.dirname(__file__),
                           "silero_vad_reference.py")
