@@ -11,7 +11,9 @@ function: it saves the model as an `.mlpackage`, imports it with
 `mlprog.import_mil`, JIT-compiles it, calls `main` with the inputs in the
 model description's order and compares every output with the expected one
 under the test's own tolerances (widened for fp16 programs exactly as
-`compare_backend` widens them).
+`compare_backend` widens them; an fp16 output is allowed at least one fp16
+ulp, 2^-10 relative, since its rounding alone can be that far from an
+expected value the test computed in fp32).
 
 Each test's verdict is appended, as one JSON object per line, to the file
 named by MLPROG_MIL_RESULTS:
@@ -168,9 +170,13 @@ def compare_backend(mlmodel, input_key_values, expected_outputs,
             raise _Verdict("failed", f"output {name}: shape {actual.shape}, "
                            f"expected {expected.shape}")
         if expected.dtype.kind in "fc" or actual.dtype.kind in "fc":
+            # An fp16 output cannot come closer to an fp32 expected value
+            # than its own rounding: at least one fp16 ulp (2^-10) relative.
+            out_rtol = max(rtol, 2.0 ** -10) if actual.dtype == np.float16 \
+                else rtol
             close = np.isclose(actual.astype(np.float64),
                                expected.astype(np.float64),
-                               atol=atol, rtol=rtol, equal_nan=True)
+                               atol=atol, rtol=out_rtol, equal_nan=True)
         else:
             close = actual.astype(np.int64) == expected.astype(np.int64)
         bad = int(np.size(close) - np.count_nonzero(close))
