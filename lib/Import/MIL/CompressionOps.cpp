@@ -146,6 +146,17 @@ LogicalResult importAffineDequantize(OpContext &ctx) {
       failed(checkScalarOrVector(ctx, *zp, "zero_point")))
     return failure();
   bool isUnsigned = isUnsignedDataType(dataTypeOf(ctx, "quantized_data"));
+  // An integer zero point of the other signedness (int8 data, uint8 zero
+  // point, which MLIR's signless i8 cannot tell apart) is read as a float.
+  bool zpUnsigned = isUnsignedDataType(dataTypeOf(ctx, "zero_point"));
+  if (getElementTypeOrSelf(zp->getType()).isInteger() &&
+      zpUnsigned != isUnsigned) {
+    zp = buildConvertElementType(ctx.b, ctx.loc, *zp,
+                                 getElementTypeOrSelf(scale->getType()),
+                                 zpUnsigned);
+    if (failed(zp))
+      return failure();
+  }
   if (getElementTypeOrSelf(zp->getType()) ==
       getElementTypeOrSelf(data->getType()))
     return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, *data, *scale,

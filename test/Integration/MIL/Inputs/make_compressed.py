@@ -137,6 +137,17 @@ def _():
     return op, (q.astype(np.float64) - zp[:, None]) * s[:, None]
 
 
+@case("affine_int8_uint8_zp", ct.target.iOS16)
+def _():
+    # int8 data with a uint8 zero point above 127 (signless i8 in MLIR).
+    q = u((8, 16), -128, 128, np.int8)
+    zp = u((8,), 128, 256, np.uint8)
+    s = (rng.random(8) * 0.1 + 0.01).astype(np.float32)
+    op = lambda: mb.constexpr_affine_dequantize(
+        quantized_data=q, zero_point=zp, scale=s, axis=0)
+    return op, (q.astype(np.float64) - zp[:, None]) * s[:, None]
+
+
 @case("cast_fp16", ct.target.iOS16)
 def _():
     h = f((8, 16)).astype(np.float16)
