@@ -12,17 +12,37 @@
 #include "Importer.h"
 
 #include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 using namespace mlir;
 
 namespace mlprog::mil_import {
 namespace {
 
+/// iOS17 conv and conv_transpose take a weight and bias of another float
+/// type than x (fp16 weights on fp32 activations, say) and compute in x's:
+/// converts them to x's element type (the bias may be null).
+LogicalResult convertToInputType(OpContext &ctx, Value x, Value &w,
+                                 Value &bias) {
+  Type et = typeOf(x).getElementType();
+  for (Value *v : {&w, &bias}) {
+    if (!*v || typeOf(*v).getElementType() == et ||
+        !isa<FloatType>(et) || !isa<FloatType>(typeOf(*v).getElementType()))
+      continue;
+    FailureOr<Value> converted = buildConvertElementType(ctx.b, ctx.loc, *v, et);
+    if (failed(converted))
+      return failure();
+    *v = *converted;
+  }
+  return success();
+}
+
 LogicalResult importConv(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x"), w = ctx.input("weight");
   FailureOr<Value> bias = ctx.optionalInput("bias");
   FailureOr<int64_t> groups = ctx.getInt("groups", 1);
-  if (failed(x) || failed(w) || failed(bias) || failed(groups))
+  if (failed(x) || failed(w) || failed(bias) || failed(groups) ||
+      failed(convertToInputType(ctx, *x, *w, *bias)))
     return failure();
   if (rankOf(*w) < 3)
     return emitError(ctx.loc) << "conv weight must have rank >= 3";
@@ -44,7 +64,7 @@ LogicalResult importConvTranspose(OpContext &ctx) {
   FailureOr<std::string> padType =
       ctx.getString("pad_type", std::string("valid"));
   if (failed(x) || failed(w) || failed(bias) || failed(groups) ||
-      failed(padType))
+      failed(padType) || failed(convertToInputType(ctx, *x, *w, *bias)))
     return failure();
   RankedTensorType xt = typeOf(*x), wt = typeOf(*w);
   if (wt.getRank() < 3 || xt.getRank() != wt.getRank())
