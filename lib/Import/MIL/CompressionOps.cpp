@@ -428,11 +428,71 @@ LogicalResult importSparseBlockwiseShiftScale(OpContext &ctx) {
       1, buildDenseToSparse(ctx.b, ctx.loc, *scaled, *mask, count));
 }
 
+/// The axis of iOS17 quantize/dequantize: needed (and normalized) when the
+/// scale is a vector of more than one element, else none.
+FailureOr<std::optional<int64_t>> quantizationAxis(OpContext &ctx, Value x,
+                                                   Value scale) {
+  if (typeOf(scale).getNumElements() <= 1 || rankOf(scale) == 0)
+    return std::optional<int64_t>();
+  FailureOr<SmallVector<int64_t>> axis = intsParam(ctx, "axis");
+  if (failed(axis))
+    return failure();
+  if (axis->size() != 1)
+    return emitError(ctx.loc) << "parameter 'axis' must be a scalar";
+  FailureOr<int64_t> a = normalizeAxis(ctx, (*axis)[0], rankOf(x));
+  if (failed(a))
+    return failure();
+  return std::optional<int64_t>(*a);
+}
+
+/// iOS17 quantize(input, zero_point, scale, axis, output_dtype "int8" or
+/// "uint8"): clip(round(input / scale) + zero_point) with ties to even,
+/// per-tensor or per-axis; ONNX QuantizeLinear's builder.
+LogicalResult importQuantize(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("input");
+  FailureOr<Value> scale = tensorParam(ctx, "scale");
+  FailureOr<Value> zp = tensorParam(ctx, "zero_point", /*optional=*/true);
+  FailureOr<std::string> dtype = ctx.getString("output_dtype");
+  if (failed(x) || failed(scale) || failed(zp) || failed(dtype))
+    return failure();
+  if (*dtype != "int8" && *dtype != "uint8")
+    return emitError(ctx.loc) << "unsupported quantize output_dtype '"
+                              << *dtype << "' (int8 or uint8)";
+  FailureOr<std::optional<int64_t>> axis = quantizationAxis(ctx, *x, *scale);
+  if (failed(axis))
+    return failure();
+  QuantizedType result{ctx.b.getIntegerType(8), *dtype == "uint8"};
+  return ctx.setResult(0, buildQuantizeLinear(ctx.b, ctx.loc, *x, *scale, *zp,
+                                              *axis, result));
+}
+
+/// iOS17 dequantize(input int8/uint8, zero_point, scale, axis):
+/// scale * (input - zero_point), per-tensor or per-axis; ONNX
+/// DequantizeLinear's builder.
+LogicalResult importDequantize(OpContext &ctx) {
+  FailureOr<Value> x = ctx.input("input");
+  FailureOr<Value> scale = tensorParam(ctx, "scale");
+  FailureOr<Value> zp = tensorParam(ctx, "zero_point", /*optional=*/true);
+  if (failed(x) || failed(scale) || failed(zp))
+    return failure();
+  FailureOr<std::optional<int64_t>> axis = quantizationAxis(ctx, *x, *scale);
+  if (failed(axis))
+    return failure();
+  // The signedness MLIR's signless i8 loses: the input's declared type, else
+  // the zero point's (MIL gives both one dtype).
+  bool isUnsigned = ctx.isUnsignedInput("input") ||
+                    isUnsignedDataType(dataTypeOf(ctx, "zero_point"));
+  return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, *x, *scale,
+                                                *zp, *axis, isUnsigned));
+}
+
 } // namespace
 
 void registerCompressionOps(OpTable &table) {
   table.add({
       {"constexpr_affine_dequantize", importAffineDequantize},
+      {"dequantize", importDequantize},
+      {"quantize", importQuantize},
       {"constexpr_blockwise_shift_scale", importBlockwiseShiftScale},
       {"constexpr_cast", importConstexprCast},
       {"constexpr_lut_to_dense", importLutToDense},

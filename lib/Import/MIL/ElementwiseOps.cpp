@@ -263,7 +263,7 @@ LogicalResult importIdentity(OpContext &ctx) {
 }
 
 /// cast(x, dtype): dtype is "bool", "int8"..."int64", "uint8"...,
-/// "fp16", "fp32", "fp64".
+/// "fp16", "fp32", "fp64". An x declared unsigned (uint8...) zero-extends.
 LogicalResult importCast(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   FailureOr<std::string> dtype = ctx.getString("dtype");
@@ -273,7 +273,8 @@ LogicalResult importCast(OpContext &ctx) {
   if (failed(to))
     return failure();
   return ctx.setResult(
-      0, buildConvertElementType(ctx.b, ctx.loc, *x, *to, false,
+      0, buildConvertElementType(ctx.b, ctx.loc, *x, *to,
+                                 ctx.isUnsignedInput("x"),
                                  StringRef(*dtype).starts_with("uint")));
 }
 

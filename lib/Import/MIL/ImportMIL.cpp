@@ -300,7 +300,11 @@ LogicalResult ProgramImporter::importFunction(StringRef name,
   for (const mil::NamedValueType &input : function.inputs())
     if (input.type().has_statetype()
             ? failed(declareState(input))
-            : failed(define(locFor(input.name()), input.name(), {*arg++})))
+            : failed(define(locFor(input.name()), input.name(),
+                            {*arg++, nullptr, std::nullopt,
+                             input.type().has_tensortype() &&
+                                 isUnsignedDataType(
+                                     input.type().tensortype().datatype())})))
       return failure();
   FailureOr<SmallVector<NamedValue>> outputs =
       importBlock(block->second, {}, loc);
@@ -467,6 +471,18 @@ FailureOr<Value> OpContext::input(StringRef name) {
   return resolve(*binding, name);
 }
 
+bool OpContext::isUnsignedInput(StringRef name) {
+  auto it = op.inputs().find(std::string(name));
+  if (it == op.inputs().end() || it->second.arguments_size() != 1)
+    return false;
+  const mil::Argument::Binding &binding = it->second.arguments(0);
+  if (binding.has_value())
+    return binding.value().type().has_tensortype() &&
+           isUnsignedDataType(binding.value().type().tensortype().datatype());
+  const NamedValue *value = importer.lookup(binding.name());
+  return value && value->isUnsigned;
+}
+
 FailureOr<Value> OpContext::optionalInput(StringRef name) {
   if (!has(name))
     return Value();
@@ -591,7 +607,10 @@ LogicalResult OpContext::bind(unsigned i, Value value,
       v = tensor::CastOp::create(b, outLoc, *declared, v);
     }
   }
-  return importer.define(outLoc, output.name(), {v, constant});
+  NamedValue named{v, constant};
+  named.isUnsigned = output.has_type() && output.type().has_tensortype() &&
+                     isUnsignedDataType(output.type().tensortype().datatype());
+  return importer.define(outLoc, output.name(), named);
 }
 
 LogicalResult OpContext::setNamedResult(unsigned i, const NamedValue &value) {

@@ -88,6 +88,9 @@ struct NamedValue {
   mlir::Value value;
   const mil::Value *constant = nullptr;
   std::optional<ListInfo> list;
+  /// The value's declared MIL type is an unsigned integer (uint8...), which
+  /// its signless MLIR type cannot tell: cast and dequantize read it.
+  bool isUnsigned = false;
 };
 
 class ProgramImporter {
@@ -199,6 +202,10 @@ public:
   /// variadic or undefined.
   mlir::FailureOr<mlir::Value> input(llvm::StringRef name);
   /// Parameter `name` if bound (null otherwise); errors as `input`.
+  /// Whether the value bound to input `name` is declared an unsigned
+  /// integer (a function input or op output of MIL type uint8...); false
+  /// for absent inputs and tuples.
+  bool isUnsignedInput(llvm::StringRef name);
   mlir::FailureOr<mlir::Value> optionalInput(llvm::StringRef name);
   /// All tensors bound to (variadic) parameter `name`.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> inputs(llvm::StringRef name);
