@@ -74,10 +74,14 @@ def test_files(root, pattern):
 
 
 def read_results(path):
+    """The plugin's JSON lines; ids on one line (see the plugin's _test_id)."""
     if not os.path.exists(path):
         return []
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        entries = [json.loads(line) for line in f if line.strip()]
+    for e in entries:
+        e["id"] = e["id"].replace("\n", "\\n")
+    return entries
 
 
 def run_file(test_file, args, root, work):
@@ -238,8 +242,9 @@ def write_coverage(path, results, not_collected, version, command):
                 f"{total['unsupported']} unsupported, {total['failed']} "
                 f"failed; command: `{command}`.\n\n")
         if not_collected:
-            f.write("Not collected (their imports need packages the base "
-                    "environment does not have):\n\n")
+            f.write("Test files not collected (imports the environment "
+                    "cannot satisfy), not run, or not run to the end; the "
+                    "figures above leave out what they did not run:\n\n")
             for name, why in sorted(not_collected.items()):
                 f.write(f"- `{name}`: {why}\n")
             f.write("\n")
@@ -282,11 +287,19 @@ def main():
                         "subset from this (full) run")
     parser.add_argument("--write-coverage", metavar="FILE",
                         help="write the op coverage page")
+    parser.add_argument("--results-dir", metavar="DIR",
+                        help="keep each test file's results (JSON lines) in "
+                        "DIR instead of a temporary folder")
+    parser.add_argument("--no-run", action="store_true",
+                        help="run nothing: report (and write the lists and "
+                        "the page) from the results in --results-dir, e.g. "
+                        "of a run that was stopped; files without results "
+                        "are reported as not run")
     args = parser.parse_args()
     args.build_dir = os.path.abspath(args.build_dir)
     if (args.write_xfail or args.write_coverage) and \
-            (args.files or args.filter or args.ci_subset or
-             args.precision != "both"):
+            (args.filter or args.ci_subset or args.precision != "both" or
+             (args.files and not args.no_run)):
         parser.error("--write-xfail/--write-coverage need a full run")
     if not os.path.isdir(os.path.join(args.build_dir, "python", "mlprog")):
         parser.error(f"no Python module in {args.build_dir}/python "
@@ -301,19 +314,38 @@ def main():
         files = [f for f in files if f in wanted]
     start = time.time()
     results, not_collected = {}, {}
-    with tempfile.TemporaryDirectory(prefix="mil-conformance-") as work, \
-            concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(run_file, f, args, root, work): f
-                   for f in files}
-        for future in concurrent.futures.as_completed(futures):
-            done, error = future.result()
-            results.update(done)
-            if error:
-                not_collected[futures[future]] = error
-            counts = collections.Counter(r["status"] for r in done.values())
-            print(f"{futures[future]}: " + ", ".join(
-                f"{counts[s]} {s}" for s in COUNTED + ("n/a",)) +
-                (f" (not collected: {error})" if error else ""), flush=True)
+    if args.no_run:
+        if not args.results_dir:
+            parser.error("--no-run needs --results-dir")
+        for f in files:
+            path = os.path.join(args.results_dir,
+                                re.sub(r"\W", "_", f) + ".jsonl")
+            raw = read_results(path)
+            entries = [e for e in raw if e["status"] != "started"]
+            if not entries:
+                not_collected[f] = "not run (no results in --results-dir)"
+            elif raw[-1]["status"] == "started":
+                not_collected[f] = (f"incomplete: the run stopped after "
+                                    f"{len(entries)} of its cases")
+            results.update({e["id"]: e for e in entries})
+    else:
+        with tempfile.TemporaryDirectory(prefix="mil-conformance-") as tmp, \
+                concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            work = args.results_dir or tmp
+            os.makedirs(work, exist_ok=True)
+            futures = {pool.submit(run_file, f, args, root, work): f
+                       for f in files}
+            for future in concurrent.futures.as_completed(futures):
+                done, error = future.result()
+                results.update(done)
+                if error:
+                    not_collected[futures[future]] = error
+                counts = collections.Counter(r["status"]
+                                             for r in done.values())
+                print(f"{futures[future]}: " + ", ".join(
+                    f"{counts[s]} {s}" for s in COUNTED + ("n/a",)) +
+                    (f" (not collected: {error})" if error else ""),
+                    flush=True)
 
     listed = {} if args.no_xfail else load_xfail(args.xfail)
     regressions, unexpected = [], []
@@ -347,9 +379,8 @@ def main():
         write_xfail(args.xfail, results, not_collected)
         write_ci_subset(CI_SUBSET, results)
     if args.write_coverage:
-        command = ".venv-coreml/bin/python scripts/mil_conformance.py -j2 " \
-            "--write-xfail --write-coverage " + \
-            os.path.relpath(args.write_coverage, ROOT)
+        command = ".venv-coreml/bin/python scripts/mil_conformance.py " + \
+            " ".join(sys.argv[1:])
         write_coverage(args.write_coverage, results, not_collected,
                        coremltools.__version__, command)
     return 1 if regressions and not args.write_xfail else 0

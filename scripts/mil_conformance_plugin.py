@@ -215,8 +215,11 @@ _PREFIX = "mil/ops/tests/"
 
 
 def _test_id(item):
+    """The id, on one line: parameters printed as numpy arrays hold line
+    breaks, which are written as the two characters `\\n`."""
     nodeid = item.nodeid
-    return nodeid[len(_PREFIX):] if nodeid.startswith(_PREFIX) else nodeid
+    nodeid = nodeid[len(_PREFIX):] if nodeid.startswith(_PREFIX) else nodeid
+    return nodeid.replace("\n", "\\n")
 
 
 def _read_ids(path):
