@@ -54,8 +54,10 @@ start=$(date +%s)
 # -O2, was added before it ever ran under the sanitizers, as a precaution):
 # Since every contraction gets at least two output tiles (an scf.forall,
 # OpenMP), the fp16 Core ML package's matmul and the 64x64 matmul of
-# Tools/thread-options take that path too.
-omp_tests="Tools/mlprog-compile/aot-openmp|Tools/mlprog-compile/aot-threads|Tools/thread-options|Integration/CPU/(contraction-shapes|elementwise-shapes|padded-convolutions|reductions-and-weights)|Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/(small-cnn|transformer-block|mlpackage-fp16)|Import/ONNX/attention"
+# Tools/thread-options take that path too, as do the LSTM and convolution
+# programs of the Core ML execution tests (recurrent, conv-dynamic-extent,
+# pose-lstm-classifier).
+omp_tests="Tools/mlprog-compile/aot-openmp|Tools/mlprog-compile/aot-threads|Tools/thread-options|Integration/CPU/(contraction-shapes|elementwise-shapes|padded-convolutions|reductions-and-weights)|Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/(small-cnn|transformer-block|mlpackage-fp16|recurrent|conv-dynamic-extent|pose-lstm-classifier)|Import/ONNX/attention"
 export MLPROG_NUM_THREADS=1
 lit_args+=(--filter-out "${filter:+$filter|}$omp_tests")
 /usr/lib/llvm-22/bin/lit "${lit_args[@]}" "$build/test"
