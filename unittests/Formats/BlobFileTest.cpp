@@ -194,7 +194,7 @@ TEST(BlobFileTest, ChecksPaddingAndTensorSize) {
   // Writers before iOS18 leave the padding of byte-sized dtypes
   // uninitialized (13376768496 in a public package): it is ignored.
   uint64_t a = w.add(2, floats({1.0f, 2.0f}), /*padding=*/13376768496ull);
-  uint64_t b = w.add(8, std::vector<char>(2, 0), /*padding=*/4); // 3 x int4
+  uint64_t b = w.add(8, std::vector<char>(2, 0), /*padding=*/4);  // 3 x int4
   uint64_t c = w.add(11, std::vector<char>(2, 0), /*padding=*/3); // uint4
   uint64_t d = w.add(12, std::vector<char>(2, 0), /*padding=*/8); // uint3
   llvm::Expected<BlobFile> file = load(w.finish());

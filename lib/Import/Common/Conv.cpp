@@ -186,11 +186,10 @@ FailureOr<Value> mlprog::buildConv(OpBuilder &b, Location loc, Value input,
       return emitError(loc) << "conv bias must be [F], got " << bias.getType();
   }
   if (it.getElementType().isF16() || it.getElementType().isBF16())
-    return accumulateInF32(b, loc, {input, filter, bias},
-                           [&](ArrayRef<Value> wide) {
-                             return buildConv(b, loc, wide[0], wide[1], wide[2],
-                                              params, groups);
-                           });
+    return accumulateInF32(
+        b, loc, {input, filter, bias}, [&](ArrayRef<Value> wide) {
+          return buildConv(b, loc, wide[0], wide[1], wide[2], params, groups);
+        });
   FailureOr<Window> w =
       resolveWindow(loc, "conv", it.getShape().drop_front(2),
                     ft.getShape().drop_front(2), params, /*ceilMode=*/false,

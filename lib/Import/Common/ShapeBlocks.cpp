@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Utils.h"
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
-#include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -69,8 +69,8 @@ FailureOr<Value> mlprog::buildReverse(OpBuilder &b, Location loc, Value x,
   bool dynamic = false;
   for (int64_t a : axes) {
     if (a < 0 || a >= rank)
-      return emitError(loc) << "reverse: axis " << a << " out of range for "
-                            << *type;
+      return emitError(loc)
+             << "reverse: axis " << a << " out of range for " << *type;
     dynamic |= ShapedType::isDynamic(type->getDimSize(a));
     dims[a].step = -1;
   }
@@ -94,7 +94,8 @@ static LogicalResult checkBlockInput(Location loc, StringRef what,
   if (type.getRank() != int64_t(block.size()) + 2 || !type.hasStaticShape() ||
       llvm::any_of(block, [](int64_t v) { return v < 1; }))
     return emitError(loc) << what << " needs a static [N, C, S1..S"
-                          << block.size() << "] tensor and positive block "
+                          << block.size()
+                          << "] tensor and positive block "
                              "sizes, got "
                           << type;
   return success();
@@ -115,8 +116,8 @@ FailureOr<Value> mlprog::buildSpaceToBatch(OpBuilder &b, Location loc, Value x,
   SmallVector<int64_t> low(2, 0), high(2, 0);
   low.append(padsBegin.begin(), padsBegin.end());
   high.append(padsEnd.begin(), padsEnd.end());
-  FailureOr<Value> padded = buildPad(b, loc, x, low, high, PadMode::Constant,
-                                     0.0);
+  FailureOr<Value> padded =
+      buildPad(b, loc, x, low, high, PadMode::Constant, 0.0);
   if (failed(padded))
     return failure();
   ArrayRef<int64_t> s = cast<RankedTensorType>(padded->getType()).getShape();
@@ -186,9 +187,9 @@ FailureOr<Value> mlprog::buildBatchToSpace(OpBuilder &b, Location loc, Value x,
   for (size_t i = 0; i < m; ++i) {
     if (cropsBegin[i] < 0 || cropsEnd[i] < 0 ||
         cropsBegin[i] + cropsEnd[i] > out[2 + i])
-      return emitError(loc) << "batch_to_space: crops " << cropsBegin[i]
-                            << ", " << cropsEnd[i] << " do not fit extent "
-                            << out[2 + i];
+      return emitError(loc)
+             << "batch_to_space: crops " << cropsBegin[i] << ", " << cropsEnd[i]
+             << " do not fit extent " << out[2 + i];
     SliceDim d;
     d.start = cropsBegin[i];
     d.stop = out[2 + i] - cropsEnd[i];
@@ -208,8 +209,7 @@ FailureOr<Value> mlprog::buildSlidingWindows(OpBuilder &b, Location loc,
     return emitError(loc) << "sliding_windows: axis " << axis
                           << " out of range for " << *type;
   int64_t extent = type->getDimSize(axis);
-  if (ShapedType::isDynamic(extent) || size < 1 || stride < 1 ||
-      size > extent)
+  if (ShapedType::isDynamic(extent) || size < 1 || stride < 1 || size > extent)
     return emitError(loc) << "sliding_windows: size " << size << " and stride "
                           << stride << " do not fit the static extent of dim "
                           << axis << " of " << *type;

@@ -504,8 +504,7 @@ FailureOr<Value> mlprog::buildGatherND(OpBuilder &b, Location loc, Value data,
 }
 
 FailureOr<Value> mlprog::buildSliceUpdate(OpBuilder &b, Location loc, Value x,
-                                          Value update,
-                                          ArrayRef<SliceDim> dims,
+                                          Value update, ArrayRef<SliceDim> dims,
                                           ArrayRef<int64_t> squeezeDims) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice update");
   FailureOr<RankedTensorType> utype =
@@ -515,8 +514,8 @@ FailureOr<Value> mlprog::buildSliceUpdate(OpBuilder &b, Location loc, Value x,
   int64_t rank = type->getRank();
   if (int64_t(dims.size()) != rank || !type->hasStaticShape() ||
       utype->getElementType() != type->getElementType())
-    return emitError(loc) << "slice update of " << *type << " with "
-                          << *utype << " needs a static shape, one slice per "
+    return emitError(loc) << "slice update of " << *type << " with " << *utype
+                          << " needs a static shape, one slice per "
                              "dim and one element type";
   SmallVector<int64_t> offsets, sizes, strides, reversed;
   for (int64_t d = 0; d < rank; ++d) {
@@ -524,8 +523,8 @@ FailureOr<Value> mlprog::buildSliceUpdate(OpBuilder &b, Location loc, Value x,
       return emitError(loc) << "slice update: step 0 in dim " << d;
     ResolvedSlice r = resolveSlice(dims[d], type->getDimSize(d));
     if (llvm::is_contained(squeezeDims, d) && r.size != 1)
-      return emitError(loc) << "slice update: squeezed dim " << d
-                            << " selects " << r.size << " elements";
+      return emitError(loc) << "slice update: squeezed dim " << d << " selects "
+                            << r.size << " elements";
     sizes.push_back(r.size);
     if (r.step < 0 && r.size > 0) {
       // Walking backwards from start = writing the reversed update forwards
@@ -557,16 +556,17 @@ FailureOr<Value> mlprog::buildSliceUpdate(OpBuilder &b, Location loc, Value x,
   if (failed(u))
     return failure();
   return Value(tensor::InsertSliceOp::create(
-      b, loc, *u, x, ArrayRef<OpFoldResult>(getAsIndexOpFoldResult(
-                         b.getContext(), offsets)),
+      b, loc, *u, x,
+      ArrayRef<OpFoldResult>(getAsIndexOpFoldResult(b.getContext(), offsets)),
       getAsIndexOpFoldResult(b.getContext(), sizes),
       getAsIndexOpFoldResult(b.getContext(), strides)));
 }
 
-FailureOr<Value> mlprog::buildSliceUpdateDynamic(
-    OpBuilder &b, Location loc, Value x, Value update,
-    ArrayRef<OpFoldResult> starts, ArrayRef<int64_t> strides,
-    ArrayRef<int64_t> squeezeDims) {
+FailureOr<Value>
+mlprog::buildSliceUpdateDynamic(OpBuilder &b, Location loc, Value x,
+                                Value update, ArrayRef<OpFoldResult> starts,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> squeezeDims) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "slice update");
   FailureOr<RankedTensorType> utype =
       getRankedType(loc, update, "slice update");
@@ -578,15 +578,14 @@ FailureOr<Value> mlprog::buildSliceUpdateDynamic(
       utype->getRank() + int64_t(squeezeDims.size()) != rank ||
       utype->getElementType() != type->getElementType() ||
       llvm::any_of(strides, [](int64_t s) { return s < 1; }))
-    return emitError(loc) << "slice update of " << *type << " with "
-                          << *utype << " at run-time positions needs a "
+    return emitError(loc) << "slice update of " << *type << " with " << *utype
+                          << " at run-time positions needs a "
                              "static update, positive strides and one start "
                              "per dim";
   SmallVector<int64_t> sizes;
   for (int64_t d = 0, k = 0; d < rank; ++d)
-    sizes.push_back(llvm::is_contained(squeezeDims, d)
-                        ? 1
-                        : utype->getDimSize(k++));
+    sizes.push_back(
+        llvm::is_contained(squeezeDims, d) ? 1 : utype->getDimSize(k++));
   FailureOr<Value> u = buildReshape(b, loc, update, sizes);
   if (failed(u))
     return failure();
@@ -600,8 +599,8 @@ FailureOr<Value> mlprog::buildSliceUpdateDynamic(
     }
     Value start = getValueOrCreateConstantIndexOp(b, loc, starts[d]);
     Value dim = tensor::DimOp::create(b, loc, x, d);
-    Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                      start, zero);
+    Value neg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, start, zero);
     Value wrapped = arith::AddIOp::create(b, loc, start, dim);
     offsets.push_back(Value(
         arith::SelectOp::create(b, loc, neg, wrapped, start).getResult()));

@@ -62,10 +62,12 @@ llvm::SmallVector<mlir::OpFoldResult> broadcastSizes(mlir::OpBuilder &b,
 /// 16-bit arithmetic is emulated through f32 anyway) and round once. Null
 /// operands stay null; other element types call `build` on `operands` as
 /// they are.
-mlir::FailureOr<mlir::Value> accumulateInF32(
-    mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> operands,
-    llvm::function_ref<mlir::FailureOr<mlir::Value>(llvm::ArrayRef<mlir::Value>)>
-        build);
+mlir::FailureOr<mlir::Value>
+accumulateInF32(mlir::OpBuilder &b, mlir::Location loc,
+                llvm::ArrayRef<mlir::Value> operands,
+                llvm::function_ref<
+                    mlir::FailureOr<mlir::Value>(llvm::ArrayRef<mlir::Value>)>
+                    build);
 
 /// tensor.empty of `sizes`.
 mlir::Value createEmpty(mlir::OpBuilder &b, mlir::Location loc,

@@ -456,14 +456,14 @@ LogicalResult importQuantize(OpContext &ctx) {
   if (failed(x) || failed(scale) || failed(zp) || failed(dtype))
     return failure();
   if (*dtype != "int8" && *dtype != "uint8")
-    return emitError(ctx.loc) << "unsupported quantize output_dtype '"
-                              << *dtype << "' (int8 or uint8)";
+    return emitError(ctx.loc) << "unsupported quantize output_dtype '" << *dtype
+                              << "' (int8 or uint8)";
   FailureOr<std::optional<int64_t>> axis = quantizationAxis(ctx, *x, *scale);
   if (failed(axis))
     return failure();
   QuantizedType result{ctx.b.getIntegerType(8), *dtype == "uint8"};
-  return ctx.setResult(0, buildQuantizeLinear(ctx.b, ctx.loc, *x, *scale, *zp,
-                                              *axis, result));
+  return ctx.setResult(
+      0, buildQuantizeLinear(ctx.b, ctx.loc, *x, *scale, *zp, *axis, result));
 }
 
 /// iOS17 dequantize(input int8/uint8, zero_point, scale, axis):
@@ -482,8 +482,8 @@ LogicalResult importDequantize(OpContext &ctx) {
   // the zero point's (MIL gives both one dtype).
   bool isUnsigned = ctx.isUnsignedInput("input") ||
                     isUnsignedDataType(dataTypeOf(ctx, "zero_point"));
-  return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, *x, *scale,
-                                                *zp, *axis, isUnsigned));
+  return ctx.setResult(0, buildDequantizeLinear(ctx.b, ctx.loc, *x, *scale, *zp,
+                                                *axis, isUnsigned));
 }
 
 } // namespace

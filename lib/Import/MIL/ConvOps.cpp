@@ -26,10 +26,11 @@ LogicalResult convertToInputType(OpContext &ctx, Value x, Value &w,
                                  Value &bias) {
   Type et = typeOf(x).getElementType();
   for (Value *v : {&w, &bias}) {
-    if (!*v || typeOf(*v).getElementType() == et ||
-        !isa<FloatType>(et) || !isa<FloatType>(typeOf(*v).getElementType()))
+    if (!*v || typeOf(*v).getElementType() == et || !isa<FloatType>(et) ||
+        !isa<FloatType>(typeOf(*v).getElementType()))
       continue;
-    FailureOr<Value> converted = buildConvertElementType(ctx.b, ctx.loc, *v, et);
+    FailureOr<Value> converted =
+        buildConvertElementType(ctx.b, ctx.loc, *v, et);
     if (failed(converted))
       return failure();
     *v = *converted;

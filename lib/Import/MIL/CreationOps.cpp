@@ -156,8 +156,8 @@ LogicalResult importOneHot(OpContext &ctx) {
   int64_t rank = cast<RankedTensorType>(indices->getType()).getRank();
   int64_t ax = *axis < 0 ? *axis + rank + 1 : *axis;
   if (ax < 0 || ax > rank)
-    return emitError(ctx.loc) << "one_hot: axis " << *axis
-                              << " out of range for rank " << rank;
+    return emitError(ctx.loc)
+           << "one_hot: axis " << *axis << " out of range for rank " << rank;
   Value onV = scalarOf(ctx, *et, *on), offV = scalarOf(ctx, *et, *off);
   if (std::optional<SmallVector<int64_t>> depth =
           foldedInts(ctx, "one_hot_vector_size")) {

@@ -272,10 +272,9 @@ LogicalResult importCast(OpContext &ctx) {
   FailureOr<Type> to = parseDType(ctx, *dtype, "cast");
   if (failed(to))
     return failure();
-  return ctx.setResult(
-      0, buildConvertElementType(ctx.b, ctx.loc, *x, *to,
-                                 ctx.isUnsignedInput("x"),
-                                 StringRef(*dtype).starts_with("uint")));
+  return ctx.setResult(0, buildConvertElementType(
+                              ctx.b, ctx.loc, *x, *to, ctx.isUnsignedInput("x"),
+                              StringRef(*dtype).starts_with("uint")));
 }
 
 } // namespace

@@ -6,8 +6,8 @@
 
 #include "HandlerUtils.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -97,8 +97,7 @@ FailureOr<WindowParams> getWindowParams(OpContext &ctx, Value x,
   return params;
 }
 
-std::optional<SmallVector<int64_t>> foldedInts(OpContext &ctx,
-                                               StringRef name) {
+std::optional<SmallVector<int64_t>> foldedInts(OpContext &ctx, StringRef name) {
   auto it = ctx.op.inputs().find(name.str());
   if (it == ctx.op.inputs().end() || it->second.arguments_size() != 1)
     return std::nullopt;
@@ -150,19 +149,19 @@ FailureOr<SmallVector<int64_t>> getTupleInts(OpContext &ctx, StringRef name) {
     const mil::Value *constant = nullptr;
     if (binding.has_value()) {
       constant = &binding.value();
-    } else if (const NamedValue *named =
-                   ctx.importer.lookup(binding.name())) {
+    } else if (const NamedValue *named = ctx.importer.lookup(binding.name())) {
       constant = named->constant;
     } else {
-      return emitError(ctx.loc) << "parameter '" << name
-                                << "' refers to undefined name '"
-                                << binding.name() << "'";
+      return emitError(ctx.loc)
+             << "parameter '" << name << "' refers to undefined name '"
+             << binding.name() << "'";
     }
     if (!constant)
-      return emitError(ctx.loc) << "parameter '" << name
-                                << "' must be a compile-time constant, but '"
-                                << binding.name() << "' is computed at run "
-                                                     "time";
+      return emitError(ctx.loc)
+             << "parameter '" << name
+             << "' must be a compile-time constant, but '" << binding.name()
+             << "' is computed at run "
+                "time";
     FailureOr<SmallVector<int64_t>> v = readInts(ctx.loc, *constant, name);
     if (failed(v))
       return failure();

@@ -48,8 +48,8 @@ FailureOr<Value> resizeTrailing(OpContext &ctx, Value x,
     if (d >= rank - n)
       sizes[d] = outSizes[d - (rank - n)];
     if (!scales.empty())
-      scaleAttrs.push_back(ctx.b.getF64FloatAttr(
-          d >= rank - n ? scales[d - (rank - n)] : 1.0));
+      scaleAttrs.push_back(
+          ctx.b.getF64FloatAttr(d >= rank - n ? scales[d - (rank - n)] : 1.0));
   }
   return buildResize(ctx.b, ctx.loc, x, sizes, scaleAttrs, {}, options);
 }
@@ -84,8 +84,9 @@ LogicalResult importResizeNearest(OpContext &ctx) {
   options.transform = CoordinateTransform::Asymmetric;
   options.nearest = NearestRounding::Floor;
   return ctx.setResult(
-      0, resizeTrailing(ctx, *x, {ctx.b.getIndexAttr(*h), ctx.b.getIndexAttr(*w)},
-                        {}, options));
+      0,
+      resizeTrailing(ctx, *x, {ctx.b.getIndexAttr(*h), ctx.b.getIndexAttr(*w)},
+                     {}, options));
 }
 
 /// resize_bilinear(x, target_size_height = 1, target_size_width = 1,
@@ -101,8 +102,9 @@ LogicalResult importResizeBilinear(OpContext &ctx) {
   options.mode = ResampleMode::Linear;
   options.transform = *transform;
   return ctx.setResult(
-      0, resizeTrailing(ctx, *x, {ctx.b.getIndexAttr(*h), ctx.b.getIndexAttr(*w)},
-                        {}, options));
+      0,
+      resizeTrailing(ctx, *x, {ctx.b.getIndexAttr(*h), ctx.b.getIndexAttr(*w)},
+                     {}, options));
 }
 
 /// upsample_bilinear(x, scale_factor_height = 1, scale_factor_width = 1,
@@ -171,16 +173,15 @@ LogicalResult importResize(OpContext &ctx) {
   SmallVector<OpFoldResult> sizes;
   if (std::optional<SmallVector<int64_t>> shape = foldedInts(ctx, "shape")) {
     if (int64_t(shape->size()) < *dims)
-      return emitError(ctx.loc) << "resize: shape has fewer than "
-                                << *dims << " entries";
+      return emitError(ctx.loc)
+             << "resize: shape has fewer than " << *dims << " entries";
     for (int64_t v : ArrayRef<int64_t>(*shape).take_back(*dims))
       sizes.push_back(ctx.b.getIndexAttr(v));
   } else {
     FailureOr<Value> shapeTensor = ctx.input("shape");
     if (failed(shapeTensor))
       return failure();
-    if (rankOf(*shapeTensor) != 1 ||
-        typeOf(*shapeTensor).getDimSize(0) < *dims)
+    if (rankOf(*shapeTensor) != 1 || typeOf(*shapeTensor).getDimSize(0) < *dims)
       return emitError(ctx.loc) << "resize: shape must be 1-D with at least "
                                 << *dims << " static entries";
     SmallVector<OpFoldResult> all =

@@ -33,8 +33,7 @@ LogicalResult importReshape(OpContext &ctx) {
     return failure();
   std::optional<SmallVector<int64_t>> shape = foldedInts(ctx, "shape");
   RankedTensorType declared = declaredType(ctx, 0);
-  ArrayRef<int64_t> hint =
-      declared ? declared.getShape() : ArrayRef<int64_t>();
+  ArrayRef<int64_t> hint = declared ? declared.getShape() : ArrayRef<int64_t>();
   if (!shape) {
     FailureOr<Value> shapeTensor = ctx.input("shape");
     if (failed(shapeTensor))
@@ -44,10 +43,9 @@ LogicalResult importReshape(OpContext &ctx) {
       return emitError(ctx.loc) << "reshape: shape must be a 1-D tensor of "
                                    "static length, got "
                                 << shapeTensor->getType();
-    return ctx.setResult(0, buildReshapeToShapeTensor(ctx.b, ctx.loc, *x,
-                                                      *shapeTensor,
-                                                      /*allowZero=*/false,
-                                                      hint));
+    return ctx.setResult(
+        0, buildReshapeToShapeTensor(ctx.b, ctx.loc, *x, *shapeTensor,
+                                     /*allowZero=*/false, hint));
   }
   FailureOr<SmallVector<int64_t>> resolved = resolveReshapeShape(
       ctx.loc, typeOf(*x).getShape(), *shape, /*allowZero=*/false);
@@ -57,12 +55,11 @@ LogicalResult importReshape(OpContext &ctx) {
     Value shapeTensor = arith::ConstantOp::create(
         ctx.b, ctx.loc,
         DenseElementsAttr::get(
-            RankedTensorType::get({int64_t(shape->size())},
-                                  ctx.b.getI64Type()),
+            RankedTensorType::get({int64_t(shape->size())}, ctx.b.getI64Type()),
             ArrayRef<int64_t>(*shape)));
-    return ctx.setResult(0, buildReshapeToShapeTensor(
-                                ctx.b, ctx.loc, *x, shapeTensor,
-                                /*allowZero=*/false, *resolved));
+    return ctx.setResult(
+        0, buildReshapeToShapeTensor(ctx.b, ctx.loc, *x, shapeTensor,
+                                     /*allowZero=*/false, *resolved));
   }
   return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, *resolved));
 }
@@ -187,8 +184,7 @@ LogicalResult importShape(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   if (failed(x))
     return failure();
-  return ctx.setResult(0,
-                       buildShapeOf(ctx.b, ctx.loc, *x, ctx.b.getI32Type()));
+  return ctx.setResult(0, buildShapeOf(ctx.b, ctx.loc, *x, ctx.b.getI32Type()));
 }
 
 LogicalResult importStack(OpContext &ctx) {
@@ -198,7 +194,8 @@ LogicalResult importStack(OpContext &ctx) {
     return failure();
   if (values->empty())
     return emitError(ctx.loc) << "stack needs at least one value";
-  FailureOr<int64_t> ax = normalizeAxis(ctx, *axis, rankOf(values->front()) + 1);
+  FailureOr<int64_t> ax =
+      normalizeAxis(ctx, *axis, rankOf(values->front()) + 1);
   if (failed(ax))
     return failure();
   return ctx.setResult(0, buildStack(ctx.b, ctx.loc, *values, *ax));
@@ -240,8 +237,8 @@ LogicalResult importReverseSequence(OpContext &ctx) {
   if (*seq == *batch)
     return emitError(ctx.loc)
            << "reverse_sequence: seq_axis and batch_axis are both " << *seq;
-  return ctx.setResult(0, buildReverseSequence(ctx.b, ctx.loc, *x, *lengths,
-                                               *batch, *seq));
+  return ctx.setResult(
+      0, buildReverseSequence(ctx.b, ctx.loc, *x, *lengths, *batch, *seq));
 }
 
 /// flatten2d(x, axis = 1): [prod(x.shape[:axis]), prod(x.shape[axis:])].
@@ -280,7 +277,7 @@ LogicalResult importReshapeLike(OpContext &ctx) {
     ArrayRef<int64_t> ref = typeOf((*refs)[i]).getShape();
     int64_t rank = ref.size();
     int64_t bgn = (*begins)[i] < 0 ? (*begins)[i] + rank : (*begins)[i];
-    int64_t end = (*masks)[i] ? rank
+    int64_t end = (*masks)[i]      ? rank
                   : (*ends)[i] < 0 ? (*ends)[i] + rank
                                    : (*ends)[i];
     if (bgn < 0 || end > rank || bgn > end)

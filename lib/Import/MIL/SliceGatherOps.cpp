@@ -89,8 +89,8 @@ LogicalResult getIndexSlice(OpContext &ctx, Value x,
   for (auto *v :
        {&*begin, &*end, &*stride, &*beginMask, &*endMask, &*squeezeMask})
     if (int64_t(v->size()) != rank)
-      return emitError(ctx.loc) << ctx.op.type() << ": parameters need "
-                                << rank << " values, got " << v->size();
+      return emitError(ctx.loc) << ctx.op.type() << ": parameters need " << rank
+                                << " values, got " << v->size();
   ArrayRef<int64_t> shape = typeOf(x).getShape();
   for (int64_t d = 0; d < rank; ++d) {
     SliceDim s;
@@ -150,9 +150,9 @@ FailureOr<SmallVector<Value>> indexValues(OpContext &ctx, StringRef name,
   if (failed(t))
     return failure();
   if (rankOf(*t) != 1 || typeOf(*t).getDimSize(0) != rank)
-    return emitError(ctx.loc) << "parameter '" << name << "' must be a 1-D "
-                              << "tensor of " << rank << " values, got "
-                              << t->getType();
+    return emitError(ctx.loc)
+           << "parameter '" << name << "' must be a 1-D "
+           << "tensor of " << rank << " values, got " << t->getType();
   for (int64_t d = 0; d < rank; ++d)
     out.push_back(elementAt(ctx, *t, d));
   return out;
@@ -167,10 +167,10 @@ FailureOr<Value> finishRuntimeSlice(OpContext &ctx, Value v,
   if (declared) {
     ArrayRef<int64_t> out = declared.getShape();
     for (int64_t d = 0, k = 0; d < rankOf(v); ++d)
-      hint.push_back(llvm::is_contained(squeeze, d)
-                         ? 1
-                         : (k < int64_t(out.size()) ? out[k++]
-                                                    : ShapedType::kDynamic));
+      hint.push_back(
+          llvm::is_contained(squeeze, d)
+              ? 1
+              : (k < int64_t(out.size()) ? out[k++] : ShapedType::kDynamic));
   } else {
     hint.assign(rankOf(v), ShapedType::kDynamic);
     for (int64_t d : squeeze)
@@ -214,13 +214,12 @@ LogicalResult importSliceByIndexAtRunTime(OpContext &ctx, Value x) {
     // A masked bound is the first / past-the-last element in the direction
     // of the step (stops clamp: -extent - 1 reaches before the start).
     Value extent = tensor::DimOp::create(ctx.b, ctx.loc, x, d);
-    Value beforeStart = arith::SubIOp::create(
-        ctx.b, ctx.loc, c(-1), extent);
-    Value start = (*beginMask)[d]
-                      ? arith::SelectOp::create(ctx.b, ctx.loc, negative,
-                                                c(-1), zero)
-                            .getResult()
-                      : (*begin)[d];
+    Value beforeStart = arith::SubIOp::create(ctx.b, ctx.loc, c(-1), extent);
+    Value start =
+        (*beginMask)[d]
+            ? arith::SelectOp::create(ctx.b, ctx.loc, negative, c(-1), zero)
+                  .getResult()
+            : (*begin)[d];
     Value stop = (*endMask)[d]
                      ? arith::SelectOp::create(ctx.b, ctx.loc, negative,
                                                beforeStart, extent)
@@ -228,8 +227,8 @@ LogicalResult importSliceByIndexAtRunTime(OpContext &ctx, Value x) {
                      : (*end)[d];
     if ((*squeezeMask)[d]) {
       // One element at begin (from the end when negative).
-      Value neg = arith::CmpIOp::create(
-          ctx.b, ctx.loc, arith::CmpIPredicate::slt, start, zero);
+      Value neg = arith::CmpIOp::create(ctx.b, ctx.loc,
+                                        arith::CmpIPredicate::slt, start, zero);
       start = arith::SelectOp::create(
           ctx.b, ctx.loc, neg,
           arith::AddIOp::create(ctx.b, ctx.loc, start, extent), start);
@@ -260,8 +259,8 @@ LogicalResult importSliceBySizeAtRunTime(OpContext &ctx, Value x) {
   for (int64_t d = 0; d < rank; ++d) {
     Value extent = tensor::DimOp::create(ctx.b, ctx.loc, x, d);
     Value start = (*begin)[d];
-    Value neg = arith::CmpIOp::create(ctx.b, ctx.loc,
-                                      arith::CmpIPredicate::slt, start, zero);
+    Value neg = arith::CmpIOp::create(ctx.b, ctx.loc, arith::CmpIPredicate::slt,
+                                      start, zero);
     start = arith::SelectOp::create(
         ctx.b, ctx.loc, neg,
         arith::AddIOp::create(ctx.b, ctx.loc, start, extent), start);
@@ -414,8 +413,8 @@ LogicalResult importGatherND(OpContext &ctx) {
   FailureOr<int64_t> batchDims = ctx.getInt("batch_dims", 0);
   if (failed(x) || failed(indices) || failed(batchDims))
     return failure();
-  return ctx.setResult(
-      0, buildGatherND(ctx.b, ctx.loc, *x, *indices, *batchDims));
+  return ctx.setResult(0,
+                       buildGatherND(ctx.b, ctx.loc, *x, *indices, *batchDims));
 }
 
 /// The scatter mode of parameter "mode" (default "add").
@@ -468,10 +467,10 @@ LogicalResult importScatter(OpContext &ctx) {
   if (failed(ax))
     return failure();
   if (rankOf(*indices) != 1 || rankOf(*updates) != rank)
-    return emitError(ctx.loc) << "scatter: indices must be 1-D and updates of "
-                                 "data's rank, got "
-                              << indices->getType() << " and "
-                              << updates->getType();
+    return emitError(ctx.loc)
+           << "scatter: indices must be 1-D and updates of "
+              "data's rank, got "
+           << indices->getType() << " and " << updates->getType();
   SmallVector<int64_t> shape(rank, 1);
   shape[*ax] = typeOf(*indices).getDimSize(0);
   FailureOr<Value> idx = buildReshape(ctx.b, ctx.loc, *indices, shape);
@@ -554,8 +553,8 @@ LogicalResult importTopK(OpContext &ctx) {
     if (failed(kTensor))
       return failure();
     if (rankOf(*kTensor) > 1 || typeOf(*kTensor).getNumElements() != 1)
-      return emitError(ctx.loc) << "topk: k must be a scalar, got "
-                                << kTensor->getType();
+      return emitError(ctx.loc)
+             << "topk: k must be a scalar, got " << kTensor->getType();
     Value kScalar = tensor::ExtractOp::create(
         ctx.b, ctx.loc, *kTensor,
         SmallVector<Value>(rankOf(*kTensor),
@@ -568,10 +567,9 @@ LogicalResult importTopK(OpContext &ctx) {
     return failure();
   if (!*returnIndices || ctx.numOutputs() < 2)
     return success();
-  return ctx.setResult(
-      1, buildConvertElementType(
-             ctx.b, ctx.loc, r->second,
-             declaredElementType(ctx, 1, ctx.b.getI32Type())));
+  return ctx.setResult(1, buildConvertElementType(
+                              ctx.b, ctx.loc, r->second,
+                              declaredElementType(ctx, 1, ctx.b.getI32Type())));
 }
 
 /// argsort(x, axis = -1, ascending = False): int32 positions that sort x
