@@ -56,8 +56,8 @@ start=$(date +%s)
 # OpenMP), the fp16 Core ML package's matmul and the 64x64 matmul of
 # Tools/thread-options take that path too, as do the LSTM and convolution
 # programs of the Core ML execution tests (recurrent, conv-dynamic-extent,
-# pose-lstm-classifier).
-omp_tests="Tools/mlprog-compile/aot-openmp|Tools/mlprog-compile/aot-threads|Tools/thread-options|Integration/CPU/(contraction-shapes|elementwise-shapes|padded-convolutions|reductions-and-weights)|Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/(small-cnn|transformer-block|mlpackage-fp16|recurrent|conv-dynamic-extent|pose-lstm-classifier)|Import/ONNX/attention"
+# pose-lstm-classifier, real-compressed-packages).
+omp_tests="Tools/mlprog-compile/aot-openmp|Tools/mlprog-compile/aot-threads|Tools/thread-options|Integration/CPU/(contraction-shapes|elementwise-shapes|padded-convolutions|reductions-and-weights)|Integration/opt-levels|Integration/ONNX/small-cnn|Integration/MIL/(small-cnn|transformer-block|mlpackage-fp16|recurrent|conv-dynamic-extent|pose-lstm-classifier|real-compressed-packages)|Import/ONNX/attention"
 export MLPROG_NUM_THREADS=1
 lit_args+=(--filter-out "${filter:+$filter|}$omp_tests")
 /usr/lib/llvm-22/bin/lit "${lit_args[@]}" "$build/test"
