@@ -169,6 +169,26 @@ FailureOr<Value> mlprog::buildFlatten(OpBuilder &b, Location loc, Value x,
   return tensor::CollapseShapeOp::create(b, loc, x, groups).getResult();
 }
 
+FailureOr<Value> mlprog::buildCollapseDims(OpBuilder &b, Location loc, Value x,
+                                           int64_t start, int64_t end) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "collapse");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (start < 0 || start > end || end >= rank)
+    return emitError(loc) << "collapse: dims [" << start << ", " << end
+                          << "] out of range for rank " << rank;
+  if (start == end)
+    return x;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i <= start || i > end)
+      groups.emplace_back();
+    groups.back().push_back(i);
+  }
+  return tensor::CollapseShapeOp::create(b, loc, x, groups).getResult();
+}
+
 FailureOr<Value> mlprog::buildTranspose(OpBuilder &b, Location loc, Value x,
                                         ArrayRef<int64_t> perm) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "transpose");

@@ -426,6 +426,16 @@ FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
       return emitError(loc)
              << "select: index " << *c << " out of range for extent " << extent;
     index = b.getIndexAttr(i);
+  } else {
+    // A run-time index counts from the end when negative.
+    Value i = cast<Value>(index);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value neg =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+    Value n = tensor::DimOp::create(b, loc, x, *d);
+    index = arith::SelectOp::create(b, loc, neg,
+                                    arith::AddIOp::create(b, loc, i, n), i)
+                .getResult();
   }
   int64_t rank = type->getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));

@@ -1,6 +1,7 @@
 //===- CreationOps.cpp - aten tensor creation -----------------------------===//
 //
-// `zeros`, `ones`, `full`, `empty` (and their `_like` forms), `arange`,
+// `zeros`, `ones`, `full`, `empty` (their `_like` and `new_` forms, sizes
+// known at import time or not), `arange`,
 // `tensor`, and the values of the in-place `zero_` and `fill_`.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
@@ -14,6 +15,7 @@
 #include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Creation.h"
+#include "mlprog/Import/Common/Elementwise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -27,47 +29,30 @@ namespace {
 
 using Im = Importer;
 
-/// Sizes from an int list argument whose entries may be run-time ints.
-FailureOr<SmallVector<OpFoldResult>> sizesInput(Im &im, Node *n, unsigned i) {
-  Location l = im.loc(n);
-  const TSValue &v = im.get(n->input(i));
-  SmallVector<OpFoldResult> sizes;
-  auto add = [&](const TSValue &e) -> LogicalResult {
-    if (e.intConst) {
-      sizes.push_back(im.b.getIndexAttr(*e.intConst));
-      return success();
-    }
-    if (e.kind != TSValue::Kind::Int)
-      return emitError(l) << "expected an int size";
-    sizes.push_back(arith::IndexCastOp::create(im.b, l, im.b.getIndexType(),
-                                               im.scalarValue(e, l))
-                        .getResult());
-    return success();
-  };
-  if (v.elems) {
-    for (const TSValue &e : *v.elems)
-      if (failed(add(e)))
-        return failure();
-  } else if (failed(add(v))) {
-    return failure();
-  }
-  return sizes;
-}
+/// Where a creation op takes its shape and default dtype from: a size list
+/// (zeros), another tensor (zeros_like), or a size list with the dtype of
+/// `self` (self.new_zeros).
+enum class ShapeFrom { Sizes, Like, New };
 
-/// zeros/ones/full/empty(size, [fill], dtype, ...) and the *_like forms.
-LogicalResult fill(Im &im, Node *n, std::optional<double> value, bool like) {
+/// zeros/ones/full/empty(size, [fill], dtype, ...), the *_like forms and the
+/// new_* methods. Sizes may be run-time ints (`x.size(0)`).
+LogicalResult fill(Im &im, Node *n, std::optional<double> value,
+                   ShapeFrom from) {
   Location l = im.loc(n);
   const c10::FunctionSchema &schema = n->schema();
   SmallVector<OpFoldResult> sizes;
   Type et;
-  if (like) {
+  if (from != ShapeFrom::Sizes) {
     FailureOr<Value> x = im.tensorInput(n, 0);
     if (failed(x))
       return failure();
-    sizes = tensor::getMixedSizes(im.b, l, *x);
+    if (from == ShapeFrom::Like)
+      sizes = tensor::getMixedSizes(im.b, l, *x);
     et = elemOf(*x);
-  } else {
-    FailureOr<SmallVector<OpFoldResult>> s = sizesInput(im, n, 0);
+  }
+  if (from != ShapeFrom::Like) {
+    FailureOr<SmallVector<OpFoldResult>> s =
+        sizesInput(im, n, from == ShapeFrom::New ? 1 : 0);
     if (failed(s))
       return failure();
     sizes = *s;
@@ -96,18 +81,40 @@ LogicalResult fill(Im &im, Node *n, std::optional<double> value, bool like) {
   return im.setTensor(n, 0, buildFull(im.b, l, sizes, et, s));
 }
 
-LogicalResult zeros(Im &im, Node *n) { return fill(im, n, 0.0, false); }
+LogicalResult zeros(Im &im, Node *n) {
+  return fill(im, n, 0.0, ShapeFrom::Sizes);
+}
 
-LogicalResult ones(Im &im, Node *n) { return fill(im, n, 1.0, false); }
+LogicalResult ones(Im &im, Node *n) {
+  return fill(im, n, 1.0, ShapeFrom::Sizes);
+}
 
-LogicalResult full(Im &im, Node *n) { return fill(im, n, std::nullopt, false); }
+LogicalResult full(Im &im, Node *n) {
+  return fill(im, n, std::nullopt, ShapeFrom::Sizes);
+}
 
-LogicalResult zerosLike(Im &im, Node *n) { return fill(im, n, 0.0, true); }
+LogicalResult zerosLike(Im &im, Node *n) {
+  return fill(im, n, 0.0, ShapeFrom::Like);
+}
 
-LogicalResult onesLike(Im &im, Node *n) { return fill(im, n, 1.0, true); }
+LogicalResult onesLike(Im &im, Node *n) {
+  return fill(im, n, 1.0, ShapeFrom::Like);
+}
 
 LogicalResult fullLike(Im &im, Node *n) {
-  return fill(im, n, std::nullopt, true);
+  return fill(im, n, std::nullopt, ShapeFrom::Like);
+}
+
+LogicalResult newZeros(Im &im, Node *n) {
+  return fill(im, n, 0.0, ShapeFrom::New);
+}
+
+LogicalResult newOnes(Im &im, Node *n) {
+  return fill(im, n, 1.0, ShapeFrom::New);
+}
+
+LogicalResult newFull(Im &im, Node *n) {
+  return fill(im, n, std::nullopt, ShapeFrom::New);
 }
 
 /// fill_.Scalar / fill_.Tensor(self, value) as a value: a tensor shaped and
@@ -138,28 +145,28 @@ LogicalResult fillLike(Im &im, Node *n) {
 }
 
 /// arange(end, ...), arange.start(start, end, ...),
-/// arange.start_step(start, end, step, ...).
+/// arange.start_step(start, end, step, ...). Bounds known only at run time
+/// (`torch.arange(x.size(1))`, BERT/GPT position ids) give a 1-D tensor of
+/// dynamic extent.
 LogicalResult arange(Im &im, Node *n) {
+  Location l = im.loc(n);
   const c10::FunctionSchema &schema = n->schema();
   std::string ov = schema.overload_name();
-  double start = 0, step = 1, end;
-  bool anyFloat = false;
-  auto num = [&](unsigned i, double &out) -> LogicalResult {
-    FailureOr<double> v = im.numberInput(n, i);
-    if (failed(v))
-      return failure();
-    anyFloat |= im.get(n->input(i)).kind == TSValue::Kind::Float;
-    out = *v;
-    return success();
-  };
-  if (ov.empty() || ov == "out") {
-    if (failed(num(0, end)))
-      return failure();
-  } else {
-    if (failed(num(0, start)) || failed(num(1, end)))
-      return failure();
-    if (ov == "start_step" && failed(num(2, step)))
-      return failure();
+  SmallVector<unsigned> args; // start, end, step positions (end only: one)
+  if (ov.empty() || ov == "out")
+    args = {0};
+  else if (ov == "start_step")
+    args = {0, 1, 2};
+  else
+    args = {0, 1};
+  bool anyFloat = false, allConst = true;
+  for (unsigned i : args) {
+    const TSValue &v = im.get(n->input(i));
+    if (!v.isScalar())
+      return emitError(l) << "expected a number for argument " << i << " of "
+                          << n->kind().toQualString();
+    anyFloat |= v.kind == TSValue::Kind::Float;
+    allConst &= v.isConstScalar();
   }
   Type et = anyFloat ? Type(im.b.getF32Type()) : Type(im.b.getI64Type());
   if (auto di = schema.argumentIndexWithName("dtype")) {
@@ -169,7 +176,27 @@ LogicalResult arange(Im &im, Node *n) {
     if (*t)
       et = *t;
   }
-  return im.setTensor(n, 0, buildArange(im.b, im.loc(n), start, end, step, et));
+  TSValue start = TSValue::ofInt(0), step = TSValue::ofInt(1);
+  TSValue end = im.get(n->input(args.size() == 1 ? 0 : 1));
+  if (args.size() > 1)
+    start = im.get(n->input(0));
+  if (args.size() > 2)
+    step = im.get(n->input(2));
+  if (allConst)
+    return im.setTensor(n, 0,
+                        buildArange(im.b, l, *start.asDouble(), *end.asDouble(),
+                                    *step.asDouble(), et));
+  // Run-time bounds: computed in the widest type of their kind (as torch
+  // does), then converted to the result dtype.
+  Type ct = anyFloat ? Type(im.b.getF64Type()) : Type(im.b.getI64Type());
+  FailureOr<Value> s = im.tensorOf(start, ct, l), e = im.tensorOf(end, ct, l),
+                   d = im.tensorOf(step, ct, l);
+  if (failed(s) || failed(e) || failed(d))
+    return failure();
+  FailureOr<Value> range = buildRangeDynamic(im.b, l, *s, *e, *d);
+  if (failed(range))
+    return failure();
+  return im.setTensor(n, 0, buildConvertElementType(im.b, l, *range, et));
 }
 
 /// aten::tensor(data, dtype, device, requires_grad) of numbers.
@@ -224,6 +251,10 @@ void mlprog::torchscript::registerCreationOps(OpTable &table) {
       {"aten::ones_like", onesLike},
       {"aten::empty_like", zerosLike},
       {"aten::full_like", fullLike},
+      {"aten::new_zeros", newZeros},
+      {"aten::new_ones", newOnes},
+      {"aten::new_empty", newZeros},
+      {"aten::new_full", newFull},
       {"aten::zero", zerosLike},
       {"aten::fill", fillLike},
       {"aten::arange", arange},

@@ -9,6 +9,8 @@
 
 #include "mlprog/Import/Common/Elementwise.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 using torch::jit::Node;
 
@@ -90,6 +92,60 @@ FailureOr<SmallVector<int64_t>> perDim(Importer &im, Node *n, unsigned i,
     return emitError(im.loc(n)) << "expected " << nd << " values for "
                                 << "argument " << i << ", got " << v->size();
   return v;
+}
+
+/// An int TSValue as an index attribute or Value (null when not an int).
+static OpFoldResult asIndex(Importer &im, const TSValue &v, Location l) {
+  if (v.intConst)
+    return im.b.getIndexAttr(*v.intConst);
+  if (v.boolConst)
+    return im.b.getIndexAttr(*v.boolConst);
+  if (v.kind != TSValue::Kind::Int || !v.value)
+    return OpFoldResult();
+  return arith::IndexCastOp::create(im.b, l, im.b.getIndexType(),
+                                    im.scalarValue(v, l))
+      .getResult();
+}
+
+FailureOr<Value> intValueInput(Importer &im, Node *n, unsigned i) {
+  Location l = im.loc(n);
+  const TSValue &v = im.get(n->input(i));
+  if (v.kind != TSValue::Kind::Int && v.kind != TSValue::Kind::Bool)
+    return emitError(l) << "expected an int for argument " << i << " of "
+                        << n->kind().toQualString();
+  return im.scalarAs(v, im.b.getI64Type(), l);
+}
+
+FailureOr<OpFoldResult> indexInput(Importer &im, Node *n, unsigned i) {
+  Location l = im.loc(n);
+  OpFoldResult r = asIndex(im, im.get(n->input(i)), l);
+  if (!r)
+    return emitError(l) << "expected an int for argument " << i << " of "
+                        << n->kind().toQualString();
+  return r;
+}
+
+FailureOr<SmallVector<OpFoldResult>> sizesInput(Importer &im, Node *n,
+                                                unsigned i) {
+  Location l = im.loc(n);
+  const TSValue &v = im.get(n->input(i));
+  SmallVector<OpFoldResult> sizes;
+  auto add = [&](const TSValue &e) -> LogicalResult {
+    OpFoldResult r = asIndex(im, e, l);
+    if (!r)
+      return emitError(l) << "expected an int size in argument " << i << " of "
+                          << n->kind().toQualString();
+    sizes.push_back(r);
+    return success();
+  };
+  if (v.elems) {
+    for (const TSValue &e : *v.elems)
+      if (failed(add(e)))
+        return failure();
+  } else if (failed(add(v))) {
+    return failure();
+  }
+  return sizes;
 }
 
 } // namespace mlprog::torchscript

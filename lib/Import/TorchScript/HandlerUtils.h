@@ -43,6 +43,23 @@ mlir::FailureOr<mlir::Value> floatInput(Importer &im, torch::jit::Node *n,
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 perDim(Importer &im, torch::jit::Node *n, unsigned i, int64_t nd, int64_t def);
 
+/// The int argument `i` as an i64 SSA value (a constant when known at
+/// import time), or an error naming the argument when it is not an int.
+mlir::FailureOr<mlir::Value> intValueInput(Importer &im, torch::jit::Node *n,
+                                           unsigned i);
+
+/// The int argument `i` as an index: an attribute when known at import
+/// time, else an `arith.index_cast` of the run-time int (a size read with
+/// `x.size(d)` or arithmetic on one).
+mlir::FailureOr<mlir::OpFoldResult> indexInput(Importer &im,
+                                               torch::jit::Node *n, unsigned i);
+
+/// The int-list argument `i` (a single int counts as a list of one) as
+/// index sizes: attributes for entries known at import time, index Values
+/// for run-time ints.
+mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
+sizesInput(Importer &im, torch::jit::Node *n, unsigned i);
+
 } // namespace mlprog::torchscript
 
 #endif // MLPROG_LIB_IMPORT_TORCHSCRIPT_HANDLERUTILS_H

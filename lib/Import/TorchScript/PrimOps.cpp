@@ -152,9 +152,14 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       return set(node, 0, dimSize(*this, v.value, 0, l));
     }
     if (name == "aten::numel") {
-      if (!type.hasStaticShape())
-        return unsupported(node, "numel of a dynamically shaped tensor");
-      return set(node, 0, TSValue::ofInt(type.getNumElements()));
+      if (type.hasStaticShape())
+        return set(node, 0, TSValue::ofInt(type.getNumElements()));
+      // The product of the extents, the dynamic ones read at run time.
+      Value count = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(1));
+      for (int64_t d = 0; d < rank; ++d)
+        count = arith::MulIOp::create(
+            b, l, count, scalarValue(dimSize(*this, v.value, d, l), l));
+      return set(node, 0, TSValue::scalar(TSValue::Kind::Int, count));
     }
     if (inputs.size() == 1) {
       std::vector<TSValue> dims;
@@ -176,6 +181,35 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       return unsupported(node, "append to a non-list");
     list.elems->push_back(get(inputs[1]));
     return set(node, 0, list);
+  }
+  if (name == "aten::__contains__") {
+    // `item in list` over numbers: folded when everything is known, else the
+    // `or` of run-time equality tests.
+    TSValue &list = get(inputs[0]), &item = get(inputs[1]);
+    if (!list.elems || !item.isScalar() ||
+        !llvm::all_of(*list.elems,
+                      [](const TSValue &e) { return e.isScalar(); }))
+      return unsupported(node, "'in' test other than a number in a list of "
+                               "numbers");
+    bool isFloat = item.kind == TSValue::Kind::Float ||
+                   llvm::any_of(*list.elems, [](const TSValue &e) {
+                     return e.kind == TSValue::Kind::Float;
+                   });
+    Type ct = isFloat ? Type(b.getF64Type()) : Type(b.getI64Type());
+    Value any;
+    for (const TSValue &e : *list.elems) {
+      if (item.isConstScalar() && e.isConstScalar()) {
+        if (*item.asDouble() == *e.asDouble())
+          return set(node, 0, TSValue::ofBool(true));
+        continue;
+      }
+      Value eq = buildScalarCompare(b, l, CompareKind::Equal,
+                                    scalarAs(item, ct, l), scalarAs(e, ct, l));
+      any = any ? arith::OrIOp::create(b, l, any, eq).getResult() : eq;
+    }
+    if (!any)
+      return set(node, 0, TSValue::ofBool(false));
+    return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, any));
   }
   if (name == "aten::__is__" || name == "aten::__isnot__") {
     TSValue &a = get(inputs[0]), &bv = get(inputs[1]);

@@ -15,6 +15,9 @@
 
 #include "mlprog/Import/Common/Shape.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::torchscript;
@@ -24,7 +27,10 @@ namespace {
 
 using Im = Importer;
 
-/// view/reshape(self, shape): entries unknown at import time count as -1.
+/// view/reshape(self, shape). Entries may be run-time ints (`x.view(b, s,
+/// h, d)` with `b = x.size(0)`): with one such entry and no -1 it is the
+/// inferred extent; otherwise the shape is assembled at run time
+/// (buildReshapeToShapeTensor), one -1 still taking the remaining count.
 LogicalResult reshape(Im &im, Node *n) {
   Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0);
@@ -38,15 +44,31 @@ LogicalResult reshape(Im &im, Node *n) {
   for (const TSValue &e : *s.elems) {
     if (e.intConst) {
       shape.push_back(*e.intConst);
-    } else {
+    } else if (e.kind == TSValue::Kind::Int) {
       shape.push_back(-1);
       ++unknown;
+    } else {
+      return emitError(l) << "expected an int extent in the shape of "
+                          << n->kind().toQualString();
     }
   }
-  if (unknown + llvm::count(shape, -1) - unknown > 1 && unknown > 0)
-    return im.unsupported(n, "reshape with several extents unknown at "
-                             "import time");
   auto type = cast<RankedTensorType>(x->getType());
+  if (unknown > 0 && llvm::count(shape, -1) > 1) {
+    SmallVector<Value> extents;
+    SmallVector<int64_t> hint;
+    for (const TSValue &e : *s.elems) {
+      extents.push_back(im.scalarAs(e, im.b.getI64Type(), l));
+      hint.push_back(e.intConst && *e.intConst >= 0 ? *e.intConst
+                                                    : ShapedType::kDynamic);
+    }
+    Value shapeTensor = tensor::FromElementsOp::create(
+        im.b, l,
+        RankedTensorType::get({int64_t(extents.size())}, im.b.getI64Type()),
+        extents);
+    return im.setTensor(n, 0,
+                        buildReshapeToShapeTensor(im.b, l, *x, shapeTensor,
+                                                  /*allowZero=*/true, hint));
+  }
   FailureOr<SmallVector<int64_t>> resolved =
       resolveReshapeShape(l, type.getShape(), shape, /*allowZero=*/true);
   if (failed(resolved))
@@ -84,7 +106,7 @@ LogicalResult flatten(Im &im, Node *n) {
       shape.push_back(dyn ? ShapedType::kDynamic : prod);
   }
   if (llvm::count(shape, ShapedType::kDynamic) > 1)
-    return im.unsupported(n, "flatten with several dynamic extents");
+    return im.setTensor(n, 0, buildCollapseDims(im.b, l, *x, *start, *end));
   return im.setTensor(n, 0, buildReshape(im.b, l, *x, shape));
 }
 
@@ -188,12 +210,24 @@ LogicalResult stack(Im &im, Node *n) {
   return im.setTensor(n, 0, buildStack(im.b, l, *xs, *dim));
 }
 
+/// expand(self, size, implicit): -1 keeps the extent of `self`; sizes may be
+/// run-time ints (`y.expand(x.size(0), -1)`).
 LogicalResult expand(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
-  FailureOr<SmallVector<int64_t>> shape = im.intListInput(n, 1);
-  if (failed(x) || failed(shape))
+  FailureOr<SmallVector<OpFoldResult>> sizes = sizesInput(im, n, 1);
+  if (failed(x) || failed(sizes))
     return failure();
-  return im.setTensor(n, 0, buildExpand(im.b, im.loc(n), *x, *shape));
+  SmallVector<int64_t> shape;
+  for (OpFoldResult &s : *sizes) {
+    std::optional<int64_t> c = getConstantIntValue(s);
+    shape.push_back(c ? *c : ShapedType::kDynamic);
+    // An extent of 1 keeps the input's in buildExpandToSizes.
+    if (c && *c == -1)
+      s = im.b.getIndexAttr(1);
+  }
+  if (!llvm::is_contained(shape, ShapedType::kDynamic))
+    return im.setTensor(n, 0, buildExpand(im.b, im.loc(n), *x, shape));
+  return im.setTensor(n, 0, buildExpandToSizes(im.b, im.loc(n), *x, *sizes));
 }
 
 LogicalResult expandAs(Im &im, Node *n) {
@@ -201,6 +235,11 @@ LogicalResult expandAs(Im &im, Node *n) {
   if (failed(x) || failed(y))
     return failure();
   auto yt = cast<RankedTensorType>(y->getType());
+  if (!yt.hasStaticShape())
+    return im.setTensor(
+        n, 0,
+        buildExpandToSizes(im.b, im.loc(n), *x,
+                           tensor::getMixedSizes(im.b, im.loc(n), *y)));
   return im.setTensor(n, 0, buildExpand(im.b, im.loc(n), *x, yt.getShape()));
 }
 
@@ -219,6 +258,11 @@ LogicalResult copy(Im &im, Node *n) {
     return failure();
   if (src->getType() == type)
     return im.setTensor(n, 0, *src);
+  if (!type.hasStaticShape())
+    return im.setTensor(
+        n, 0,
+        buildExpandToSizes(im.b, l, *src,
+                           tensor::getMixedSizes(im.b, l, *self)));
   return im.setTensor(n, 0, buildExpand(im.b, l, *src, type.getShape()));
 }
 

@@ -17,6 +17,7 @@
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <climits>
 
@@ -143,12 +144,38 @@ LogicalResult unbind(Im &im, Node *n) {
   return im.set(n, 0, TSValue::list(std::move(parts)));
 }
 
+/// slice.Tensor with a bound known only at run time (`x[:, n // 4:n - k]`):
+/// a run-time gather (buildSliceDynamic); None bounds are 0 / INT64_MAX / 1.
+FailureOr<Value> sliceDynamic(Im &im, Node *n, Value x, int64_t dim) {
+  Location l = im.loc(n);
+  int64_t rank = rankOf(x);
+  FailureOr<int64_t> d = normDim(im, n, dim, rank);
+  if (failed(d))
+    return failure();
+  auto bound = [&](unsigned i, int64_t def) -> FailureOr<Value> {
+    if (im.isNoneInput(n, i))
+      return arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(def))
+          .getResult();
+    return intValueInput(im, n, i);
+  };
+  FailureOr<Value> start = bound(2, 0), end = bound(3, INT64_MAX),
+                   step = bound(4, 1);
+  if (failed(start) || failed(end) || failed(step))
+    return failure();
+  SmallVector<DynamicSliceDim> dims(rank);
+  dims[*d] = {*start, *end, *step};
+  return buildSliceDynamic(im.b, l, x, dims);
+}
+
 /// slice.Tensor(self, dim, start, end, step).
 LogicalResult slice(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(d))
     return failure();
+  for (unsigned i = 2; i < 5; ++i)
+    if (!im.isNoneInput(n, i) && !im.get(n->input(i)).isConstScalar())
+      return im.setTensor(n, 0, sliceDynamic(im, n, *x, *d));
   int64_t start = 0, end = INT64_MAX, step = 1;
   if (!im.isNoneInput(n, 2)) {
     FailureOr<int64_t> v = im.intInput(n, 2);
@@ -178,8 +205,66 @@ LogicalResult slice(Im &im, Node *n) {
   return im.setTensor(n, 0, sliceAlong(im, n, *x, *d, start, end, step));
 }
 
+/// narrow(self, dim, start, length) = self[..., start:start + length] with
+/// a negative start counting from the end; start (also as a 0-d tensor,
+/// narrow.Tensor) and length may be run-time ints.
+LogicalResult narrow(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(d))
+    return failure();
+  int64_t rank = rankOf(*x);
+  FailureOr<int64_t> dim = normDim(im, n, *d, rank);
+  if (failed(dim))
+    return failure();
+  TSValue startV = im.get(n->input(2));
+  const TSValue &lenV = im.get(n->input(3));
+  int64_t extent = cast<RankedTensorType>(x->getType()).getDimSize(*dim);
+  if (startV.intConst && lenV.intConst && !ShapedType::isDynamic(extent)) {
+    int64_t start =
+        *startV.intConst < 0 ? *startV.intConst + extent : *startV.intConst;
+    if (start < 0 || *lenV.intConst < 0 || start + *lenV.intConst > extent)
+      return emitError(l) << "narrow: start " << *startV.intConst
+                          << " and length " << *lenV.intConst
+                          << " out of range for extent " << extent;
+    return im.setTensor(
+        n, 0, sliceAlong(im, n, *x, *dim, start, start + *lenV.intConst, 1));
+  }
+  Value start;
+  if (startV.isTensor()) {
+    FailureOr<Value> t = im.tensorOf(startV, im.b.getI64Type(), l);
+    if (failed(t))
+      return failure();
+    if (rankOf(*t) != 0)
+      return emitError(l) << "narrow: start must be a 0-d tensor";
+    start = tensor::ExtractOp::create(im.b, l, *t, ValueRange{});
+  } else {
+    FailureOr<Value> v = intValueInput(im, n, 2);
+    if (failed(v))
+      return failure();
+    start = *v;
+  }
+  FailureOr<Value> len = intValueInput(im, n, 3);
+  if (failed(len))
+    return failure();
+  Value n64 = arith::IndexCastOp::create(
+      im.b, l, im.b.getI64Type(), tensor::DimOp::create(im.b, l, *x, *dim));
+  Value zero = arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(0));
+  Value isNeg =
+      arith::CmpIOp::create(im.b, l, arith::CmpIPredicate::slt, start, zero);
+  start = arith::SelectOp::create(
+      im.b, l, isNeg, arith::AddIOp::create(im.b, l, start, n64), start);
+  SmallVector<DynamicSliceDim> dims(rank);
+  dims[*dim] = {start, arith::AddIOp::create(im.b, l, start, *len),
+                arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(1))};
+  SmallVector<int64_t> hint(cast<RankedTensorType>(x->getType()).getShape());
+  hint[*dim] = lenV.intConst ? *lenV.intConst : ShapedType::kDynamic;
+  return im.setTensor(n, 0, buildSliceDynamic(im.b, l, *x, dims, hint));
+}
+
 /// select.int(self, dim, index): the index may be a run-time int (a loop
-/// counter).
+/// counter, `x[:, n - 1]`; negative counts from the end).
 LogicalResult select(Im &im, Node *n) {
   Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0);
@@ -273,6 +358,7 @@ void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
       {"aten::unbind", unbind},
       {"aten::slice", slice},
       {"aten::select", select},
+      {"aten::narrow", narrow},
       {"aten::index_select", indexSelect},
       {"aten::gather", gather},
       {"aten::embedding", embedding},

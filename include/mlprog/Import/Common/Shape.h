@@ -48,6 +48,15 @@ mlir::FailureOr<mlir::Value> buildFlatten(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           int64_t axis);
 
+/// Merges the adjacent dims [start, end] of `x` (0 <= start <= end < rank)
+/// into one of their product extent, any of them dynamic
+/// (tensor.collapse_shape; `x` itself when start == end).
+/// Errors: dims out of range.
+/// Spec: aten::flatten(start_dim, end_dim).
+mlir::FailureOr<mlir::Value> buildCollapseDims(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value x, int64_t start,
+                                               int64_t end);
 /// Permutes the dimensions of `x`: result dim i is input dim `perm[i]`.
 /// `perm` must be a permutation of [0, rank).
 /// Spec: ONNX Transpose; aten::permute.

@@ -139,7 +139,8 @@ buildSplitDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 
 /// `x` indexed with a single `index` along `dim` (the dim is removed). A
 /// static negative index counts from the end; out-of-range static indices
-/// are errors. A dynamic index (index-typed Value) must be in range.
+/// are errors. A dynamic index (index-typed Value) counts from the end when
+/// negative and must then be in range (not checked at run time).
 /// Spec: aten::select.int; x[i].
 mlir::FailureOr<mlir::Value> buildSelectIndex(mlir::OpBuilder &b,
                                               mlir::Location loc, mlir::Value x,

@@ -31,11 +31,18 @@ def ri(*shape, lo=0, hi=10):
     return RNG.integers(lo, hi, size=shape).astype(np.int64)
 
 
-def case(name, inputs, rtol=1e-5, atol=1e-6, repeat=1):
-    """Registers a function or nn.Module factory as a parity case."""
+def case(name, inputs, rtol=1e-5, atol=1e-6, repeat=1, dynamic=None,
+         alt=None):
+    """Registers a function or nn.Module factory as a parity case.
+
+    `dynamic` lists, per input, the dims imported as `?` (--input-shapes
+    1x?x8); such a case is imported once and run on `inputs` and on `alt`,
+    inputs of other extents in those dims, to show the shapes stay dynamic.
+    """
+    assert (dynamic is None) == (alt is None)
     def register(obj):
         CASES.append(dict(name=name, obj=obj, inputs=inputs, rtol=rtol,
-                          atol=atol, repeat=repeat))
+                          atol=atol, repeat=repeat, dynamic=dynamic, alt=alt))
         return obj
     return register
 
@@ -497,6 +504,62 @@ def lstm_loop(inp, hx, cx, w_ih, w_hh, b_ih, b_hh):
     return hidden
 
 
+#===--- Dynamic shapes: sizes, int arithmetic, indexing -----------------===#
+# Cases with `dynamic=` are imported with `?` extents and run on two input
+# sizes (`alt=`).
+
+@case("dyn_size_arith", [r(3, 6)], dynamic=[[0]], alt=[r(5, 6)])
+def dyn_size_arith(x):
+    n = x.size(0)
+    k = x.numel() // 2 - n * 2 + (-n) % 4
+    t = torch.tensor(n) * 2
+    return x * k + x.dim() - int(t) // 3, t, torch.tensor(x.shape[0] + x.numel())
+
+@case("dyn_numtotensor_int", [r(2, 5, 3)], dynamic=[[1]], alt=[r(2, 9, 3)])
+def dyn_numtotensor(x):
+    s = x.size(1)
+    half = torch.floor_divide(torch.tensor(s), 2)
+    return x[:, :int(half)] + 1.0, torch.remainder(torch.tensor(s), 4)
+
+@case("dyn_position_ids", [r(2, 5, 4)], dynamic=[[1]], alt=[r(2, 8, 4)])
+def dyn_pos_ids(x):
+    s = x.shape[1]
+    pos = torch.arange(s).unsqueeze(0).expand(x.size(0), -1)
+    odd = torch.arange(1, s, 2)
+    return x + pos.unsqueeze(-1).to(x.dtype), pos, odd, torch.arange(0.0, s * 0.5, 0.5)
+
+@case("dyn_heads_view", [r(2, 3, 8)], dynamic=[[0, 1]], alt=[r(3, 5, 8)])
+def dyn_heads(x):
+    b, s, h = x.size(0), x.size(1), x.size(2)
+    q = x.view(b, s, 4, h // 4).transpose(1, 2)
+    scores = torch.matmul(q, q.transpose(-1, -2))
+    ctx = torch.matmul(scores.softmax(-1), q)
+    return ctx.transpose(1, 2).reshape(b, -1, h), q.reshape(b * 4, s, -1)
+
+@case("dyn_vit_reshape", [r(2, 4, 4, 6)], dynamic=[[0, 1, 2]], alt=[r(1, 2, 3, 6)])
+def dyn_vit(x):
+    n = x.shape[0]
+    hidden = x.shape[3]
+    return x.reshape(n, -1, hidden), x.flatten(1, 2), x.view(n, x.size(1) * x.size(2), hidden)
+
+@case("dyn_slice_runtime_bounds", [r(2, 12), 2], dynamic=[[1], []], alt=[r(2, 9), 3])
+def dyn_slice(x, k: int):
+    n = x.size(1)
+    return (x[:, n // 4:n - k], x[:, k::2], x[:, ::k], x[:, -k:], x.narrow(1, k, 3),
+            x.narrow(1, -k - 2, k), x.select(1, n - 1), x[:, -k], x[:, k])
+
+@case("dyn_new_creation", [r(3, 4)], dynamic=[[0, 1]], alt=[r(2, 6)])
+def dyn_creation(x):
+    n, m = x.size(0), x.size(1)
+    return (x.new_zeros(n, m) + x, x.new_ones([m]), x.new_full((n, 2), 3.0),
+            torch.zeros(n, m, dtype=torch.int64), torch.full([m, n], 2.0),
+            torch.ones(n) * n, x.new_zeros([2, m]).long(), torch.zeros_like(x) + 1)
+
+@case("dyn_expand", [r(2, 3, 4), r(1, 3, 1)], dynamic=[[0, 2], []], alt=[r(5, 3, 2), r(1, 3, 1)])
+def dyn_expand(x, y):
+    return y.expand(x.size(0), -1, x.size(2)) + x, y.expand_as(x), x.new_zeros(1).expand(x.size(2))
+
+
 #===--- Driver -------------------------------------------------------------===#
 
 def dtype_name(a):
@@ -533,6 +596,56 @@ def flatten(out):
     return [np.array(out)]
 
 
+def input_shape(a, dyn_dims):
+    if not a.ndim:
+        return "scalar"
+    return "x".join("?" if d in dyn_dims else str(e)
+                    for d, e in enumerate(a.shape))
+
+
+def run_inputs(c, d, mlir, inputs, tag):
+    """Runs the imported `mlir` on `inputs` and compares with eager PyTorch."""
+    eager = c["eager"]
+    arrays = [as_array(v) for v in inputs]
+    in_files = []
+    for i, a in enumerate(arrays):
+        f = os.path.join(d, "%sinput_%d.npy" % (tag, i))
+        np.save(f, a)
+        in_files.append(f)
+    ref = None
+    with torch.no_grad():
+        for _ in range(c["repeat"]):
+            ref = flatten(eager(*[eager_arg(v) for v in inputs]))
+    out_dir = os.path.join(d, tag + "out") if tag else d
+    os.makedirs(out_dir, exist_ok=True)
+    cmd = ["mlprog-run", mlir, "--entry", "forward", "--output-dir", out_dir,
+           "--repeat", str(c["repeat"])]
+    for f in in_files:
+        cmd += ["--input", f]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    if p.returncode != 0:
+        lines = p.stderr.strip().splitlines()
+        return False, tag + "run failed: " + (lines[0] if lines else "rc %d" % p.returncode)
+    for i, expected in enumerate(ref):
+        f = os.path.join(out_dir, "output_%d.npy" % i)
+        if not os.path.exists(f):
+            return False, tag + "missing output %d" % i
+        got = np.load(f)
+        if got.shape != expected.shape:
+            return False, tag + "output %d shape %s, expected %s" % (i, got.shape, expected.shape)
+        if got.dtype != expected.dtype:
+            return False, tag + "output %d dtype %s, expected %s" % (i, got.dtype, expected.dtype)
+        if expected.dtype.kind == "f":
+            if not np.allclose(got, expected, rtol=c["rtol"], atol=c["atol"]):
+                err = np.max(np.abs(got.astype(np.float64) - expected))
+                return False, tag + "output %d differs (max abs err %g)" % (i, err)
+        elif not np.array_equal(got, expected):
+            return False, tag + "output %d differs" % i
+    if os.path.exists(os.path.join(out_dir, "output_%d.npy" % len(ref))):
+        return False, tag + "more outputs than PyTorch"
+    return True, "%d outputs" % len(ref)
+
+
 def run_case(c, out_dir):
     name = c["name"]
     d = os.path.join(out_dir, name)
@@ -544,20 +657,12 @@ def run_case(c, out_dir):
     else:
         eager = obj
         scripted = torch.jit.script(obj)
+    c["eager"] = eager
     pt = os.path.join(d, "model.pt")
     torch.jit.save(scripted, pt)
     arrays = [as_array(v) for v in c["inputs"]]
-    in_files = []
-    for i, a in enumerate(arrays):
-        f = os.path.join(d, "input_%d.npy" % i)
-        np.save(f, a)
-        in_files.append(f)
-    ref = None
-    with torch.no_grad():
-        for _ in range(c["repeat"]):
-            ref = flatten(eager(*[eager_arg(v) for v in c["inputs"]]))
-    shapes = ",".join("x".join(str(s) for s in a.shape) if a.ndim else "scalar"
-                      for a in arrays)
+    dynamic = c["dynamic"] or [[] for _ in arrays]
+    shapes = ",".join(input_shape(a, dyn) for a, dyn in zip(arrays, dynamic))
     dtypes = ",".join(dtype_name(a) for a in arrays)
     mlir = os.path.join(d, "model.mlir")
     cmd = ["mlprog-translate", "--import-torchscript", pt, "-o", mlir]
@@ -566,32 +671,19 @@ def run_case(c, out_dir):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return False, "import failed: " + p.stderr.strip().splitlines()[0]
-    cmd = ["mlprog-run", mlir, "--entry", "forward", "--output-dir", d,
-           "--repeat", str(c["repeat"])]
-    for f in in_files:
-        cmd += ["--input", f]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-    if p.returncode != 0:
-        lines = p.stderr.strip().splitlines()
-        return False, "run failed: " + (lines[0] if lines else "rc %d" % p.returncode)
-    for i, expected in enumerate(ref):
-        f = os.path.join(d, "output_%d.npy" % i)
-        if not os.path.exists(f):
-            return False, "missing output %d" % i
-        got = np.load(f)
-        if got.shape != expected.shape:
-            return False, "output %d shape %s, expected %s" % (i, got.shape, expected.shape)
-        if got.dtype != expected.dtype:
-            return False, "output %d dtype %s, expected %s" % (i, got.dtype, expected.dtype)
-        if expected.dtype.kind == "f":
-            if not np.allclose(got, expected, rtol=c["rtol"], atol=c["atol"]):
-                err = np.max(np.abs(got.astype(np.float64) - expected))
-                return False, "output %d differs (max abs err %g)" % (i, err)
-        elif not np.array_equal(got, expected):
-            return False, "output %d differs" % i
-    if os.path.exists(os.path.join(d, "output_%d.npy" % len(ref))):
-        return False, "more outputs than PyTorch"
-    return True, "%d outputs" % len(ref)
+    if c["dynamic"]:
+        # The signature must keep the `?` extents (nothing made them static).
+        with open(mlir) as f:
+            sig = next((l for l in f if "@forward(" in l), "")
+        if sig.count("?") < sum(len(dyn) for dyn in dynamic):
+            return False, "dynamic extents lost: " + sig.strip()
+    ok, why = run_inputs(c, d, mlir, c["inputs"], "")
+    if ok and c["alt"] is not None:
+        ok2, why2 = run_inputs(c, d, mlir, c["alt"], "alt_")
+        if not ok2:
+            return False, why2
+        why += ", 2 input sizes"
+    return ok, why
 
 
 def main():
