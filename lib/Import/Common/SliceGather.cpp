@@ -432,7 +432,8 @@ FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value neg =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-    Value n = tensor::DimOp::create(b, loc, x, *d);
+    Value n = getValueOrCreateConstantIndexOp(
+        b, loc, tensor::getMixedSize(b, loc, x, *d));
     index = arith::SelectOp::create(b, loc, neg,
                                     arith::AddIOp::create(b, loc, i, n), i)
                 .getResult();

@@ -110,8 +110,10 @@ LogicalResult Importer::importInPlace(Node *node, OpHandler handler) {
   // storage: no other view of the chain may be read afterwards.
   for (jit::Value *v : chain) {
     for (const jit::Use &use : v->uses()) {
+      // A view taken after the write reads the updated value.
       if (use.user == node || !isViewNode(use.user) ||
-          llvm::is_contained(chain, use.user->output()))
+          llvm::is_contained(chain, use.user->output()) ||
+          use.user->isAfter(node))
         continue;
       for (const jit::Use &viewUse : use.user->output()->uses())
         if (viewUse.user->isAfter(node))

@@ -1,7 +1,8 @@
 //===- SliceGatherOps.cpp - aten slicing, splitting, gathering ------------===//
 //
-// chunk, split, unbind, slice, select, index_select, gather, embedding,
-// index_copy.
+// chunk, split, unbind, slice, narrow, select, index_select, gather,
+// embedding, index_copy, and advanced indexing (index.Tensor, index_put,
+// masked_select).
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -13,6 +14,7 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
+#include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
@@ -341,6 +343,88 @@ LogicalResult indexCopy(Im &im, Node *n) {
                                            ScatterReduction::None));
 }
 
+/// The `Tensor?[] indices` argument `i`: null for None entries; uint8
+/// masks (the legacy mask dtype) become bool.
+FailureOr<SmallVector<Value>> indexList(Im &im, Node *n, unsigned i) {
+  Location l = im.loc(n);
+  FailureOr<std::vector<TSValue>> list = im.listInput(n, i);
+  if (failed(list))
+    return failure();
+  SmallVector<Value> out;
+  for (const TSValue &v : *list) {
+    if (v.isNone()) {
+      out.push_back(Value());
+      continue;
+    }
+    FailureOr<Value> t = im.asTensor(v, l);
+    if (failed(t))
+      return failure();
+    Type et = elemOf(*t);
+    if (et.isUnsignedInteger(8))
+      t = im.tensorOf(v, im.b.getI1Type(), l);
+    else if (!et.isSignlessInteger())
+      return emitError(l) << "index: indices must be integer or boolean "
+                             "tensors, got "
+                          << t->getType();
+    if (failed(t))
+      return failure();
+    out.push_back(*t);
+  }
+  return out;
+}
+
+/// index.Tensor(self, Tensor?[] indices): `x[i, :, j]`, `x[mask]`,
+/// `table[index.view(-1)]` (numpy advanced indexing).
+LogicalResult index(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<SmallVector<Value>> idx = indexList(im, n, 1);
+  if (failed(x) || failed(idx))
+    return failure();
+  return im.setTensor(n, 0, buildAdvancedIndex(im.b, im.loc(n), *x, *idx));
+}
+
+/// index_put(self, Tensor?[] indices, values, accumulate): `x[i] = v`,
+/// `x[mask] = 0.0`, `x.index_put_((i,), v, accumulate=True)`.
+LogicalResult indexPut(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<SmallVector<Value>> idx = indexList(im, n, 1);
+  if (failed(x) || failed(idx))
+    return failure();
+  FailureOr<Value> v = im.tensorOf(im.get(n->input(2)), elemOf(*x), l);
+  FailureOr<bool> acc =
+      im.isNoneInput(n, 3) ? FailureOr<bool>(false) : im.boolInput(n, 3);
+  if (failed(v) || failed(acc))
+    return failure();
+  return im.setTensor(n, 0, buildAdvancedIndexPut(im.b, l, *x, *idx, *v, *acc));
+}
+
+/// masked_select(self, mask): the elements of `self` (both broadcast to one
+/// shape) where `mask` is true, as a 1-D tensor of dynamic extent.
+LogicalResult maskedSelect(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<Value> m = im.tensorOf(im.get(n->input(1)), im.b.getI1Type(), l);
+  if (failed(x) || failed(m))
+    return failure();
+  // Broadcast both to their common shape: select(m, x, x) has it.
+  FailureOr<Value> xb = buildSelect(im.b, l, *m, *x, *x);
+  if (failed(xb))
+    return failure();
+  FailureOr<Value> mb =
+      buildExpandToSizes(im.b, l, *m, tensor::getMixedSizes(im.b, l, *xb));
+  if (failed(mb))
+    return failure();
+  int64_t rank = rankOf(*xb);
+  if (rank == 0)
+    return emitError(l) << "masked_select of 0-d tensors is not supported";
+  FailureOr<Value> flatX = buildCollapseDims(im.b, l, *xb, 0, rank - 1);
+  FailureOr<Value> flatM = buildCollapseDims(im.b, l, *mb, 0, rank - 1);
+  if (failed(flatX) || failed(flatM))
+    return failure();
+  return im.setTensor(n, 0, buildAdvancedIndex(im.b, l, *flatX, {*flatM}));
+}
+
 LogicalResult embedding(Im &im, Node *n) {
   FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
   if (failed(w) || failed(idx))
@@ -363,5 +447,8 @@ void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
       {"aten::gather", gather},
       {"aten::embedding", embedding},
       {"aten::index_copy", indexCopy},
+      {"aten::index.Tensor", index},
+      {"aten::index_put", indexPut},
+      {"aten::masked_select", maskedSelect},
   });
 }

@@ -175,6 +175,35 @@ mlir::FailureOr<mlir::Value> buildGatherND(mlir::OpBuilder &b,
                                            mlir::Value indices,
                                            int64_t batchDims);
 
+/// numpy advanced indexing `x[indices[0], indices[1], ...]`: one entry per
+/// leading dim of `x` (null for a whole dim, `:`; missing trailing entries
+/// are whole dims). Integer index tensors (any signless width) broadcast
+/// among themselves to a shape B; negative entries count from the end and
+/// out-of-range ones clamp. A boolean (i1) mask of rank m covers m dims and
+/// stands for the coordinates of its true elements (nonzero), so the result
+/// has a dynamic extent. Result: when the indexed dims are adjacent,
+/// x.shape[:first] + B + x.shape[last+1:]; otherwise B + the whole dims.
+/// Errors: more entries than dims, non-integer indices, 0-d masks, index
+/// shapes that do not broadcast.
+/// Spec: numpy advanced indexing; aten::index.Tensor.
+mlir::FailureOr<mlir::Value>
+buildAdvancedIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                   llvm::ArrayRef<mlir::Value> indices);
+/// The assignment `x[indices] = values` (or `+=` with `accumulate`, which
+/// adds every duplicate index): a copy of `x` whose elements selected as in
+/// buildAdvancedIndex are replaced by (or incremented by) `values` (x's
+/// element type) broadcast to the shape of x[indices]. With one boolean
+/// mask and values that broadcast against the dims after it (a scalar: the
+/// masked_fill case) it is an elementwise select of static shape; otherwise
+/// an N-D scatter (buildScatterND), whose duplicate indices without
+/// `accumulate` keep the last write.
+/// Errors: as buildAdvancedIndex; values of another element type or not
+/// broadcastable to the indexed shape.
+/// Spec: numpy x[idx] = v; aten::index_put / index_put_.
+mlir::FailureOr<mlir::Value>
+buildAdvancedIndexPut(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      llvm::ArrayRef<mlir::Value> indices, mlir::Value values,
+                      bool accumulate);
 /// How a scatter combines an update with the element already there.
 /// None overwrites; Add/Mul/Max/Min combine (booleans: Add and Max are `or`,
 /// Mul and Min are `and`; integers compare signed); Sub and Div compute

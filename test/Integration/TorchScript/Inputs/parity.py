@@ -559,6 +559,94 @@ def dyn_creation(x):
 def dyn_expand(x, y):
     return y.expand(x.size(0), -1, x.size(2)) + x, y.expand_as(x), x.new_zeros(1).expand(x.size(2))
 
+@case("index_int_tensors", [r(5, 4, 3), ri(3, lo=-5, hi=5), ri(2, 3, hi=4), ri(3, hi=3)])
+def index_ints(x, i, j, k):
+    return (x[i], x[:, j], x[i, k], x[:, j, 1], x[i, :, k], x[j[0]],
+            x[i[:, None], k[None, :]], x[1:3, j], x[:, :, k])
+
+@case("index_int_dynamic", [r(6, 4), ri(3, hi=6), ri(2, 2, hi=4)], dynamic=[[0], [0], []],
+      alt=[r(9, 4), ri(5, hi=9), ri(2, 2, hi=4)])
+def index_int_dyn(x, i, j):
+    return x[i], x[i, 1], x[:, j], x[i.unsqueeze(1), j[0]]
+
+@case("index_bool_masks", [r(4, 5), np.array([True, False, True, True])])
+def index_masks(x, m):
+    return (x[x > 0], x[m], x[:, x[0] > 0], torch.masked_select(x, x < 0.5),
+            torch.masked_select(x, m.unsqueeze(1)), x[m, 1:3])
+
+@case("relative_position_bias_swin", [r(9, 2), ri(4, 4, hi=9)])
+def rel_pos_bias(table, index):
+    bias = table[index.view(-1)].view(4, 4, -1)
+    return bias.permute(2, 0, 1).contiguous().unsqueeze(0)
+
+@case("index_put_variants", [r(5, 4), ri(3, hi=5), r(3, 4), ri(3, lo=-4, hi=4)])
+def index_puts(x, i, v, j):
+    y = x.clone()
+    y[i] = v
+    z = x.clone()
+    z.index_put_((i,), v, accumulate=True)
+    w = x.clone()
+    w[w > 0] = 0.0
+    u = x.clone()
+    u[i, j] = 7.0
+    t = x.clone()
+    t[:, j] = v[:, 0]
+    a = torch.index_put(x, (torch.tensor([0, 0, 2]),), torch.tensor(1.5), accumulate=True)
+    return y, z, w, u, t, a
+
+@case("index_put_masks", [r(4, 5), np.array([True, False, True, False])])
+def index_put_masks(x, m):
+    a = x.clone()
+    a[:, x[0] > 0] = 1.0
+    b = x.clone()
+    b[m] = torch.arange(5, dtype=torch.float32)
+    c = x.clone()
+    c[x > 1.0] = x[x > 1.0] * 10
+    d = x.clone()
+    d.index_put_((x < 0,), torch.tensor(2.0), accumulate=True)
+    return a, b, c, d
+
+@case("index_put_dynamic", [r(5, 3), ri(2, hi=5)], dynamic=[[0], []], alt=[r(8, 3), ri(2, hi=8)])
+def index_put_dyn(x, i):
+    y = x.clone()
+    y[i] = -1.0
+    y[y > 1.0] = 1.0
+    return y
+
+@case("inplace_variants_local", [r(3, 4), r(3, 4)])
+def inplace_variants(x, y):
+    a = x * 1.0
+    a.masked_fill_(a > 0.5, -1.0)
+    b = x * 1.0
+    b.clamp_(-0.5, 0.5)
+    c = x * 1.0
+    c.copy_(y)
+    d = x * 1.0
+    d.fill_(3.0)
+    e = x * 1.0
+    e.zero_()
+    f = x * 1.0
+    f.index_put_((torch.tensor([2, 0]),), torch.tensor(9.0))
+    g = x * 1.0
+    g[1:3].fill_(4.0)
+    g[:, 0].zero_()
+    h = x * 1.0
+    h.clamp_min_(0.0).sub_(y).abs_()
+    k = x * 1.0
+    k.copy_(y[0])
+    return a, b, c, d, e, f, g, h, k
+
+@case("inplace_variants_dynamic", [r(3, 4), r(4)], dynamic=[[0], []], alt=[r(6, 4), r(4)])
+def inplace_dyn(x, y):
+    a = x * 1.0
+    a.copy_(y)
+    b = x * 1.0
+    b.masked_fill_(b < 0, 0.0)
+    b.mul_(2.0)
+    c = x.new_zeros(x.size(0), 2)
+    c.fill_(float(x.size(0)))
+    return a, b, c
+
 
 #===--- Driver -------------------------------------------------------------===#
 
