@@ -59,6 +59,19 @@ template <DivisionKind K> LogicalResult division(Im &im, Node *n) {
   return im.setTensor(n, 0, buildDivision(im.b, l, K, *x, *y));
 }
 
+/// fmod(self, other): C's truncated remainder (the sign of `self`).
+LogicalResult fmod(Im &im, Node *n) {
+  Location l = im.loc(n);
+  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
+  Type et = im.promote({&a, &c});
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
+  if (failed(x) || failed(y))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildRemainder(im.b, l, *x, *y, /*truncated=*/true,
+                                     /*isUnsigned=*/false));
+}
+
 template <UnaryOpKind K> LogicalResult unary(Im &im, Node *n) {
   bool intOk =
       K == UnaryOpKind::Relu || K == UnaryOpKind::Neg || K == UnaryOpKind::Abs;
@@ -238,7 +251,7 @@ void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
       {"aten::minimum", binaryH<BinaryOpKind::Min>},
       {"aten::floor_divide", division<DivisionKind::FloorDivide>},
       {"aten::remainder", division<DivisionKind::Remainder>},
-      {"aten::fmod", division<DivisionKind::TruncDivide>},
+      {"aten::fmod", fmod},
       {"aten::relu", unary<UnaryOpKind::Relu>},
       {"aten::sigmoid", unary<UnaryOpKind::Sigmoid>},
       {"aten::tanh", unary<UnaryOpKind::Tanh>},

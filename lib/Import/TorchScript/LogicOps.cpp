@@ -51,6 +51,33 @@ LogicalResult logicalNot(Im &im, Node *n) {
   return im.setTensor(n, 0, buildLogicalNot(im.b, l, *x));
 }
 
+/// bitwise_and/or/xor and `&`, `|`, `^` on tensors: bitwise on the
+/// promoted integer (or bool) dtype.
+template <LogicalKind K> LogicalResult bitwise(Im &im, Node *n) {
+  Location l = im.loc(n);
+  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
+  Type et = im.promote({&a, &c});
+  if (!et.isSignlessInteger())
+    return emitError(l) << n->kind().toQualString()
+                        << " needs integer or bool operands, got " << et;
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
+  if (failed(x) || failed(y))
+    return failure();
+  return im.setTensor(n, 0, buildBitwise(im.b, l, K, *x, *y));
+}
+
+/// bitwise_not: `not` on bool, the complement on integers.
+LogicalResult bitwiseNot(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  if (!elemOf(*x).isSignlessInteger())
+    return emitError(im.loc(n))
+           << "bitwise_not needs an integer or bool tensor, got "
+           << x->getType();
+  return im.setTensor(n, 0, buildBitwiseNot(im.b, im.loc(n), *x));
+}
+
 LogicalResult where(Im &im, Node *n) {
   Location l = im.loc(n);
   FailureOr<Value> c = im.tensorOf(im.get(n->input(0)), im.b.getI1Type(), l);
@@ -88,11 +115,13 @@ void mlprog::torchscript::registerLogicOps(OpTable &table) {
       {"aten::logical_or", logical<LogicalKind::Or>},
       {"aten::logical_xor", logical<LogicalKind::Xor>},
       {"aten::logical_not", logicalNot},
-      {"aten::__and__", logical<LogicalKind::And>},
-      {"aten::__or__", logical<LogicalKind::Or>},
-      {"aten::bitwise_and", logical<LogicalKind::And>},
-      {"aten::bitwise_or", logical<LogicalKind::Or>},
-      {"aten::bitwise_not", logicalNot},
+      {"aten::__and__", bitwise<LogicalKind::And>},
+      {"aten::__or__", bitwise<LogicalKind::Or>},
+      {"aten::__xor__", bitwise<LogicalKind::Xor>},
+      {"aten::bitwise_and", bitwise<LogicalKind::And>},
+      {"aten::bitwise_or", bitwise<LogicalKind::Or>},
+      {"aten::bitwise_xor", bitwise<LogicalKind::Xor>},
+      {"aten::bitwise_not", bitwiseNot},
       {"aten::where.self", where},
       {"aten::where.ScalarSelf", where},
       {"aten::where.ScalarOther", where},

@@ -647,6 +647,51 @@ def inplace_dyn(x, y):
     c.fill_(float(x.size(0)))
     return a, b, c
 
+@case("inplace_unary_table", [r(3, 4, lo=0.1, hi=2.0)], rtol=1e-5, atol=1e-6)
+def inplace_unary(x):
+    outs: List[torch.Tensor] = []
+    a = x * 1.0; outs.append(a.abs_()); a = x * 1.0; outs.append(a.ceil_())
+    a = x * 1.0; outs.append(a.cos_()); a = x * 1.0; outs.append(a.erf_())
+    a = x * 1.0; outs.append(a.exp_()); a = x * 1.0; outs.append(a.expm1_())
+    a = x * 1.0; outs.append(a.floor_()); a = x * 1.0; outs.append(a.log_())
+    a = x * 1.0; outs.append(a.log10_()); a = x * 1.0; outs.append(a.log1p_())
+    a = x * 1.0; outs.append(a.log2_()); a = x * 1.0; outs.append(a.neg_())
+    a = x * 1.0; outs.append(a.reciprocal_()); a = x - 1.0; outs.append(a.relu_())
+    a = x * 4.0; outs.append(F.relu6(a, inplace=True)); a = x * 1.0; outs.append(a.round_())
+    a = x * 1.0; outs.append(a.rsqrt_()); a = x * 1.0; outs.append(a.sigmoid_())
+    a = x - 1.0; outs.append(a.sign_()); a = x * 1.0; outs.append(F.silu(a, inplace=True))
+    a = x * 1.0; outs.append(a.sin_()); a = x * 1.0; outs.append(a.sqrt_())
+    a = x * 1.0; outs.append(a.tanh_()); a = x - 1.0; outs.append(F.elu_(a))
+    a = x - 1.0; outs.append(F.hardsigmoid(a, inplace=True))
+    a = x - 1.0; outs.append(F.hardswish(a, inplace=True))
+    a = x - 1.0; outs.append(F.hardtanh_(a, -0.5, 0.5))
+    a = x - 1.0; outs.append(F.leaky_relu_(a, 0.1))
+    a = x - 1.0; outs.append(F.selu(a, inplace=True))
+    return outs
+
+@case("inplace_binary_shape_table", [r(3, 4, lo=0.5, hi=2.0), r(3, 4, lo=0.5, hi=2.0), r(4, 4), ri(3, 4, hi=8)])
+def inplace_binary(x, y, w, k):
+    outs: List[torch.Tensor] = []
+    a = x * 1.0; outs.append(a.add_(y, alpha=2)); a = x * 1.0; outs.append(a.sub_(1.5))
+    a = x * 1.0; outs.append(a.mul_(y)); a = x * 1.0; outs.append(a.div_(y))
+    a = x * 1.0; outs.append(a.pow_(2.0)); a = x * 1.0; outs.append(a.fmod_(0.7))
+    a = x * 1.0; outs.append(a.remainder_(y)); a = x * 1.0; outs.append(a.true_divide_(y))
+    a = x * 1.0; outs.append(a.eq_(y)); a = x * 1.0; outs.append(a.gt_(1.0))
+    a = x * 1.0; outs.append(a.le_(y)); a = x * 1.0; outs.append(a.ne_(1.0))
+    a = x * 1.0; outs.append(a.clip_(0.7, 1.2)); a = x * 1.0; outs.append(a.clamp_max_(1.0))
+    a = x * 1.0; outs.append(a.addmm_(x, w, beta=0.5))
+    a = x * 1.0; outs.append(a.unsqueeze_(0)); a = x * 1.0; outs.append(a.t_())
+    a = x * 1.0; outs.append(a.transpose_(0, 1)); a = x.unsqueeze(1) * 1.0; outs.append(a.squeeze_())
+    a = x * 1.0; outs.append(a.index_copy_(0, torch.tensor([2, 0]), y[:2]))
+    b = k * 1; outs.append(b.floor_divide_(3).float())
+    b = k * 1; outs.append(b.bitwise_and_(5).float()); b = k * 1; outs.append(b.bitwise_or_(k // 2).float())
+    b = k * 1; outs.append(b.bitwise_not_().float())
+    m = x > 1.0; outs.append(m.logical_and_(y > 1.0).float())
+    m = x > 1.0; outs.append(m.logical_or_(y > 1.0).float())
+    m = x > 1.0; outs.append(m.logical_xor_(y > 1.0).float())
+    m = x > 1.0; outs.append(m.logical_not_().float())
+    return outs
+
 
 #===--- Driver -------------------------------------------------------------===#
 
