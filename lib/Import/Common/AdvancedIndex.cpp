@@ -131,6 +131,10 @@ FailureOr<IndexPlan> planIndex(OpBuilder &b, Location loc, Value x,
   plan.batch = broadcastSizes(b, loc, *bp, idx);
   SmallVector<Value> expanded;
   for (Value v : idx) {
+    if (idx.size() == 1) { // nothing to broadcast against
+      expanded.push_back(v);
+      continue;
+    }
     FailureOr<Value> e = buildExpandToSizes(b, loc, v, plan.batch);
     if (failed(e))
       return failure();
