@@ -81,40 +81,14 @@ LogicalResult fill(Im &im, Node *n, std::optional<double> value,
   return im.setTensor(n, 0, buildFull(im.b, l, sizes, et, s));
 }
 
-LogicalResult zeros(Im &im, Node *n) {
-  return fill(im, n, 0.0, ShapeFrom::Sizes);
-}
+/// The value a creation op fills with: 0, 1, or its `fill_value` argument.
+enum class FillWith { Zero, One, Argument };
 
-LogicalResult ones(Im &im, Node *n) {
-  return fill(im, n, 1.0, ShapeFrom::Sizes);
-}
-
-LogicalResult full(Im &im, Node *n) {
-  return fill(im, n, std::nullopt, ShapeFrom::Sizes);
-}
-
-LogicalResult zerosLike(Im &im, Node *n) {
-  return fill(im, n, 0.0, ShapeFrom::Like);
-}
-
-LogicalResult onesLike(Im &im, Node *n) {
-  return fill(im, n, 1.0, ShapeFrom::Like);
-}
-
-LogicalResult fullLike(Im &im, Node *n) {
-  return fill(im, n, std::nullopt, ShapeFrom::Like);
-}
-
-LogicalResult newZeros(Im &im, Node *n) {
-  return fill(im, n, 0.0, ShapeFrom::New);
-}
-
-LogicalResult newOnes(Im &im, Node *n) {
-  return fill(im, n, 1.0, ShapeFrom::New);
-}
-
-LogicalResult newFull(Im &im, Node *n) {
-  return fill(im, n, std::nullopt, ShapeFrom::New);
+template <FillWith V, ShapeFrom F> LogicalResult fillH(Im &im, Node *n) {
+  std::optional<double> value;
+  if (V != FillWith::Argument)
+    value = V == FillWith::One ? 1.0 : 0.0;
+  return fill(im, n, value, F);
 }
 
 /// fill_.Scalar / fill_.Tensor(self, value) as a value: a tensor shaped and
@@ -243,19 +217,19 @@ LogicalResult tensorOp(Im &im, Node *n) {
 
 void mlprog::torchscript::registerCreationOps(OpTable &table) {
   table.add({
-      {"aten::zeros", zeros},
-      {"aten::ones", ones},
-      {"aten::empty", zeros},
-      {"aten::full", full},
-      {"aten::zeros_like", zerosLike},
-      {"aten::ones_like", onesLike},
-      {"aten::empty_like", zerosLike},
-      {"aten::full_like", fullLike},
-      {"aten::new_zeros", newZeros},
-      {"aten::new_ones", newOnes},
-      {"aten::new_empty", newZeros},
-      {"aten::new_full", newFull},
-      {"aten::zero", zerosLike},
+      {"aten::zeros", fillH<FillWith::Zero, ShapeFrom::Sizes>},
+      {"aten::ones", fillH<FillWith::One, ShapeFrom::Sizes>},
+      {"aten::empty", fillH<FillWith::Zero, ShapeFrom::Sizes>},
+      {"aten::full", fillH<FillWith::Argument, ShapeFrom::Sizes>},
+      {"aten::zeros_like", fillH<FillWith::Zero, ShapeFrom::Like>},
+      {"aten::ones_like", fillH<FillWith::One, ShapeFrom::Like>},
+      {"aten::empty_like", fillH<FillWith::Zero, ShapeFrom::Like>},
+      {"aten::full_like", fillH<FillWith::Argument, ShapeFrom::Like>},
+      {"aten::new_zeros", fillH<FillWith::Zero, ShapeFrom::New>},
+      {"aten::new_ones", fillH<FillWith::One, ShapeFrom::New>},
+      {"aten::new_empty", fillH<FillWith::Zero, ShapeFrom::New>},
+      {"aten::new_full", fillH<FillWith::Argument, ShapeFrom::New>},
+      {"aten::zero", fillH<FillWith::Zero, ShapeFrom::Like>},
       {"aten::fill", fillLike},
       {"aten::arange", arange},
       {"aten::tensor", tensorOp},

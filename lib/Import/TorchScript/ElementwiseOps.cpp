@@ -50,26 +50,21 @@ LogicalResult divMode(Im &im, Node *n) {
 }
 
 template <DivisionKind K> LogicalResult division(Im &im, Node *n) {
-  Location l = im.loc(n);
-  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
-  Type et = im.promote({&a, &c});
-  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
-  if (failed(x) || failed(y))
+  FailureOr<std::pair<Value, Value>> xy = promotedPair(im, n);
+  if (failed(xy))
     return failure();
-  return im.setTensor(n, 0, buildDivision(im.b, l, K, *x, *y));
+  return im.setTensor(n, 0,
+                      buildDivision(im.b, im.loc(n), K, xy->first, xy->second));
 }
 
 /// fmod(self, other): C's truncated remainder (the sign of `self`).
 LogicalResult fmod(Im &im, Node *n) {
-  Location l = im.loc(n);
-  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
-  Type et = im.promote({&a, &c});
-  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
-  if (failed(x) || failed(y))
+  FailureOr<std::pair<Value, Value>> xy = promotedPair(im, n);
+  if (failed(xy))
     return failure();
   return im.setTensor(n, 0,
-                      buildRemainder(im.b, l, *x, *y, /*truncated=*/true,
-                                     /*isUnsigned=*/false));
+                      buildRemainder(im.b, im.loc(n), xy->first, xy->second,
+                                     /*truncated=*/true, /*isUnsigned=*/false));
 }
 
 template <UnaryOpKind K> LogicalResult unary(Im &im, Node *n) {

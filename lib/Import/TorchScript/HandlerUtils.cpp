@@ -41,6 +41,16 @@ FailureOr<double> numberOr(Importer &im, Node *n, unsigned i, double def) {
   return im.numberInput(n, i);
 }
 
+FailureOr<std::pair<Value, Value>> promotedPair(Importer &im, Node *n) {
+  Location l = im.loc(n);
+  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
+  Type et = im.promote({&a, &c});
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
+  if (failed(x) || failed(y))
+    return failure();
+  return std::make_pair(*x, *y);
+}
+
 LogicalResult binary(Importer &im, Node *n, BinaryOpKind kind, bool hasAlpha,
                      bool reverse) {
   Location l = im.loc(n);

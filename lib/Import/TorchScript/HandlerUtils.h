@@ -34,6 +34,11 @@ mlir::FailureOr<double> numberOr(Importer &im, torch::jit::Node *n, unsigned i,
 mlir::LogicalResult binary(Importer &im, torch::jit::Node *n, BinaryOpKind kind,
                            bool hasAlpha, bool reverse = false);
 
+/// Inputs 0 and 1 (tensors or numbers) as tensors of their torch-promoted
+/// dtype (Importer::promote), for binary ops without special rules.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+promotedPair(Importer &im, torch::jit::Node *n);
+
 /// Float-only unary ops promote integer inputs to float32 (torch's
 /// "int to float" unary rule).
 mlir::FailureOr<mlir::Value> floatInput(Importer &im, torch::jit::Node *n,

@@ -24,13 +24,11 @@ namespace {
 using Im = Importer;
 
 template <CompareKind K> LogicalResult compare(Im &im, Node *n) {
-  Location l = im.loc(n);
-  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
-  Type et = im.promote({&a, &c});
-  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
-  if (failed(x) || failed(y))
+  FailureOr<std::pair<Value, Value>> xy = promotedPair(im, n);
+  if (failed(xy))
     return failure();
-  return im.setTensor(n, 0, buildCompare(im.b, l, K, *x, *y));
+  return im.setTensor(n, 0,
+                      buildCompare(im.b, im.loc(n), K, xy->first, xy->second));
 }
 
 template <LogicalKind K> LogicalResult logical(Im &im, Node *n) {
@@ -54,16 +52,15 @@ LogicalResult logicalNot(Im &im, Node *n) {
 /// bitwise_and/or/xor and `&`, `|`, `^` on tensors: bitwise on the
 /// promoted integer (or bool) dtype.
 template <LogicalKind K> LogicalResult bitwise(Im &im, Node *n) {
-  Location l = im.loc(n);
-  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
-  Type et = im.promote({&a, &c});
-  if (!et.isSignlessInteger())
-    return emitError(l) << n->kind().toQualString()
-                        << " needs integer or bool operands, got " << et;
-  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
-  if (failed(x) || failed(y))
+  FailureOr<std::pair<Value, Value>> xy = promotedPair(im, n);
+  if (failed(xy))
     return failure();
-  return im.setTensor(n, 0, buildBitwise(im.b, l, K, *x, *y));
+  if (!elemOf(xy->first).isSignlessInteger())
+    return emitError(im.loc(n))
+           << n->kind().toQualString() << " needs integer or bool operands, "
+           << "got " << xy->first.getType();
+  return im.setTensor(n, 0,
+                      buildBitwise(im.b, im.loc(n), K, xy->first, xy->second));
 }
 
 /// bitwise_not: `not` on bool, the complement on integers.

@@ -273,17 +273,10 @@ LogicalResult select(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(d))
     return failure();
-  const TSValue &idx = im.get(n->input(2));
-  OpFoldResult index;
-  if (idx.intConst)
-    index = im.b.getIndexAttr(*idx.intConst);
-  else if (idx.kind == TSValue::Kind::Int)
-    index = arith::IndexCastOp::create(im.b, l, im.b.getIndexType(),
-                                       im.scalarValue(idx, l))
-                .getResult();
-  else
-    return emitError(l) << "expected an int index";
-  return im.setTensor(n, 0, buildSelectIndex(im.b, l, *x, *d, index));
+  FailureOr<OpFoldResult> index = indexInput(im, n, 2);
+  if (failed(index))
+    return failure();
+  return im.setTensor(n, 0, buildSelectIndex(im.b, l, *x, *d, *index));
 }
 
 LogicalResult indexSelect(Im &im, Node *n) {
