@@ -266,6 +266,56 @@ LogicalResult copy(Im &im, Node *n) {
   return im.setTensor(n, 0, buildExpand(im.b, l, *src, type.getShape()));
 }
 
+/// pad(self, pad, mode="constant", value=None), constant_pad_nd(self, pad,
+/// value), reflection_padNd / replication_padNd(self, padding): `pad` holds
+/// (begin, end) pairs from the last dim backwards; negative widths crop.
+/// Padded extents may be dynamic (buildPadDynamic).
+LogicalResult pad(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<SmallVector<OpFoldResult>> widths = sizesInput(im, n, 1);
+  if (failed(x) || failed(widths))
+    return failure();
+  int64_t rank = rankOf(*x);
+  if (widths->size() % 2 || int64_t(widths->size()) > 2 * rank)
+    return emitError(l) << "pad: " << widths->size()
+                        << " widths for a tensor of rank " << rank;
+  std::string name = n->kind().toUnqualString();
+  PadMode mode = PadMode::Constant;
+  std::string modeName = "constant";
+  if (name.rfind("reflection_pad", 0) == 0)
+    modeName = "reflect";
+  else if (name.rfind("replication_pad", 0) == 0)
+    modeName = "replicate";
+  const c10::FunctionSchema &schema = n->schema();
+  if (auto mi = schema.argumentIndexWithName("mode")) {
+    const TSValue &m = im.get(n->input(*mi));
+    if (m.kind != TSValue::Kind::Str)
+      return emitError(l) << "pad: the mode must be a string constant";
+    modeName = m.str;
+  }
+  if (modeName == "reflect")
+    mode = PadMode::Reflect;
+  else if (modeName == "replicate")
+    mode = PadMode::Replicate;
+  else if (modeName == "circular")
+    mode = PadMode::Wrap;
+  else if (modeName != "constant")
+    return im.unsupported(n, "pad mode '" + modeName + "'");
+  Value fill;
+  if (auto vi = schema.argumentIndexWithName("value"))
+    if (!im.isNoneInput(n, *vi))
+      fill = im.scalarAs(im.get(n->input(*vi)), elemOf(*x), l);
+  SmallVector<OpFoldResult> low(rank, im.b.getIndexAttr(0)),
+      high(rank, im.b.getIndexAttr(0));
+  for (size_t i = 0; i < widths->size() / 2; ++i) {
+    low[rank - 1 - i] = (*widths)[2 * i];
+    high[rank - 1 - i] = (*widths)[2 * i + 1];
+  }
+  return im.setTensor(n, 0,
+                      buildPadDynamic(im.b, l, *x, low, high, mode, fill));
+}
+
 LogicalResult identity(Im &im, Node *n) {
   return im.set(n, 0, im.get(n->input(0)));
 }
@@ -285,6 +335,12 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::concat", cat},
       {"aten::stack", stack},
       {"aten::expand", expand},
+      {"aten::pad", pad},
+      {"aten::constant_pad_nd", pad},
+      {"aten::reflection_pad1d", pad},
+      {"aten::reflection_pad2d", pad},
+      {"aten::replication_pad1d", pad},
+      {"aten::replication_pad2d", pad},
       {"aten::expand_as", expandAs},
       {"aten::view_as", identity},
       {"aten::copy", copy},

@@ -692,6 +692,14 @@ def inplace_binary(x, y, w, k):
     m = x > 1.0; outs.append(m.logical_not_().float())
     return outs
 
+@case("pad_modes_dynamic", [r(1, 2, 7)], dynamic=[[2]], alt=[r(1, 2, 10)])
+def pad_modes(x):
+    k = x.size(2) // 4
+    return (F.pad(x, [1, 2]), F.pad(x, [2, 0, 1, 1], value=-1.5),
+            F.pad(x, [3, 1], mode="reflect"), F.pad(x, [k, k], mode="reflect"),
+            F.pad(x, [2, 3], mode="replicate"), F.pad(x, [1, 2], mode="circular"),
+            F.pad(x, [-1, 2]))
+
 
 #===--- Driver -------------------------------------------------------------===#
 
