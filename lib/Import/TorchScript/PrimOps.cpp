@@ -127,8 +127,10 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
     return set(node, 0, TSValue::ofInt(int64_t(*st)));
   }
   if (kind == c10::prim::device || name == "prim::layout" ||
-      name == "prim::requires_grad" || name == "prim::is_cuda") {
-    if (name == "prim::requires_grad" || name == "prim::is_cuda")
+      name == "prim::requires_grad" || name == "prim::is_cuda" ||
+      name == "aten::is_autocast_enabled") {
+    // Imported programs run without autocast, on the CPU, for inference.
+    if (name != "prim::layout" && kind != c10::prim::device)
       return set(node, 0, TSValue::ofBool(false));
     TSValue t;
     t.kind = TSValue::Kind::Device;
@@ -213,9 +215,13 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
   }
   if (name == "aten::__is__" || name == "aten::__isnot__") {
     TSValue &a = get(inputs[0]), &bv = get(inputs[1]);
-    if (!a.isNone() && !bv.isNone())
+    // `x is x` (torch's MultiheadAttention fast-path checks) is known; other
+    // pairs of non-None values are not.
+    bool sameValue = inputs[0] == inputs[1] ||
+                     (a.isTensor() && bv.isTensor() && a.value == bv.value);
+    if (!a.isNone() && !bv.isNone() && !sameValue)
       return unsupported(node, "identity comparison of two non-None values");
-    bool same = a.isNone() && bv.isNone();
+    bool same = sameValue || (a.isNone() && bv.isNone());
     return set(node, 0, TSValue::ofBool(name == "aten::__is__" ? same : !same));
   }
   if (name == "aten::__range_length") {

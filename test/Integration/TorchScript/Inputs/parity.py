@@ -700,6 +700,13 @@ def pad_modes(x):
             F.pad(x, [2, 3], mode="replicate"), F.pad(x, [1, 2], mode="circular"),
             F.pad(x, [-1, 2]))
 
+@case("identity_and_autocast_checks", [r(3)])
+def fast_path_checks(x):
+    y = x * 2.0
+    if y is y and not torch.is_autocast_enabled():
+        return y + 1.0
+    return y
+
 
 #===--- Driver -------------------------------------------------------------===#
 
