@@ -35,6 +35,18 @@ static TSValue dimSize(Importer &im, Value t, int64_t d, Location l) {
   return TSValue::scalar(TSValue::Kind::Int, i);
 }
 
+/// True when `node` mutates the import-time list `list` from inside a
+/// branch or loop body emitted as an scf region (its condition or trip
+/// count known only at run time) while the list was made outside that
+/// body: the mutation would wrongly apply on every path.
+static bool mutatesOuterListAtRunTime(Importer &im, Node *node,
+                                      jit::Value *list) {
+  Operation *parent = im.b.getInsertionBlock()->getParentOp();
+  bool inRegion = parent && parent->getDialect() &&
+                  parent->getDialect()->getNamespace() == "scf";
+  return inRegion && list->node()->owningBlock() != node->owningBlock();
+}
+
 LogicalResult Importer::importPrim(Node *node, bool &handled) {
   handled = true;
   Location l = loc(node);
@@ -177,10 +189,55 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                           << rank;
     return set(node, 0, dimSize(*this, v.value, (*d + rank) % rank, l));
   }
+  if (name == "aten::copy" && get(inputs[0]).elems) {
+    // list.copy(): a new list with the same elements.
+    return set(node, 0, TSValue::list(*get(inputs[0]).elems));
+  }
+  if (name == "aten::_set_item" && get(inputs[0]).elems) {
+    // l[i] = v on a list, with i known at import time.
+    TSValue &list = get(inputs[0]);
+    if (mutatesOuterListAtRunTime(*this, node, inputs[0]))
+      return unsupported(node, "list item assignment under a condition or "
+                               "loop known only at run time");
+    FailureOr<int64_t> i = intInput(node, 1);
+    if (failed(i))
+      return failure();
+    int64_t n = list.elems->size(), at = *i < 0 ? *i + n : *i;
+    if (at < 0 || at >= n)
+      return emitError(l) << "list index " << *i << " out of range for length "
+                          << n;
+    (*list.elems)[at] = get(inputs[2]);
+    return set(node, 0, list);
+  }
+  if (name == "aten::sum" && get(inputs[0]).elems) {
+    // sum(int list): folded when known, else a chain of arith.addi.
+    int64_t known = 0;
+    Value acc;
+    for (const TSValue &e : *get(inputs[0]).elems) {
+      if (e.kind != TSValue::Kind::Int && e.kind != TSValue::Kind::Bool)
+        return unsupported(node, "sum of a list of non-ints");
+      if (e.intConst || e.boolConst) {
+        known += e.intConst ? *e.intConst : int64_t(*e.boolConst);
+        continue;
+      }
+      Value v = scalarAs(e, b.getI64Type(), l);
+      acc = acc ? arith::AddIOp::create(b, l, acc, v).getResult() : v;
+    }
+    if (!acc)
+      return set(node, 0, TSValue::ofInt(known));
+    if (known)
+      acc = arith::AddIOp::create(
+          b, l, acc,
+          arith::ConstantOp::create(b, l, b.getI64IntegerAttr(known)));
+    return set(node, 0, TSValue::scalar(TSValue::Kind::Int, acc));
+  }
   if (name == "aten::append") {
     TSValue &list = get(inputs[0]);
     if (!list.elems)
       return unsupported(node, "append to a non-list");
+    if (mutatesOuterListAtRunTime(*this, node, inputs[0]))
+      return unsupported(node, "append under a condition or loop known only "
+                               "at run time");
     list.elems->push_back(get(inputs[1]));
     return set(node, 0, list);
   }

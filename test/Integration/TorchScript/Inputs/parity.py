@@ -707,6 +707,17 @@ def fast_path_checks(x):
         return y + 1.0
     return y
 
+@case("list_copy_setitem_sum", [r(2, 9, 6)], dynamic=[[1]], alt=[r(2, 5, 6)])
+def list_ops_swin(x):
+    # swin_t's window shift: a copied int list updated from run-time sizes.
+    H = x.size(1)
+    pad_b = (7 - H % 7) % 7
+    shift = [3, 3]
+    shift_size = shift.copy()
+    shift_size[0] = pad_b
+    shift_size[-1] = H % 2
+    return x * float(sum(shift_size)), torch.tensor(shift), torch.tensor(sum(shift))
+
 
 #===--- Driver -------------------------------------------------------------===#
 
