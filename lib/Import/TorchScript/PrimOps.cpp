@@ -189,6 +189,47 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                           << rank;
     return set(node, 0, dimSize(*this, v.value, (*d + rank) % rank, l));
   }
+  if (name == "aten::slice" && get(inputs[0]).elems) {
+    // l[start:end:step] of a list (x.size()[:-1]): bounds known at import
+    // time, Python semantics.
+    const std::vector<TSValue> &elems = *get(inputs[0]).elems;
+    int64_t n = elems.size();
+    auto bound = [&](unsigned i, std::optional<int64_t> &out) {
+      if (isNoneInput(node, i))
+        return success();
+      FailureOr<int64_t> v = intInput(node, i);
+      if (failed(v))
+        return failure();
+      out = *v;
+      return success();
+    };
+    std::optional<int64_t> start, end, step;
+    if (failed(bound(1, start)) || failed(bound(2, end)) ||
+        failed(bound(3, step)))
+      return failure();
+    int64_t st = step.value_or(1);
+    if (st == 0)
+      return emitError(l) << "slice step cannot be zero";
+    auto clampBound = [&](std::optional<int64_t> v, int64_t def) {
+      if (!v)
+        return def;
+      int64_t x = *v < 0 ? *v + n : *v;
+      return st > 0 ? std::clamp<int64_t>(x, 0, n)
+                    : std::clamp<int64_t>(x, -1, n - 1);
+    };
+    int64_t lo = clampBound(start, st > 0 ? 0 : n - 1);
+    int64_t hi = clampBound(end, st > 0 ? n : -1);
+    std::vector<TSValue> out;
+    for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st)
+      out.push_back(elems[i]);
+    return set(node, 0, TSValue::list(std::move(out)));
+  }
+  if (name == "aten::add" && get(inputs[0]).elems && get(inputs[1]).elems) {
+    // list + list (x.size()[:-1] + (h, d)): concatenation.
+    std::vector<TSValue> out = *get(inputs[0]).elems;
+    llvm::append_range(out, *get(inputs[1]).elems);
+    return set(node, 0, TSValue::list(std::move(out)));
+  }
   if (name == "aten::copy" && get(inputs[0]).elems) {
     // list.copy(): a new list with the same elements.
     return set(node, 0, TSValue::list(*get(inputs[0]).elems));

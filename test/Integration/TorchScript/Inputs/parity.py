@@ -718,6 +718,15 @@ def list_ops_swin(x):
     shift_size[-1] = H % 2
     return x * float(sum(shift_size)), torch.tensor(shift), torch.tensor(sum(shift))
 
+@case("dyn_size_list_heads_bert", [r(2, 3, 8)], dynamic=[[0, 1]], alt=[r(1, 6, 8)])
+def bert_heads(x):
+    # transformers' BERT: x.size()[:-1] + (heads, head_size).
+    new_shape = x.size()[:-1] + (2, 4)
+    y = x.view(new_shape).permute(0, 2, 1, 3)
+    z = (y * 2.0).permute(0, 2, 1, 3).contiguous()
+    return (z.view(z.size()[:-2] + (8,)), torch.zeros(x.size()),
+            x.new_ones(x.shape[1:]), torch.tensor(x.size()[::-1][0:2]))
+
 
 #===--- Driver -------------------------------------------------------------===#
 
