@@ -38,14 +38,18 @@ using mlprog::python::DiagnosticError;
 
 /// Imports the archive or IR text at `path` (see TorchScriptImportOptions)
 /// and returns the module as MLIR bytecode. `shapes` entries are lists of
-/// extents, None for an unknown one. Raises mlprog.Error with the located
+/// extents, None for an unknown one; `constants` binds number parameters
+/// by name (TorchScriptImportOptions::constantInputs). Raises mlprog.Error with the located
 /// diagnostics; warnings become Python warnings.
 static py::bytes
 importTorchScriptFile(const std::string &path, const std::string &method,
                       const std::vector<std::vector<std::optional<int64_t>>> &shapes,
-                      const std::vector<std::string> &dtypes) {
+                      const std::vector<std::string> &dtypes,
+                      const std::vector<std::pair<std::string, std::string>>
+                          &constants) {
   mlprog::TorchScriptImportOptions options;
   options.method = method;
+  options.constantInputs = constants;
   for (const auto &shape : shapes) {
     std::vector<int64_t> extents;
     for (std::optional<int64_t> extent : shape)
@@ -83,5 +87,6 @@ PYBIND11_MODULE(_mlprog_torchscript, m) {
   /// The libtorch version this extension links ("2.9.1").
   m.attr("torch_version") = MLPROG_TORCH_VERSION;
   m.def("import_file", &importTorchScriptFile, py::arg("path"),
-        py::arg("method"), py::arg("input_shapes"), py::arg("input_dtypes"));
+        py::arg("method"), py::arg("input_shapes"), py::arg("input_dtypes"),
+        py::arg("constant_inputs"));
 }

@@ -188,7 +188,8 @@ def _torchscript_extension():
 
 
 def import_torchscript(module, method=None, input_shapes=None,
-                       input_dtypes=None, example_inputs=None):
+                       input_dtypes=None, example_inputs=None,
+                       constant_inputs=None):
     """Imports a TorchScript program: a live ``torch.jit.ScriptModule`` (e.g.
     ``torch.jit.script(model)``), or the path of a ``torch.jit.save`` archive
     or of TorchScript IR text. Each method becomes the public function of the
@@ -199,9 +200,14 @@ def import_torchscript(module, method=None, input_shapes=None,
     method come from ``example_inputs`` (tensors or arrays), else from
     ``input_shapes`` (lists of extents, ``None`` for an unknown one) and
     ``input_dtypes`` (``"float32"``, ``"int64"``, ...), else from the IR's
-    annotations.
+    annotations. ``constant_inputs`` binds number parameters at import time
+    by name (e.g. ``{"sr": 16000}`` for silero-vad's ``forward(x, sr)``):
+    the program is specialized for those values and its functions take no
+    argument for them.
     """
     extension = _torchscript_extension()
+    constants = [(str(k), _constant_text(v))
+                 for k, v in (constant_inputs or {}).items()]
     if example_inputs is not None:
         arrays = [_to_numpy(x, i) for i, x in enumerate(example_inputs)]
         input_shapes = [list(a.shape) for a in arrays]
@@ -221,10 +227,17 @@ def import_torchscript(module, method=None, input_shapes=None,
             path = os.path.join(tmp, type(module).__name__ + ".pt")
             torch.jit.save(module, path)
             return _module_from_bytecode(
-                extension.import_file(path, method, shapes, dtypes), path)
+                extension.import_file(path, method, shapes, dtypes, constants), path)
     path = os.fspath(module)
     return _module_from_bytecode(
-        extension.import_file(path, method, shapes, dtypes), path)
+        extension.import_file(path, method, shapes, dtypes, constants), path)
+
+
+def _constant_text(value):
+    """The --input-constants spelling of a Python number."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 def _module_from_bytecode(bytecode, name):
