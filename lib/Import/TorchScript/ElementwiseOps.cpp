@@ -13,7 +13,10 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlprog;
@@ -86,7 +89,26 @@ LogicalResult gelu(Im &im, Node *n) {
                      tanh ? PointwiseKind::GeluTanh : PointwiseKind::Gelu, *x));
 }
 
+/// fmod(self, other): the remainder with the sign of the dividend (C fmod),
+/// torch's type promotion; Tensor and Scalar overloads.
+LogicalResult fmod(Im &im, Node *n) {
+  Location l = im.loc(n);
+  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
+  Type et = im.promote({&a, &c});
+  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
+  if (failed(x) || failed(y))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildRemainder(im.b, l, *x, *y, /*truncated=*/true,
+                                     /*isUnsigned=*/false));
+}
+
+/// floor/ceil/round(self) (the identity on integers) and
+/// round.decimals(self, *, decimals): as torch computes it in the input's
+/// float type, round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for
+/// d < 0 (round half to even).
 LogicalResult roundOrIdentity(Im &im, Node *n) {
+  Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0);
   if (failed(x))
     return failure();
@@ -96,7 +118,29 @@ LogicalResult roundOrIdentity(Im &im, Node *n) {
   PointwiseKind k = name.starts_with("floor")  ? PointwiseKind::Floor
                     : name.starts_with("ceil") ? PointwiseKind::Ceil
                                                : PointwiseKind::Round;
-  return im.setTensor(n, 0, buildPointwise(im.b, im.loc(n), k, *x));
+  int64_t decimals = 0;
+  if (k == PointwiseKind::Round && n->inputs().size() > 1) {
+    FailureOr<int64_t> d = im.intInput(n, 1);
+    if (failed(d))
+      return failure();
+    decimals = *d;
+  }
+  if (decimals == 0)
+    return im.setTensor(n, 0, buildPointwise(im.b, l, k, *x));
+  auto scalarType = RankedTensorType::get({}, elemOf(*x));
+  Value scale = buildConstant(
+      im.b, l,
+      DenseElementsAttr::get(
+          scalarType,
+          im.b.getFloatAttr(elemOf(*x), std::pow(10.0, std::abs(decimals)))));
+  BinaryOpKind in = decimals > 0 ? BinaryOpKind::Mul : BinaryOpKind::Div;
+  BinaryOpKind out = decimals > 0 ? BinaryOpKind::Div : BinaryOpKind::Mul;
+  FailureOr<Value> r = buildElementwiseBinary(im.b, l, in, *x, scale);
+  if (succeeded(r))
+    r = buildPointwise(im.b, l, k, *r);
+  if (succeeded(r))
+    r = buildElementwiseBinary(im.b, l, out, *r, scale);
+  return im.setTensor(n, 0, r);
 }
 
 LogicalResult clamp(Im &im, Node *n, std::optional<unsigned> loArg,
@@ -238,7 +282,7 @@ void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
       {"aten::minimum", binaryH<BinaryOpKind::Min>},
       {"aten::floor_divide", division<DivisionKind::FloorDivide>},
       {"aten::remainder", division<DivisionKind::Remainder>},
-      {"aten::fmod", division<DivisionKind::TruncDivide>},
+      {"aten::fmod", fmod},
       {"aten::relu", unary<UnaryOpKind::Relu>},
       {"aten::sigmoid", unary<UnaryOpKind::Sigmoid>},
       {"aten::tanh", unary<UnaryOpKind::Tanh>},

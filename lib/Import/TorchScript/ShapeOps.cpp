@@ -1,7 +1,7 @@
 //===- ShapeOps.cpp - aten shape and layout ops ---------------------------===//
 //
 // Reshapes and views, flatten, permute/transpose, (un)squeeze, cat/stack,
-// expand.
+// expand/broadcast_to, pad (constant, reflect, replicate, circular).
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -188,6 +188,7 @@ LogicalResult stack(Im &im, Node *n) {
   return im.setTensor(n, 0, buildStack(im.b, l, *xs, *dim));
 }
 
+/// expand(self, size, implicit) and broadcast_to(self, size).
 LogicalResult expand(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
   FailureOr<SmallVector<int64_t>> shape = im.intListInput(n, 1);
@@ -222,6 +223,63 @@ LogicalResult copy(Im &im, Node *n) {
   return im.setTensor(n, 0, buildExpand(im.b, l, *src, type.getShape()));
 }
 
+/// pad(self, pad, mode='constant', value=None), constant_pad_nd(self, pad,
+/// value=0) and reflection_pad{1,2,3}d / replication_pad{1,2,3}d(self,
+/// pad). `pad` lists (before, after) widths from the last dim backwards;
+/// modes constant, reflect, replicate and circular. Negative widths (crops)
+/// are unsupported.
+LogicalResult pad(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<SmallVector<int64_t>> widths = im.intListInput(n, 1);
+  if (failed(x) || failed(widths))
+    return failure();
+  int64_t r = rankOf(*x);
+  int64_t pairs = int64_t(widths->size()) / 2;
+  if (widths->size() % 2 || pairs > r)
+    return emitError(l) << "pad: " << widths->size() << " widths for a rank-"
+                        << r << " tensor (need an even number, at most "
+                        << 2 * r << ")";
+  StringRef name = n->kind().toUnqualString();
+  PadMode mode = PadMode::Constant;
+  double value = 0.0;
+  std::optional<unsigned> valueArg;
+  if (name.starts_with("reflection")) {
+    mode = PadMode::Reflect;
+  } else if (name.starts_with("replication")) {
+    mode = PadMode::Replicate;
+  } else if (name == "constant_pad_nd") {
+    valueArg = 2;
+  } else {
+    const std::string &m = im.get(n->input(2)).str;
+    if (m == "reflect")
+      mode = PadMode::Reflect;
+    else if (m == "replicate")
+      mode = PadMode::Replicate;
+    else if (m == "circular")
+      mode = PadMode::Wrap;
+    else if (m == "constant")
+      valueArg = 3;
+    else
+      return im.unsupported(n, "pad mode '" + m + "'");
+  }
+  if (valueArg && *valueArg < n->inputs().size() &&
+      !im.isNoneInput(n, *valueArg)) {
+    FailureOr<double> v = im.numberInput(n, *valueArg);
+    if (failed(v))
+      return failure();
+    value = *v;
+  }
+  SmallVector<int64_t> low(r, 0), high(r, 0);
+  for (int64_t i = 0; i < pairs; ++i) {
+    low[r - 1 - i] = (*widths)[2 * i];
+    high[r - 1 - i] = (*widths)[2 * i + 1];
+    if (low[r - 1 - i] < 0 || high[r - 1 - i] < 0)
+      return im.unsupported(n, "negative pad widths (cropping)");
+  }
+  return im.setTensor(n, 0, buildPad(im.b, l, *x, low, high, mode, value));
+}
+
 LogicalResult identity(Im &im, Node *n) {
   return im.set(n, 0, im.get(n->input(0)));
 }
@@ -242,6 +300,15 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::stack", stack},
       {"aten::expand", expand},
       {"aten::expand_as", expandAs},
+      {"aten::broadcast_to", expand},
+      {"aten::pad", pad},
+      {"aten::constant_pad_nd", pad},
+      {"aten::reflection_pad1d", pad},
+      {"aten::reflection_pad2d", pad},
+      {"aten::reflection_pad3d", pad},
+      {"aten::replication_pad1d", pad},
+      {"aten::replication_pad2d", pad},
+      {"aten::replication_pad3d", pad},
       {"aten::view_as", identity},
       {"aten::copy", copy},
   });
