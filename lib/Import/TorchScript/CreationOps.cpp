@@ -1,7 +1,7 @@
 //===- CreationOps.cpp - aten tensor creation -----------------------------===//
 //
-// `zeros`, `ones`, `full`, `empty` (and their `_like` and `new_` forms),
-// `arange`, `tensor`, and the values of the in-place `zero_` and `fill_`.
+// `zeros`, `ones`, `full`, `empty` (and their `_like` forms), `arange`,
+// `tensor`, and the values of the in-place `zero_` and `fill_`.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -54,31 +54,20 @@ FailureOr<SmallVector<OpFoldResult>> sizesInput(Im &im, Node *n, unsigned i) {
   return sizes;
 }
 
-/// Where a creation op takes its shape (and default dtype) from.
-enum class ShapeFrom {
-  Sizes, ///< zeros(size, ...): the size list, dtype float32 (or the fill's)
-  Like,  ///< zeros_like(self, ...): `self`'s shape and dtype
-  New,   ///< new_zeros(self, size, ...): the size list, `self`'s dtype
-};
-
-/// zeros/ones/full/empty(size, [fill], dtype, ...), the *_like forms and
-/// new_zeros/new_ones/new_full/new_empty(self, size, [fill], dtype, ...).
-LogicalResult fill(Im &im, Node *n, std::optional<double> value,
-                   ShapeFrom from) {
+/// zeros/ones/full/empty(size, [fill], dtype, ...) and the *_like forms.
+LogicalResult fill(Im &im, Node *n, std::optional<double> value, bool like) {
   Location l = im.loc(n);
   const c10::FunctionSchema &schema = n->schema();
   SmallVector<OpFoldResult> sizes;
   Type et;
-  if (from != ShapeFrom::Sizes) {
+  if (like) {
     FailureOr<Value> x = im.tensorInput(n, 0);
     if (failed(x))
       return failure();
     sizes = tensor::getMixedSizes(im.b, l, *x);
     et = elemOf(*x);
-  }
-  if (from != ShapeFrom::Like) {
-    FailureOr<SmallVector<OpFoldResult>> s =
-        sizesInput(im, n, from == ShapeFrom::New ? 1 : 0);
+  } else {
+    FailureOr<SmallVector<OpFoldResult>> s = sizesInput(im, n, 0);
     if (failed(s))
       return failure();
     sizes = *s;
@@ -107,16 +96,18 @@ LogicalResult fill(Im &im, Node *n, std::optional<double> value,
   return im.setTensor(n, 0, buildFull(im.b, l, sizes, et, s));
 }
 
-template <ShapeFrom From> LogicalResult zeros(Im &im, Node *n) {
-  return fill(im, n, 0.0, From);
-}
+LogicalResult zeros(Im &im, Node *n) { return fill(im, n, 0.0, false); }
 
-template <ShapeFrom From> LogicalResult ones(Im &im, Node *n) {
-  return fill(im, n, 1.0, From);
-}
+LogicalResult ones(Im &im, Node *n) { return fill(im, n, 1.0, false); }
 
-template <ShapeFrom From> LogicalResult full(Im &im, Node *n) {
-  return fill(im, n, std::nullopt, From);
+LogicalResult full(Im &im, Node *n) { return fill(im, n, std::nullopt, false); }
+
+LogicalResult zerosLike(Im &im, Node *n) { return fill(im, n, 0.0, true); }
+
+LogicalResult onesLike(Im &im, Node *n) { return fill(im, n, 1.0, true); }
+
+LogicalResult fullLike(Im &im, Node *n) {
+  return fill(im, n, std::nullopt, true);
 }
 
 /// fill_.Scalar / fill_.Tensor(self, value) as a value: a tensor shaped and
@@ -225,19 +216,15 @@ LogicalResult tensorOp(Im &im, Node *n) {
 
 void mlprog::torchscript::registerCreationOps(OpTable &table) {
   table.add({
-      {"aten::zeros", zeros<ShapeFrom::Sizes>},
-      {"aten::ones", ones<ShapeFrom::Sizes>},
-      {"aten::empty", zeros<ShapeFrom::Sizes>},
-      {"aten::full", full<ShapeFrom::Sizes>},
-      {"aten::zeros_like", zeros<ShapeFrom::Like>},
-      {"aten::ones_like", ones<ShapeFrom::Like>},
-      {"aten::empty_like", zeros<ShapeFrom::Like>},
-      {"aten::full_like", full<ShapeFrom::Like>},
-      {"aten::zero", zeros<ShapeFrom::Like>},
-      {"aten::new_zeros", zeros<ShapeFrom::New>},
-      {"aten::new_ones", ones<ShapeFrom::New>},
-      {"aten::new_empty", zeros<ShapeFrom::New>},
-      {"aten::new_full", full<ShapeFrom::New>},
+      {"aten::zeros", zeros},
+      {"aten::ones", ones},
+      {"aten::empty", zeros},
+      {"aten::full", full},
+      {"aten::zeros_like", zerosLike},
+      {"aten::ones_like", onesLike},
+      {"aten::empty_like", zerosLike},
+      {"aten::full_like", fullLike},
+      {"aten::zero", zerosLike},
       {"aten::fill", fillLike},
       {"aten::arange", arange},
       {"aten::tensor", tensorOp},

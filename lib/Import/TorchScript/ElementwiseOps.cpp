@@ -89,20 +89,6 @@ LogicalResult gelu(Im &im, Node *n) {
                      tanh ? PointwiseKind::GeluTanh : PointwiseKind::Gelu, *x));
 }
 
-/// fmod(self, other): the remainder with the sign of the dividend (C fmod),
-/// torch's type promotion; Tensor and Scalar overloads.
-LogicalResult fmod(Im &im, Node *n) {
-  Location l = im.loc(n);
-  const TSValue &a = im.get(n->input(0)), &c = im.get(n->input(1));
-  Type et = im.promote({&a, &c});
-  FailureOr<Value> x = im.tensorOf(a, et, l), y = im.tensorOf(c, et, l);
-  if (failed(x) || failed(y))
-    return failure();
-  return im.setTensor(n, 0,
-                      buildRemainder(im.b, l, *x, *y, /*truncated=*/true,
-                                     /*isUnsigned=*/false));
-}
-
 /// floor/ceil/round(self) (the identity on integers) and
 /// round.decimals(self, *, decimals): as torch computes it in the input's
 /// float type, round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for
@@ -282,7 +268,7 @@ void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
       {"aten::minimum", binaryH<BinaryOpKind::Min>},
       {"aten::floor_divide", division<DivisionKind::FloorDivide>},
       {"aten::remainder", division<DivisionKind::Remainder>},
-      {"aten::fmod", fmod},
+      {"aten::fmod", division<DivisionKind::TruncDivide>},
       {"aten::relu", unary<UnaryOpKind::Relu>},
       {"aten::sigmoid", unary<UnaryOpKind::Sigmoid>},
       {"aten::tanh", unary<UnaryOpKind::Tanh>},

@@ -45,6 +45,15 @@ FailureOr<Value> scalarToUnit(Im &im, Node *n, Value x,
   return buildReshape(im.b, im.loc(n), x, {1});
 }
 
+/// `x` converted to `et`, then as scalarToUnit.
+FailureOr<Value> convertedUnit(Im &im, Node *n, Value x, Type et,
+                               MutableArrayRef<int64_t> dims) {
+  FailureOr<Value> xc = buildConvertElementType(im.b, im.loc(n), x, et);
+  if (failed(xc))
+    return failure();
+  return scalarToUnit(im, n, *xc, dims);
+}
+
 /// `r` reshaped to 0-d when `scalar` (the input was 0-d, see scalarToUnit).
 FailureOr<Value> unitToScalar(Im &im, Node *n, FailureOr<Value> r,
                               bool scalar) {
@@ -84,9 +93,7 @@ LogicalResult reduceOp(Im &im, Node *n, ReduceKind kind,
       et = im.b.getI64Type(); // integer sums accumulate in int64
   }
   bool scalar = rankOf(*x) == 0;
-  FailureOr<Value> xc = buildConvertElementType(im.b, l, *x, et);
-  if (succeeded(xc))
-    xc = scalarToUnit(im, n, *xc, dims);
+  FailureOr<Value> xc = convertedUnit(im, n, *x, et, dims);
   if (failed(xc))
     return failure();
   return im.setTensor(
@@ -288,9 +295,7 @@ template <ReduceKind K> LogicalResult cumulative(Im &im, Node *n) {
     et = im.b.getI64Type();
   bool scalar = rankOf(*x) == 0;
   SmallVector<int64_t> dims = {*d};
-  FailureOr<Value> xc = buildConvertElementType(im.b, l, *x, et);
-  if (succeeded(xc))
-    xc = scalarToUnit(im, n, *xc, dims);
+  FailureOr<Value> xc = convertedUnit(im, n, *x, et, dims);
   if (failed(xc))
     return failure();
   return im.setTensor(

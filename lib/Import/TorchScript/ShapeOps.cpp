@@ -188,7 +188,6 @@ LogicalResult stack(Im &im, Node *n) {
   return im.setTensor(n, 0, buildStack(im.b, l, *xs, *dim));
 }
 
-/// expand(self, size, implicit) and broadcast_to(self, size).
 LogicalResult expand(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
   FailureOr<SmallVector<int64_t>> shape = im.intListInput(n, 1);

@@ -504,15 +504,6 @@ def s0(v):
     """A 0-d float32 array."""
     return np.array(v, dtype=np.float32)
 
-@case("fmod_tensor_scalar", [r(3, 4, lo=-9, hi=9), r(3, 4, lo=0.5, hi=3) *
-                             np.where(r(3, 4) > 0, 1, -1).astype(np.float32)])
-def fmod_tensor_scalar(a, b):
-    return torch.fmod(a, b), torch.fmod(a, 1.5), torch.fmod(a, -2)
-
-@case("fmod_int", [ri(5, lo=-20, hi=20), ri(5, lo=1, hi=6)])
-def fmod_int(a, b):
-    return torch.fmod(a, b), torch.fmod(-a, b)
-
 @case("round_decimals", [r(3, 5, lo=-50, hi=50)])
 def round_decimals(a):
     return (torch.round(a, decimals=2), torch.round(a, decimals=-1),
@@ -528,12 +519,6 @@ def reduce_0d(x):
 @case("broadcast_to", [r(3, 1), r(4)])
 def broadcast_to(a, b):
     return torch.broadcast_to(a, (2, 3, 4)), b.broadcast_to([3, 4])
-
-@case("new_creation", [r(2, 3), ri(4)])
-def new_creation(a, i):
-    return (a.new_zeros((2, 4)), a.new_ones([3]), a.new_full((2, 2), 7.5),
-            i.new_ones((2,)), i.new_full((3,), 4),
-            a.new_zeros((2,), dtype=torch.int64))
 
 @case("pad_modes", [r(2, 3, 5), r(1, 2, 4, 4)])
 def pad_modes(a, b):
