@@ -86,15 +86,18 @@ NOT_COUNTED = ("not-scriptable", "out-of-scope")
 # Ops an inference compiler cannot have, by OpInfo name (variants included):
 # (regex, reason). Not run, not counted; listed on the coverage page.
 OUT_OF_SCOPE = [
-    (r"bernoulli|multinomial|normal|normal\.number_mean|uniform|"
-     r"rand_like|randn|randn_like|randint_like",
+    (r"bernoulli|multinomial|normal|normal\.number_mean|normal\.in_place|"
+     r"uniform|rand_like|randn|randn_like|randint|randint_like|cauchy|"
+     r"exponential|geometric|log_normal",
      "random sampling"),
-    (r"nn\.functional\.(dropout|dropout2d|dropout3d|"
+    (r"nn\.functional\.(dropout|dropout2d|dropout3d|alpha_dropout|"
      r"feature_alpha_dropout\.with_train|rrelu|fractional_max_pool[23]d)",
      "random in the samples' (training) mode"),
     (r"svd_lowrank|pca_lowrank", "randomized algorithm"),
-    (r"empty|empty_like|new_empty|new_empty_strided",
+    (r"empty|empty_like|new_empty|new_empty_strided|empty_strided|"
+     r"empty_permuted",
      "uninitialized memory: no defined result"),
+    (r".*_backward", "autograd-only (a backward kernel)"),
     (r"to_sparse|sparse\..*", "sparse tensors"),
     (r"complex|polar|view_as_complex|chalf|.*\.complex",
      "complex-only"),
