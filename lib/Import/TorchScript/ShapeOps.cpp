@@ -204,6 +204,18 @@ LogicalResult expandAs(Im &im, Node *n) {
   return im.setTensor(n, 0, buildExpand(im.b, im.loc(n), *x, yt.getShape()));
 }
 
+/// view_as/reshape_as(self, other): `self` reshaped to the shape of `other`.
+LogicalResult viewAs(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0), y = im.tensorInput(n, 1);
+  if (failed(x) || failed(y))
+    return failure();
+  auto yt = cast<RankedTensorType>(y->getType());
+  if (!yt.hasStaticShape())
+    return im.unsupported(n, "view_as to a shape with extents unknown at "
+                             "import time");
+  return im.setTensor(n, 0, buildReshape(im.b, im.loc(n), *x, yt.getShape()));
+}
+
 /// copy_(self, src, non_blocking) as a value: `src` converted to the dtype
 /// of `self` and broadcast to its shape (the importer stores it back to
 /// `self`, see Importer::importInPlace).
@@ -279,10 +291,6 @@ LogicalResult pad(Im &im, Node *n) {
   return im.setTensor(n, 0, buildPad(im.b, l, *x, low, high, mode, value));
 }
 
-LogicalResult identity(Im &im, Node *n) {
-  return im.set(n, 0, im.get(n->input(0)));
-}
-
 } // namespace
 
 void mlprog::torchscript::registerShapeOps(OpTable &table) {
@@ -308,7 +316,8 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::replication_pad1d", pad},
       {"aten::replication_pad2d", pad},
       {"aten::replication_pad3d", pad},
-      {"aten::view_as", identity},
+      {"aten::view_as", viewAs},
+      {"aten::reshape_as", viewAs},
       {"aten::copy", copy},
   });
 }

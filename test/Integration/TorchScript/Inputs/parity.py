@@ -529,6 +529,10 @@ def pad_modes(a, b):
             F.pad(b, (1, 1, 2, 0), mode="replicate"),
             torch.constant_pad_nd(b, [1, 0, 0, 2], 0.5))
 
+@case("view_as_reshape_as", [r(4, 6), r(2, 12), r(3, 8)])
+def view_as_reshape_as(a, b, c):
+    return a.view_as(b), a.reshape_as(c), b.view_as(c)
+
 @case("cumsum_cumprod", [r(3, 4), ri(2, 5, lo=-3, hi=4)])
 def cumsum_cumprod(a, i):
     return (torch.cumsum(a, 1), torch.cumsum(a, -2), torch.cumprod(a, 0),
