@@ -17,7 +17,14 @@
 #    and checked against test/Import/MIL/conformance-xfail.txt. The full
 #    suite: .venv-coreml/bin/python scripts/mil_conformance.py -j2
 #    (see docs/importers/mil.md).
-# 7. the ASan + UBSan build (build-asan) and its test subset
+# 7. TorchScript conformance: the fast subset (one or two passing samples
+#    per op) of PyTorch's OpInfo database, run on mlprog and checked against
+#    test/Import/TorchScript/opinfo-xfail.txt. The interpreter is
+#    $MLPROG_TORCH_PYTHON (default Debian's /usr/bin/python3): its torch
+#    must be the libtorch build the mlprog module links. The full suite:
+#    /usr/bin/python3 scripts/torch_opinfo_conformance.py -j2
+#    (see docs/importers/torchscript.md).
+# 8. the ASan + UBSan build (build-asan) and its test subset
 #    (scripts/test-sanitizers.sh --subset; docs/reliability.md)
 #
 #===----------------------------------------------------------------------===//
@@ -34,4 +41,7 @@ for version in 1.12 1.23; do
 done
 "$root/.venv-coreml/bin/python" "$root/scripts/mil_conformance.py" \
   --build-dir "$root/build" -j "$(nproc)" --ci-subset
+"${MLPROG_TORCH_PYTHON:-/usr/bin/python3}" \
+  "$root/scripts/torch_opinfo_conformance.py" --build-dir "$root/build" \
+  -j "$(nproc)" --ci-subset
 bash "$root/scripts/test-sanitizers.sh" --subset

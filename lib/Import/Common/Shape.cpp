@@ -202,6 +202,10 @@ FailureOr<Value> mlprog::buildTranspose(OpBuilder &b, Location loc, Value x,
              << "transpose: invalid permutation for rank " << rank;
     seen[p] = true;
   }
+  if (int64_t(perm.size()) != rank)
+    return emitError(loc) << "transpose: invalid permutation for rank " << rank;
+  if (rank == 0) // linalg.transpose needs a dim to permute
+    return x;
   SmallVector<OpFoldResult> in = tensor::getMixedSizes(b, loc, x);
   SmallVector<OpFoldResult> sizes;
   for (int64_t p : perm)
@@ -416,7 +420,8 @@ FailureOr<Value> mlprog::buildPad(OpBuilder &b, Location loc, Value x,
              << "pad: reflect/replicate/wrap need static extents";
     if (mode == PadMode::Wrap && n == 0 && (low[d] || high[d]))
       return emitError(loc) << "pad: wrap padding of the empty dim " << d;
-    if (mode == PadMode::Reflect && (low[d] >= n || high[d] >= n))
+    if (mode == PadMode::Reflect && (low[d] || high[d]) &&
+        (low[d] >= n || high[d] >= n))
       return emitError(loc) << "pad: reflect padding must be smaller than "
                                "the extent of dim "
                             << d;

@@ -13,7 +13,10 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlprog;
@@ -94,7 +97,12 @@ LogicalResult gelu(Im &im, Node *n) {
                      tanh ? PointwiseKind::GeluTanh : PointwiseKind::Gelu, *x));
 }
 
+/// floor/ceil/round(self) (the identity on integers) and
+/// round.decimals(self, *, decimals): as torch computes it in the input's
+/// float type, round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for
+/// d < 0 (round half to even).
 LogicalResult roundOrIdentity(Im &im, Node *n) {
+  Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0);
   if (failed(x))
     return failure();
@@ -104,7 +112,29 @@ LogicalResult roundOrIdentity(Im &im, Node *n) {
   PointwiseKind k = name.starts_with("floor")  ? PointwiseKind::Floor
                     : name.starts_with("ceil") ? PointwiseKind::Ceil
                                                : PointwiseKind::Round;
-  return im.setTensor(n, 0, buildPointwise(im.b, im.loc(n), k, *x));
+  int64_t decimals = 0;
+  if (k == PointwiseKind::Round && n->inputs().size() > 1) {
+    FailureOr<int64_t> d = im.intInput(n, 1);
+    if (failed(d))
+      return failure();
+    decimals = *d;
+  }
+  if (decimals == 0)
+    return im.setTensor(n, 0, buildPointwise(im.b, l, k, *x));
+  auto scalarType = RankedTensorType::get({}, elemOf(*x));
+  Value scale = buildConstant(
+      im.b, l,
+      DenseElementsAttr::get(
+          scalarType,
+          im.b.getFloatAttr(elemOf(*x), std::pow(10.0, std::abs(decimals)))));
+  BinaryOpKind in = decimals > 0 ? BinaryOpKind::Mul : BinaryOpKind::Div;
+  BinaryOpKind out = decimals > 0 ? BinaryOpKind::Div : BinaryOpKind::Mul;
+  FailureOr<Value> r = buildElementwiseBinary(im.b, l, in, *x, scale);
+  if (succeeded(r))
+    r = buildPointwise(im.b, l, k, *r);
+  if (succeeded(r))
+    r = buildElementwiseBinary(im.b, l, out, *r, scale);
+  return im.setTensor(n, 0, r);
 }
 
 LogicalResult clamp(Im &im, Node *n, std::optional<unsigned> loArg,

@@ -1,7 +1,7 @@
 //===- ReductionOps.cpp - aten reductions and softmax ---------------------===//
 //
 // Sum, mean, prod, amax/amin, max/min (reducing and elementwise), arg
-// max/min, var/std, softmax and log_softmax.
+// max/min, var/std, softmax and log_softmax, cumsum and cumprod.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -25,6 +25,42 @@ using torch::jit::Node;
 namespace {
 
 using Im = Importer;
+
+/// torch reduces a 0-d tensor along dim 0 or -1 as if it had one element
+/// along it. For a 0-d `x`, checks `dims` (each -1 or 0, else a located
+/// error), sets them to 0 and returns `x` reshaped to [1]; the caller
+/// reshapes the result back with `unitToScalar`. Other tensors are returned
+/// as they are.
+FailureOr<Value> scalarToUnit(Im &im, Node *n, Value x,
+                              MutableArrayRef<int64_t> dims) {
+  if (rankOf(x) != 0)
+    return x;
+  for (int64_t &d : dims) {
+    if (d != 0 && d != -1)
+      return emitError(im.loc(n))
+             << "dim " << d << " out of range for the 0-d input of "
+             << n->kind().toQualString() << " (expected -1 or 0)";
+    d = 0;
+  }
+  return buildReshape(im.b, im.loc(n), x, {1});
+}
+
+/// `x` converted to `et`, then as scalarToUnit.
+FailureOr<Value> convertedUnit(Im &im, Node *n, Value x, Type et,
+                               MutableArrayRef<int64_t> dims) {
+  FailureOr<Value> xc = buildConvertElementType(im.b, im.loc(n), x, et);
+  if (failed(xc))
+    return failure();
+  return scalarToUnit(im, n, *xc, dims);
+}
+
+/// `r` reshaped to 0-d when `scalar` (the input was 0-d, see scalarToUnit).
+FailureOr<Value> unitToScalar(Im &im, Node *n, FailureOr<Value> r,
+                              bool scalar) {
+  if (!scalar || failed(r))
+    return r;
+  return buildReshape(im.b, im.loc(n), *r, {});
+}
 
 /// Reduces with optional dim list at `dimArg`, keepdim at `dimArg + 1` and
 /// a dtype at `dtypeArg`.
@@ -56,10 +92,13 @@ LogicalResult reduceOp(Im &im, Node *n, ReduceKind kind,
              !isa<FloatType>(et))
       et = im.b.getI64Type(); // integer sums accumulate in int64
   }
-  FailureOr<Value> xc = buildConvertElementType(im.b, l, *x, et);
+  bool scalar = rankOf(*x) == 0;
+  FailureOr<Value> xc = convertedUnit(im, n, *x, et, dims);
   if (failed(xc))
     return failure();
-  return im.setTensor(n, 0, buildReduce(im.b, l, kind, *xc, dims, keep));
+  return im.setTensor(
+      n, 0,
+      unitToScalar(im, n, buildReduce(im.b, l, kind, *xc, dims, keep), scalar));
 }
 
 LogicalResult sum(Im &im, Node *n) {
@@ -110,9 +149,20 @@ LogicalResult maxMin(Im &im, Node *n, bool isMax) {
   FailureOr<bool> keep = im.boolInput(n, 2);
   if (failed(d) || failed(keep))
     return failure();
-  if (failed(im.setTensor(n, 0, buildReduce(im.b, l, k, *x, {*d}, *keep))))
+  bool scalar = rankOf(*x) == 0;
+  SmallVector<int64_t> dims = {*d};
+  x = scalarToUnit(im, n, *x, dims);
+  if (failed(x))
     return failure();
-  return im.setTensor(n, 1, buildArgReduce(im.b, l, *x, *d, *keep, isMax));
+  if (failed(im.setTensor(n, 0,
+                          unitToScalar(im, n,
+                                       buildReduce(im.b, l, k, *x, dims, *keep),
+                                       scalar))))
+    return failure();
+  return im.setTensor(
+      n, 1,
+      unitToScalar(im, n, buildArgReduce(im.b, l, *x, dims[0], *keep, isMax),
+                   scalar));
 }
 
 LogicalResult maxH(Im &im, Node *n) { return maxMin(im, n, true); }
@@ -137,7 +187,15 @@ LogicalResult argReduce(Im &im, Node *n, bool isMax) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(d))
     return failure();
-  return im.setTensor(n, 0, buildArgReduce(im.b, l, *x, *d, *keep, isMax));
+  bool scalar = rankOf(*x) == 0;
+  SmallVector<int64_t> dims = {*d};
+  x = scalarToUnit(im, n, *x, dims);
+  if (failed(x))
+    return failure();
+  return im.setTensor(
+      n, 0,
+      unitToScalar(im, n, buildArgReduce(im.b, l, *x, dims[0], *keep, isMax),
+                   scalar));
 }
 
 LogicalResult argmax(Im &im, Node *n) { return argReduce(im, n, true); }
@@ -211,9 +269,39 @@ template <bool Log> LogicalResult softmax(Im &im, Node *n) {
     if (*t)
       x = buildConvertElementType(im.b, l, *x, *t);
   }
-  if (Log)
-    return im.setTensor(n, 0, buildLogSoftmax(im.b, l, *x, {*d}));
-  return im.setTensor(n, 0, buildSoftmax(im.b, l, *x, {*d}));
+  bool scalar = rankOf(*x) == 0;
+  SmallVector<int64_t> dims = {*d};
+  x = scalarToUnit(im, n, *x, dims);
+  if (failed(x))
+    return failure();
+  return im.setTensor(n, 0,
+                      unitToScalar(im, n,
+                                   Log ? buildLogSoftmax(im.b, l, *x, dims)
+                                       : buildSoftmax(im.b, l, *x, dims),
+                                   scalar));
+}
+
+/// cumsum/cumprod(self, dim, *, dtype): integer and bool inputs accumulate
+/// in int64 unless `dtype` says otherwise, as in torch.
+template <ReduceKind K> LogicalResult cumulative(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  FailureOr<Type> t = im.dtypeInput(n, 2);
+  if (failed(x) || failed(d) || failed(t))
+    return failure();
+  Type et = *t ? *t : elemOf(*x);
+  if (!*t && !isa<FloatType>(et))
+    et = im.b.getI64Type();
+  bool scalar = rankOf(*x) == 0;
+  SmallVector<int64_t> dims = {*d};
+  FailureOr<Value> xc = convertedUnit(im, n, *x, et, dims);
+  if (failed(xc))
+    return failure();
+  return im.setTensor(
+      n, 0,
+      unitToScalar(im, n, buildCumSum(im.b, l, *xc, dims[0], false, false, K),
+                   scalar));
 }
 
 } // namespace
@@ -233,5 +321,7 @@ void mlprog::torchscript::registerReductionOps(OpTable &table) {
       {"aten::std", stdDev},
       {"aten::softmax", softmax<false>},
       {"aten::log_softmax", softmax<true>},
+      {"aten::cumsum", cumulative<ReduceKind::Sum>},
+      {"aten::cumprod", cumulative<ReduceKind::Prod>},
   });
 }

@@ -1,7 +1,7 @@
 //===- ShapeOps.cpp - aten shape and layout ops ---------------------------===//
 //
 // Reshapes and views, flatten, permute/transpose, (un)squeeze, cat/stack,
-// expand.
+// expand/broadcast_to, pad (constant, reflect, replicate, circular).
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -243,6 +243,18 @@ LogicalResult expandAs(Im &im, Node *n) {
   return im.setTensor(n, 0, buildExpand(im.b, im.loc(n), *x, yt.getShape()));
 }
 
+/// view_as/reshape_as(self, other): `self` reshaped to the shape of `other`.
+LogicalResult viewAs(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0), y = im.tensorInput(n, 1);
+  if (failed(x) || failed(y))
+    return failure();
+  auto yt = cast<RankedTensorType>(y->getType());
+  if (!yt.hasStaticShape())
+    return im.unsupported(n, "view_as to a shape with extents unknown at "
+                             "import time");
+  return im.setTensor(n, 0, buildReshape(im.b, im.loc(n), *x, yt.getShape()));
+}
+
 /// copy_(self, src, non_blocking) as a value: `src` converted to the dtype
 /// of `self` and broadcast to its shape (the importer stores it back to
 /// `self`, see Importer::importInPlace).
@@ -316,10 +328,6 @@ LogicalResult pad(Im &im, Node *n) {
                       buildPadDynamic(im.b, l, *x, low, high, mode, fill));
 }
 
-LogicalResult identity(Im &im, Node *n) {
-  return im.set(n, 0, im.get(n->input(0)));
-}
-
 } // namespace
 
 void mlprog::torchscript::registerShapeOps(OpTable &table) {
@@ -335,14 +343,18 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::concat", cat},
       {"aten::stack", stack},
       {"aten::expand", expand},
+      {"aten::expand_as", expandAs},
+      {"aten::broadcast_to", expand},
       {"aten::pad", pad},
       {"aten::constant_pad_nd", pad},
       {"aten::reflection_pad1d", pad},
       {"aten::reflection_pad2d", pad},
+      {"aten::reflection_pad3d", pad},
       {"aten::replication_pad1d", pad},
       {"aten::replication_pad2d", pad},
-      {"aten::expand_as", expandAs},
-      {"aten::view_as", identity},
+      {"aten::replication_pad3d", pad},
+      {"aten::view_as", viewAs},
+      {"aten::reshape_as", viewAs},
       {"aten::copy", copy},
   });
 }

@@ -728,6 +728,47 @@ def bert_heads(x):
             x.new_ones(x.shape[1:]), torch.tensor(x.size()[::-1][0:2]))
 
 
+#===--- Gaps found by the OpInfo suite (scripts/torch_opinfo_conformance.py) ===#
+
+def s0(v):
+    """A 0-d float32 array."""
+    return np.array(v, dtype=np.float32)
+
+@case("round_decimals", [r(3, 5, lo=-50, hi=50)])
+def round_decimals(a):
+    return (torch.round(a, decimals=2), torch.round(a, decimals=-1),
+            torch.round(a, decimals=0))
+
+@case("reduce_0d", [s0(-1.25)])
+def reduce_0d(x):
+    m = x.max(0)
+    return (x.sum(0), x.amax(-1), x.mean([0], keepdim=True), x.prod(0),
+            torch.softmax(x, 0), torch.log_softmax(x, -1), x.argmax(0),
+            m[0], m[1], x.cumsum(0), x.permute([]))
+
+@case("broadcast_to", [r(3, 1), r(4)])
+def broadcast_to(a, b):
+    return torch.broadcast_to(a, (2, 3, 4)), b.broadcast_to([3, 4])
+
+@case("pad_modes", [r(2, 3, 5), r(1, 2, 4, 4)])
+def pad_modes(a, b):
+    return (F.pad(a, (1, 2)), F.pad(a, (2, 1, 1, 0), value=-3.0),
+            F.pad(a, (2, 3), mode="reflect"), F.pad(a, (3, 1), mode="replicate"),
+            F.pad(a, (2, 4), mode="circular"),
+            F.pad(b, (1, 2, 3, 1), mode="reflect"),
+            F.pad(b, (1, 1, 2, 0), mode="replicate"),
+            torch.constant_pad_nd(b, [1, 0, 0, 2], 0.5))
+
+@case("view_as_reshape_as", [r(4, 6), r(2, 12), r(3, 8)])
+def view_as_reshape_as(a, b, c):
+    return a.view_as(b), a.reshape_as(c), b.view_as(c)
+
+@case("cumsum_cumprod", [r(3, 4), ri(2, 5, lo=-3, hi=4)])
+def cumsum_cumprod(a, i):
+    return (torch.cumsum(a, 1), torch.cumsum(a, -2), torch.cumprod(a, 0),
+            torch.cumsum(i, 1), torch.cumprod(i, 1),
+            torch.cumsum(i, 0, dtype=torch.float32))
+
 #===--- Driver -------------------------------------------------------------===#
 
 def dtype_name(a):
