@@ -12,6 +12,7 @@ See docs/python.md for the whole interface.
 """
 
 import os
+import re
 import sys
 import tempfile
 
@@ -172,8 +173,10 @@ def _torchscript_extension():
         raise Error("built without the TorchScript importer")
     torch = _torch()
     if torch is not None:
-        version = str(getattr(torch, "__version__", "")).split("+")[0]
-        if version != _build_info.TORCH_VERSION:
+        # "2.9.1+cu128", Debian's "1.13.0a0": compare the release numbers.
+        version = re.match(r"\d+(\.\d+)*",
+                           str(getattr(torch, "__version__", "")))
+        if not version or version.group(0) != _build_info.TORCH_VERSION:
             raise Error(
                 "error: mlprog's TorchScript importer links libtorch %s but "
                 "this process has imported torch %s; two libtorch builds "

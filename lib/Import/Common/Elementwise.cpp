@@ -74,6 +74,8 @@ static Value buildBinaryScalar(OpBuilder &b, Location loc, BinaryOpKind kind,
                       : arith::MinSIOp::create(b, loc, l, r).getResult();
   case BinaryOpKind::Pow:
     return isFloat ? math::PowFOp::create(b, loc, l, r).getResult() : Value();
+  case BinaryOpKind::Atan2:
+    return isFloat ? math::Atan2Op::create(b, loc, l, r).getResult() : Value();
   }
   return Value();
 }
@@ -89,7 +91,8 @@ FailureOr<Value> mlprog::buildElementwiseBinary(OpBuilder &b, Location loc,
                           << lhs.getType() << " and " << rhs.getType();
   Type elementType = lt.getElementType();
   if (!elementType.isIntOrFloat() ||
-      (kind == BinaryOpKind::Pow && !isa<FloatType>(elementType)))
+      ((kind == BinaryOpKind::Pow || kind == BinaryOpKind::Atan2) &&
+       !isa<FloatType>(elementType)))
     return emitError(loc) << "unsupported element type " << elementType
                           << " for binary op";
   return buildBroadcastedGeneric(

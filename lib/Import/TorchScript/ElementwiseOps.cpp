@@ -272,6 +272,8 @@ void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
       {"aten::true_divide", binaryH<BinaryOpKind::Div>},
       {"aten::rsub", rsub},
       {"aten::pow", binaryH<BinaryOpKind::Pow>},
+      {"aten::atan2", binaryH<BinaryOpKind::Atan2>},
+      {"aten::arctan2", binaryH<BinaryOpKind::Atan2>},
       {"aten::maximum", binaryH<BinaryOpKind::Max>},
       {"aten::minimum", binaryH<BinaryOpKind::Min>},
       {"aten::floor_divide", division<DivisionKind::FloorDivide>},

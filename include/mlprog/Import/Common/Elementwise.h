@@ -41,14 +41,16 @@ buildBroadcastedGeneric(mlir::OpBuilder &b, mlir::Location loc,
                         ScalarBodyFn body);
 
 /// Elementwise binary arithmetic.
-enum class BinaryOpKind { Add, Sub, Mul, Div, Max, Min, Pow };
+enum class BinaryOpKind { Add, Sub, Mul, Div, Max, Min, Pow, Atan2 };
 
 /// Returns `lhs <kind> rhs` with numpy broadcasting (see
 /// buildBroadcastedGeneric). Both operands need the same element type: float
 /// (any width) or signless integer; `isUnsigned` picks unsigned integer
 /// division/max/min. Integer division truncates toward zero (C semantics, as
-/// onnxruntime). `Pow` is float only.
-/// Spec: ONNX Add/Sub/Mul/Div/Max/Min/Pow (opset 7+ broadcasting).
+/// onnxruntime). `Pow` and `Atan2` (the angle of (rhs, lhs) in (-pi, pi], C
+/// atan2(lhs, rhs)) are float only.
+/// Spec: ONNX Add/Sub/Mul/Div/Max/Min/Pow (opset 7+ broadcasting); aten
+/// atan2(Tensor self, Tensor other).
 mlir::FailureOr<mlir::Value>
 buildElementwiseBinary(mlir::OpBuilder &b, mlir::Location loc,
                        BinaryOpKind kind, mlir::Value lhs, mlir::Value rhs,
