@@ -159,6 +159,13 @@ void registerSliceGatherOps(OpTable &table);
 /// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor,
 /// zero and fill (the values of zero_ and fill_).
 void registerCreationOps(OpTable &table);
+/// ResampleOps.cpp: upsample_{nearest,linear,bilinear,trilinear,bicubic}*
+/// and _upsample_nearest_exact* (output_size and .vec overloads).
+void registerResampleOps(OpTable &table);
+/// RecurrentOps.cpp: lstm, gru, rnn_tanh, rnn_relu and their _cell ops.
+void registerRecurrentOps(OpTable &table);
+/// AttentionOps.cpp: scaled_dot_product_attention.
+void registerAttentionOps(OpTable &table);
 
 /// Converts a torch dtype to an MLIR element type (null if unsupported).
 mlir::Type convertScalarType(mlir::MLIRContext *ctx, c10::ScalarType type);
