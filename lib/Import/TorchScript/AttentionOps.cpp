@@ -1,8 +1,9 @@
 //===- AttentionOps.cpp - aten scaled_dot_product_attention ---------------===//
 //
 // `scaled_dot_product_attention` on buildAttention (Common/Attention.h).
-// Torch 1.13 has no such op, so nodes may come from IR text without a
-// registered schema: the handler reads its arguments by position only.
+// Torch 1.13 has no such op: IR text may use it all the same (see
+// registerPositionalOps), and the handler reads its arguments by position
+// only, whatever schema the node has.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,11 @@
 
 #include "mlprog/Import/Common/Attention.h"
 #include "mlprog/Import/Common/Shape.h"
+
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <mutex>
+#include <stdexcept>
 
 using namespace mlir;
 using namespace mlprog;
@@ -127,6 +133,36 @@ LogicalResult scaledDotProductAttention(Im &im, Node *n) {
 }
 
 } // namespace
+
+void mlprog::torchscript::registerPositionalOps() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    namespace jit = torch::jit;
+    // torch >= 2.5's schema: its IR text lists all 8 inputs.
+    static const char *const schemas[][2] = {
+        {"aten::scaled_dot_product_attention",
+         "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor "
+         "value, Tensor? attn_mask=None, float dropout_p=0., bool "
+         "is_causal=False, *, float? scale=None, bool enable_gqa=False) -> "
+         "Tensor"},
+    };
+    for (const auto &[name, schema] : schemas) {
+      try {
+        if (!jit::getAllOperatorsFor(c10::Symbol::fromQualString(name)).empty())
+          continue;
+        jit::registerOperator(jit::Operator(
+            schema,
+            [](jit::Stack &) {
+              throw std::runtime_error("registered by mlprog for import only");
+            },
+            c10::AliasAnalysisKind::FROM_SCHEMA));
+      } catch (const std::exception &) {
+        // Then IR text using the op fails the schema check, with a located
+        // error.
+      }
+    }
+  });
+}
 
 void mlprog::torchscript::registerAttentionOps(OpTable &table) {
   table.add({
