@@ -139,6 +139,30 @@ FailureOr<int64_t> hiddenSizeOf(Im &im, Node *n, Value wHh) {
   return t.getDimSize(1);
 }
 
+/// The states of input 1: LSTM's hx is a list [h, c] (c returned second),
+/// the other cells' a tensor h (c null).
+FailureOr<std::pair<Value, Value>> initialStates(Im &im, Node *n, bool isLstm) {
+  Location l = im.loc(n);
+  if (!isLstm) {
+    FailureOr<Value> h = im.tensorInput(n, 1);
+    if (failed(h))
+      return failure();
+    return std::make_pair(*h, Value());
+  }
+  FailureOr<std::vector<TSValue>> hx = im.listInput(n, 1);
+  if (failed(hx))
+    return failure();
+  if (hx->size() != 2)
+    return emitError(l) << n->kind().toQualString()
+                        << ": hx must hold h and c, got " << hx->size()
+                        << " tensors";
+  FailureOr<Value> h = im.asTensor((*hx)[0], l);
+  FailureOr<Value> c = im.asTensor((*hx)[1], l);
+  if (failed(h) || failed(c))
+    return failure();
+  return std::make_pair(*h, *c);
+}
+
 /// Stacks the directions' operands along dim 0 (null when absent).
 FailureOr<RecurrentOperands> stackDirections(Im &im, Location l,
                                              ArrayRef<DirectionWeights> dirs) {
@@ -239,27 +263,10 @@ LogicalResult recurrentLayer(Im &im, Node *n) {
       return failure();
     weights.push_back(*t);
   }
-  // Initial states: LSTM's hx is a list [h_0, c_0].
-  Value h0, c0;
-  if (isLstm) {
-    FailureOr<std::vector<TSValue>> hx = im.listInput(n, 1);
-    if (failed(hx))
-      return failure();
-    if (hx->size() != 2)
-      return emitError(l) << name << ": hx must hold h_0 and c_0, got "
-                          << hx->size() << " tensors";
-    FailureOr<Value> h = im.asTensor((*hx)[0], l);
-    FailureOr<Value> c = im.asTensor((*hx)[1], l);
-    if (failed(h) || failed(c))
-      return failure();
-    h0 = *h;
-    c0 = *c;
-  } else {
-    FailureOr<Value> h = im.tensorInput(n, 1);
-    if (failed(h))
-      return failure();
-    h0 = *h;
-  }
+  FailureOr<std::pair<Value, Value>> states = initialStates(im, n, isLstm);
+  if (failed(states))
+    return failure();
+  auto [h0, c0] = *states;
   if (rankOf(*x) != 3)
     return emitError(l) << name << ": input must be 3-D, got " << x->getType();
   FailureOr<int64_t> hidden = hiddenSizeOf(im, n, weights[1]);
@@ -370,26 +377,10 @@ LogicalResult recurrentCell(Im &im, Node *n) {
       return failure();
     *slot = *t;
   }
-  Value h0, c0;
-  if (isLstm) {
-    FailureOr<std::vector<TSValue>> hx = im.listInput(n, 1);
-    if (failed(hx))
-      return failure();
-    if (hx->size() != 2)
-      return emitError(l) << name << ": hx must hold h and c, got "
-                          << hx->size() << " tensors";
-    FailureOr<Value> h = im.asTensor((*hx)[0], l);
-    FailureOr<Value> c = im.asTensor((*hx)[1], l);
-    if (failed(h) || failed(c))
-      return failure();
-    h0 = *h;
-    c0 = *c;
-  } else {
-    FailureOr<Value> h = im.tensorInput(n, 1);
-    if (failed(h))
-      return failure();
-    h0 = *h;
-  }
+  FailureOr<std::pair<Value, Value>> states = initialStates(im, n, isLstm);
+  if (failed(states))
+    return failure();
+  auto [h0, c0] = *states;
   int64_t rank = rankOf(*x);
   if (rank != 1 && rank != 2)
     return emitError(l) << name << ": input must be 1-D or 2-D, got "
