@@ -611,6 +611,18 @@ def interp_bicubic(x):
             F.interpolate(x, size=[7, 6], mode="bicubic", align_corners=True),
             F.interpolate(x, size=[3, 3], mode="bicubic", align_corners=False))
 
+@case("interpolate_fractional_scales", [r(1, 2, 7, 9), r(1, 1, 11)],
+      rtol=1e-4, atol=1e-5)
+def interp_fractional(x, y):
+    return (F.interpolate(x, scale_factor=1.3),
+            F.interpolate(x, scale_factor=0.7),
+            F.interpolate(y, scale_factor=2.2),
+            F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+            F.interpolate(x, scale_factor=0.6, mode="bilinear"),
+            F.interpolate(x, scale_factor=0.45, mode="bicubic"),
+            F.interpolate(y, size=[4], mode="linear"),
+            F.interpolate(x, size=[13, 5], mode="nearest"))
+
 @case("segmentation_head", [r(1, 3, 16, 16)], rtol=1e-4, atol=1e-5)
 def seg_head():
     class Head(nn.Module):
