@@ -34,7 +34,9 @@ function(add_mlprog_tool name)
   cmake_parse_arguments(ARG "" "" "LINK_LIBS" ${ARGN})
   add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PRIVATE ${ARG_LINK_LIBS} MLIR LLVM)
-  # Installed tools find libMLIR.so/libLLVM.so where Debian keeps them.
-  set_target_properties(${name} PROPERTIES INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
+  # Installed tools find libMLIR.so/libLLVM.so where Debian keeps them, and
+  # libtorch where the TorchScript importer was linked against it.
+  set_target_properties(${name} PROPERTIES
+    INSTALL_RPATH "${LLVM_LIBRARY_DIR};${MLPROG_TORCH_LIBRARY_DIR}")
   set_property(GLOBAL APPEND PROPERTY MLPROG_TOOLS ${name})
 endfunction()

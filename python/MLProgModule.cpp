@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DiagnosticError.h"
+#include "ExtensionSupport.h"
 #include "NumpyConversion.h"
 
 #include "mlprog/Formats/Npy.h"
@@ -23,9 +24,6 @@
 
 #ifdef MLPROG_HAVE_ONNX
 #include "mlprog/Import/ONNX/ImportONNX.h"
-#endif
-#ifdef MLPROG_HAVE_TORCHSCRIPT
-#include "mlprog/Import/TorchScript/ImportTorchScript.h"
 #endif
 #ifdef MLPROG_HAVE_MIL
 #include "mlprog/Import/MIL/ImportMIL.h"
@@ -66,128 +64,14 @@
 namespace py = pybind11;
 using namespace mlir;
 using namespace mlprog;
+using mlprog::python::createContext;
+using mlprog::python::DiagnosticCapture;
 using mlprog::python::DiagnosticError;
+using mlprog::python::raiseError;
 using mlprog::python::toHostTensor;
 using mlprog::python::toNumpy;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Errors and diagnostics
-//===----------------------------------------------------------------------===//
-
-/// "file:line:col" of the first file location inside `loc` (NameLoc,
-/// CallSiteLoc and FusedLoc wrap one); empty for unknown locations.
-static std::string formatLocation(Location loc) {
-  std::string result;
-  loc->walk([&](Location nested) {
-    auto fileLoc = dyn_cast<FileLineColLoc>(nested);
-    if (!fileLoc)
-      return WalkResult::advance();
-    result = llvm::formatv("{0}:{1}:{2}", fileLoc.getFilename().getValue(),
-                           fileLoc.getLine(), fileLoc.getColumn());
-    return WalkResult::interrupt();
-  });
-  return result;
-}
-
-static StringRef getSeverityName(DiagnosticSeverity severity) {
-  switch (severity) {
-  case DiagnosticSeverity::Error:
-    return "error";
-  case DiagnosticSeverity::Warning:
-    return "warning";
-  case DiagnosticSeverity::Note:
-    return "note";
-  case DiagnosticSeverity::Remark:
-    return "remark";
-  }
-  return "error";
-}
-
-/// One diagnostic as the command-line tools print it:
-/// "file:line:col: error: message".
-static std::string formatDiagnostic(const Diagnostic &diag) {
-  std::string location = formatLocation(diag.getLocation());
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  if (!location.empty())
-    os << location << ": ";
-  os << getSeverityName(diag.getSeverity()) << ": " << diag.str();
-  return result;
-}
-
-/// Collects the diagnostics of a context while alive. Errors (with their
-/// notes) are raised by `raise`; warnings become Python warnings in `flush`.
-/// Never touches Python objects in the handler, so the GIL may be released
-/// while it is active.
-class DiagnosticCapture {
-public:
-  explicit DiagnosticCapture(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          std::vector<std::string> &list =
-              diag.getSeverity() == DiagnosticSeverity::Error ? errors
-                                                              : warnings;
-          list.push_back(formatDiagnostic(diag));
-          for (const Diagnostic &note : diag.getNotes())
-            list.push_back(formatDiagnostic(note));
-          return success();
-        }) {}
-
-  /// Throws the collected errors, or `detail` when no error diagnostic was
-  /// emitted.
-  [[noreturn]] void raise(const std::string &detail = "") {
-    std::vector<std::string> lines = errors;
-    if (lines.empty() && !detail.empty())
-      lines.push_back(detail);
-    if (lines.empty())
-      lines.push_back("error: operation failed without a diagnostic");
-    throw DiagnosticError(std::move(lines));
-  }
-
-  /// Issues the collected warnings and remarks as Python warnings. Needs the
-  /// GIL.
-  void flush() {
-    if (warnings.empty())
-      return;
-    py::object warn = py::module_::import("warnings").attr("warn");
-    for (const std::string &line : warnings)
-      warn(line, py::module_::import("builtins").attr("RuntimeWarning"), 2);
-    warnings.clear();
-  }
-
-private:
-  std::vector<std::string> errors, warnings;
-  ScopedDiagnosticHandler handler;
-};
-
-/// Raises the diagnostics `capture` collected, or `err` when there are none.
-[[noreturn]] static void raiseError(DiagnosticCapture &capture,
-                                    llvm::Error err) {
-  capture.raise("error: " + llvm::toString(std::move(err)));
-}
-
-//===----------------------------------------------------------------------===//
-// Modules
-//===----------------------------------------------------------------------===//
-
-/// The dialects and interfaces every mlprog context has (see InitAll.h).
-static const DialectRegistry &getRegistry() {
-  static const DialectRegistry *registry = [] {
-    auto *result = new DialectRegistry();
-    registerMLProgDialects(*result);
-    return result;
-  }();
-  return *registry;
-}
-
-static std::shared_ptr<MLIRContext> createContext() {
-  auto ctx = std::make_shared<MLIRContext>(getRegistry());
-  ctx->loadAllAvailableDialects();
-  // Python users get the located messages, not a dump of each failing op.
-  ctx->printOpOnDiagnostic(false);
-  return ctx;
-}
 
 /// An MLIR module with the context that owns it. Each imported model gets
 /// its own context, shared with the executables compiled from it.
@@ -382,28 +266,6 @@ importONNXBytes(const py::bytes &data, const std::string &name,
 }
 #endif
 
-#ifdef MLPROG_HAVE_TORCHSCRIPT
-/// `shapes` entries are lists of extents, None for an unknown extent.
-static std::unique_ptr<PyModule> importTorchScriptFile(
-    const std::string &path, const std::string &method,
-    const std::vector<std::vector<std::optional<int64_t>>> &shapes,
-    const std::vector<std::string> &dtypes) {
-  TorchScriptImportOptions options;
-  options.method = method;
-  for (const auto &shape : shapes) {
-    std::vector<int64_t> extents;
-    for (std::optional<int64_t> extent : shape)
-      extents.push_back(extent ? *extent : ShapedType::kDynamic);
-    options.inputShapes.push_back(std::move(extents));
-  }
-  options.inputDtypes = dtypes;
-  return runImport(
-      [&](MLIRContext *ctx) {
-        return mlprog::importTorchScript(path, ctx, options);
-      },
-      path);
-}
-#endif
 
 #ifdef MLPROG_HAVE_MIL
 static std::unique_ptr<PyModule> importMILFile(const std::string &path,
@@ -651,20 +513,9 @@ PYBIND11_MODULE(_mlprog, m) {
   registerMLProgPasses();
 
   // mlprog.Error, with the diagnostics also as a list.
-  static py::handle errorType =
-      py::exception<DiagnosticError>(m, "Error").release();
+  py::handle errorType = py::exception<DiagnosticError>(m, "Error").release();
   errorType.attr("__module__") = "mlprog";
-  py::register_exception_translator([](std::exception_ptr ptr) {
-    try {
-      if (ptr)
-        std::rethrow_exception(ptr);
-    } catch (const DiagnosticError &err) {
-      py::object instance =
-          py::reinterpret_borrow<py::object>(errorType)(py::str(err.message));
-      instance.attr("diagnostics") = py::cast(err.diagnostics);
-      PyErr_SetObject(errorType.ptr(), instance.ptr());
-    }
-  });
+  mlprog::python::registerErrorTranslator(errorType);
 
   py::class_<PyModule>(m, "Module")
       .def("to_string", &printModule, py::arg("debug_info") = false,
@@ -693,7 +544,6 @@ PYBIND11_MODULE(_mlprog, m) {
         py::arg("timing") = false);
 
   m.attr("have_onnx") = false;
-  m.attr("have_torchscript") = false;
   m.attr("have_mil") = false;
 #ifdef MLPROG_HAVE_ONNX
   m.attr("have_onnx") = true;
@@ -705,11 +555,6 @@ PYBIND11_MODULE(_mlprog, m) {
         py::arg("state") = "",
         py::arg("state_bindings") = std::vector<PyStateBinding>(),
         py::arg("weights_dir") = "");
-#endif
-#ifdef MLPROG_HAVE_TORCHSCRIPT
-  m.attr("have_torchscript") = true;
-  m.def("import_torchscript_file", &importTorchScriptFile, py::arg("path"),
-        py::arg("method"), py::arg("input_shapes"), py::arg("input_dtypes"));
 #endif
 #ifdef MLPROG_HAVE_MIL
   m.attr("have_mil") = true;

@@ -27,7 +27,8 @@ if [ -z "$python" ]; then
   else python=python3; fi
 fi
 
-if [ -f "$dest/silero_vad.onnx" ] && [ -f "$dest/VERSION" ] &&
+if [ -f "$dest/silero_vad.onnx" ] && [ -f "$dest/silero_vad.jit" ] &&
+   [ -f "$dest/VERSION" ] &&
    [ "$(cat "$dest/VERSION")" = "$version" ]; then
   echo "fetch-silero-vad: $dest already holds silero-vad $version" >&2
   exit 0
@@ -42,7 +43,7 @@ import os, sys, zipfile
 wheel, dest = sys.argv[1:]
 with zipfile.ZipFile(wheel) as z:
     for name in z.namelist():
-        if name.startswith("silero_vad/data/") and name.endswith(".onnx"):
+        if name.startswith("silero_vad/data/") and name.endswith((".onnx", ".jit")):
             with open(os.path.join(dest, os.path.basename(name)), "wb") as f:
                 f.write(z.read(name))
 PY

@@ -84,6 +84,19 @@ _venv_python = os.environ.get(
     "MLPROG_VENV_PYTHON",
     os.path.join(config.mlprog_src_root, ".venv", "bin", "python"))
 config.substitutions.append(("%venv_python", _venv_python))
+# `%torch_python`: the interpreter whose torch writes the TorchScript test
+# archives and computes their references: .venv's torch 2.x, whose libtorch
+# the importer links (docs/importers/torchscript.md, "Which libtorch"), else
+# Debian's python3 and torch.
+_torch_python = config.python_executable
+try:
+    subprocess.run([_venv_python, "-c", "import torch"], check=True,
+                   capture_output=True, timeout=120)
+    _torch_python = _venv_python
+    config.available_features.add("torch2")
+except Exception:
+    pass
+config.substitutions.append(("%torch_python", _torch_python))
 try:
     subprocess.run([_venv_python, "-c", "import coremltools"], check=True,
                    capture_output=True, timeout=120)

@@ -7,6 +7,7 @@
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Runtime/RunnerMain.h"
 #include "mlprog/Support/ParseLimits.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -220,6 +221,7 @@ static std::string getDefaultRuntimeDir(const char *argv0) {
 int mlprog::mlprogRunLibraryMain(int argc, char **argv,
                                  mlir::DialectRegistry &registry) {
   llvm::InitLLVM initLLVM(argc, argv);
+  mlprog::registerResourceLimitOptions();
   namespace cl = llvm::cl;
   cl::OptionCategory category("mlprog-run library options");
   cl::opt<std::string> inputFile(cl::Positional, cl::desc("[FILE.mlir]"),

@@ -5,6 +5,7 @@
 #include "mlprog/Runtime/JitRunner.h"
 #include "mlprog/Support/CompileProgress.h"
 #include "mlprog/Support/ParseLimits.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -118,6 +119,7 @@ mlprog::renameThreadsOption(int argc, char **argv,
 
 int mlprog::mlprogRunMain(int argc, char **argv, DialectRegistry &registry) {
   llvm::InitLLVM initLLVM(argc, argv);
+  mlprog::registerResourceLimitOptions();
   cl::OptionCategory category("mlprog-run options");
   cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                  cl::desc("FILE.mlir"), cl::cat(category));

@@ -12,15 +12,18 @@ using namespace llvm;
 
 static std::atomic<uint64_t> maxTensorBytesOverride{0};
 
-// Registered in every tool that reads tensors (mlprog-opt, mlprog-translate,
-// mlprog-run) because they all link this file.
-static cl::opt<uint64_t> maxTensorBytesOption(
-    "max-tensor-bytes", cl::value_desc("N"),
-    cl::desc("Refuse tensors larger than N bytes in model, weight and .npy "
-             "files (default: $MLPROG_MAX_TENSOR_BYTES, else 16 GiB)"),
-    cl::init(0), cl::callback([](const uint64_t &bytes) {
-      mlprog::setMaxTensorBytes(bytes);
-    }));
+// A function-local static, not a global one: libraries register no options
+// at load time (two Python extensions linking this file share libLLVM's
+// option registry, where a second registration is a fatal error).
+void mlprog::registerResourceLimitOptions() {
+  static cl::opt<uint64_t> maxTensorBytesOption(
+      "max-tensor-bytes", cl::value_desc("N"),
+      cl::desc("Refuse tensors larger than N bytes in model, weight and .npy "
+               "files (default: $MLPROG_MAX_TENSOR_BYTES, else 16 GiB)"),
+      cl::init(0), cl::callback([](const uint64_t &bytes) {
+        mlprog::setMaxTensorBytes(bytes);
+      }));
+}
 
 uint64_t mlprog::getMaxTensorBytes() {
   uint64_t limit = maxTensorBytesOverride.load();

@@ -12,9 +12,10 @@ See docs/python.md for the whole interface.
 """
 
 import os
+import sys
 import tempfile
 
-from . import _mlprog
+from . import _build_info, _mlprog
 
 __all__ = [
     "Error",
@@ -37,7 +38,7 @@ Error = _mlprog.Error
 
 #: Which importers this build has.
 HAVE_ONNX = bool(_mlprog.have_onnx)
-HAVE_TORCHSCRIPT = bool(_mlprog.have_torchscript)
+HAVE_TORCHSCRIPT = bool(_build_info.TORCH_VERSION)
 HAVE_MIL = bool(_mlprog.have_mil)
 
 
@@ -150,15 +151,45 @@ def import_onnx(model, name=None, state=None, weights_dir=None):
 
 
 def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is optional
-        return None
-    return torch
+    """The torch module if this process has imported it, else None. Never
+    imports torch: a torch other than the one the TorchScript importer
+    links must not be loaded by mlprog (see _torchscript_extension)."""
+    return sys.modules.get("torch")
+
+
+_TORCHSCRIPT_EXTENSION = None
+
+
+def _torchscript_extension():
+    """Loads the TorchScript importer extension (and with it libtorch) on
+    first use. A process holds one libtorch build: if the torch this process
+    has imported is not the one the importer was built against, raises
+    Error instead of loading a second libtorch (which would crash)."""
+    global _TORCHSCRIPT_EXTENSION
+    if _TORCHSCRIPT_EXTENSION is not None:
+        return _TORCHSCRIPT_EXTENSION
+    if not HAVE_TORCHSCRIPT:
+        raise Error("built without the TorchScript importer")
+    torch = _torch()
+    if torch is not None:
+        version = str(getattr(torch, "__version__", "")).split("+")[0]
+        if version != _build_info.TORCH_VERSION:
+            raise Error(
+                "error: mlprog's TorchScript importer links libtorch %s but "
+                "this process has imported torch %s; two libtorch builds "
+                "cannot share a process. Use torch==%s (the project's "
+                ".venv has it), or import the model with "
+                "`mlprog-translate --import-torchscript` in another process."
+                % (_build_info.TORCH_VERSION, torch.__version__,
+                   _build_info.TORCH_VERSION))
+    from . import _mlprog_torchscript
+    _TORCHSCRIPT_EXTENSION = _mlprog_torchscript
+    return _mlprog_torchscript
 
 
 def import_torchscript(module, method=None, input_shapes=None,
-                       input_dtypes=None, example_inputs=None):
+                       input_dtypes=None, example_inputs=None,
+                       constant_inputs=None):
     """Imports a TorchScript program: a live ``torch.jit.ScriptModule`` (e.g.
     ``torch.jit.script(model)``), or the path of a ``torch.jit.save`` archive
     or of TorchScript IR text. Each method becomes the public function of the
@@ -169,10 +200,14 @@ def import_torchscript(module, method=None, input_shapes=None,
     method come from ``example_inputs`` (tensors or arrays), else from
     ``input_shapes`` (lists of extents, ``None`` for an unknown one) and
     ``input_dtypes`` (``"float32"``, ``"int64"``, ...), else from the IR's
-    annotations.
+    annotations. ``constant_inputs`` binds number parameters at import time
+    by name (e.g. ``{"sr": 16000}`` for silero-vad's ``forward(x, sr)``):
+    the program is specialized for those values and its functions take no
+    argument for them.
     """
-    if not HAVE_TORCHSCRIPT:
-        raise Error("built without the TorchScript importer")
+    extension = _torchscript_extension()
+    constants = [(str(k), _constant_text(v))
+                 for k, v in (constant_inputs or {}).items()]
     if example_inputs is not None:
         arrays = [_to_numpy(x, i) for i, x in enumerate(example_inputs)]
         input_shapes = [list(a.shape) for a in arrays]
@@ -191,10 +226,23 @@ def import_torchscript(module, method=None, input_shapes=None,
         with tempfile.TemporaryDirectory(prefix="mlprog-") as tmp:
             path = os.path.join(tmp, type(module).__name__ + ".pt")
             torch.jit.save(module, path)
-            return Module(_mlprog.import_torchscript_file(
-                path, method, shapes, dtypes))
-    return Module(_mlprog.import_torchscript_file(
-        os.fspath(module), method, shapes, dtypes))
+            return _module_from_bytecode(
+                extension.import_file(path, method, shapes, dtypes, constants), path)
+    path = os.fspath(module)
+    return _module_from_bytecode(
+        extension.import_file(path, method, shapes, dtypes, constants), path)
+
+
+def _constant_text(value):
+    """The --input-constants spelling of a Python number."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _module_from_bytecode(bytecode, name):
+    """The Module an importer extension returned as MLIR bytecode."""
+    return Module(_mlprog.parse(bytecode, name))
 
 
 def import_mil(path, opset="", weights_dir=None):

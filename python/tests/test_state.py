@@ -151,3 +151,46 @@ def test_method_selection():
     assert both.functions == ["forward", "reset"]
     with pytest.raises(mlprog.Error, match="no method 'predict'"):
         mlprog.import_torchscript(ref, method="predict")
+
+
+class GrowingCache(torch.nn.Module):
+    """Attributes replaced by prim::SetAttr with values of other shapes: a
+    cache that grows by one row per call (torch.cat, the KV cache of models
+    without a preallocated buffer) and a context that starts as the empty
+    `torch.zeros(0)` and then holds [1, 4] values (silero-vad's pattern).
+    mlprog imports both as mutable globals with dynamic bounding types."""
+
+    def __init__(self):
+        super().__init__()
+        self.cache = torch.zeros(0, 4)
+        self.context = torch.zeros(0)
+
+    def forward(self, x):
+        self.cache = torch.cat([self.cache, x], 0)
+        out = self.cache.sum(0, keepdim=True) * self.cache.size(0)
+        self.context = x * 2.0
+        return out + self.context
+
+    @torch.jit.export
+    def reset(self):
+        self.cache = torch.zeros(0, 4)
+        self.context = torch.zeros(0)
+
+
+def test_state_that_changes_shape():
+    ref = _scripted(GrowingCache)
+    module = mlprog.import_torchscript(ref, input_shapes=[[1, 4]])
+    text = str(module)
+    assert "mutable @cache(dense<> : tensor<0x4xf32>) : tensor<?x4xf32>" in text
+    assert "mutable @context(dense<> : tensor<0x0xf32>) : tensor<?x?xf32>" in text
+    exe = mlprog.compile(module)
+    rng = np.random.default_rng(3)
+    for step in range(8):
+        if step == 5:
+            ref.reset()
+            assert exe.reset() is None
+        x = torch.from_numpy(rng.standard_normal((1, 4)).astype(np.float32))
+        with torch.no_grad():
+            expected = ref(x).numpy()
+        np.testing.assert_allclose(exe.forward(x), expected, rtol=1e-5,
+                                   atol=1e-5, err_msg="step %d" % step)

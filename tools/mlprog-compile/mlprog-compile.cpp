@@ -11,6 +11,7 @@
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Support/CompileProgress.h"
 #include "mlprog/Support/ParseLimits.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -45,6 +46,7 @@ static int reportError(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  mlprog::registerResourceLimitOptions();
   cl::OptionCategory category("mlprog-compile options");
   cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                  cl::desc("FILE.mlir"), cl::cat(category));

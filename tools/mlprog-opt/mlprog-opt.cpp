@@ -10,6 +10,7 @@
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Support/AtomicOutput.h"
 #include "mlprog/Support/ParseLimits.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -56,6 +57,7 @@ static LogicalResult optMain(int argc, char **argv, DialectRegistry &registry) {
 }
 
 int main(int argc, char **argv) {
+  mlprog::registerResourceLimitOptions();
   mlir::DialectRegistry registry;
   mlprog::registerMLProgDialects(registry);
   mlprog::registerMLProgPasses();

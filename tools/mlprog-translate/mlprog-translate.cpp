@@ -16,6 +16,7 @@
 #endif
 
 #include "mlprog/Support/AtomicOutput.h"
+#include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/FileSystem.h"
@@ -25,6 +26,7 @@
 #include <vector>
 
 int main(int argc, char **argv) {
+  mlprog::registerResourceLimitOptions();
 #ifdef MLPROG_HAVE_ONNX
   mlprog::registerImportONNXTranslation();
 #endif

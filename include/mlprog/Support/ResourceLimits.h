@@ -32,6 +32,11 @@ uint64_t getMaxTensorBytes();
 /// Overrides the limit for this process (0 restores the default lookup).
 void setMaxTensorBytes(uint64_t bytes);
 
+/// Registers the command-line option `--max-tensor-bytes=N`, which calls
+/// `setMaxTensorBytes(N)`. Tools that read tensors call it before parsing
+/// their options; calling it again does nothing.
+void registerResourceLimitOptions();
+
 /// The byte size of a dense tensor of `shape` whose elements take
 /// `elementBits` bits each (packed: ceil(count * bits / 8) bytes). Errors,
 /// prefixed with `what` (e.g. "tensor 'w'"): a negative (or dynamic)

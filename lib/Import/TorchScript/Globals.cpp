@@ -71,6 +71,50 @@ FailureOr<TSValue> Importer::tensorConstant(const at::Tensor &t, Location l,
       ProgramBuilder::loadConstGlobal(b, l, attr->getType(), symbol));
 }
 
+/// The bounding type of a mutable attribute that holds values of types `a`
+/// and `b`: extents that differ become dynamic. A value with no elements
+/// and another rank (the `torch.zeros(0)` that stateful modules such as
+/// silero-vad store to mean "no state yet") takes the other's rank, its
+/// extents all dynamic: it is held as an empty tensor of that rank, which
+/// `len()` and `numel()` read the same. Null when the ranks differ otherwise
+/// or the element types differ.
+static RankedTensorType joinStateTypes(RankedTensorType a,
+                                       RankedTensorType b) {
+  if (a.getElementType() != b.getElementType())
+    return {};
+  if (a.getRank() != b.getRank()) {
+    auto isEmpty = [](RankedTensorType t) {
+      return t.hasStaticShape() && t.getNumElements() == 0;
+    };
+    if (!isEmpty(a) && !isEmpty(b))
+      return {};
+    int64_t rank = std::max(a.getRank(), b.getRank());
+    return RankedTensorType::get(
+        SmallVector<int64_t>(rank, ShapedType::kDynamic), a.getElementType());
+  }
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape()))
+    shape.push_back(x == y ? x : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, a.getElementType());
+}
+
+/// `value` (of a type joinStateTypes accepts) as a value of `bounding`:
+/// a tensor.cast, or, for an empty value of another rank, an empty tensor
+/// of `bounding`'s rank.
+static Value castToBoundingType(OpBuilder &b, Location l, Value value,
+                                RankedTensorType bounding) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type == bounding)
+    return value;
+  if (type.getRank() != bounding.getRank()) {
+    Value empty = tensor::EmptyOp::create(
+        b, l, SmallVector<int64_t>(bounding.getRank(), 0),
+        bounding.getElementType());
+    return tensor::CastOp::create(b, l, bounding, empty);
+  }
+  return tensor::CastOp::create(b, l, bounding, value);
+}
+
 FailureOr<Importer::GlobalInfo *> Importer::globalFor(const AttrKey &key,
                                                       const c10::IValue &value,
                                                       const std::string &path,
@@ -87,6 +131,18 @@ FailureOr<Importer::GlobalInfo *> Importer::globalFor(const AttrKey &key,
       return failure();
     init = *attr;
     info.type = cast<RankedTensorType>(attr->getType());
+    auto bounding = globalBoundingTypes.find(path);
+    if (info.isMutable && bounding != globalBoundingTypes.end()) {
+      // The initial value keeps its static shape; an empty one of another
+      // rank is the empty tensor of the bounding type's rank.
+      if (info.type.getRank() != bounding->second.getRank())
+        init = DenseElementsAttr::get(
+            RankedTensorType::get(
+                SmallVector<int64_t>(bounding->second.getRank(), 0),
+                info.type.getElementType()),
+            ArrayRef<Attribute>());
+      info.type = bounding->second;
+    }
   } else if (value.isInt() || value.isDouble() || value.isBool()) {
     info.kind = value.isInt()      ? TSValue::Kind::Int
                 : value.isDouble() ? TSValue::Kind::Float
@@ -338,13 +394,24 @@ LogicalResult Importer::importSetAttr(Node *node) {
   if (failed(stored))
     return failure();
   Value sv = *stored;
-  if (sv.getType() != (*g)->type) {
-    if (!tensor::CastOp::areCastCompatible(sv.getType(), (*g)->type))
+  auto storedType = cast<RankedTensorType>(sv.getType());
+  RankedTensorType joined = joinStateTypes((*g)->type, storedType);
+  if (!joined)
+    return emitError(l) << "unsupported store of " << sv.getType()
+                        << " to attribute '" << path << "' of type "
+                        << (*g)->type;
+  if (joined != (*g)->type) {
+    // Widened: the import is repeated with the bounding type (see
+    // globalBoundingTypes); this store is left out meanwhile.
+    RankedTensorType &w = widenedGlobals[path];
+    w = w ? joinStateTypes(w, joined) : joined;
+    if (!w)
       return emitError(l) << "unsupported store of " << sv.getType()
                           << " to attribute '" << path << "' of type "
                           << (*g)->type;
-    sv = tensor::CastOp::create(b, l, (*g)->type, sv);
+    return success();
   }
+  sv = castToBoundingType(b, l, sv, (*g)->type);
   GlobalStoreOp::create(b, l, FlatSymbolRefAttr::get(ctx, (*g)->symbol), sv);
   return success();
 }

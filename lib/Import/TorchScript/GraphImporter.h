@@ -194,6 +194,17 @@ public:
   Importer(mlir::ModuleOp module, const TorchScriptImportOptions &options,
            llvm::StringRef fileName);
 
+  /// Bounding types of mutable tensor attributes whose stores do not all
+  /// have the attribute's initial shape (by attribute path, e.g.
+  /// `_context`). An import that finds such a store records the join in
+  /// `widenedGlobals` and must be repeated with it here (see
+  /// joinStateTypes): every read of the attribute then has the bounding
+  /// type, so that sizes read from it are run-time values.
+  std::map<std::string, mlir::RankedTensorType> globalBoundingTypes;
+  /// What this import found: attributes to re-import with a wider bounding
+  /// type (empty when none).
+  std::map<std::string, mlir::RankedTensorType> widenedGlobals;
+
   /// Records the module attributes `graph` writes (see collectWrites), so
   /// that their globals are mutable. Called for every method of a module
   /// before any is imported: a global read by `forward` is mutable when

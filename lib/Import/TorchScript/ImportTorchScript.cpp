@@ -20,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -199,6 +200,71 @@ static LogicalResult prepareGraph(std::shared_ptr<torch::jit::Graph> g,
   return success();
 }
 
+/// A TorchScript value's parameter name: its debug name without the
+/// uniquing suffix torch adds (`sr.1` -> `sr`).
+static std::string parameterName(torch::jit::Value *value) {
+  std::string name = value->debugName();
+  auto [base, suffix] = StringRef(name).rsplit('.');
+  if (!suffix.empty() && llvm::all_of(suffix, llvm::isDigit))
+    return base.str();
+  return name;
+}
+
+/// Replaces the number parameters of `g` named in options.constantInputs by
+/// constants and removes them from its inputs, before torch's passes run, so
+/// that constant propagation resolves the branches on them. Records the
+/// names found in `used`.
+static LogicalResult bindConstantInputs(torch::jit::Graph &g,
+                                        const TorchScriptImportOptions &options,
+                                        Location fileLoc,
+                                        llvm::StringSet<> &used) {
+  for (size_t i = g.inputs().size(); i-- > 0;) {
+    torch::jit::Value *input = g.inputs()[i];
+    std::string name = parameterName(input);
+    auto it = llvm::find_if(options.constantInputs,
+                            [&](const auto &c) { return c.first == name; });
+    if (it == options.constantInputs.end())
+      continue;
+    used.insert(name);
+    StringRef text = StringRef(it->second).trim();
+    c10::IValue value;
+    switch (input->type()->kind()) {
+    case c10::TypeKind::IntType: {
+      int64_t v;
+      if (!text.getAsInteger(0, v))
+        value = v;
+      break;
+    }
+    case c10::TypeKind::FloatType: {
+      double v;
+      if (!text.getAsDouble(v))
+        value = v;
+      break;
+    }
+    case c10::TypeKind::BoolType:
+      if (text == "true" || text == "True" || text == "1")
+        value = true;
+      else if (text == "false" || text == "False" || text == "0")
+        value = false;
+      break;
+    default:
+      return emitError(fileLoc)
+             << "--input-constants names parameter '" << name << "' of type "
+             << input->type()->repr_str()
+             << "; only int, float and bool parameters can be bound at "
+                "import time";
+    }
+    if (value.isNone())
+      return emitError(fileLoc)
+             << "--input-constants value '" << text << "' of parameter '"
+             << name << "' is not a " << input->type()->repr_str();
+    torch::jit::WithInsertPoint guard(g.block()->param_node()->next());
+    input->replaceAllUsesWith(g.insertConstant(value));
+    g.eraseInput(i);
+  }
+  return success();
+}
+
 namespace {
 /// One method to import: the name of its function and its graph (a copy
 /// that torch's passes may change).
@@ -220,21 +286,69 @@ importPrepared(ArrayRef<MethodGraph> methods, MLIRContext *ctx,
   loadDialects(ctx);
   registerPositionalOps();
   Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
+  llvm::StringSet<> usedConstants;
   for (const MethodGraph &method : methods)
-    if (failed(prepareGraph(method.graph, fileLoc)))
+    if (failed(bindConstantInputs(*method.graph, options, fileLoc,
+                                  usedConstants)) ||
+        failed(prepareGraph(method.graph, fileLoc)))
       return nullptr;
-  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
-  try {
-    Importer importer(*module, options, fileName);
-    for (const MethodGraph &method : methods)
-      importer.collectGraphWrites(*method.graph, self);
-    for (auto [i, method] : llvm::enumerate(methods))
-      if (failed(importer.importGraph(*method.graph, method.name, self,
-                                      /*useInputOptions=*/i == 0)))
+  for (const auto &[name, value] : options.constantInputs)
+    if (!usedConstants.contains(name)) {
+      emitError(fileLoc) << "--input-constants names '" << name
+                         << "', a parameter no imported method has";
+      return nullptr;
+    }
+  // Attributes whose stores change their shape are found by importing:
+  // each such import is repeated with their bounding types (a few rounds
+  // at most: each round only widens types).
+  std::map<std::string, RankedTensorType> boundingTypes;
+  OwningOpRef<ModuleOp> module;
+  for (int round = 0;; ++round) {
+    module = ModuleOp::create(fileLoc);
+    std::map<std::string, RankedTensorType> widened;
+    // A round that widens a type may fail for the narrower one it used (a
+    // broadcast against the empty initial value): its diagnostics are held
+    // back and only reported when no widening explains them.
+    std::vector<Diagnostic> held;
+    bool ok = true;
+    {
+      ScopedDiagnosticHandler hold(ctx, [&](Diagnostic &diag) {
+        held.push_back(std::move(diag));
+        return success();
+      });
+      try {
+        Importer importer(*module, options, fileName);
+        importer.globalBoundingTypes = boundingTypes;
+        for (const MethodGraph &method : methods)
+          importer.collectGraphWrites(*method.graph, self);
+        for (auto [i, method] : llvm::enumerate(methods))
+          if (ok && failed(importer.importGraph(*method.graph, method.name,
+                                                self,
+                                                /*useInputOptions=*/i == 0)))
+            ok = false;
+        widened = std::move(importer.widenedGlobals);
+      } catch (const std::exception &e) {
+        emitError(fileLoc) << "libtorch error while importing: "
+                           << firstLine(e);
+        ok = false;
+      }
+    }
+    if (widened.empty() || round == 8) {
+      for (Diagnostic &diag : held)
+        ctx->getDiagEngine().emit(std::move(diag));
+      if (!ok)
         return nullptr;
-  } catch (const std::exception &e) {
-    emitError(fileLoc) << "libtorch error while importing: " << firstLine(e);
-    return nullptr;
+    }
+    if (widened.empty())
+      break;
+    if (round == 8) {
+      emitError(fileLoc) << "the shapes of attribute '"
+                         << widened.begin()->first
+                         << "' do not settle after 8 imports";
+      return nullptr;
+    }
+    for (auto &[path, type] : widened)
+      boundingTypes[path] = type;
   }
   if (failed(verify(*module)))
     return nullptr;

@@ -53,6 +53,14 @@ struct TorchScriptImportOptions {
   /// spellings (`f32`, `i64`, ...). Unset entries use the IR annotation,
   /// else float32.
   std::vector<std::string> inputDtypes;
+  /// Number inputs (`int`, `float`, `bool` parameters of a method, e.g.
+  /// silero-vad's `forward(x, sr: int)`) bound to a value at import time, by
+  /// parameter name: the program is specialized for that value (branches on
+  /// it are resolved, shapes computed from it are static) and the imported
+  /// function has no argument for it. Applies to every imported method with
+  /// a number parameter of that name; a value that does not parse as the
+  /// parameter's type, or a name no imported method has, is an error.
+  std::vector<std::pair<std::string, std::string>> constantInputs;
   /// Tensors with more elements than this become `ml_program.global`s
   /// rather than inline constants (frozen modules embed their weights as
   /// graph constants).
@@ -64,6 +72,12 @@ struct TorchScriptImportOptions {
 /// rank 0. Returns std::nullopt on malformed text.
 std::optional<std::vector<std::vector<int64_t>>>
 parseTorchScriptInputShapes(llvm::StringRef text);
+
+/// Parses an `--input-constants` value: `name=value` pairs separated by
+/// ','. Returns std::nullopt on malformed text (a pair without '=' or with
+/// an empty name).
+std::optional<std::vector<std::pair<std::string, std::string>>>
+parseTorchScriptInputConstants(llvm::StringRef text);
 
 /// Imports the TorchScript program in `path`: a zip archive written by
 /// `torch.jit.save` (loaded with `torch::jit::load`) or IR text (parsed with
