@@ -159,6 +159,20 @@ void registerSliceGatherOps(OpTable &table);
 /// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor,
 /// zero and fill (the values of zero_ and fill_).
 void registerCreationOps(OpTable &table);
+/// ResampleOps.cpp: upsample_{nearest,linear,bilinear,trilinear,bicubic}*
+/// and _upsample_nearest_exact* (output_size and .vec overloads).
+void registerResampleOps(OpTable &table);
+/// RecurrentOps.cpp: lstm, gru, rnn_tanh, rnn_relu and their _cell ops.
+void registerRecurrentOps(OpTable &table);
+/// AttentionOps.cpp: scaled_dot_product_attention.
+void registerAttentionOps(OpTable &table);
+
+/// Registers, once per process, a JIT operator (not executable) for
+/// each aten op that has a handler reading its arguments by position but no
+/// operator in the linked libtorch (scaled_dot_product_attention in torch
+/// 1.13), so that IR text using it passes the schema check and libtorch's
+/// graph passes. Ops the linked libtorch knows are left alone.
+void registerPositionalOps();
 
 /// Converts a torch dtype to an MLIR element type (null if unsupported).
 mlir::Type convertScalarType(mlir::MLIRContext *ctx, c10::ScalarType type);

@@ -284,6 +284,7 @@ importPrepared(ArrayRef<MethodGraph> methods, MLIRContext *ctx,
                const TorchScriptImportOptions &options, StringRef fileName,
                c10::intrusive_ptr<c10::ivalue::Object> self) {
   loadDialects(ctx);
+  registerPositionalOps();
   Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
   llvm::StringSet<> usedConstants;
   for (const MethodGraph &method : methods)
@@ -478,6 +479,7 @@ OwningOpRef<ModuleOp>
 mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
                           const TorchScriptImportOptions &options) {
   loadDialects(ctx);
+  registerPositionalOps();
   StringRef fileName = buffer.getBufferIdentifier();
   Location fileLoc = FileLineColLoc::get(ctx, fileName, 0, 0);
   StringRef data = buffer.getBuffer();

@@ -22,6 +22,9 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerShapeOps(t);
     registerSliceGatherOps(t);
     registerCreationOps(t);
+    registerResampleOps(t);
+    registerRecurrentOps(t);
+    registerAttentionOps(t);
     return t;
   }();
   return table;

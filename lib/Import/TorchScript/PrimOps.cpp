@@ -90,6 +90,39 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                           << " out of range for length " << n;
     return set(node, 0, (*v.elems)[i]);
   }
+  // Comparisons and membership of import-time lists of known numbers or
+  // strings (eq/ne.int_list, __contains__.int_list/str_list: the shape
+  // checks of nn.RNN and F.interpolate). Other lists fall through to the
+  // unsupported-op error.
+  auto knownItem = [](const TSValue &e) {
+    return e.isConstScalar() || e.kind == TSValue::Kind::Str;
+  };
+  auto knownList = [&](const TSValue &v) {
+    return v.elems && llvm::all_of(*v.elems, knownItem);
+  };
+  auto same = [](const TSValue &a, const TSValue &b) {
+    if (a.kind == TSValue::Kind::Str || b.kind == TSValue::Kind::Str)
+      return a.kind == b.kind && a.str == b.str;
+    return *a.asDouble() == *b.asDouble();
+  };
+  if ((name == "aten::eq" || name == "aten::ne") && inputs.size() == 2 &&
+      knownList(get(inputs[0])) && knownList(get(inputs[1]))) {
+    const std::vector<TSValue> &x = *get(inputs[0]).elems,
+                               &y = *get(inputs[1]).elems;
+    bool equal = x.size() == y.size();
+    for (size_t i = 0; equal && i < x.size(); ++i)
+      equal = same(x[i], y[i]);
+    return set(node, 0, TSValue::ofBool(equal == (name == "aten::eq")));
+  }
+  if (name == "aten::__contains__" && inputs.size() == 2 &&
+      knownList(get(inputs[0])) && knownItem(get(inputs[1]))) {
+    const TSValue &item = get(inputs[1]);
+    return set(node, 0,
+               TSValue::ofBool(
+                   llvm::any_of(*get(inputs[0]).elems, [&](const TSValue &e) {
+                     return same(e, item);
+                   })));
+  }
   if (kind == c10::prim::NumToTensor || name == "aten::scalar_tensor") {
     TSValue &v = get(inputs[0]);
     FailureOr<Value> t = asTensor(v, l);
@@ -108,20 +141,28 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       set(node, i, TSValue::none());
     return success();
   }
+  // dropout(input, p, train) and its feature/alpha variants, in place or
+  // not: the identity when `train` is false (in place, `self` is left as
+  // it is).
+  bool isDropout = llvm::is_contained(
+      {"aten::dropout", "aten::feature_dropout", "aten::alpha_dropout",
+       "aten::feature_alpha_dropout", "aten::dropout_",
+       "aten::feature_dropout_", "aten::alpha_dropout_",
+       "aten::feature_alpha_dropout_"},
+      name);
   if (kind == c10::prim::unchecked_cast || name == "aten::list" ||
       name == "aten::detach" || name == "prim::data" ||
       name == "aten::contiguous" || name == "aten::clone" ||
-      name == "aten::alias" || name == "aten::dropout" ||
-      name == "aten::feature_dropout" || name == "aten::alpha_dropout" ||
-      name == "aten::lift_fresh" || name == "aten::lift" ||
-      name == "aten::requires_grad_" || name == "aten::cpu") {
-    if ((name == "aten::dropout" || name == "aten::feature_dropout" ||
-         name == "aten::alpha_dropout")) {
+      name == "aten::alias" || isDropout || name == "aten::lift_fresh" ||
+      name == "aten::lift" || name == "aten::requires_grad_" ||
+      name == "aten::cpu") {
+    if (isDropout) {
       FailureOr<bool> train = boolInput(node, 2);
       if (failed(train))
         return failure();
       if (*train)
-        return unsupported(node, "dropout in training mode (random)");
+        return unsupported(node, name + " in training mode (random); "
+                                        "call model.eval() before scripting");
     }
     TSValue v = get(inputs[0]);
     if (name == "aten::list" && v.elems)

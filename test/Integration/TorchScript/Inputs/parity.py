@@ -11,6 +11,7 @@ import concurrent.futures
 import os
 import subprocess
 import sys
+import threading
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -769,6 +770,169 @@ def cumsum_cumprod(a, i):
             torch.cumsum(i, 1), torch.cumprod(i, 1),
             torch.cumsum(i, 0, dtype=torch.float32))
 
+#===--- Recurrent layers, resampling, dropout (ts-ops) -------------------===#
+
+def rnn_module(kind, state, *args, **kwargs):
+    """An nn.LSTM/GRU/RNN run without initial state (state=0), with h_0
+    (state=1) or with (h_0, c_0) (state=2)."""
+    class NoState(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = kind(*args, **kwargs)
+
+        def forward(self, x):
+            return self.rnn(x)
+
+    class H(NoState):
+        def forward(self, x, h0):
+            return self.rnn(x, h0)
+
+    class HC(NoState):
+        def forward(self, x, h0, c0):
+            return self.rnn(x, (h0, c0))
+    return [NoState, H, HC][state]().eval()
+
+@case("lstm_1layer_default_state", [r(5, 2, 3)], rtol=1e-4, atol=1e-5)
+def lstm_1layer():
+    return rnn_module(nn.LSTM, 0, 3, 4)
+
+@case("lstm_2layer_bidir_batch_first_hx", [r(2, 5, 3), r(4, 2, 6), r(4, 2, 6)],
+      rtol=1e-4, atol=1e-5)
+def lstm_2layer_bidir():
+    return rnn_module(nn.LSTM, 2, 3, 6, num_layers=2, bidirectional=True,
+                      batch_first=True)
+
+@case("lstm_no_bias_3layer", [r(4, 3, 5)], rtol=1e-4, atol=1e-5)
+def lstm_nobias():
+    return rnn_module(nn.LSTM, 0, 5, 3, num_layers=3, bias=False)
+
+@case("gru_2layer_bidir_hx", [r(6, 2, 3), r(4, 2, 5)], rtol=1e-4, atol=1e-5)
+def gru_bidir():
+    return rnn_module(nn.GRU, 1, 3, 5, num_layers=2, bidirectional=True)
+
+@case("gru_batch_first_no_bias", [r(3, 4, 2)], rtol=1e-4, atol=1e-5)
+def gru_nobias():
+    return rnn_module(nn.GRU, 0, 2, 4, bias=False, batch_first=True)
+
+@case("rnn_tanh_2layer_hx", [r(5, 2, 3), r(2, 2, 4)], rtol=1e-4, atol=1e-5)
+def rnn_tanh():
+    return rnn_module(nn.RNN, 1, 3, 4, num_layers=2)
+
+@case("rnn_relu_bidir_batch_first", [r(2, 4, 3)], rtol=1e-4, atol=1e-5)
+def rnn_relu():
+    return rnn_module(nn.RNN, 0, 3, 4, nonlinearity="relu", bidirectional=True,
+                      batch_first=True)
+
+@case("rnn_cells", [r(3, 4), r(3, 5), r(3, 5)], rtol=1e-4, atol=1e-5)
+def rnn_cells():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTMCell(4, 5)
+            self.gru = nn.GRUCell(4, 5)
+            self.tanh = nn.RNNCell(4, 5)
+            self.relu = nn.RNNCell(4, 5, bias=False, nonlinearity="relu")
+
+        def forward(self, x, h, c):
+            h1, c1 = self.lstm(x, (h, c))
+            return (h1, c1, self.gru(x, h), self.tanh(x, h),
+                    self.relu(x, h), self.gru(x))
+    return M().eval()
+
+@case("lstm_tagger", [ri(2, 7, lo=0, hi=20)], rtol=1e-4, atol=1e-5)
+def lstm_tagger():
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(20, 8)
+            self.lstm = nn.LSTM(8, 6, num_layers=2, bidirectional=True,
+                                batch_first=True, dropout=0.3)
+            self.out = nn.Linear(12, 5)
+
+        def forward(self, tokens):
+            y, _ = self.lstm(self.embed(tokens))
+            return F.log_softmax(self.out(y), dim=-1)
+    return Tagger().eval()
+
+@case("interpolate_nearest", [r(1, 2, 3, 4), r(2, 3, 5), r(1, 1, 2, 3, 2)])
+def interp_nearest(x, y, z):
+    return (F.interpolate(x, scale_factor=2.0, mode="nearest"),
+            F.interpolate(x, size=[5, 7], mode="nearest"),
+            F.interpolate(y, scale_factor=3.0),
+            F.interpolate(z, size=[3, 4, 4], mode="nearest"),
+            F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+            F.interpolate(x, size=[2, 2], mode="nearest"))
+
+@case("interpolate_linear_modes", [r(1, 2, 3, 4), r(2, 3, 5), r(1, 1, 2, 3, 2)],
+      rtol=1e-4, atol=1e-5)
+def interp_linear(x, y, z):
+    return (F.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False),
+            F.interpolate(x, size=[5, 7], mode="bilinear", align_corners=True),
+            F.interpolate(x, size=[2, 3], mode="bilinear", align_corners=False),
+            F.interpolate(y, scale_factor=2.5, mode="linear", align_corners=False),
+            F.interpolate(y, size=[8], mode="linear", align_corners=True),
+            F.interpolate(z, scale_factor=2.0, mode="trilinear", align_corners=False),
+            F.interpolate(z, size=[3, 5, 3], mode="trilinear", align_corners=True),
+            F.interpolate(x, scale_factor=1.7, mode="bilinear",
+                          recompute_scale_factor=True))
+
+@case("interpolate_bicubic", [r(1, 2, 4, 5)], rtol=1e-4, atol=1e-5)
+def interp_bicubic(x):
+    return (F.interpolate(x, scale_factor=2.0, mode="bicubic", align_corners=False),
+            F.interpolate(x, size=[7, 6], mode="bicubic", align_corners=True),
+            F.interpolate(x, size=[3, 3], mode="bicubic", align_corners=False))
+
+@case("interpolate_fractional_scales", [r(1, 2, 7, 9), r(1, 1, 11)],
+      rtol=1e-4, atol=1e-5)
+def interp_fractional(x, y):
+    return (F.interpolate(x, scale_factor=1.3),
+            F.interpolate(x, scale_factor=0.7),
+            F.interpolate(y, scale_factor=2.2),
+            F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+            F.interpolate(x, scale_factor=0.6, mode="bilinear"),
+            F.interpolate(x, scale_factor=0.45, mode="bicubic"),
+            F.interpolate(y, size=[4], mode="linear"),
+            F.interpolate(x, size=[13, 5], mode="nearest"))
+
+@case("segmentation_head", [r(1, 3, 16, 16)], rtol=1e-4, atol=1e-5)
+def seg_head():
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1),
+                                      nn.ReLU(),
+                                      nn.Conv2d(8, 8, 3, stride=2, padding=1),
+                                      nn.ReLU())
+            self.cls = nn.Conv2d(8, 4, 1)
+            self.drop = nn.Dropout2d(0.1)
+
+        def forward(self, x):
+            f = self.cls(self.drop(self.body(x)))
+            a = F.interpolate(f, size=[x.size(2), x.size(3)], mode="bilinear",
+                              align_corners=False)
+            b = F.interpolate(f, scale_factor=4.0, mode="bilinear",
+                              align_corners=True)
+            return a.argmax(1), a, b
+    return Head().eval()
+
+@case("dropout_family_eval", [r(2, 4, 3)])
+def dropout_eval():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.d = nn.Dropout(0.5)
+            self.d2 = nn.Dropout2d(0.5)
+            self.ad = nn.AlphaDropout(0.5)
+            self.fad = nn.FeatureAlphaDropout(0.5)
+            self.di = nn.Dropout(0.5, inplace=True)
+
+        def forward(self, x):
+            y = x * 2.0
+            self.di(y)
+            return (self.d(x), self.d2(x), self.ad(x), self.fad(x), y,
+                    F.dropout(x, 0.2, self.training, True) + 1.0)
+    return M().eval()
+
 #===--- Driver -------------------------------------------------------------===#
 
 def dtype_name(a):
@@ -855,20 +1019,26 @@ def run_inputs(c, d, mlir, inputs, tag):
     return True, "%d outputs" % len(ref)
 
 
+SCRIPT_LOCK = threading.Lock()
+
+
 def run_case(c, out_dir):
     name = c["name"]
     d = os.path.join(out_dir, name)
     os.makedirs(d, exist_ok=True)
     obj = c["obj"]
-    if isinstance(obj, type(lambda: 0)) and obj.__code__.co_argcount == 0 and not c["name"].startswith("lstm_cell_scripted"):
-        eager = obj()
-        scripted = torch.jit.script(eager)
-    else:
-        eager = obj
-        scripted = torch.jit.script(obj)
-    c["eager"] = eager
-    pt = os.path.join(d, "model.pt")
-    torch.jit.save(scripted, pt)
+    # torch.jit.script is not thread-safe: two threads compiling the same
+    # library function (F.interpolate) race on the compilation unit.
+    with SCRIPT_LOCK:
+        if isinstance(obj, type(lambda: 0)) and obj.__code__.co_argcount == 0 and not c["name"].startswith("lstm_cell_scripted"):
+            eager = obj()
+            scripted = torch.jit.script(eager)
+        else:
+            eager = obj
+            scripted = torch.jit.script(obj)
+        c["eager"] = eager
+        pt = os.path.join(d, "model.pt")
+        torch.jit.save(scripted, pt)
     arrays = [as_array(v) for v in c["inputs"]]
     dynamic = c["dynamic"] or [[] for _ in arrays]
     shapes = ",".join(input_shape(a, dyn) for a, dyn in zip(arrays, dynamic))
