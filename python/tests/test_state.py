@@ -182,7 +182,7 @@ def test_state_that_changes_shape():
     module = mlprog.import_torchscript(ref, input_shapes=[[1, 4]])
     text = str(module)
     assert "mutable @cache(dense<> : tensor<0x4xf32>) : tensor<?x4xf32>" in text
-    assert "mutable @context(dense<> : tensor<0x0xf32>) : tensor<?x?xf32>" in text
+    assert "mutable @context(dense<> : tensor<0x4xf32>) : tensor<?x4xf32>" in text
     exe = mlprog.compile(module)
     rng = np.random.default_rng(3)
     for step in range(8):

@@ -247,8 +247,17 @@ FailureOr<Value> mlprog::buildConcat(OpBuilder &b, Location loc,
                               << " differ at dim " << d;
     }
   }
-  // Sizes of the result: axis is the running sum, others from operand 0.
+  // Sizes of the result: axis is the running sum, the others from the first
+  // operand that knows them statically (all operands agree), else operand 0.
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, inputs[0]);
+  for (int64_t d = 0; d < rank; ++d)
+    for (Value v : inputs) {
+      int64_t e = cast<RankedTensorType>(v.getType()).getDimSize(d);
+      if (d != axis && !ShapedType::isDynamic(e)) {
+        sizes[d] = b.getIndexAttr(e);
+        break;
+      }
+    }
   SmallVector<OpFoldResult> offsets;
   OpFoldResult offset = b.getIndexAttr(0);
   for (Value v : inputs) {

@@ -71,13 +71,22 @@ FailureOr<TSValue> Importer::tensorConstant(const at::Tensor &t, Location l,
       ProgramBuilder::loadConstGlobal(b, l, attr->getType(), symbol));
 }
 
+/// The shape of the empty value of `bounding`: no rows (`len()` 0), the
+/// other extents as the bounding type has them (0 where dynamic).
+static SmallVector<int64_t> emptyShape(RankedTensorType bounding) {
+  SmallVector<int64_t> shape;
+  for (auto [i, extent] : llvm::enumerate(bounding.getShape()))
+    shape.push_back(i == 0 || ShapedType::isDynamic(extent) ? 0 : extent);
+  return shape;
+}
+
 /// The bounding type of a mutable attribute that holds values of types `a`
 /// and `b`: extents that differ become dynamic. A value with no elements
 /// and another rank (the `torch.zeros(0)` that stateful modules such as
-/// silero-vad store to mean "no state yet") takes the other's rank, its
-/// extents all dynamic: it is held as an empty tensor of that rank, which
-/// `len()` and `numel()` read the same. Null when the ranks differ otherwise
-/// or the element types differ.
+/// silero-vad store to mean "no state yet", tested with `len()`) counts as
+/// the other value with no rows: the first extent becomes dynamic, the
+/// others stay (it is held as the empty tensor of emptyShape). Null when
+/// the ranks differ otherwise or the element types differ.
 static RankedTensorType joinStateTypes(RankedTensorType a,
                                        RankedTensorType b) {
   if (a.getElementType() != b.getElementType())
@@ -86,11 +95,14 @@ static RankedTensorType joinStateTypes(RankedTensorType a,
     auto isEmpty = [](RankedTensorType t) {
       return t.hasStaticShape() && t.getNumElements() == 0;
     };
-    if (!isEmpty(a) && !isEmpty(b))
+    if (isEmpty(a) == isEmpty(b))
       return {};
-    int64_t rank = std::max(a.getRank(), b.getRank());
-    return RankedTensorType::get(
-        SmallVector<int64_t>(rank, ShapedType::kDynamic), a.getElementType());
+    RankedTensorType full = isEmpty(a) ? b : a;
+    if (full.getRank() == 0)
+      return {};
+    SmallVector<int64_t> shape(full.getShape());
+    shape[0] = ShapedType::kDynamic;
+    return RankedTensorType::get(shape, full.getElementType());
   }
   SmallVector<int64_t> shape;
   for (auto [x, y] : llvm::zip(a.getShape(), b.getShape()))
@@ -99,17 +111,16 @@ static RankedTensorType joinStateTypes(RankedTensorType a,
 }
 
 /// `value` (of a type joinStateTypes accepts) as a value of `bounding`:
-/// a tensor.cast, or, for an empty value of another rank, an empty tensor
-/// of `bounding`'s rank.
+/// a tensor.cast, or, for an empty value of another rank, the empty tensor
+/// of emptyShape(bounding).
 static Value castToBoundingType(OpBuilder &b, Location l, Value value,
                                 RankedTensorType bounding) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type == bounding)
     return value;
   if (type.getRank() != bounding.getRank()) {
-    Value empty = tensor::EmptyOp::create(
-        b, l, SmallVector<int64_t>(bounding.getRank(), 0),
-        bounding.getElementType());
+    Value empty = tensor::EmptyOp::create(b, l, emptyShape(bounding),
+                                          bounding.getElementType());
     return tensor::CastOp::create(b, l, bounding, empty);
   }
   return tensor::CastOp::create(b, l, bounding, value);
@@ -137,9 +148,8 @@ FailureOr<Importer::GlobalInfo *> Importer::globalFor(const AttrKey &key,
       // rank is the empty tensor of the bounding type's rank.
       if (info.type.getRank() != bounding->second.getRank())
         init = DenseElementsAttr::get(
-            RankedTensorType::get(
-                SmallVector<int64_t>(bounding->second.getRank(), 0),
-                info.type.getElementType()),
+            RankedTensorType::get(emptyShape(bounding->second),
+                                  info.type.getElementType()),
             ArrayRef<Attribute>());
       info.type = bounding->second;
     }
