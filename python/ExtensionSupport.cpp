@@ -65,8 +65,7 @@ std::string mlprog::python::formatDiagnostic(const Diagnostic &diag) {
 DiagnosticCapture::DiagnosticCapture(MLIRContext *ctx)
     : handler(ctx, [this](Diagnostic &diag) {
         std::vector<std::string> &list =
-            diag.getSeverity() == DiagnosticSeverity::Error ? errors
-                                                            : warnings;
+            diag.getSeverity() == DiagnosticSeverity::Error ? errors : warnings;
         list.push_back(formatDiagnostic(diag));
         for (const Diagnostic &note : diag.getNotes())
           list.push_back(formatDiagnostic(note));

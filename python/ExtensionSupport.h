@@ -1,4 +1,5 @@
-//===- ExtensionSupport.h - What mlprog's Python extensions share -*- C++ -*-===//
+//===- ExtensionSupport.h - What mlprog's Python extensions share -*- C++
+//-*-===//
 //
 // Private to python/: MLIR contexts and the diagnostics-to-`mlprog.Error`
 // machinery used by both extensions, mlprog._mlprog and the TorchScript

@@ -266,7 +266,6 @@ importONNXBytes(const py::bytes &data, const std::string &name,
 }
 #endif
 
-
 #ifdef MLPROG_HAVE_MIL
 static std::unique_ptr<PyModule> importMILFile(const std::string &path,
                                                const std::string &opset,

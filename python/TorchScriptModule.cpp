@@ -39,14 +39,13 @@ using mlprog::python::DiagnosticError;
 /// Imports the archive or IR text at `path` (see TorchScriptImportOptions)
 /// and returns the module as MLIR bytecode. `shapes` entries are lists of
 /// extents, None for an unknown one; `constants` binds number parameters
-/// by name (TorchScriptImportOptions::constantInputs). Raises mlprog.Error with the located
-/// diagnostics; warnings become Python warnings.
-static py::bytes
-importTorchScriptFile(const std::string &path, const std::string &method,
-                      const std::vector<std::vector<std::optional<int64_t>>> &shapes,
-                      const std::vector<std::string> &dtypes,
-                      const std::vector<std::pair<std::string, std::string>>
-                          &constants) {
+/// by name (TorchScriptImportOptions::constantInputs). Raises mlprog.Error with
+/// the located diagnostics; warnings become Python warnings.
+static py::bytes importTorchScriptFile(
+    const std::string &path, const std::string &method,
+    const std::vector<std::vector<std::optional<int64_t>>> &shapes,
+    const std::vector<std::string> &dtypes,
+    const std::vector<std::pair<std::string, std::string>> &constants) {
   mlprog::TorchScriptImportOptions options;
   options.method = method;
   options.constantInputs = constants;
@@ -81,8 +80,7 @@ PYBIND11_MODULE(_mlprog_torchscript, m) {
   m.doc() = "mlprog's TorchScript importer (private; use "
             "mlprog.import_torchscript)";
   py::handle errorType =
-      py::object(py::module_::import("mlprog._mlprog").attr("Error"))
-          .release();
+      py::object(py::module_::import("mlprog._mlprog").attr("Error")).release();
   mlprog::python::registerErrorTranslator(errorType);
   /// The libtorch version this extension links ("2.9.1").
   m.attr("torch_version") = MLPROG_TORCH_VERSION;

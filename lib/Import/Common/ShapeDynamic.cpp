@@ -53,6 +53,20 @@ FailureOr<Value> mlprog::buildPadDynamic(OpBuilder &b, Location loc, Value x,
   if (padValue && padValue.getType() != et)
     return emitError(loc) << "pad: the pad value has type "
                           << padValue.getType() << ", expected " << et;
+  // Extents known at import time (a static extent and constant widths)
+  // stay static in the result type when no hint is given.
+  SmallVector<int64_t> derived;
+  if (hint.empty()) {
+    for (int64_t d = 0; d < rank; ++d) {
+      std::optional<int64_t> l = getConstantIntValue(low[d]);
+      std::optional<int64_t> h = getConstantIntValue(high[d]);
+      int64_t n = type->getDimSize(d);
+      derived.push_back(l && h && !ShapedType::isDynamic(n)
+                            ? std::max<int64_t>(n + *l + *h, 0)
+                            : ShapedType::kDynamic);
+    }
+    hint = derived;
+  }
   IndexMath m{b, loc};
   auto isZero = [](OpFoldResult p) { return isConstantIntValue(p, 0); };
   if (mode == PadMode::Constant) {

@@ -87,8 +87,7 @@ static SmallVector<int64_t> emptyShape(RankedTensorType bounding) {
 /// the other value with no rows: the first extent becomes dynamic, the
 /// others stay (it is held as the empty tensor of emptyShape). Null when
 /// the ranks differ otherwise or the element types differ.
-static RankedTensorType joinStateTypes(RankedTensorType a,
-                                       RankedTensorType b) {
+static RankedTensorType joinStateTypes(RankedTensorType a, RankedTensorType b) {
   if (a.getElementType() != b.getElementType())
     return {};
   if (a.getRank() != b.getRank()) {

@@ -20,8 +20,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <torch/csrc/jit/ir/irparser.h>
@@ -322,9 +322,9 @@ importPrepared(ArrayRef<MethodGraph> methods, MLIRContext *ctx,
         for (const MethodGraph &method : methods)
           importer.collectGraphWrites(*method.graph, self);
         for (auto [i, method] : llvm::enumerate(methods))
-          if (ok && failed(importer.importGraph(*method.graph, method.name,
-                                                self,
-                                                /*useInputOptions=*/i == 0)))
+          if (ok &&
+              failed(importer.importGraph(*method.graph, method.name, self,
+                                          /*useInputOptions=*/i == 0)))
             ok = false;
         widened = std::move(importer.widenedGlobals);
       } catch (const std::exception &e) {

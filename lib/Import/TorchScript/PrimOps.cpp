@@ -114,6 +114,38 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       equal = same(x[i], y[i]);
     return set(node, 0, TSValue::ofBool(equal == (name == "aten::eq")));
   }
+  // eq/ne of number lists with run-time elements (`x.size() != [b, h, d]`
+  // on dynamic extents): the and of the element tests, false when the
+  // lengths differ.
+  auto numberList = [](const TSValue &v) {
+    return v.elems && llvm::all_of(*v.elems, [](const TSValue &e) {
+             return e.isScalar();
+           });
+  };
+  if ((name == "aten::eq" || name == "aten::ne") && inputs.size() == 2 &&
+      numberList(get(inputs[0])) && numberList(get(inputs[1]))) {
+    const std::vector<TSValue> &x = *get(inputs[0]).elems,
+                               &y = *get(inputs[1]).elems;
+    bool isEq = name == "aten::eq";
+    if (x.size() != y.size())
+      return set(node, 0, TSValue::ofBool(!isEq));
+    Type ct = b.getI64Type();
+    for (const TSValue &e : llvm::concat<const TSValue>(x, y))
+      if (e.kind == TSValue::Kind::Float)
+        ct = b.getF64Type();
+    Value all;
+    for (auto [p, q] : llvm::zip(x, y)) {
+      Value eq = buildScalarCompare(b, l, CompareKind::Equal,
+                                    scalarAs(p, ct, l), scalarAs(q, ct, l));
+      all = all ? arith::AndIOp::create(b, l, all, eq).getResult() : eq;
+    }
+    if (!all)
+      return set(node, 0, TSValue::ofBool(isEq));
+    if (!isEq)
+      all = arith::XOrIOp::create(
+          b, l, all, arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+    return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, all));
+  }
   if (name == "aten::__contains__" && inputs.size() == 2 &&
       knownList(get(inputs[0])) && knownItem(get(inputs[1]))) {
     const TSValue &item = get(inputs[1]);

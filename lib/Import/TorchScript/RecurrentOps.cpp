@@ -20,6 +20,7 @@
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
@@ -272,15 +273,23 @@ LogicalResult recurrentLayer(Im &im, Node *n) {
   FailureOr<int64_t> hidden = hiddenSizeOf(im, n, weights[1]);
   if (failed(hidden))
     return failure();
-  for (Value s : {h0, c0}) {
-    if (!s)
+  for (Value *s : {&h0, &c0}) {
+    if (!*s)
       continue;
-    auto t = cast<RankedTensorType>(s.getType());
+    auto t = cast<RankedTensorType>(s->getType());
     if (t.getRank() != 3 ||
         (!t.isDynamicDim(0) && t.getDimSize(0) != *numLayers * dirs))
       return emitError(l) << name << ": initial states must be ["
                           << *numLayers * dirs << ", batch, " << *hidden
-                          << "], got " << s.getType();
+                          << "], got " << s->getType();
+    // A run-time first extent (state kept in a global with a bounding type)
+    // is layers x directions, which torch checks before the call.
+    if (t.isDynamicDim(0)) {
+      SmallVector<int64_t> shape(t.getShape());
+      shape[0] = *numLayers * dirs;
+      *s = tensor::CastOp::create(
+          im.b, l, RankedTensorType::get(shape, t.getElementType()), *s);
+    }
   }
   SmallVector<int64_t> stateSplit(*numLayers, dirs);
   FailureOr<SmallVector<Value>> hs = buildSplit(im.b, l, h0, 0, stateSplit);

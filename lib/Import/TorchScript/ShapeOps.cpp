@@ -121,6 +121,27 @@ LogicalResult permute(Im &im, Node *n) {
   return im.setTensor(n, 0, buildTranspose(im.b, im.loc(n), *x, *perm));
 }
 
+/// flip(self, dims): reverses `self` along each of `dims` (negative count
+/// from the end).
+LogicalResult flip(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<SmallVector<int64_t>> dims = im.intListInput(n, 1);
+  if (failed(x) || failed(dims))
+    return failure();
+  int64_t rank = rankOf(*x);
+  for (int64_t &d : *dims) {
+    if (d < -rank || d >= std::max<int64_t>(rank, 1))
+      return emitError(l) << "flip: dim " << d << " out of range for rank "
+                          << rank;
+    if (d < 0)
+      d += rank;
+  }
+  if (rank == 0)
+    return im.setTensor(n, 0, *x);
+  return im.setTensor(n, 0, buildReverse(im.b, l, *x, *dims));
+}
+
 LogicalResult transpose(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
   FailureOr<int64_t> a = im.intInput(n, 1), c = im.intInput(n, 2);
@@ -336,6 +357,7 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::reshape", reshape},
       {"aten::flatten", flatten},
       {"aten::permute", permute},
+      {"aten::flip", flip},
       {"aten::transpose", transpose},
       {"aten::unsqueeze", unsqueeze},
       {"aten::squeeze", squeeze},
