@@ -19,10 +19,9 @@
 #    (see docs/importers/mil.md).
 # 7. TorchScript conformance: the fast subset (one or two passing samples
 #    per op) of PyTorch's OpInfo database, run on mlprog and checked against
-#    test/Import/TorchScript/opinfo-xfail.txt. The interpreter is
-#    $MLPROG_TORCH_PYTHON (default Debian's /usr/bin/python3): its torch
-#    must be the libtorch build the mlprog module links. The full suite:
-#    /usr/bin/python3 scripts/torch_opinfo_conformance.py -j2
+#    test/Import/TorchScript/opinfo-xfail.txt, under .venv (torch 2.9.1,
+#    the libtorch the TorchScript importer links). The full suite:
+#    .venv/bin/python scripts/torch_opinfo_conformance.py -j2
 #    (see docs/importers/torchscript.md).
 # 8. the ASan + UBSan build (build-asan) and its test subset
 #    (scripts/test-sanitizers.sh --subset; docs/reliability.md)
@@ -41,7 +40,6 @@ for version in 1.12 1.23; do
 done
 "$root/.venv-coreml/bin/python" "$root/scripts/mil_conformance.py" \
   --build-dir "$root/build" -j "$(nproc)" --ci-subset
-"${MLPROG_TORCH_PYTHON:-/usr/bin/python3}" \
-  "$root/scripts/torch_opinfo_conformance.py" --build-dir "$root/build" \
+"$root/.venv/bin/python" "$root/scripts/torch_opinfo_conformance.py" --build-dir "$root/build" \
   -j "$(nproc)" --ci-subset
 bash "$root/scripts/test-sanitizers.sh" --subset

@@ -47,14 +47,15 @@ pass (update the list). Sample numbers depend on the torch version: under
 another torch than the list's, use --no-xfail or write a list of its own.
 
 Run it with a Python whose torch is the libtorch build the mlprog module
-links (two builds in one process crash): today Debian's /usr/bin/python3
-(torch 1.13) with PYTHONPATH=build/python (set from --build-dir). torch 2.x
-needs the `expecttest` package; without it a stand-in is used.
+links (two builds in one process crash): the project's .venv (torch 2.9.1,
+scripts/requirements/torch.txt), with PYTHONPATH=build/python (set from
+--build-dir). torch.testing needs the `expecttest` package (.venv has it);
+without it a stand-in is used.
 
-  full suite:        /usr/bin/python3 scripts/torch_opinfo_conformance.py -j2
-  fast subset (CI):  /usr/bin/python3 scripts/torch_opinfo_conformance.py --ci-subset
+  full suite:        .venv/bin/python scripts/torch_opinfo_conformance.py -j2
+  fast subset (CI):  .venv/bin/python scripts/torch_opinfo_conformance.py --ci-subset
   after a change (full run; rewrites the list, the CI subset and the page):
-      /usr/bin/python3 scripts/torch_opinfo_conformance.py -j2 --write-xfail
+      .venv/bin/python scripts/torch_opinfo_conformance.py -j2 --write-xfail
           --write-coverage docs/torchscript-op-coverage.md --results-dir DIR
   report on a stopped run:  ... --no-run --results-dir DIR [--write-...]
 """
@@ -838,7 +839,7 @@ def main():
         write_xfail(args.xfail, results, torch.__version__)
         write_ci_subset(CI_SUBSET, results)
     if args.write_coverage:
-        command = "/usr/bin/python3 scripts/torch_opinfo_conformance.py " + \
+        command = ".venv/bin/python scripts/torch_opinfo_conformance.py " + \
             " ".join(a for a in sys.argv[1:])
         write_coverage(args.write_coverage, results, args, torch.__version__,
                        command, skipped_ops, not_run)
