@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
@@ -62,6 +63,19 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                TSValue::list(std::move(elems), kind == c10::prim::ListConstruct
                                                    ? TSValue::Kind::List
                                                    : TSValue::Kind::Tuple));
+  }
+  if (kind == c10::prim::DictConstruct) {
+    // A dict returned by the program (torchvision's segmentation models
+    // return {"out": ..., "aux": ...}): its values, in insertion order, are
+    // the results. Dicts used otherwise are not supported.
+    for (const jit::Use &use : node->output()->uses())
+      if (use.user->kind() != c10::prim::Return)
+        return unsupported(node, "prim::DictConstruct of a dict used other "
+                                 "than as the result");
+    std::vector<TSValue> values;
+    for (size_t i = 1; i < inputs.size(); i += 2)
+      values.push_back(get(inputs[i]));
+    return set(node, 0, TSValue::list(std::move(values), TSValue::Kind::Tuple));
   }
   if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) {
     TSValue &v = get(inputs[0]);
@@ -435,6 +449,19 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
     if (!type.hasStaticShape() || type.getNumElements() != 1)
       return emitError(l) << name << " needs a one-element tensor, got "
                           << type;
+    // A number wrapped at import time (a traced graph's size ->
+    // NumToTensor -> Int chain) stays a constant.
+    Value source = t;
+    if (auto fromElements = source.getDefiningOp<tensor::FromElementsOp>())
+      source = fromElements.getElements()[0];
+    Attribute constant;
+    if (name == "aten::Int" && matchPattern(source, m_Constant(&constant))) {
+      if (auto dense = dyn_cast<DenseIntElementsAttr>(constant))
+        return set(node, 0, TSValue::ofInt((*dense.begin()).getSExtValue()));
+      if (auto integer = dyn_cast<IntegerAttr>(constant))
+        if (!integer.getType().isInteger(1))
+          return set(node, 0, TSValue::ofInt(integer.getInt()));
+    }
     SmallVector<Value> zeros(type.getRank(),
                              arith::ConstantIndexOp::create(b, l, 0));
     Value s = tensor::ExtractOp::create(b, l, t, zeros);
