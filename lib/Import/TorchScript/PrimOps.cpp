@@ -103,70 +103,90 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                           << " out of range for length " << n;
     return set(node, 0, (*v.elems)[i]);
   }
-  // Comparisons and membership of import-time lists of known numbers or
-  // strings (eq/ne.int_list, __contains__.int_list/str_list: the shape
-  // checks of nn.RNN and F.interpolate). Other lists fall through to the
+  // Equality and membership over lists of numbers or strings
+  // (eq/ne.int_list, __contains__.int_list/str_list: the shape checks of
+  // nn.RNN, nn.LSTM and F.interpolate, `x.size() != [b, h, d]`, `sr in
+  // rates`): folded where both sides are known, else the and (eq) / or
+  // (in) of run-time number comparisons. Other values fall through to the
   // unsupported-op error.
-  auto knownItem = [](const TSValue &e) {
-    return e.isConstScalar() || e.kind == TSValue::Kind::Str;
-  };
-  auto knownList = [&](const TSValue &v) {
-    return v.elems && llvm::all_of(*v.elems, knownItem);
-  };
-  auto same = [](const TSValue &a, const TSValue &b) {
-    if (a.kind == TSValue::Kind::Str || b.kind == TSValue::Kind::Str)
-      return a.kind == b.kind && a.str == b.str;
-    return *a.asDouble() == *b.asDouble();
-  };
-  if ((name == "aten::eq" || name == "aten::ne") && inputs.size() == 2 &&
-      knownList(get(inputs[0])) && knownList(get(inputs[1]))) {
-    const std::vector<TSValue> &x = *get(inputs[0]).elems,
-                               &y = *get(inputs[1]).elems;
-    bool equal = x.size() == y.size();
-    for (size_t i = 0; equal && i < x.size(); ++i)
-      equal = same(x[i], y[i]);
-    return set(node, 0, TSValue::ofBool(equal == (name == "aten::eq")));
-  }
-  // eq/ne of number lists with run-time elements (`x.size() != [b, h, d]`
-  // on dynamic extents): the and of the element tests, false when the
-  // lengths differ.
-  auto numberList = [](const TSValue &v) {
-    return v.elems && llvm::all_of(*v.elems, [](const TSValue &e) {
-             return e.isScalar();
-           });
-  };
-  if ((name == "aten::eq" || name == "aten::ne") && inputs.size() == 2 &&
-      numberList(get(inputs[0])) && numberList(get(inputs[1]))) {
-    const std::vector<TSValue> &x = *get(inputs[0]).elems,
-                               &y = *get(inputs[1]).elems;
-    bool isEq = name == "aten::eq";
-    if (x.size() != y.size())
-      return set(node, 0, TSValue::ofBool(!isEq));
-    Type ct = b.getI64Type();
-    for (const TSValue &e : llvm::concat<const TSValue>(x, y))
-      if (e.kind == TSValue::Kind::Float)
-        ct = b.getF64Type();
-    Value all;
-    for (auto [p, q] : llvm::zip(x, y)) {
-      Value eq = buildScalarCompare(b, l, CompareKind::Equal,
-                                    scalarAs(p, ct, l), scalarAs(q, ct, l));
-      all = all ? arith::AndIOp::create(b, l, all, eq).getResult() : eq;
+  bool isEqNe = name == "aten::eq" || name == "aten::ne";
+  bool isContains = name == "aten::__contains__";
+  if ((isEqNe && inputs.size() == 2 && get(inputs[0]).elems &&
+       get(inputs[1]).elems) ||
+      (isContains && inputs.size() == 2 && get(inputs[0]).elems)) {
+    // One element test: a known bool, a run-time i1, or failure for values
+    // that are neither numbers nor known strings.
+    auto equal = [&](const TSValue &x, const TSValue &y) -> FailureOr<TSValue> {
+      bool xStr = x.kind == TSValue::Kind::Str,
+           yStr = y.kind == TSValue::Kind::Str;
+      if (xStr || yStr)
+        return xStr && yStr ? TSValue::ofBool(x.str == y.str)
+                            : TSValue::ofBool(false);
+      if (!x.isScalar() || !y.isScalar())
+        return failure();
+      if (x.isConstScalar() && y.isConstScalar())
+        return TSValue::ofBool(*x.asDouble() == *y.asDouble());
+      Type ct = x.kind == TSValue::Kind::Float || y.kind == TSValue::Kind::Float
+                    ? Type(b.getF64Type())
+                    : Type(b.getI64Type());
+      return TSValue::scalar(TSValue::Kind::Bool,
+                             buildScalarCompare(b, l, CompareKind::Equal,
+                                                scalarAs(x, ct, l),
+                                                scalarAs(y, ct, l)));
+    };
+    // Folds the tests with and (`all`) or or: a known deciding test ends it.
+    auto combine =
+        [&](ArrayRef<std::pair<const TSValue *, const TSValue *>> pairs,
+            bool all) -> FailureOr<TSValue> {
+      Value acc;
+      for (auto [x, y] : pairs) {
+        FailureOr<TSValue> t = equal(*x, *y);
+        if (failed(t))
+          return failure();
+        if (t->isConstScalar()) {
+          if (bool(*t->asDouble()) != all)
+            return TSValue::ofBool(!all);
+          continue;
+        }
+        acc = !acc  ? t->value
+              : all ? arith::AndIOp::create(b, l, acc, t->value).getResult()
+                    : arith::OrIOp::create(b, l, acc, t->value).getResult();
+      }
+      if (!acc)
+        return TSValue::ofBool(all);
+      return TSValue::scalar(TSValue::Kind::Bool, acc);
+    };
+    SmallVector<std::pair<const TSValue *, const TSValue *>> pairs;
+    const std::vector<TSValue> &list = *get(inputs[0]).elems;
+    FailureOr<TSValue> result = failure();
+    if (isContains) {
+      for (const TSValue &e : list)
+        pairs.push_back({&get(inputs[1]), &e});
+      result = combine(pairs, /*all=*/false);
+    } else {
+      const std::vector<TSValue> &other = *get(inputs[1]).elems;
+      if (list.size() != other.size()) {
+        result = TSValue::ofBool(false);
+      } else {
+        for (auto [x, y] : llvm::zip(list, other))
+          pairs.push_back({&x, &y});
+        result = combine(pairs, /*all=*/true);
+      }
+      if (succeeded(result) && name == "aten::ne") {
+        if (result->isConstScalar())
+          result = TSValue::ofBool(!bool(*result->asDouble()));
+        else
+          result = TSValue::scalar(
+              TSValue::Kind::Bool,
+              arith::XOrIOp::create(
+                  b, l, result->value,
+                  arith::ConstantOp::create(b, l, b.getBoolAttr(true))));
+      }
     }
-    if (!all)
-      return set(node, 0, TSValue::ofBool(isEq));
-    if (!isEq)
-      all = arith::XOrIOp::create(
-          b, l, all, arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
-    return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, all));
-  }
-  if (name == "aten::__contains__" && inputs.size() == 2 &&
-      knownList(get(inputs[0])) && knownItem(get(inputs[1]))) {
-    const TSValue &item = get(inputs[1]);
-    return set(node, 0,
-               TSValue::ofBool(
-                   llvm::any_of(*get(inputs[0]).elems, [&](const TSValue &e) {
-                     return same(e, item);
-                   })));
+    if (failed(result))
+      return unsupported(node, "comparison of lists other than of numbers "
+                               "or strings");
+    return set(node, 0, *result);
   }
   if (kind == c10::prim::NumToTensor || name == "aten::scalar_tensor") {
     TSValue &v = get(inputs[0]);
@@ -367,35 +387,6 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
                                "at run time");
     list.elems->push_back(get(inputs[1]));
     return set(node, 0, list);
-  }
-  if (name == "aten::__contains__") {
-    // `item in list` over numbers: folded when everything is known, else the
-    // `or` of run-time equality tests.
-    TSValue &list = get(inputs[0]), &item = get(inputs[1]);
-    if (!list.elems || !item.isScalar() ||
-        !llvm::all_of(*list.elems,
-                      [](const TSValue &e) { return e.isScalar(); }))
-      return unsupported(node, "'in' test other than a number in a list of "
-                               "numbers");
-    bool isFloat = item.kind == TSValue::Kind::Float ||
-                   llvm::any_of(*list.elems, [](const TSValue &e) {
-                     return e.kind == TSValue::Kind::Float;
-                   });
-    Type ct = isFloat ? Type(b.getF64Type()) : Type(b.getI64Type());
-    Value any;
-    for (const TSValue &e : *list.elems) {
-      if (item.isConstScalar() && e.isConstScalar()) {
-        if (*item.asDouble() == *e.asDouble())
-          return set(node, 0, TSValue::ofBool(true));
-        continue;
-      }
-      Value eq = buildScalarCompare(b, l, CompareKind::Equal,
-                                    scalarAs(item, ct, l), scalarAs(e, ct, l));
-      any = any ? arith::OrIOp::create(b, l, any, eq).getResult() : eq;
-    }
-    if (!any)
-      return set(node, 0, TSValue::ofBool(false));
-    return set(node, 0, TSValue::scalar(TSValue::Kind::Bool, any));
   }
   if (name == "aten::__is__" || name == "aten::__isnot__") {
     TSValue &a = get(inputs[0]), &bv = get(inputs[1]);
