@@ -45,13 +45,15 @@ import argparse
 import collections
 import concurrent.futures
 import glob
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+
+from conformance_common import (add_suite_arguments, check_against_xfail,
+                                check_build_dir, load_xfail, read_jsonl)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -75,10 +77,7 @@ def test_files(root, pattern):
 
 def read_results(path):
     """The plugin's JSON lines; ids on one line (see the plugin's _test_id)."""
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        entries = [json.loads(line) for line in f if line.strip()]
+    entries = read_jsonl(path)
     for e in entries:
         e["id"] = e["id"].replace("\n", "\\n")
     return entries
@@ -148,20 +147,6 @@ def test_class(test_id):
     parts = test_id.split("::")
     return parts[0].split("/")[0], (parts[1] if len(parts) > 2 else
                                     parts[1].split("[")[0])
-
-
-def load_xfail(path):
-    listed = {}
-    if not os.path.exists(path):
-        return listed
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line or line.startswith("#"):
-                continue
-            test_id, status, *reason = line.split("\t")
-            listed[test_id] = status
-    return listed
 
 
 def write_xfail(path, results, not_collected):
@@ -257,7 +242,8 @@ def write_coverage(path, results, not_collected, version, command):
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    add_suite_arguments(parser, root=ROOT, xfail=XFAIL, ci_subset=CI_SUBSET,
+                        timeout=120, unit="test file's")
     parser.add_argument("--files", default="",
                         help="only test files whose path (iOSnn/test_x.py) "
                         "matches this regex")
@@ -267,43 +253,12 @@ def main():
                         default="both",
                         help="the programs' compute precision (default: both "
                         "of coremltools' ML Program configurations)")
-    parser.add_argument("-O", "--opt-level", type=int, choices=range(4),
-                        default=0, metavar="N",
-                        help="lowering and JIT level (default 0: the suite "
-                        "checks results, and -O0 compiles fastest)")
-    parser.add_argument("--timeout", type=float, default=120,
-                        help="seconds per test before it counts as a timeout")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count())
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print every case, not only regressions")
-    parser.add_argument("--xfail", default=XFAIL)
-    parser.add_argument("--no-xfail", action="store_true",
-                        help="every case that does not pass is an error")
-    parser.add_argument("--ci-subset", action="store_true",
-                        help="only the cases of "
-                        "test/Import/MIL/conformance-ci-subset.txt")
-    parser.add_argument("--write-xfail", action="store_true",
-                        help="rewrite the expected-failures list and the CI "
-                        "subset from this (full) run")
-    parser.add_argument("--write-coverage", metavar="FILE",
-                        help="write the op coverage page")
-    parser.add_argument("--results-dir", metavar="DIR",
-                        help="keep each test file's results (JSON lines) in "
-                        "DIR instead of a temporary folder")
-    parser.add_argument("--no-run", action="store_true",
-                        help="run nothing: report (and write the lists and "
-                        "the page) from the results in --results-dir, e.g. "
-                        "of a run that was stopped; files without results "
-                        "are reported as not run")
     args = parser.parse_args()
-    args.build_dir = os.path.abspath(args.build_dir)
     if (args.write_xfail or args.write_coverage) and \
             (args.filter or args.ci_subset or args.precision != "both" or
              (args.files and not args.no_run)):
         parser.error("--write-xfail/--write-coverage need a full run")
-    if not os.path.isdir(os.path.join(args.build_dir, "python", "mlprog")):
-        parser.error(f"no Python module in {args.build_dir}/python "
-                     "(build the project first)")
+    check_build_dir(parser, args)
     args.select = CI_SUBSET if args.ci_subset else None
 
     import coremltools
@@ -315,8 +270,6 @@ def main():
     start = time.time()
     results, not_collected = {}, {}
     if args.no_run:
-        if not args.results_dir:
-            parser.error("--no-run needs --results-dir")
         for f in files:
             path = os.path.join(args.results_dir,
                                 re.sub(r"\W", "_", f) + ".jsonl")
@@ -347,25 +300,15 @@ def main():
                     (f" (not collected: {error})" if error else ""),
                     flush=True)
 
-    listed = {} if args.no_xfail else load_xfail(args.xfail)
-    regressions, unexpected = [], []
-    for test_id in sorted(results):
-        r = results[test_id]
-        if r["status"] in ("failed", "unsupported"):
-            if test_id not in listed:
-                regressions.append(r)
-            if args.verbose or test_id not in listed:
-                print(f"{r['status'].upper()}: {test_id}: {r['detail']}")
-        elif r["status"] == "passed" and test_id in listed:
-            unexpected.append(test_id)
-    for test_id in unexpected:
-        print(f"UNEXPECTED PASS: {test_id}")
+    listed = {} if args.no_xfail else load_xfail(args.xfail)[0]
+    regressions, unexpected = check_against_xfail(
+        results, listed, ("failed", "unsupported"), args.verbose)
     if args.ci_subset:
         subset = {l.strip() for l in open(CI_SUBSET) if l.strip()}
         missing = subset - set(results)
         for test_id in sorted(missing):
             print(f"REGRESSION (not run): {test_id}")
-            regressions.append({"id": test_id})
+            regressions.append(test_id)
 
     counts = collections.Counter(r["status"] for r in results.values())
     counted = sum(counts[s] for s in COUNTED)

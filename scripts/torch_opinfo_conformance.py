@@ -76,6 +76,9 @@ import types
 import unittest
 import warnings
 
+from conformance_common import (add_suite_arguments, check_against_xfail,
+                                check_build_dir, load_xfail, read_jsonl)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 XFAIL = os.path.join(ROOT, "test", "Import", "TorchScript", "opinfo-xfail.txt")
@@ -406,19 +409,6 @@ def worker(job_path):
 # --------------------------------------------------------------------------
 # driver
 
-def read_results(path):
-    entries = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    try:
-                        entries.append(json.loads(line))
-                    except ValueError:  # a line cut by a crash
-                        pass
-    return entries
-
-
 def case_op(case):
     return case.rsplit("/", 2)[0]
 
@@ -452,7 +442,7 @@ def run_chunk(index, keys, args, work, select):
                                "--worker", job_path], env=env,
                               capture_output=True, text=True)
         started = None
-        for entry in read_results(results_path):
+        for entry in read_jsonl(results_path):
             if entry["status"] == "started":
                 started = entry["id"]
             else:
@@ -475,23 +465,6 @@ def run_chunk(index, keys, args, work, select):
         with open(results_path, "a") as f:
             f.write(json.dumps(entry) + "\n")
     return done, "too many crashes"
-
-
-def load_xfail(path):
-    listed, version = {}, None
-    if not os.path.exists(path):
-        return listed, version
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            m = re.match(r"# torch (\S+)", line)
-            if m:
-                version = m.group(1)
-            if not line or line.startswith("#"):
-                continue
-            case, status, *reason = line.split("\t")
-            listed[case] = status
-    return listed, version
 
 
 def write_xfail(path, results, version):
@@ -679,7 +652,8 @@ def main():
         return 0
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    add_suite_arguments(parser, root=ROOT, xfail=XFAIL, ci_subset=CI_SUBSET,
+                        timeout=60, unit="chunk's")
     parser.add_argument("--filter", default="",
                         help="only ops whose name (op[.variant]) matches "
                         "this regex (re.search)")
@@ -687,50 +661,15 @@ def main():
                         help="comma-separated sample dtypes (default "
                         "float32; e.g. float32,int64,bool): an op runs a "
                         "dtype's samples where its CPU dtypes include it")
-    parser.add_argument("-O", "--opt-level", type=int, choices=range(4),
-                        default=0, metavar="N",
-                        help="lowering and JIT level (default 0: the suite "
-                        "checks results, and -O0 compiles fastest)")
-    parser.add_argument("--timeout", type=float, default=60,
-                        help="seconds per case before it counts as a hang")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--chunk", type=int, default=0,
                         help="ops per worker process (default: 8, or an "
                         "even split over -j with --ci-subset)")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print every case that does not pass, not "
-                        "only regressions")
-    parser.add_argument("--xfail", default=XFAIL)
-    parser.add_argument("--no-xfail", action="store_true",
-                        help="every counted case that does not pass is an "
-                        "error")
-    parser.add_argument("--ci-subset", action="store_true",
-                        help="only the cases of "
-                        "test/Import/TorchScript/opinfo-ci-subset.txt")
-    parser.add_argument("--write-xfail", action="store_true",
-                        help="rewrite the expected-failures list and the CI "
-                        "subset from this (full) run")
-    parser.add_argument("--write-coverage", metavar="FILE",
-                        help="write the op coverage page")
-    parser.add_argument("--results-dir", metavar="DIR",
-                        help="keep each chunk's results (JSON lines) in DIR "
-                        "instead of a temporary folder")
-    parser.add_argument("--no-run", action="store_true",
-                        help="run nothing: report (and write the lists and "
-                        "the page) from the results in --results-dir, e.g. "
-                        "of a run that was stopped")
     args = parser.parse_args()
-    args.build_dir = os.path.abspath(args.build_dir)
     args.dtype_list = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     if (args.write_xfail or args.write_coverage) and \
             (args.filter or args.ci_subset):
         parser.error("--write-xfail/--write-coverage need a full run")
-    if args.no_run and not args.results_dir:
-        parser.error("--no-run needs --results-dir")
-    if not args.no_run and not os.path.isdir(
-            os.path.join(args.build_dir, "python", "mlprog")):
-        parser.error(f"no Python module in {args.build_dir}/python "
-                     "(build the project first)")
+    check_build_dir(parser, args)
 
     import torch
     start = time.time()
@@ -760,7 +699,7 @@ def main():
     if args.no_run:
         for path in sorted(glob.glob(os.path.join(args.results_dir,
                                                   "opinfo-*.jsonl"))):
-            raw = read_results(path)
+            raw = read_jsonl(path)
             for e in raw:
                 if e["status"] != "started":
                     results[e["id"]] = e
@@ -797,23 +736,14 @@ def main():
                       f" [{time.time() - start:.0f} s]", flush=True)
 
     listed, listed_version = ({}, None) if args.no_xfail else \
-        load_xfail(args.xfail)
+        load_xfail(args.xfail, "torch")
     if listed_version and listed_version != torch.__version__:
         print(f"warning: {args.xfail} was written under torch "
               f"{listed_version}, this is torch {torch.__version__}: sample "
               "numbers differ; use --no-xfail or a list of this version's")
-    regressions, unexpected = [], []
-    for case in sorted(results, key=case_sort_key):
-        r = results[case]
-        if r["status"] in COUNTED and r["status"] != "passed":
-            if case not in listed:
-                regressions.append(case)
-            if args.verbose or case not in listed:
-                print(f"{r['status'].upper()}: {case}: {r['detail']}")
-        elif r["status"] == "passed" and case in listed:
-            unexpected.append(case)
-    for case in unexpected:
-        print(f"UNEXPECTED PASS: {case}")
+    failing = tuple(s for s in COUNTED if s != "passed")
+    regressions, unexpected = check_against_xfail(
+        results, listed, failing, args.verbose, key=case_sort_key)
     if args.ci_subset:
         for case in sorted(set(select) - set(results), key=case_sort_key):
             print(f"REGRESSION (not run): {case}")
