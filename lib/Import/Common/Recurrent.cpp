@@ -690,6 +690,56 @@ FailureOr<Value> mlprog::buildGateReorder(OpBuilder &b, Location loc, Value v,
   return buildConcat(b, loc, blocks, axis);
 }
 
+FailureOr<RecurrentDirectionWeights> mlprog::buildRecurrentDirectionWeights(
+    OpBuilder &b, Location loc, Value w, Value r, Value inputBias,
+    Value recurrentBias, Value peepholes, ArrayRef<int64_t> gateOrder,
+    ArrayRef<int64_t> peepholeOrder) {
+  auto repack = [&](Value v, ArrayRef<int64_t> order) -> FailureOr<Value> {
+    FailureOr<Value> reordered = buildGateReorder(b, loc, v, 0, order);
+    if (failed(reordered))
+      return failure();
+    return buildUnsqueeze(b, loc, *reordered, 0);
+  };
+  RecurrentDirectionWeights out;
+  FailureOr<Value> wp = repack(w, gateOrder);
+  FailureOr<Value> rp = repack(r, gateOrder);
+  if (failed(wp) || failed(rp))
+    return failure();
+  out.w = *wp;
+  out.r = *rp;
+  if (inputBias || recurrentBias) {
+    Value any = inputBias ? inputBias : recurrentBias;
+    auto type = dyn_cast<RankedTensorType>(any.getType());
+    if (!type || type.getRank() != 1)
+      return emitError(loc)
+             << "recurrent bias must be a 1-D tensor, got " << any.getType();
+    Value zeros = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+    FailureOr<Value> packed = buildConcat(
+        b, loc,
+        {inputBias ? inputBias : zeros, recurrentBias ? recurrentBias : zeros},
+        0);
+    if (failed(packed))
+      return failure();
+    // Each half reordered: the [2*G*H] vector is 2*G blocks.
+    SmallVector<int64_t> order(gateOrder);
+    for (int64_t g : gateOrder)
+      order.push_back(g + static_cast<int64_t>(gateOrder.size()));
+    FailureOr<Value> bp = repack(*packed, order);
+    if (failed(bp))
+      return failure();
+    out.b = *bp;
+  }
+  if (peepholes) {
+    FailureOr<Value> pp = repack(peepholes, peepholeOrder);
+    if (failed(pp))
+      return failure();
+    out.peepholes = *pp;
+  }
+  return out;
+}
+
 FailureOr<RecurrentResults>
 mlprog::buildRecurrent(OpBuilder &b, Location loc,
                        const RecurrentOperands &operands,

@@ -87,17 +87,11 @@ Value zeros(OpContext &ctx, int64_t n, Type elt) {
       ctx.b, ctx.loc, DenseElementsAttr::get(type, ctx.b.getZeroAttr(elt)));
 }
 
-/// One direction's constants in ONNX's layout, with a leading unit dim.
-struct DirectionWeights {
-  Value w, r, b, p;
-};
-
 /// Checks one direction's weights against the MIL shapes and repacks them.
 /// `suffix` is "" or "_back"; `inputBias` is the iOS18 gru's.
-FailureOr<DirectionWeights> repackDirection(OpContext &ctx,
-                                            const CellSpec &spec,
-                                            StringRef suffix, int64_t hidden,
-                                            int64_t inputSize, Type elt) {
+FailureOr<RecurrentDirectionWeights>
+repackDirection(OpContext &ctx, const CellSpec &spec, StringRef suffix,
+                int64_t hidden, int64_t inputSize, Type elt) {
   std::string wName = ("weight_ih" + suffix).str();
   std::string rName = ("weight_hh" + suffix).str();
   std::string bName = ("bias" + suffix).str();
@@ -146,47 +140,13 @@ FailureOr<DirectionWeights> repackDirection(OpContext &ctx,
       failed(check(*peephole, pName, {3 * hidden})))
     return failure();
 
-  OpBuilder &b = ctx.b;
-  Location loc = ctx.loc;
-  auto repack = [&](Value v, ArrayRef<int64_t> order) -> FailureOr<Value> {
-    FailureOr<Value> reordered = buildGateReorder(b, loc, v, 0, order);
-    if (failed(reordered))
-      return failure();
-    return buildUnsqueeze(b, loc, *reordered, 0);
-  };
-  DirectionWeights out;
-  FailureOr<Value> wp = repack(*w, spec.gateOrder);
-  FailureOr<Value> rp = repack(*r, spec.gateOrder);
-  if (failed(wp) || failed(rp))
-    return failure();
-  out.w = *wp;
-  out.r = *rp;
   // ONNX B = [Wb, Rb]. MIL's `bias` is the sum (lstm, rnn, gru before
   // iOS18) or the recurrent bias next to `input_bias` (iOS18 gru); either
   // way the builder adds both halves where MIL adds its one bias, except
   // in the gru candidate with reset_after, where Rb is gated by r.
-  if (*bias || *inputBias) {
-    Value wb = *inputBias ? *inputBias : zeros(ctx, gh, elt);
-    Value rb = *bias ? *bias : zeros(ctx, gh, elt);
-    FailureOr<Value> packed = buildConcat(b, loc, {wb, rb}, 0);
-    if (failed(packed))
-      return failure();
-    // Reorder each half: split the [2*G*H] vector as 2*G blocks.
-    SmallVector<int64_t> order(spec.gateOrder);
-    for (int64_t g : spec.gateOrder)
-      order.push_back(g + spec.gates);
-    FailureOr<Value> bp = repack(*packed, order);
-    if (failed(bp))
-      return failure();
-    out.b = *bp;
-  }
-  if (*peephole) {
-    FailureOr<Value> pp = repack(*peephole, kLstmPeepholeOrder);
-    if (failed(pp))
-      return failure();
-    out.p = *pp;
-  }
-  return out;
+  return buildRecurrentDirectionWeights(ctx.b, ctx.loc, *w, *r, *inputBias,
+                                        *bias, *peephole, spec.gateOrder,
+                                        kLstmPeepholeOrder);
 }
 
 /// Stacks the directions' [1, ...] operands along dim 0; null if every
@@ -320,7 +280,7 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
     opt.cellClip = *clip;
   }
 
-  SmallVector<DirectionWeights> weights;
+  SmallVector<RecurrentDirectionWeights> weights;
   for (int64_t d = 0; d < dirs; ++d) {
     StringRef suffix = d ? "_back" : "";
     if (d && (!ctx.has("weight_ih_back") || !ctx.has("weight_hh_back")))
@@ -328,28 +288,28 @@ LogicalResult importRecurrent(OpContext &ctx, const CellSpec &spec) {
              << spec.name
              << ": a bidirectional layer needs weight_ih_back and "
                 "weight_hh_back";
-    FailureOr<DirectionWeights> dw =
+    FailureOr<RecurrentDirectionWeights> dw =
         repackDirection(ctx, spec, suffix, hidden, xt.getDimSize(2), elt);
     if (failed(dw))
       return failure();
     weights.push_back(*dw);
   }
-  auto gather = [&](Value DirectionWeights::*field) {
+  auto gather = [&](Value RecurrentDirectionWeights::*field) {
     SmallVector<Value> out;
-    for (const DirectionWeights &dw : weights)
+    for (const RecurrentDirectionWeights &dw : weights)
       out.push_back(dw.*field);
     return out;
   };
   RecurrentOperands ops;
   ops.x = *x;
   FailureOr<Value> w =
-      stackDirections(ctx, gather(&DirectionWeights::w), 0, elt);
+      stackDirections(ctx, gather(&RecurrentDirectionWeights::w), 0, elt);
   FailureOr<Value> r =
-      stackDirections(ctx, gather(&DirectionWeights::r), 0, elt);
-  FailureOr<Value> b = stackDirections(ctx, gather(&DirectionWeights::b),
-                                       2 * spec.gates * hidden, elt);
-  FailureOr<Value> p =
-      stackDirections(ctx, gather(&DirectionWeights::p), 3 * hidden, elt);
+      stackDirections(ctx, gather(&RecurrentDirectionWeights::r), 0, elt);
+  FailureOr<Value> b = stackDirections(
+      ctx, gather(&RecurrentDirectionWeights::b), 2 * spec.gates * hidden, elt);
+  FailureOr<Value> p = stackDirections(
+      ctx, gather(&RecurrentDirectionWeights::peepholes), 3 * hidden, elt);
   if (failed(w) || failed(r) || failed(b) || failed(p))
     return failure();
   ops.w = *w;

@@ -61,17 +61,11 @@ RecurrentOptions optionsFor(const CellSpec &spec, int64_t hidden) {
   return opt;
 }
 
-/// One direction's weights in the builder's layout, with a leading unit dim
-/// (W [1, G*H, in], R [1, G*H, H], B [1, 2*G*H] or null).
-struct DirectionWeights {
-  Value w, r, b;
-};
-
 /// Checks PyTorch's w_ih [G*H, in], w_hh [G*H, H], b_ih and b_hh [G*H]
 /// (either may be null) and repacks them.
-FailureOr<DirectionWeights> packDirection(Im &im, Node *n, const CellSpec &spec,
-                                          Value wIh, Value wHh, Value bIh,
-                                          Value bHh, int64_t hidden) {
+FailureOr<RecurrentDirectionWeights>
+packDirection(Im &im, Node *n, const CellSpec &spec, Value wIh, Value wHh,
+              Value bIh, Value bHh, int64_t hidden) {
   Location l = im.loc(n);
   int64_t gh = spec.gates * hidden;
   auto checkShape = [&](Value v, StringRef what,
@@ -95,39 +89,8 @@ FailureOr<DirectionWeights> packDirection(Im &im, Node *n, const CellSpec &spec,
       (bIh && failed(checkShape(bIh, "b_ih", {gh}))) ||
       (bHh && failed(checkShape(bHh, "b_hh", {gh}))))
     return failure();
-  auto repack = [&](Value v, ArrayRef<int64_t> order) -> FailureOr<Value> {
-    FailureOr<Value> reordered = buildGateReorder(im.b, l, v, 0, order);
-    if (failed(reordered))
-      return failure();
-    return buildUnsqueeze(im.b, l, *reordered, 0);
-  };
-  DirectionWeights out;
-  FailureOr<Value> w = repack(wIh, spec.gateOrder);
-  FailureOr<Value> r = repack(wHh, spec.gateOrder);
-  if (failed(w) || failed(r))
-    return failure();
-  out.w = *w;
-  out.r = *r;
-  if (bIh || bHh) {
-    Type elt = elemOf(wIh);
-    auto zeros = [&]() {
-      auto type = RankedTensorType::get({gh}, elt);
-      return buildConstant(im.b, l,
-                           DenseElementsAttr::get(type, im.b.getZeroAttr(elt)));
-    };
-    FailureOr<Value> packed =
-        buildConcat(im.b, l, {bIh ? bIh : zeros(), bHh ? bHh : zeros()}, 0);
-    if (failed(packed))
-      return failure();
-    SmallVector<int64_t> order(spec.gateOrder);
-    for (int64_t g : spec.gateOrder)
-      order.push_back(g + spec.gates);
-    FailureOr<Value> b = repack(*packed, order);
-    if (failed(b))
-      return failure();
-    out.b = *b;
-  }
-  return out;
+  return buildRecurrentDirectionWeights(im.b, l, wIh, wHh, bIh, bHh, Value(),
+                                        spec.gateOrder, {});
 }
 
 /// Hidden size H from w_hh [G*H, H].
@@ -165,11 +128,11 @@ FailureOr<std::pair<Value, Value>> initialStates(Im &im, Node *n, bool isLstm) {
 }
 
 /// Stacks the directions' operands along dim 0 (null when absent).
-FailureOr<RecurrentOperands> stackDirections(Im &im, Location l,
-                                             ArrayRef<DirectionWeights> dirs) {
+FailureOr<RecurrentOperands>
+stackDirections(Im &im, Location l, ArrayRef<RecurrentDirectionWeights> dirs) {
   RecurrentOperands ops;
   SmallVector<Value> ws, rs, bs;
-  for (const DirectionWeights &d : dirs) {
+  for (const RecurrentDirectionWeights &d : dirs) {
     ws.push_back(d.w);
     rs.push_back(d.r);
     if (d.b)
@@ -316,11 +279,11 @@ LogicalResult recurrentLayer(Im &im, Node *n) {
                                  : RecurrentDirection::Forward;
   SmallVector<Value> hOut, cOut;
   for (int64_t layer = 0; layer < *numLayers; ++layer) {
-    SmallVector<DirectionWeights> dw;
+    SmallVector<RecurrentDirectionWeights> dw;
     for (int64_t d = 0; d < dirs; ++d) {
       ArrayRef<Value> p =
           ArrayRef(weights).slice((layer * dirs + d) * perDir, perDir);
-      FailureOr<DirectionWeights> packed =
+      FailureOr<RecurrentDirectionWeights> packed =
           packDirection(im, n, spec, p[0], p[1], *hasBiases ? p[2] : Value(),
                         *hasBiases ? p[3] : Value(), *hidden);
       if (failed(packed))
@@ -401,7 +364,7 @@ LogicalResult recurrentCell(Im &im, Node *n) {
   FailureOr<int64_t> hidden = hiddenSizeOf(im, n, *wHh);
   if (failed(hidden))
     return failure();
-  FailureOr<DirectionWeights> dw =
+  FailureOr<RecurrentDirectionWeights> dw =
       packDirection(im, n, spec, *wIh, *wHh, bIh, bHh, *hidden);
   if (failed(dw))
     return failure();

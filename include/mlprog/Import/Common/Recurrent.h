@@ -151,6 +151,29 @@ mlir::FailureOr<mlir::Value> buildGateReorder(mlir::OpBuilder &b,
                                               int64_t axis,
                                               llvm::ArrayRef<int64_t> order);
 
+/// One direction's operands in the layout of RecurrentOperands, each with a
+/// leading unit dim: w [1, G*H, in], r [1, G*H, H], b [1, 2*G*H] (null when
+/// both biases were absent) and peepholes [1, 3*H] (null when absent).
+struct RecurrentDirectionWeights {
+  mlir::Value w, r, b, peepholes;
+};
+
+/// Packs one direction's weights, given in another format's gate order, into
+/// the layout buildRecurrent takes: block i of each result is block
+/// gateOrder[i] of the operand (as buildGateReorder), for both halves of
+/// the bias.
+///   w [G*H, in], r [G*H, H]    PyTorch's w_ih/w_hh, MIL's weight_ih/hh
+///   inputBias, recurrentBias  [G*H] each; either may be null (zeros; both
+///                             null: no bias). A format with one summed
+///                             bias passes it as either half.
+///   peepholes [3*H] reordered by peepholeOrder, or null.
+/// The caller checks the shapes (its own names belong in the message).
+/// Errors: those of buildGateReorder.
+mlir::FailureOr<RecurrentDirectionWeights> buildRecurrentDirectionWeights(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value w, mlir::Value r,
+    mlir::Value inputBias, mlir::Value recurrentBias, mlir::Value peepholes,
+    llvm::ArrayRef<int64_t> gateOrder, llvm::ArrayRef<int64_t> peepholeOrder);
+
 /// Builds a recurrent layer. Dynamic seq and batch extents are supported
 /// (the loop runs to `tensor.dim` of X).
 ///
