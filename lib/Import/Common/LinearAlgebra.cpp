@@ -476,6 +476,10 @@ FailureOr<Value> mlprog::buildDeterminant(OpBuilder &b, Location loc, Value x) {
     return emitError(loc) << "det: matrices of " << *type << " are not square";
   int64_t batch = rank - 2;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  // The determinant of a 0 x 0 matrix is 1 (and there is nothing to slice).
+  if (m == 0 || m2 == 0)
+    return createFilled(b, loc, ArrayRef(sizes).take_front(batch),
+                        b.getFloatAttr(et, 1.0));
   Value init = createEmpty(b, loc, ArrayRef(sizes).take_front(batch), et);
   OpFoldResult mSize = sizes[rank - 1];
   Value mv = getValueOrCreateConstantIndexOp(b, loc, mSize);

@@ -166,6 +166,8 @@ void registerResampleOps(OpTable &table);
 void registerRecurrentOps(OpTable &table);
 /// AttentionOps.cpp: scaled_dot_product_attention.
 void registerAttentionOps(OpTable &table);
+/// LU, Cholesky, solves, inverses, determinants (LinalgOps.cpp).
+void registerLinalgOps(OpTable &table);
 
 /// Registers, once per process, a JIT operator (not executable) for
 /// each aten op that has a handler reading its arguments by position but no

@@ -1,0 +1,140 @@
+//===- MatrixFactorization.h - LU, Cholesky and solves ----------*- C++ -*-===//
+//
+// Format-independent builders for the factorizations and solves of small
+// dense matrices: LU with partial pivoting, Cholesky, triangular and
+// general solves, inverses and log-determinants, as PyTorch's torch.linalg
+// (LAPACK getrf/getrs/potrf/trtrs) defines them.
+//
+// Operands are float tensors [*, M, N]: zero or more batch dims, then the
+// matrices, all extents static (zero extents allowed). The algorithms are
+// the textbook scalar ones, written as scf.for loops on tensors (one pass of
+// the batch loop per matrix), for the sizes models use these ops at; they
+// are not tiled or vectorized.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLPROG_IMPORT_COMMON_MATRIXFACTORIZATION_H
+#define MLPROG_IMPORT_COMMON_MATRIXFACTORIZATION_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlprog {
+
+/// An LU factorization with partial pivoting, A = P L U.
+///   lu      [*, M, N]: U on and above the diagonal, L's multipliers below
+///           it (L has a unit diagonal, not stored);
+///   pivots  [*, K] i32, K = min(M, N), 1-based: step j swapped rows j and
+///           pivots[j] - 1 (LAPACK's ipiv);
+///   info    [*] i32: 0, or i > 0 when U[i-1, i-1] is exactly zero (the
+///           first such; the factorization is still complete).
+struct LUFactorization {
+  mlir::Value lu, pivots, info;
+};
+
+/// LU factorization with partial pivoting of each matrix of `a` [*, M, N]:
+/// the pivot of column j is the first row i >= j of largest |a[i, j]|.
+/// Errors: a non-float or rank < 2 operand, a dynamic extent.
+/// Spec: aten::linalg_lu_factor_ex (pivot=True); LAPACK getrf.
+mlir::FailureOr<LUFactorization>
+buildLUFactor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
+
+/// The factors of an LU factorization, A = P L U: P [*, M, M] (a
+/// permutation matrix in `lu`'s element type), L [*, M, K] (unit lower
+/// trapezoidal), U [*, K, N] (upper trapezoidal).
+/// Errors: `lu` as for buildLUFactor, `pivots` not [*, K] integers.
+/// Spec: aten::lu_unpack; aten::linalg_lu (with buildLUFactor).
+mlir::FailureOr<llvm::SmallVector<mlir::Value, 3>>
+buildLUUnpack(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lu,
+              mlir::Value pivots);
+
+/// Solves A X = B for X given A's LU factorization (`lu` [*, N, N],
+/// `pivots` [*, N]); `adjoint` solves A^T X = B instead, `!left` solves
+/// X A = B (X A^T = B with `adjoint`). B is [*, N, R] (left) or [*, R, N];
+/// the batch dims of the operands broadcast.
+/// Errors: non-square factors, mismatched extents or element types.
+/// Spec: aten::linalg_lu_solve; LAPACK getrs.
+mlir::FailureOr<mlir::Value> buildLUSolve(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value lu,
+                                          mlir::Value pivots, mlir::Value rhs,
+                                          bool left, bool adjoint);
+
+/// Solves A X = B (`left`) or X A = B for X, where A [*, N, N] is upper
+/// (`upper`) or lower triangular; only that triangle of A is read, and its
+/// diagonal is taken as ones with `unitDiagonal`. B is [*, N, R] (left) or
+/// [*, R, N]; batch dims broadcast.
+/// Errors: a non-square A, mismatched extents or element types.
+/// Spec: aten::linalg_solve_triangular; LAPACK trtrs.
+mlir::FailureOr<mlir::Value>
+buildTriangularSolve(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                     mlir::Value rhs, bool upper, bool left, bool unitDiagonal);
+
+/// The result and LU info of solving A X = B (`left`) or X A = B.
+struct SolveResult {
+  mlir::Value x, info;
+};
+
+/// Solves A X = B (`left`) or X A = B for square A [*, N, N] through its LU
+/// factorization. B is [*, N, R] / [*, R, N], or a batch of vectors [*, N]
+/// when its rank is A's minus one and its shape is A's without the last
+/// dim (or B is 1-D); X has B's shape (batch dims broadcast). `info` is
+/// the factorization's ([*] of A): a singular A gives infinities or NaNs.
+/// Errors: as buildLUFactor and buildLUSolve.
+/// Spec: aten::linalg_solve_ex.
+mlir::FailureOr<SolveResult> buildSolve(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value a, mlir::Value rhs,
+                                        bool left);
+
+/// The inverse of each square matrix of `a` [*, N, N] (LU with partial
+/// pivoting, then N solves), and the factorization's info.
+/// Spec: aten::linalg_inv_ex.
+mlir::FailureOr<SolveResult> buildInverse(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value a);
+
+/// A Cholesky factorization: `factor` [*, N, N] is L with A = L L^T (zeros
+/// above the diagonal), or U = L^T when built with `upper`; `info` [*] i32
+/// is 0, or i > 0 when the leading minor of order i is not positive
+/// definite (that column and the ones after it are then NaN).
+struct CholeskyFactorization {
+  mlir::Value factor, info;
+};
+
+/// Cholesky factorization of each symmetric positive-definite matrix of
+/// `a` [*, N, N]; only A's lower triangle is read (its upper one with
+/// `upper`).
+/// Errors: a non-square operand, as buildLUFactor otherwise.
+/// Spec: aten::linalg_cholesky_ex; LAPACK potrf.
+mlir::FailureOr<CholeskyFactorization> buildCholesky(mlir::OpBuilder &b,
+                                                     mlir::Location loc,
+                                                     mlir::Value a, bool upper);
+
+/// Solves A X = B given A's Cholesky factor (L, or U with `upper`) [*, N,
+/// N]; B [*, N, R], batch dims broadcast.
+/// Spec: aten::cholesky_solve; LAPACK potrs.
+mlir::FailureOr<mlir::Value> buildCholeskySolve(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::Value factor,
+                                                mlir::Value rhs, bool upper);
+
+/// The inverse of A = L L^T (or U^T U with `upper`) from its Cholesky
+/// factor [*, N, N].
+/// Spec: aten::cholesky_inverse; LAPACK potri.
+mlir::FailureOr<mlir::Value> buildCholeskyInverse(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  mlir::Value factor,
+                                                  bool upper);
+
+/// sign(det A) and log|det A| of each square matrix of `a` [*, N, N], both
+/// [*] of A's element type (0 and -inf for a singular matrix), from its LU
+/// factorization. `logDeterminant` gives log(det A) instead of the pair
+/// (NaN for a negative determinant) in the second value, the first null.
+/// Spec: aten::linalg_slogdet, aten::logdet.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildSignLogDeterminant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                        bool logDeterminant);
+
+} // namespace mlprog
+
+#endif // MLPROG_IMPORT_COMMON_MATRIXFACTORIZATION_H

@@ -1,0 +1,278 @@
+//===- LinalgOps.cpp - aten LU, Cholesky, solves, inverses, determinants --===//
+//
+// torch.linalg's factorizations and solves of small dense matrices and
+// their older spellings (`torch.lu`, `lu_solve`, `cholesky`,
+// `triangular_solve`, `inverse`, `det`, `logdet`).
+//
+// One handler per aten op (overloads told apart by the node's schema): it
+// reads the arguments at the schema's positions and calls the shared
+// builders of mlprog/Import/Common/MatrixFactorization.h. Semantics belong
+// in the builders, not here. The `check_errors` flags of the `_ex` ops
+// cannot raise at run time: the `info` results report what they would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphImporter.h"
+#include "HandlerUtils.h"
+
+#include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/MatrixFactorization.h"
+#include "mlprog/Import/Common/Shape.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::torchscript;
+using torch::jit::Node;
+
+namespace {
+
+using Im = Importer;
+
+/// The optional bool argument `i` (absent or None: `def`).
+FailureOr<bool> flag(Im &im, Node *n, unsigned i, bool def) {
+  if (n->inputs().size() <= i || im.isNoneInput(n, i))
+    return def;
+  return im.boolInput(n, i);
+}
+
+/// torch raises for pivot=False on the CPU; so do we, at import.
+LogicalResult requirePivoting(Im &im, Node *n, unsigned i) {
+  FailureOr<bool> pivot = flag(im, n, i, true);
+  if (failed(pivot))
+    return failure();
+  if (!*pivot)
+    return im.unsupported(n, "LU without pivoting (pivot=False)");
+  return success();
+}
+
+/// linalg_lu_factor(A, *, pivot=True) -> (LU, pivots);
+/// linalg_lu_factor_ex(A, *, pivot, check_errors) and
+/// _lu_with_info(self, pivot, check_errors) -> (LU, pivots, info).
+LogicalResult luFactor(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a) || failed(requirePivoting(im, n, 1)))
+    return failure();
+  FailureOr<LUFactorization> f = buildLUFactor(im.b, im.loc(n), *a);
+  if (failed(f) || failed(im.setTensor(n, 0, f->lu)) ||
+      failed(im.setTensor(n, 1, f->pivots)))
+    return failure();
+  return n->outputs().size() > 2 ? im.setTensor(n, 2, f->info) : success();
+}
+
+/// linalg_lu(A, *, pivot=True) -> (P, L, U).
+LogicalResult lu(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a) || failed(requirePivoting(im, n, 1)))
+    return failure();
+  FailureOr<LUFactorization> f = buildLUFactor(im.b, im.loc(n), *a);
+  if (failed(f))
+    return failure();
+  FailureOr<SmallVector<Value, 3>> plu =
+      buildLUUnpack(im.b, im.loc(n), f->lu, f->pivots);
+  if (failed(plu))
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(im.setTensor(n, i, (*plu)[i])))
+      return failure();
+  return success();
+}
+
+/// lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True)
+/// -> (P, L, U).
+LogicalResult luUnpack(Im &im, Node *n) {
+  FailureOr<Value> f = im.tensorInput(n, 0), piv = im.tensorInput(n, 1);
+  FailureOr<bool> data = flag(im, n, 2, true), pivots = flag(im, n, 3, true);
+  if (failed(f) || failed(piv) || failed(data) || failed(pivots))
+    return failure();
+  if (!*data || !*pivots)
+    return im.unsupported(n, "lu_unpack without unpack_data or unpack_pivots");
+  FailureOr<SmallVector<Value, 3>> plu =
+      buildLUUnpack(im.b, im.loc(n), *f, *piv);
+  if (failed(plu))
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(im.setTensor(n, i, (*plu)[i])))
+      return failure();
+  return success();
+}
+
+/// linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False).
+LogicalResult linalgLuSolve(Im &im, Node *n) {
+  FailureOr<Value> f = im.tensorInput(n, 0), piv = im.tensorInput(n, 1),
+                   rhs = im.tensorInput(n, 2);
+  FailureOr<bool> left = flag(im, n, 3, true), adjoint = flag(im, n, 4, false);
+  if (failed(f) || failed(piv) || failed(rhs) || failed(left) ||
+      failed(adjoint))
+    return failure();
+  return im.setTensor(
+      n, 0, buildLUSolve(im.b, im.loc(n), *f, *piv, *rhs, *left, *adjoint));
+}
+
+/// lu_solve(self=B, LU_data, LU_pivots).
+LogicalResult luSolve(Im &im, Node *n) {
+  FailureOr<Value> rhs = im.tensorInput(n, 0), f = im.tensorInput(n, 1),
+                   piv = im.tensorInput(n, 2);
+  if (failed(f) || failed(piv) || failed(rhs))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildLUSolve(im.b, im.loc(n), *f, *piv, *rhs,
+                                   /*left=*/true, /*adjoint=*/false));
+}
+
+/// linalg_solve(A, B, *, left=True);
+/// linalg_solve_ex(A, B, *, left, check_errors) -> (result, info).
+LogicalResult solve(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0), rhs = im.tensorInput(n, 1);
+  FailureOr<bool> left = flag(im, n, 2, true);
+  if (failed(a) || failed(rhs) || failed(left))
+    return failure();
+  FailureOr<SolveResult> r = buildSolve(im.b, im.loc(n), *a, *rhs, *left);
+  if (failed(r) || failed(im.setTensor(n, 0, r->x)))
+    return failure();
+  return n->outputs().size() > 1 ? im.setTensor(n, 1, r->info) : success();
+}
+
+/// linalg_inv(A), inverse(self); linalg_inv_ex(A, *, check_errors) ->
+/// (inverse, info).
+LogicalResult inverse(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  FailureOr<SolveResult> r = buildInverse(im.b, im.loc(n), *a);
+  if (failed(r) || failed(im.setTensor(n, 0, r->x)))
+    return failure();
+  return n->outputs().size() > 1 ? im.setTensor(n, 1, r->info) : success();
+}
+
+/// linalg_det(A), det(self).
+LogicalResult det(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  return im.setTensor(n, 0, buildDeterminant(im.b, im.loc(n), *a));
+}
+
+/// linalg_slogdet(A), slogdet(self) -> (sign, logabsdet); logdet(self).
+LogicalResult slogdet(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  bool logdet = n->kind().toUnqualString() == std::string("logdet");
+  FailureOr<std::pair<Value, Value>> r =
+      buildSignLogDeterminant(im.b, im.loc(n), *a, logdet);
+  if (failed(r))
+    return failure();
+  if (logdet)
+    return im.setTensor(n, 0, r->second);
+  if (failed(im.setTensor(n, 0, r->first)))
+    return failure();
+  return im.setTensor(n, 1, r->second);
+}
+
+/// linalg_cholesky(self, *, upper=False), cholesky(self, upper=False);
+/// linalg_cholesky_ex(self, *, upper, check_errors) -> (L, info).
+LogicalResult cholesky(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  FailureOr<bool> upper = flag(im, n, 1, false);
+  if (failed(a) || failed(upper))
+    return failure();
+  FailureOr<CholeskyFactorization> f =
+      buildCholesky(im.b, im.loc(n), *a, *upper);
+  if (failed(f) || failed(im.setTensor(n, 0, f->factor)))
+    return failure();
+  return n->outputs().size() > 1 ? im.setTensor(n, 1, f->info) : success();
+}
+
+/// cholesky_solve(self=B, input2=L, upper=False).
+LogicalResult choleskySolve(Im &im, Node *n) {
+  FailureOr<Value> rhs = im.tensorInput(n, 0), f = im.tensorInput(n, 1);
+  FailureOr<bool> upper = flag(im, n, 2, false);
+  if (failed(rhs) || failed(f) || failed(upper))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildCholeskySolve(im.b, im.loc(n), *f, *rhs, *upper));
+}
+
+/// cholesky_inverse(self=L, upper=False).
+LogicalResult choleskyInverse(Im &im, Node *n) {
+  FailureOr<Value> f = im.tensorInput(n, 0);
+  FailureOr<bool> upper = flag(im, n, 1, false);
+  if (failed(f) || failed(upper))
+    return failure();
+  return im.setTensor(n, 0, buildCholeskyInverse(im.b, im.loc(n), *f, *upper));
+}
+
+/// linalg_solve_triangular(self=A, B, *, upper, left=True,
+/// unitriangular=False).
+LogicalResult solveTriangular(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0), rhs = im.tensorInput(n, 1);
+  FailureOr<bool> upper = im.boolInput(n, 2), left = flag(im, n, 3, true),
+                  unit = flag(im, n, 4, false);
+  if (failed(a) || failed(rhs) || failed(upper) || failed(left) || failed(unit))
+    return failure();
+  return im.setTensor(
+      n, 0,
+      buildTriangularSolve(im.b, im.loc(n), *a, *rhs, *upper, *left, *unit));
+}
+
+/// triangular_solve(self=B, A, upper=True, transpose=False,
+/// unitriangular=False) -> (solution, cloned_coefficient).
+LogicalResult triangularSolve(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> rhs = im.tensorInput(n, 0), a = im.tensorInput(n, 1);
+  FailureOr<bool> upper = flag(im, n, 2, true),
+                  transpose = flag(im, n, 3, false),
+                  unit = flag(im, n, 4, false);
+  if (failed(a) || failed(rhs) || failed(upper) || failed(transpose) ||
+      failed(unit))
+    return failure();
+  Value coefficient = *a;
+  // A^T X = B: A^T is triangular in the other triangle.
+  if (*transpose) {
+    int64_t r = rankOf(*a);
+    if (r < 2)
+      return emitError(l) << "triangular_solve: A must have rank >= 2, got "
+                          << a->getType();
+    auto perm = llvm::to_vector(llvm::seq<int64_t>(0, r));
+    std::swap(perm[r - 1], perm[r - 2]);
+    a = buildTranspose(im.b, l, *a, perm);
+    if (failed(a))
+      return failure();
+  }
+  FailureOr<Value> x = buildTriangularSolve(
+      im.b, l, *a, *rhs, *upper != *transpose, /*left=*/true, *unit);
+  if (failed(x) || failed(im.setTensor(n, 0, x)))
+    return failure();
+  return im.setTensor(n, 1, coefficient);
+}
+
+} // namespace
+
+void mlprog::torchscript::registerLinalgOps(OpTable &table) {
+  table.add({
+      {"aten::linalg_lu_factor", luFactor},
+      {"aten::linalg_lu_factor_ex", luFactor},
+      {"aten::_lu_with_info", luFactor},
+      {"aten::linalg_lu", lu},
+      {"aten::lu_unpack", luUnpack},
+      {"aten::linalg_lu_solve", linalgLuSolve},
+      {"aten::lu_solve", luSolve},
+      {"aten::linalg_solve", solve},
+      {"aten::linalg_solve_ex", solve},
+      {"aten::linalg_inv", inverse},
+      {"aten::linalg_inv_ex", inverse},
+      {"aten::inverse", inverse},
+      {"aten::linalg_det", det},
+      {"aten::det", det},
+      {"aten::linalg_slogdet", slogdet},
+      {"aten::slogdet", slogdet},
+      {"aten::logdet", slogdet},
+      {"aten::linalg_cholesky", cholesky},
+      {"aten::linalg_cholesky_ex", cholesky},
+      {"aten::cholesky", cholesky},
+      {"aten::cholesky_solve", choleskySolve},
+      {"aten::cholesky_inverse", choleskyInverse},
+      {"aten::linalg_solve_triangular", solveTriangular},
+      {"aten::triangular_solve", triangularSolve},
+  });
+}
