@@ -19,6 +19,8 @@
 #include "mlprog/Import/Common/MatrixFactorization.h"
 #include "mlprog/Import/Common/Shape.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::torchscript;
@@ -33,6 +35,13 @@ FailureOr<bool> flag(Im &im, Node *n, unsigned i, bool def) {
   if (n->inputs().size() <= i || im.isNoneInput(n, i))
     return def;
   return im.boolInput(n, i);
+}
+
+/// A 0-d float32 tensor holding `v`.
+Value createScalarTensor(Im &im, Node *n, double v) {
+  auto type = RankedTensorType::get({}, im.b.getF32Type());
+  return arith::ConstantOp::create(
+      im.b, im.loc(n), DenseElementsAttr::get(type, static_cast<float>(v)));
 }
 
 /// torch raises for pivot=False on the CPU; so do we, at import.
@@ -246,6 +255,107 @@ LogicalResult triangularSolve(Im &im, Node *n) {
   return im.setTensor(n, 1, coefficient);
 }
 
+/// linalg_svdvals(A, *, driver=None).
+LogicalResult svdvals(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  return im.setTensor(n, 0, buildSingularValues(im.b, im.loc(n), *a));
+}
+
+/// linalg_eigvalsh(self, UPLO="L").
+LogicalResult eigvalsh(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  bool upper = n->inputs().size() > 1 && im.get(n->input(1)).str == "U";
+  return im.setTensor(n, 0,
+                      buildSymmetricEigenvalues(im.b, im.loc(n), *a, upper));
+}
+
+/// Argument `i` as a tolerance tensor, or null when None.
+FailureOr<Value> toleranceInput(Im &im, Node *n, unsigned i) {
+  if (im.isNoneInput(n, i))
+    return Value();
+  return im.tensorInput(n, i);
+}
+
+/// The tolerances and `hermitian` of linalg_pinv / linalg_matrix_rank /
+/// pinverse, by overload: atol_rtol_{float,tensor}(A, *, atol, rtol,
+/// hermitian); pinv(A, rcond, hermitian) and rcond_tensor: rtol = rcond;
+/// matrix_rank(A, tol, hermitian) and tol_tensor: atol = tol, rtol = 0;
+/// pinverse(A, rcond=1e-15).
+LogicalResult rankArguments(Im &im, Node *n, RankTolerance &tol,
+                            bool &hermitian) {
+  std::string ov = n->schema().overload_name();
+  bool rank = n->kind().toUnqualString() == std::string("linalg_matrix_rank");
+  unsigned hermitianArg = 2;
+  if (ov.rfind("atol_rtol", 0) == 0) {
+    FailureOr<Value> atol = toleranceInput(im, n, 1),
+                     rtol = toleranceInput(im, n, 2);
+    if (failed(atol) || failed(rtol))
+      return failure();
+    tol = {*atol, *rtol};
+    hermitianArg = 3;
+  } else {
+    FailureOr<Value> t = toleranceInput(im, n, 1);
+    if (failed(t))
+      return failure();
+    if (rank)
+      tol = {*t, createScalarTensor(im, n, 0.0)};
+    else
+      tol = {Value(), *t};
+  }
+  FailureOr<bool> h = flag(im, n, hermitianArg, false);
+  if (failed(h))
+    return failure();
+  hermitian = *h;
+  return success();
+}
+
+/// linalg_pinv (every overload), pinverse(self, rcond=1e-15).
+LogicalResult pinv(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  RankTolerance tol;
+  bool hermitian;
+  if (failed(a) || failed(rankArguments(im, n, tol, hermitian)))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildPseudoInverse(im.b, im.loc(n), *a, tol, hermitian));
+}
+
+/// linalg_matrix_rank (every overload).
+LogicalResult matrixRank(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  RankTolerance tol;
+  bool hermitian;
+  if (failed(a) || failed(rankArguments(im, n, tol, hermitian)))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildMatrixRank(im.b, im.loc(n), *a, tol, hermitian));
+}
+
+/// linalg_cond(self, p=None) for p None, 2 and -2 (the 2-norm condition
+/// number); other norms and linalg_cond.p_str are unsupported.
+LogicalResult cond(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  double p = 2;
+  if (n->schema().overload_name() == "p_str")
+    return im.unsupported(n, "linalg.cond with p='" + im.get(n->input(1)).str +
+                                 "'");
+  if (!im.isNoneInput(n, 1)) {
+    FailureOr<double> v = im.numberInput(n, 1);
+    if (failed(v))
+      return failure();
+    p = *v;
+  }
+  if (p != 2 && p != -2)
+    return im.unsupported(n, "linalg.cond with p=" + std::to_string(p));
+  return im.setTensor(n, 0, buildConditionNumber(im.b, im.loc(n), *a, p == -2));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerLinalgOps(OpTable &table) {
@@ -274,5 +384,11 @@ void mlprog::torchscript::registerLinalgOps(OpTable &table) {
       {"aten::cholesky_inverse", choleskyInverse},
       {"aten::linalg_solve_triangular", solveTriangular},
       {"aten::triangular_solve", triangularSolve},
+      {"aten::linalg_svdvals", svdvals},
+      {"aten::linalg_eigvalsh", eigvalsh},
+      {"aten::linalg_pinv", pinv},
+      {"aten::pinverse", pinv},
+      {"aten::linalg_matrix_rank", matrixRank},
+      {"aten::linalg_cond", cond},
   });
 }

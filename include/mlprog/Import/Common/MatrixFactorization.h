@@ -135,6 +135,55 @@ mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildSignLogDeterminant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                         bool logDeterminant);
 
+/// The singular values of each matrix of `a` [*, M, N], [*, min(M, N)] in
+/// descending order, by one-sided Jacobi rotations (Hestenes) carried out in
+/// f64 and rounded once to A's element type.
+/// Spec: aten::linalg_svdvals.
+mlir::FailureOr<mlir::Value>
+buildSingularValues(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
+
+/// The eigenvalues of each symmetric matrix of `a` [*, N, N], [*, N] in
+/// ascending order; only A's lower triangle is read (its upper one with
+/// `upper`). Computed as the singular values of the symmetric matrix
+/// signed by its singular vectors (one-sided Jacobi in f64).
+/// Spec: aten::linalg_eigvalsh.
+mlir::FailureOr<mlir::Value> buildSymmetricEigenvalues(mlir::OpBuilder &b,
+                                                       mlir::Location loc,
+                                                       mlir::Value a,
+                                                       bool upper);
+
+/// The tolerance of a rank decision on the singular values S of one matrix,
+/// max(atol, rtol * max(S)), as torch.linalg defines it: `atol` and `rtol`
+/// are float tensors broadcasting against the batch dims [*] of A, or null.
+/// Null atol is 0; null rtol is eps(A's type) * max(M, N) unless an atol is
+/// given, then 0 where atol > 0.
+struct RankTolerance {
+  mlir::Value atol, rtol;
+};
+
+/// The Moore-Penrose pseudo-inverse [*, N, M] of each matrix of `a` [*, M,
+/// N]: V diag(1/s, s > tol; else 0) U^T from its singular value
+/// decomposition (one-sided Jacobi in f64). `hermitian` reads only the lower
+/// triangle of each (square, symmetric) matrix.
+/// Spec: aten::linalg_pinv.atol_rtol_tensor.
+mlir::FailureOr<mlir::Value>
+buildPseudoInverse(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                   RankTolerance tol, bool hermitian);
+
+/// The rank [*] i64 of each matrix of `a` [*, M, N]: the number of its
+/// singular values above the tolerance.
+/// Spec: aten::linalg_matrix_rank.atol_rtol_tensor.
+mlir::FailureOr<mlir::Value> buildMatrixRank(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value a,
+                                             RankTolerance tol, bool hermitian);
+
+/// The 2-norm condition number max(S) / min(S) of each matrix of `a` [*, M,
+/// N] (min(S) / max(S) with `inverse`, torch's p = -2), [*].
+/// Spec: aten::linalg_cond with p None, 2 or -2.
+mlir::FailureOr<mlir::Value> buildConditionNumber(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  mlir::Value a, bool inverse);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_MATRIXFACTORIZATION_H
