@@ -313,26 +313,18 @@ LogicalResult rankArguments(Im &im, Node *n, RankTolerance &tol,
   return success();
 }
 
-/// linalg_pinv (every overload), pinverse(self, rcond=1e-15).
-LogicalResult pinv(Im &im, Node *n) {
+/// linalg_pinv (every overload), pinverse(self, rcond=1e-15) with
+/// buildPseudoInverse; linalg_matrix_rank (every overload) with
+/// buildMatrixRank.
+template <FailureOr<Value> (*Build)(OpBuilder &, Location, Value, RankTolerance,
+                                    bool)>
+LogicalResult rankRevealing(Im &im, Node *n) {
   FailureOr<Value> a = im.tensorInput(n, 0);
   RankTolerance tol;
   bool hermitian;
   if (failed(a) || failed(rankArguments(im, n, tol, hermitian)))
     return failure();
-  return im.setTensor(n, 0,
-                      buildPseudoInverse(im.b, im.loc(n), *a, tol, hermitian));
-}
-
-/// linalg_matrix_rank (every overload).
-LogicalResult matrixRank(Im &im, Node *n) {
-  FailureOr<Value> a = im.tensorInput(n, 0);
-  RankTolerance tol;
-  bool hermitian;
-  if (failed(a) || failed(rankArguments(im, n, tol, hermitian)))
-    return failure();
-  return im.setTensor(n, 0,
-                      buildMatrixRank(im.b, im.loc(n), *a, tol, hermitian));
+  return im.setTensor(n, 0, Build(im.b, im.loc(n), *a, tol, hermitian));
 }
 
 /// linalg_cond(self, p=None) for p None, 2 and -2 (the 2-norm condition
@@ -386,9 +378,9 @@ void mlprog::torchscript::registerLinalgOps(OpTable &table) {
       {"aten::triangular_solve", triangularSolve},
       {"aten::linalg_svdvals", svdvals},
       {"aten::linalg_eigvalsh", eigvalsh},
-      {"aten::linalg_pinv", pinv},
-      {"aten::pinverse", pinv},
-      {"aten::linalg_matrix_rank", matrixRank},
+      {"aten::linalg_pinv", rankRevealing<buildPseudoInverse>},
+      {"aten::pinverse", rankRevealing<buildPseudoInverse>},
+      {"aten::linalg_matrix_rank", rankRevealing<buildMatrixRank>},
       {"aten::linalg_cond", cond},
   });
 }
