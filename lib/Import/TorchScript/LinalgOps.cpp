@@ -348,6 +348,76 @@ LogicalResult cond(Im &im, Node *n) {
   return im.setTensor(n, 0, buildConditionNumber(im.b, im.loc(n), *a, p == -2));
 }
 
+/// geqrf(self) -> (a, tau).
+LogicalResult geqrf(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  FailureOr<HouseholderQR> f = buildHouseholderQR(im.b, im.loc(n), *a);
+  if (failed(f) || failed(im.setTensor(n, 0, f->a)))
+    return failure();
+  return im.setTensor(n, 1, f->tau);
+}
+
+/// linalg_householder_product(input, tau).
+LogicalResult householderProduct(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0), tau = im.tensorInput(n, 1);
+  if (failed(x) || failed(tau))
+    return failure();
+  return im.setTensor(n, 0, buildHouseholderProduct(im.b, im.loc(n), *x, *tau));
+}
+
+/// ormqr(self, input2=tau, input3=other, left=True, transpose=False).
+LogicalResult ormqr(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0), tau = im.tensorInput(n, 1),
+                   c = im.tensorInput(n, 2);
+  FailureOr<bool> left = flag(im, n, 3, true),
+                  transpose = flag(im, n, 4, false);
+  if (failed(x) || failed(tau) || failed(c) || failed(left) ||
+      failed(transpose))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildHouseholderMultiply(im.b, im.loc(n), *x, *tau, *c,
+                                               *left, *transpose));
+}
+
+/// linalg_qr(A, mode="reduced") -> (Q, R); qr(self, some=True). Mode "r"
+/// gives an empty Q, as torch does.
+LogicalResult qr(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  QRMode mode = QRMode::Reduced;
+  if (n->kind().toUnqualString() == std::string("qr")) {
+    FailureOr<bool> some = flag(im, n, 1, true);
+    if (failed(some))
+      return failure();
+    mode = *some ? QRMode::Reduced : QRMode::Complete;
+  } else if (n->inputs().size() > 1) {
+    std::string m = im.get(n->input(1)).str;
+    if (m == "complete")
+      mode = QRMode::Complete;
+    else if (m == "r")
+      mode = QRMode::R;
+    else if (m != "reduced")
+      return emitError(l) << "linalg_qr: unknown mode '" << m
+                          << "' (reduced, complete or r)";
+  }
+  FailureOr<std::pair<Value, Value>> qrf = buildQR(im.b, l, *a, mode);
+  if (failed(qrf))
+    return failure();
+  Value q = qrf->first;
+  if (!q)
+    q = arith::ConstantOp::create(
+        im.b, l,
+        DenseElementsAttr::get(RankedTensorType::get({0}, elemOf(*a)),
+                               ArrayRef<Attribute>{}));
+  if (failed(im.setTensor(n, 0, q)))
+    return failure();
+  return im.setTensor(n, 1, qrf->second);
+}
+
 } // namespace
 
 void mlprog::torchscript::registerLinalgOps(OpTable &table) {
@@ -382,5 +452,10 @@ void mlprog::torchscript::registerLinalgOps(OpTable &table) {
       {"aten::pinverse", rankRevealing<buildPseudoInverse>},
       {"aten::linalg_matrix_rank", rankRevealing<buildMatrixRank>},
       {"aten::linalg_cond", cond},
+      {"aten::geqrf", geqrf},
+      {"aten::linalg_householder_product", householderProduct},
+      {"aten::ormqr", ormqr},
+      {"aten::linalg_qr", qr},
+      {"aten::qr", qr},
   });
 }

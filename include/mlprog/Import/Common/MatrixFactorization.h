@@ -184,6 +184,49 @@ mlir::FailureOr<mlir::Value> buildConditionNumber(mlir::OpBuilder &b,
                                                   mlir::Location loc,
                                                   mlir::Value a, bool inverse);
 
+/// A QR factorization in LAPACK's compact form: `a` [*, M, N] holds R on
+/// and above the diagonal and, below it, the Householder vectors v_i (with
+/// an implicit 1 at row i); `tau` [*, K], K = min(M, N), their scales, so
+/// that Q = H_0 ... H_{K-1}, H_i = I - tau_i v_i v_i^T. LAPACK's signs: R's
+/// diagonal is -sign(a_ii) ||column||, tau_i = 0 where the column below the
+/// diagonal is already zero.
+struct HouseholderQR {
+  mlir::Value a, tau;
+};
+
+/// The Householder QR factorization of each matrix of `a` [*, M, N].
+/// Errors: as buildLUFactor.
+/// Spec: aten::geqrf; LAPACK geqrf (dlarfg's conventions).
+mlir::FailureOr<HouseholderQR>
+buildHouseholderQR(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
+
+/// The first N columns [*, M, N] of Q = H_0 ... H_{K-1} from Householder
+/// vectors `reflectors` [*, M, N] (M >= N) and scales `tau` [*, K], K <= N.
+/// Spec: aten::linalg_householder_product; LAPACK orgqr.
+mlir::FailureOr<mlir::Value> buildHouseholderProduct(mlir::OpBuilder &b,
+                                                     mlir::Location loc,
+                                                     mlir::Value reflectors,
+                                                     mlir::Value tau);
+
+/// Q C, Q^T C (`transpose`), C Q or C Q^T (`!left`) for Q given by
+/// Householder vectors `reflectors` [*, M, K'] and `tau` [*, K] (K <= K'),
+/// and C `other` [*, M, R] (left) or [*, R, M]; equal batch dims.
+/// Spec: aten::ormqr; LAPACK ormqr.
+mlir::FailureOr<mlir::Value>
+buildHouseholderMultiply(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value reflectors, mlir::Value tau,
+                         mlir::Value other, bool left, bool transpose);
+
+/// Which factors buildQR returns: Q [*, M, K] and R [*, K, N] (reduced), Q
+/// [*, M, M] and R [*, M, N] (complete), or only R [*, K, N] (Q null).
+enum class QRMode { Reduced, Complete, R };
+
+/// A = Q R for each matrix of `a` [*, M, N], with LAPACK's signs (see
+/// HouseholderQR).
+/// Spec: aten::linalg_qr; aten::qr.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildQR(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, QRMode mode);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_MATRIXFACTORIZATION_H
