@@ -9,6 +9,7 @@
 #include "MatrixLoops.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/MatrixFactorization.h"
 #include "mlprog/Import/Common/Shape.h"
 
@@ -462,4 +463,101 @@ FailureOr<Value> mlprog::buildConditionNumber(OpBuilder &b, Location loc,
                           : arith::DivFOp::create(nb, nl, smax, smin);
         return {scalarTensor(nb, nl, r)};
       })[0];
+}
+
+FailureOr<LeastSquaresResult>
+mlprog::buildLeastSquares(OpBuilder &b, Location loc, Value a, Value rhs,
+                          std::optional<double> rcond,
+                          LeastSquaresDriver driver) {
+  FailureOr<RankedTensorType> at_ = staticFloat(loc, a, "lstsq", "A");
+  FailureOr<RankedTensorType> bt = staticFloat(loc, rhs, "lstsq", "B");
+  if (failed(at_) || failed(bt))
+    return failure();
+  ArrayRef<int64_t> shape = at_->getShape();
+  int64_t m = shape[shape.size() - 2], n = shape.back();
+  ArrayRef<int64_t> batch = shape.drop_back(2);
+  Type et = at_->getElementType();
+  if (bt->getShape().drop_back(2) != batch ||
+      bt->getDimSize(bt->getRank() - 2) != m || bt->getElementType() != et)
+    return emitError(loc) << "lstsq: B " << *bt << " does not fit A " << *at_
+                          << " (equal batch dims and rows)";
+  int64_t r = bt->getShape().back();
+  RankTolerance tol;
+  if (rcond) {
+    auto scalar = RankedTensorType::get({}, et);
+    tol.rtol = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(scalar, b.getFloatAttr(et, *rcond)));
+  }
+  FailureOr<Value> pinv = buildPseudoInverse(b, loc, a, tol, false);
+  if (failed(pinv))
+    return failure();
+  FailureOr<Value> x = buildMatMul(b, loc, *pinv, rhs);
+  if (failed(x))
+    return failure();
+  LeastSquaresResult out;
+  out.solution = *x;
+  auto empty = [&](Type t) -> Value {
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({0}, t),
+                               ArrayRef<Attribute>{}));
+  };
+  out.residuals = empty(et);
+  if (m > n && driver != LeastSquaresDriver::Gelsy) {
+    // ||A x_c - b_c||^2 per column c.
+    out.residuals = forEachMatrix(
+        b, loc, batch, {a, *x, rhs}, {typeOf({r}, et)},
+        [&](OpBuilder &nb, Location nl, ValueRange mats) -> SmallVector<Value> {
+          Value init =
+              tensor::EmptyOp::create(nb, nl, ArrayRef<int64_t>{r}, et);
+          Value zero = createScalar(nb, nl, et, 0.0);
+          auto sum =
+              [&](OpBuilder &sb, Location sl, int64_t count, Value from,
+                  function_ref<Value(OpBuilder &, Location, Value)> term) {
+                return loop(sb, sl, cIndex(sb, sl, 0), cIndex(sb, sl, count),
+                            from,
+                            [&](OpBuilder &tb, Location tl, Value k,
+                                ValueRange acc) -> SmallVector<Value> {
+                              return {arith::AddFOp::create(tb, tl, acc[0],
+                                                            term(tb, tl, k))};
+                            })[0];
+              };
+          return {loop(
+              nb, nl, cIndex(nb, nl, 0), cIndex(nb, nl, r), init,
+              [&](OpBuilder &cb, Location cl, Value c,
+                  ValueRange cs) -> SmallVector<Value> {
+                Value ss = sum(
+                    cb, cl, m, zero, [&](OpBuilder &ib, Location il, Value i) {
+                      Value ax =
+                          sum(ib, il, n,
+                              arith::NegFOp::create(
+                                  ib, il, at(ib, il, mats[2], {i, c})),
+                              [&](OpBuilder &jb, Location jl, Value j) {
+                                return arith::MulFOp::create(
+                                           jb, jl, at(jb, jl, mats[0], {i, j}),
+                                           at(jb, jl, mats[1], {j, c}))
+                                    .getResult();
+                              });
+                      return arith::MulFOp::create(ib, il, ax, ax).getResult();
+                    });
+                return {put(cb, cl, ss, cs[0], {c})};
+              })[0]};
+        })[0];
+  }
+  out.rank = empty(b.getI64Type());
+  if (driver != LeastSquaresDriver::Gels) {
+    FailureOr<Value> rank = buildMatrixRank(b, loc, a, tol, false);
+    if (failed(rank))
+      return failure();
+    out.rank = *rank;
+  }
+  out.singularValues = empty(et);
+  if (driver == LeastSquaresDriver::Gelsd ||
+      driver == LeastSquaresDriver::Gelss) {
+    FailureOr<Value> s = buildSingularValues(b, loc, a);
+    if (failed(s))
+      return failure();
+    out.singularValues = *s;
+  }
+  return out;
 }

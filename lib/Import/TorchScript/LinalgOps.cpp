@@ -418,6 +418,81 @@ LogicalResult qr(Im &im, Node *n) {
   return im.setTensor(n, 1, qrf->second);
 }
 
+/// linalg_lstsq(self, b, rcond=None, *, driver=None) -> (solution,
+/// residuals, rank, singular_values); driver None is gelsy, as on torch's
+/// CPU.
+LogicalResult lstsq(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> a = im.tensorInput(n, 0), rhs = im.tensorInput(n, 1);
+  if (failed(a) || failed(rhs))
+    return failure();
+  std::optional<double> rcond;
+  if (!im.isNoneInput(n, 2)) {
+    FailureOr<double> r = im.numberInput(n, 2);
+    if (failed(r))
+      return failure();
+    rcond = *r;
+  }
+  LeastSquaresDriver driver = LeastSquaresDriver::Gelsy;
+  if (n->inputs().size() > 3 && !im.isNoneInput(n, 3)) {
+    std::string d = im.get(n->input(3)).str;
+    if (d == "gels")
+      driver = LeastSquaresDriver::Gels;
+    else if (d == "gelsd")
+      driver = LeastSquaresDriver::Gelsd;
+    else if (d == "gelss")
+      driver = LeastSquaresDriver::Gelss;
+    else if (d != "gelsy")
+      return emitError(l) << "linalg_lstsq: unknown driver '" << d
+                          << "' (gels, gelsy, gelsd or gelss)";
+  }
+  if (rankOf(*rhs) != rankOf(*a))
+    return im.unsupported(n, "linalg_lstsq with a batch of vectors B");
+  FailureOr<LeastSquaresResult> r =
+      buildLeastSquares(im.b, l, *a, *rhs, rcond, driver);
+  if (failed(r))
+    return failure();
+  Value outs[] = {r->solution, r->residuals, r->rank, r->singularValues};
+  for (unsigned i = 0; i < 4; ++i)
+    if (failed(im.setTensor(n, i, outs[i])))
+      return failure();
+  return success();
+}
+
+/// linalg_tensorinv(self, ind=2).
+LogicalResult tensorinv(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  FailureOr<int64_t> ind =
+      n->inputs().size() > 1 ? im.intInput(n, 1) : FailureOr<int64_t>(2);
+  if (failed(a) || failed(ind))
+    return failure();
+  return im.setTensor(n, 0, buildTensorInverse(im.b, im.loc(n), *a, *ind));
+}
+
+/// linalg_tensorsolve(self, other, dims=None).
+LogicalResult tensorsolve(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0), rhs = im.tensorInput(n, 1);
+  if (failed(a) || failed(rhs))
+    return failure();
+  SmallVector<int64_t> dims;
+  if (n->inputs().size() > 2 && !im.isNoneInput(n, 2)) {
+    FailureOr<SmallVector<int64_t>> d = im.intListInput(n, 2);
+    if (failed(d))
+      return failure();
+    for (int64_t v : *d)
+      dims.push_back(v < 0 ? v + rankOf(*a) : v);
+  }
+  return im.setTensor(n, 0, buildTensorSolve(im.b, im.loc(n), *a, *rhs, dims));
+}
+
+/// linalg_matrix_exp(self), matrix_exp(self).
+LogicalResult matrixExp(Im &im, Node *n) {
+  FailureOr<Value> a = im.tensorInput(n, 0);
+  if (failed(a))
+    return failure();
+  return im.setTensor(n, 0, buildMatrixExponential(im.b, im.loc(n), *a));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerLinalgOps(OpTable &table) {
@@ -457,5 +532,10 @@ void mlprog::torchscript::registerLinalgOps(OpTable &table) {
       {"aten::ormqr", ormqr},
       {"aten::linalg_qr", qr},
       {"aten::qr", qr},
+      {"aten::linalg_lstsq", lstsq},
+      {"aten::linalg_tensorinv", tensorinv},
+      {"aten::linalg_tensorsolve", tensorsolve},
+      {"aten::linalg_matrix_exp", matrixExp},
+      {"aten::matrix_exp", matrixExp},
   });
 }

@@ -21,6 +21,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlprog {
 
 /// An LU factorization with partial pivoting, A = P L U.
@@ -226,6 +228,54 @@ enum class QRMode { Reduced, Complete, R };
 /// Spec: aten::linalg_qr; aten::qr.
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildQR(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, QRMode mode);
+
+/// LAPACK's least-squares drivers, as torch.linalg.lstsq names them: they
+/// differ in what they report besides the solution.
+enum class LeastSquaresDriver { Gels, Gelsy, Gelsd, Gelss };
+
+/// The results of torch.linalg.lstsq; an output the driver does not
+/// compute is an empty [0] tensor.
+struct LeastSquaresResult {
+  /// [*, N, R]: the minimum-norm least-squares solution of A X = B.
+  mlir::Value solution;
+  /// [*, R] squared residual norms when M > N and the driver is not gelsy.
+  mlir::Value residuals;
+  /// [*] i64 effective ranks (not with gels).
+  mlir::Value rank;
+  /// [*, min(M, N)] singular values (gelsd and gelss).
+  mlir::Value singularValues;
+};
+
+/// Least squares for A [*, M, N] and B [*, M, R] (equal batch dims): X =
+/// pinv(A) B with singular values at or below rcond * max(S) dropped
+/// (`rcond` null: eps(A's type) * max(M, N)), for full-rank A what every
+/// driver computes.
+/// Spec: aten::linalg_lstsq.
+mlir::FailureOr<LeastSquaresResult>
+buildLeastSquares(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                  mlir::Value rhs, std::optional<double> rcond,
+                  LeastSquaresDriver driver);
+
+/// The inverse of `a` viewed as a matrix of its first `ind` dims by the
+/// rest (whose products must be equal): shape a[ind:] + a[:ind].
+/// Spec: aten::linalg_tensorinv.
+mlir::FailureOr<mlir::Value> buildTensorInverse(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::Value a, int64_t ind);
+
+/// X with tensordot(A, X, X.ndim) = B: `a`'s dims `dims` (in [0, rank))
+/// move to the end first; X has shape a[B.ndim:].
+/// Spec: aten::linalg_tensorsolve.
+mlir::FailureOr<mlir::Value> buildTensorSolve(mlir::OpBuilder &b,
+                                              mlir::Location loc, mlir::Value a,
+                                              mlir::Value rhs,
+                                              llvm::ArrayRef<int64_t> dims);
+
+/// exp(A) of each square matrix of `a` [*, N, N]: scaling and squaring with
+/// an 18-term Taylor series, in f64.
+/// Spec: aten::linalg_matrix_exp.
+mlir::FailureOr<mlir::Value>
+buildMatrixExponential(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
 
 } // namespace mlprog
 
