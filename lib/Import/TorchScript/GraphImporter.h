@@ -168,6 +168,8 @@ void registerRecurrentOps(OpTable &table);
 void registerAttentionOps(OpTable &table);
 /// LU, Cholesky, solves, inverses, determinants (LinalgOps.cpp).
 void registerLinalgOps(OpTable &table);
+/// trapezoid, trapz, cumulative_trapezoid (IntegrationOps.cpp).
+void registerIntegrationOps(OpTable &table);
 
 /// Registers, once per process, a JIT operator (not executable) for
 /// each aten op that has a handler reading its arguments by position but no

@@ -26,6 +26,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerRecurrentOps(t);
     registerAttentionOps(t);
     registerLinalgOps(t);
+    registerIntegrationOps(t);
     return t;
   }();
   return table;
