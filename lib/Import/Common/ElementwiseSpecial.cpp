@@ -26,7 +26,9 @@ namespace {
 struct D {
   OpBuilder &b;
   Location loc;
-  Value c(double v) { return createScalar(b, loc, b.getF64Type(), v); }
+  /// The type computed in: f64, except ATen's float arithmetic for I1.
+  Type t;
+  Value c(double v) { return createScalar(b, loc, t, v); }
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
@@ -47,10 +49,11 @@ struct D {
   }
   /// |x| with the sign of y (the CPU lowering has no math.copysign).
   Value copySign(Value x, Value y) {
+    Type it = b.getIntegerType(t.getIntOrFloatBitWidth());
     Value negative = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::slt,
-        arith::BitcastOp::create(b, loc, b.getI64Type(), y),
-        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+        arith::BitcastOp::create(b, loc, it, y),
+        arith::ConstantOp::create(b, loc, IntegerAttr::get(it, 0)));
     Value ax = abs(x);
     return sel(negative, neg(ax), ax);
   }
@@ -332,10 +335,16 @@ FailureOr<Value> mlprog::buildSpecialFunction(OpBuilder &b, Location loc,
                           << x.getType();
   return buildBroadcastedGeneric(
       b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) {
-        D d{nb, nl};
-        Value wide = buildConvertScalar(nb, nl, a[0], nb.getF64Type());
-        return buildConvertScalar(
-            nb, nl,
-            specialScalar(d, kind, wide, et.getIntOrFloatBitWidth() <= 32), et);
+        // I1 and I1e of 32-bit and narrower floats: in f32 as ATen does
+        // (its truncated series and float rounding differ from the f64
+        // result by more than torch's tolerance of these ops).
+        bool narrow = et.getIntOrFloatBitWidth() <= 32;
+        bool inF32 = narrow && (kind == SpecialFunctionKind::I1 ||
+                                kind == SpecialFunctionKind::I1e);
+        Type ct = inF32 ? nb.getF32Type() : nb.getF64Type();
+        D d{nb, nl, ct};
+        Value wide = buildConvertScalar(nb, nl, a[0], ct);
+        return buildConvertScalar(nb, nl, specialScalar(d, kind, wide, narrow),
+                                  et);
       });
 }
