@@ -332,6 +332,8 @@ FailureOr<Value> mlprog::buildClipTensor(OpBuilder &b, Location loc, Value x,
     return failure();
   Type et = elementTypeOf(x);
   bool isFloat = isa<FloatType>(et);
+  // Booleans order false < true (signed i1 would read true as -1).
+  isUnsigned |= et.isInteger(1);
   SmallVector<Value> operands = {x};
   if (lo)
     operands.push_back(lo);
