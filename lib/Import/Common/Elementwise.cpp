@@ -47,6 +47,14 @@ FailureOr<Value> mlprog::buildBroadcastedGeneric(OpBuilder &b, Location loc,
 static Value buildBinaryScalar(OpBuilder &b, Location loc, BinaryOpKind kind,
                                Value l, Value r, bool isUnsigned) {
   bool isFloat = isa<FloatType>(l.getType());
+  // Booleans add and take maxima as `or`, minima as `and` (torch, numpy):
+  // i1 addition would wrap and signed i1 order would read true as -1.
+  if (l.getType().isInteger(1)) {
+    if (kind == BinaryOpKind::Add || kind == BinaryOpKind::Max)
+      return arith::OrIOp::create(b, loc, l, r);
+    if (kind == BinaryOpKind::Min)
+      return arith::AndIOp::create(b, loc, l, r);
+  }
   switch (kind) {
   case BinaryOpKind::Add:
     return isFloat ? arith::AddFOp::create(b, loc, l, r).getResult()
@@ -139,7 +147,15 @@ static Value buildUnaryScalar(OpBuilder &b, Location loc, UnaryOpKind kind,
   case UnaryOpKind::Abs:
     if (isFloat)
       return math::AbsFOp::create(b, loc, x);
-    return math::AbsIOp::create(b, loc, x);
+    {
+      // A compare and select rather than math.absi, which the CPU and GPU
+      // lowerings have no pattern for (the minimum integer stays itself).
+      Value zero = createScalar(b, loc, type, 0.0);
+      Value negative =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+      return arith::SelectOp::create(b, loc, negative,
+                                     arith::SubIOp::create(b, loc, zero, x), x);
+    }
   }
   return Value();
 }

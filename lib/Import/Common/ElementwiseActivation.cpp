@@ -2,6 +2,7 @@
 
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -107,6 +108,30 @@ static Value pointwiseScalar(OpBuilder &b, Location loc, PointwiseKind kind,
     return f.softplus(x);
   case PointwiseKind::GeluSigmoid:
     return f.mul(x, f.sigmoid(f.mul(x, f.c(1.702))));
+  case PointwiseKind::Trunc:
+    return math::TruncOp::create(b, loc, x);
+  case PointwiseKind::Frac:
+    return f.sub(x, math::TruncOp::create(b, loc, x));
+  case PointwiseKind::Exp2:
+    return math::Exp2Op::create(b, loc, x);
+  case PointwiseKind::Erfc:
+    return math::ErfcOp::create(b, loc, x);
+  case PointwiseKind::Deg2Rad:
+    return f.mul(x, f.c(M_PI / 180.0));
+  case PointwiseKind::Rad2Deg:
+    return f.mul(x, f.c(180.0 / M_PI));
+  case PointwiseKind::LogSigmoid:
+    return arith::NegFOp::create(b, loc,
+                                 f.softplus(arith::NegFOp::create(b, loc, x)));
+  case PointwiseKind::Logit:
+    return f.log(f.div(x, f.sub(f.c(1), x)));
+  case PointwiseKind::Sinc: {
+    // As ATen: sin(pi x) / (pi x) with the product rounded once, 1 at 0.
+    Value px = f.mul(x, f.c(M_PI));
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, f.c(0));
+    return f.sel(isZero, f.c(1), f.div(math::SinOp::create(b, loc, px), px));
+  }
   }
   return Value();
 }
@@ -127,6 +152,22 @@ floatMap(OpBuilder &b, Location loc, Value x, StringRef what,
 
 FailureOr<Value> mlprog::buildPointwise(OpBuilder &b, Location loc,
                                         PointwiseKind kind, Value x) {
+  Type et = elementTypeOf(x);
+  if (kind == PointwiseKind::Sign && et && et.isSignlessInteger()) {
+    // Integers: (x > 0) - (x < 0) in their own type; i1 is its own sign.
+    if (et.isInteger(1))
+      return x;
+    return buildBroadcastedGeneric(
+        b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value zero = createScalar(nb, nl, et, 0);
+          auto is = [&](arith::CmpIPredicate p) -> Value {
+            return arith::ExtUIOp::create(
+                nb, nl, et, arith::CmpIOp::create(nb, nl, p, a[0], zero));
+          };
+          return arith::SubIOp::create(nb, nl, is(arith::CmpIPredicate::sgt),
+                                       is(arith::CmpIPredicate::slt));
+        });
+  }
   return floatMap(b, loc, x, "pointwise op",
                   [&](OpBuilder &nb, Location nl, Value v) {
                     return pointwiseScalar(nb, nl, kind, v);
@@ -157,6 +198,37 @@ FailureOr<Value> mlprog::buildClamp(OpBuilder &b, Location loc, Value x,
         }
         return v;
       });
+}
+
+FailureOr<Value> mlprog::buildGlu(OpBuilder &b, Location loc, Value x,
+                                  int64_t axis) {
+  auto t = dyn_cast<RankedTensorType>(x.getType());
+  if (!t || !isa<FloatType>(t.getElementType()))
+    return emitError(loc) << "glu needs a float tensor, got " << x.getType();
+  if (axis < 0 || axis >= t.getRank())
+    return emitError(loc) << "glu axis " << axis << " out of range for rank "
+                          << t.getRank();
+  int64_t extent = t.getDimSize(axis);
+  if (ShapedType::isDynamic(extent) || extent % 2 != 0)
+    return emitError(loc) << "glu needs an even static extent along axis "
+                          << axis << ", got " << x.getType();
+  Type et = t.getElementType();
+  if (t.hasStaticShape() && t.getNumElements() == 0) {
+    // Nothing to compute (and no slice of an empty tensor to take).
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      sizes.push_back(b.getIndexAttr(d == axis ? extent / 2 : t.getDimSize(d)));
+    return createEmpty(b, loc, sizes, et);
+  }
+  FailureOr<SmallVector<Value>> halves =
+      buildSplit(b, loc, x, axis, {extent / 2, extent / 2});
+  if (failed(halves))
+    return failure();
+  return buildBroadcastedGeneric(b, loc, *halves, et,
+                                 [&](OpBuilder &nb, Location nl, ValueRange a) {
+                                   F f{nb, nl, et};
+                                   return f.mul(a[0], f.sigmoid(a[1]));
+                                 });
 }
 
 FailureOr<Value> mlprog::buildLeakyRelu(OpBuilder &b, Location loc, Value x,

@@ -282,6 +282,10 @@ FailureOr<Value> mlprog::buildParamActivation(OpBuilder &b, Location loc,
         case ParamActivationKind::Affine:
           return arith::AddFOp::create(
               nb, nl, arith::MulFOp::create(nb, nl, v, c(alpha)), c(beta));
+        case ParamActivationKind::Threshold:
+          // An unordered compare keeps NaN (torch: x <= t ? value : x).
+          return arith::SelectOp::create(
+              nb, nl, cmp(arith::CmpFPredicate::OLE, v, c(alpha)), c(beta), v);
         case ParamActivationKind::Celu: {
           Value e = math::ExpOp::create(
               nb, nl, arith::DivFOp::create(nb, nl, v, c(alpha)));
@@ -328,6 +332,8 @@ FailureOr<Value> mlprog::buildClipTensor(OpBuilder &b, Location loc, Value x,
     return failure();
   Type et = elementTypeOf(x);
   bool isFloat = isa<FloatType>(et);
+  // Booleans order false < true (signed i1 would read true as -1).
+  isUnsigned |= et.isInteger(1);
   SmallVector<Value> operands = {x};
   if (lo)
     operands.push_back(lo);

@@ -137,8 +137,38 @@ LogicalResult roundOrIdentity(Im &im, Node *n) {
   return im.setTensor(n, 0, r);
 }
 
+/// clamp with tensor bounds (clamp.Tensor, clamp_min/max.Tensor) or
+/// numbers known only at run time: all operands in their promoted dtype.
+LogicalResult clampTensor(Im &im, Node *n, std::optional<unsigned> loArg,
+                          std::optional<unsigned> hiArg) {
+  Location l = im.loc(n);
+  SmallVector<const TSValue *> operands = {&im.get(n->input(0))};
+  for (std::optional<unsigned> arg : {loArg, hiArg})
+    if (arg && !im.isNoneInput(n, *arg))
+      operands.push_back(&im.get(n->input(*arg)));
+  Type et = im.promote(operands);
+  FailureOr<Value> x = im.tensorOf(*operands[0], et, l);
+  if (failed(x))
+    return failure();
+  Value bounds[2];
+  for (unsigned i = 0; i < 2; ++i) {
+    std::optional<unsigned> arg = i == 0 ? loArg : hiArg;
+    if (!arg || im.isNoneInput(n, *arg))
+      continue;
+    FailureOr<Value> bound = im.tensorOf(im.get(n->input(*arg)), et, l);
+    if (failed(bound))
+      return failure();
+    bounds[i] = *bound;
+  }
+  return im.setTensor(n, 0, buildClipTensor(im.b, l, *x, bounds[0], bounds[1]));
+}
+
 LogicalResult clamp(Im &im, Node *n, std::optional<unsigned> loArg,
                     std::optional<unsigned> hiArg) {
+  for (std::optional<unsigned> arg : {loArg, hiArg})
+    if (arg && !im.isNoneInput(n, *arg) &&
+        !im.get(n->input(*arg)).isConstScalar())
+      return clampTensor(im, n, loArg, hiArg);
   FailureOr<Value> x = im.tensorInput(n, 0);
   if (failed(x))
     return failure();
@@ -295,7 +325,6 @@ void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
       {"aten::round", roundOrIdentity},
       {"aten::sin", pointwise<PointwiseKind::Sin>},
       {"aten::cos", pointwise<PointwiseKind::Cos>},
-      {"aten::sign", pointwise<PointwiseKind::Sign>},
       {"aten::log1p", pointwise<PointwiseKind::Log1p>},
       {"aten::expm1", pointwise<PointwiseKind::Expm1>},
       {"aten::log2", pointwise<PointwiseKind::Log2>},

@@ -137,6 +137,10 @@ const OpTable &getOpTable();
 
 /// ElementwiseOps.cpp: arithmetic, unary math, activations, dtype casts.
 void registerElementwiseOps(OpTable &table);
+/// MathOps.cpp: trigonometric/hyperbolic and special functions, float
+/// classification, C99 binary functions, lerp/addcmul/isclose, identities of
+/// real tensors, parameterized activations (shrink, threshold, glu, prelu).
+void registerMathOps(OpTable &table);
 /// LogicOps.cpp: comparisons, logical/bitwise ops, where, masked_fill.
 void registerLogicOps(OpTable &table);
 /// ReductionOps.cpp: sum/mean/prod, amax/amin, max/min, arg max/min,

@@ -13,6 +13,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
   static const OpTable table = [] {
     OpTable t;
     registerElementwiseOps(t);
+    registerMathOps(t);
     registerLogicOps(t);
     registerReductionOps(t);
     registerNormalizationOps(t);

@@ -20,6 +20,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
+#include <utility>
 
 namespace mlprog {
 
@@ -48,7 +49,8 @@ enum class BinaryOpKind { Add, Sub, Mul, Div, Max, Min, Pow, Atan2 };
 /// (any width) or signless integer; `isUnsigned` picks unsigned integer
 /// division/max/min. Integer division truncates toward zero (C semantics, as
 /// onnxruntime). `Pow` and `Atan2` (the angle of (rhs, lhs) in (-pi, pi], C
-/// atan2(lhs, rhs)) are float only.
+/// atan2(lhs, rhs)) are float only. On i1 (bool) tensors Add and Max are
+/// `or`, Min and Mul `and`, as torch and numpy compute them.
 /// Spec: ONNX Add/Sub/Mul/Div/Max/Min/Pow (opset 7+ broadcasting); aten
 /// atan2(Tensor self, Tensor other).
 mlir::FailureOr<mlir::Value>
@@ -137,12 +139,23 @@ enum class PointwiseKind {
   Softsign,    ///< x / (1 + |x|)
   Softplus,    ///< log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|))
   GeluSigmoid, ///< x * sigmoid(1.702 x)
+  Trunc,       ///< round toward zero
+  Frac,        ///< x - trunc(x)
+  Exp2,        ///< 2^x
+  Erfc,        ///< 1 - erf(x), without the cancellation
+  Deg2Rad,     ///< x * pi / 180
+  Rad2Deg,     ///< x * 180 / pi
+  LogSigmoid,  ///< log(sigmoid(x)), as -softplus(-x)
+  Logit,       ///< log(x / (1 - x)) (callers clamp to [eps, 1 - eps])
+  Sinc,        ///< sin(pi x) / (pi x), 1 at 0
 };
 
-/// Returns `kind(x)` elementwise for a float tensor `x` (same type).
+/// Returns `kind(x)` elementwise for a float tensor `x` (same type); Sign
+/// also takes signless integer tensors (signed; i1 is returned as is).
 /// Errors: unranked or non-float tensors.
 /// Spec: the aten op of the same name (torch.nn.functional for activations,
-/// aten::gelu approximate = none / tanh); MIL rsqrt/floor/ceil/round/sign/
+/// aten::gelu approximate = none / tanh; aten::log_sigmoid, logit, sinc,
+/// deg2rad, rad2deg, exp2, erfc, trunc, frac); MIL rsqrt/floor/ceil/round/sign/
 /// sin/cos/silu/softplus and gelu (EXACT / TANH_APPROXIMATION /
 /// SIGMOID_APPROXIMATION); ONNX Softplus/Softsign/Sin/Cos/Floor/Ceil/Round/
 /// Sign/Reciprocal/HardSwish/Mish/Gelu.
@@ -300,11 +313,14 @@ enum class ParamActivationKind {
   ScaledTanh,
   /// alpha * x + beta.
   Affine,
+  /// x > alpha ? x : beta (alpha = threshold, beta = value; NaN stays NaN).
+  Threshold,
 };
 
 /// `kind(x; alpha, beta)` elementwise on a float tensor, same type.
 /// Errors: non-float element types.
 /// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish/Swish (24);
+/// aten::hardshrink/softshrink (Shrink), celu, threshold;
 /// MIL (iOS15/iOS17) sigmoid_hard, thresholded_relu, clamped_relu,
 /// scaled_tanh, linear_activation.
 mlir::FailureOr<mlir::Value> buildParamActivation(mlir::OpBuilder &b,
@@ -337,6 +353,126 @@ mlir::FailureOr<mlir::Value> buildClipTensor(mlir::OpBuilder &b,
                                              mlir::Location loc, mlir::Value x,
                                              mlir::Value lo, mlir::Value hi,
                                              bool isUnsigned = false);
+
+/// Special functions of float tensors. They are computed in f64 (libm-grade
+/// building blocks, series and rational approximations) and rounded once to
+/// the element type, so f32 results are as accurate as torch's.
+enum class SpecialFunctionKind {
+  Erfinv,  ///< inverse of erf: NaN outside [-1, 1], +-inf at +-1
+  Lgamma,  ///< log |Gamma(x)|: +inf at 0, the negative integers and +-inf
+  Digamma, ///< Gamma'(x) / Gamma(x): -+inf at +-0, NaN at negative integers
+  Ndtr,    ///< standard normal CDF, erfc(-x / sqrt(2)) / 2
+  LogNdtr, ///< log(ndtr(x)), accurate in the far left tail
+  Erfcx,   ///< exp(x^2) * erfc(x), without overflow for large x
+  Entr,    ///< -x ln x for x > 0, 0 at 0, -inf for x < 0
+  I0,      ///< modified Bessel function of the first kind, order 0
+  I0e,     ///< exp(-|x|) * I0(x)
+  I1,      ///< modified Bessel function of the first kind, order 1
+  I1e,     ///< exp(-|x|) * I1(x)
+};
+
+/// `kind(x)` elementwise on a float tensor `x`, same shape and type.
+/// Errors: unranked or non-float tensors.
+/// Spec: aten::erfinv, lgamma, digamma, special_ndtr, special_log_ndtr,
+/// special_erfcx, special_entr, i0, special_i0e, special_i1, special_i1e
+/// (torch's ATen/native/Math.h: Cephes Chebyshev expansions for the Bessel
+/// functions, Pavlis' rational approximation plus two Newton steps for
+/// erfinv, SciPy's log_ndtr); ONNX Erf's inverse has no ONNX op.
+mlir::FailureOr<mlir::Value> buildSpecialFunction(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  SpecialFunctionKind kind,
+                                                  mlir::Value x);
+
+/// Elementwise binary functions beyond arithmetic.
+enum class BinaryMathKind {
+  CopySign,   ///< |lhs| with the sign bit of rhs (float)
+  Hypot,      ///< sqrt(lhs^2 + rhs^2) without intermediate overflow (float)
+  FMax,       ///< maximum ignoring NaN: NaN only where both are NaN
+  FMin,       ///< minimum ignoring NaN: NaN only where both are NaN
+  NextAfter,  ///< the next representable float after lhs toward rhs
+  LogAddExp,  ///< log(exp(lhs) + exp(rhs)) (float)
+  LogAddExp2, ///< log2(2^lhs + 2^rhs) (float)
+  Xlogy,      ///< lhs * log(rhs); 0 where lhs == 0, NaN where rhs is NaN
+  Xlog1py,    ///< lhs * log1p(rhs); 0 where lhs == 0, NaN where rhs is NaN
+  Heaviside,  ///< lhs == 0 ? rhs : (lhs > 0 ? 1 : 0) (NaN lhs gives 0)
+};
+
+/// `kind(lhs, rhs)` with numpy broadcasting on tensors of one element type:
+/// float for all kinds; FMax, FMin and Heaviside also accept signless
+/// integers (signed; i1 compares false < true). Same element type.
+/// Errors: unranked operands, differing element types, an integer element
+/// type for a float-only kind, shapes that do not broadcast.
+/// Spec: aten::copysign, hypot, fmax, fmin, nextafter, logaddexp,
+/// logaddexp2, xlogy, special_xlog1py, heaviside (C99 copysign, hypot, fmax,
+/// fmin, nextafter).
+mlir::FailureOr<mlir::Value> buildBinaryMath(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             BinaryMathKind kind,
+                                             mlir::Value lhs, mlir::Value rhs);
+
+/// i1 tensor, true where `x` is neither infinite nor NaN (always true for
+/// integer and i1 tensors).
+/// Errors: unranked or non-numeric tensors.
+/// Spec: aten::isfinite; numpy.isfinite.
+mlir::FailureOr<mlir::Value> buildIsFinite(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value x);
+
+/// i1 tensor, true where the sign bit of `x` is set (-0.0 and negative NaNs
+/// included) for floats, where `x < 0` for signless integers (read signed),
+/// never for i1.
+/// Errors: unranked or non-numeric tensors.
+/// Spec: aten::signbit; C99 signbit.
+mlir::FailureOr<mlir::Value> buildSignBit(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x);
+
+/// `x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf`
+/// (absent: the largest / lowest finite value of the element type), for a
+/// float tensor; same type. The replacements are rounded to the type.
+/// Errors: unranked or non-float tensors.
+/// Spec: aten::nan_to_num; numpy.nan_to_num.
+mlir::FailureOr<mlir::Value>
+buildNanToNum(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, double nan,
+              std::optional<double> posinf, std::optional<double> neginf);
+
+/// Linear interpolation `start + weight * (end - start)`, evaluated as
+/// `end - (end - start) * (1 - weight)` where |weight| >= 0.5 (exact at
+/// weight 1), with numpy broadcasting of all three float tensors of one
+/// element type.
+/// Errors: unranked, non-float or differing element types, shapes that do
+/// not broadcast.
+/// Spec: aten::lerp.Tensor / lerp.Scalar (ATen's lerp formula).
+mlir::FailureOr<mlir::Value> buildLerp(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value start, mlir::Value end,
+                                       mlir::Value weight);
+
+/// i1 tensor, true where `a == b` or, for finite differences,
+/// `|a - b| <= atol + |rtol * b|`; with `equalNan` two NaNs are close.
+/// Operands share one float or signless integer element type (integers: the
+/// tolerance test runs in f64; i1 compares exactly). Numpy broadcasting.
+/// Errors: unranked operands, differing or non-numeric element types, shapes
+/// that do not broadcast.
+/// Spec: aten::isclose; numpy.isclose.
+mlir::FailureOr<mlir::Value> buildIsClose(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value a,
+                                          mlir::Value bv, double rtol,
+                                          double atol, bool equalNan);
+
+/// Splits a float tensor `x` into a mantissa (x's type, magnitude in
+/// [0.5, 1) or 0) and an i32 exponent with x = mantissa * 2^exponent; zeros,
+/// infinities and NaN keep x as the mantissa and give exponent 0. Subnormal
+/// inputs are normalized.
+/// Errors: unranked or non-float tensors, floats wider than 64 bits.
+/// Spec: aten::frexp.Tensor; C99 frexp.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildFrexp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// Gated linear unit: splits the float tensor `x` in halves a, b along
+/// `axis` (in [0, rank); its extent static and even) and returns
+/// `a * sigmoid(b)`.
+/// Errors: non-float tensors, an axis out of range, a dynamic or odd extent.
+/// Spec: aten::glu (torch.nn.functional.glu); the GLU of Dauphin et al.
+mlir::FailureOr<mlir::Value> buildGlu(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value x, int64_t axis);
 
 } // namespace mlprog
 
