@@ -1,0 +1,325 @@
+//===- ReductionNorm.cpp - Norms, distances and NaN-aware reductions ------===//
+//
+// Vector and matrix norms, log-sum-exp, nansum/nanmean, trace and the
+// distance ops built on them (cdist, pdist, pairwise_distance,
+// cosine_similarity), composed from the reduction and elementwise builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logic.h"
+#include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/SliceGather.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+/// A 0-d tensor of float type `et` holding `v`.
+static Value scalarTensor(OpBuilder &b, Location loc, Type et, double v) {
+  return createFilled(b, loc, {}, b.getFloatAttr(et, v));
+}
+
+/// Fails with "<what> needs a float tensor" unless `x` is a ranked float
+/// tensor; returns its element type.
+static FailureOr<Type> floatElementType(Location loc, Value x,
+                                        StringRef what) {
+  Type et = elementTypeOf(x);
+  if (!et || !isa<FloatType>(et))
+    return emitError(loc) << what << " needs a ranked float tensor, got "
+                          << x.getType();
+  return et;
+}
+
+FailureOr<Value> mlprog::buildVectorNorm(OpBuilder &b, Location loc, Value x,
+                                         double ord, ArrayRef<int64_t> axes,
+                                         bool keepDims) {
+  FailureOr<Type> et = floatElementType(loc, x, "vector norm");
+  if (failed(et))
+    return failure();
+  if (ord == 2.0)
+    return buildNormReduce(b, loc, NormReduceKind::L2, x, axes, keepDims);
+  if (ord == 0.0) {
+    FailureOr<Value> nz = buildCompare(b, loc, CompareKind::NotEqual, x,
+                                       scalarTensor(b, loc, *et, 0.0));
+    if (failed(nz))
+      return failure();
+    FailureOr<Value> c = buildConvertElementType(b, loc, *nz, *et);
+    if (failed(c))
+      return failure();
+    return buildReduce(b, loc, ReduceKind::Sum, *c, axes, keepDims);
+  }
+  Value a = unaryOrNull(b, loc, UnaryOpKind::Abs, x);
+  if (!a)
+    return failure();
+  if (std::isinf(ord))
+    return buildReduce(b, loc, ord > 0 ? ReduceKind::Max : ReduceKind::Min, a,
+                       axes, keepDims);
+  if (ord == 1.0)
+    return buildReduce(b, loc, ReduceKind::Sum, a, axes, keepDims);
+  Value powered = binaryOrNull(b, loc, BinaryOpKind::Pow, a,
+                               scalarTensor(b, loc, *et, ord));
+  if (!powered)
+    return failure();
+  FailureOr<Value> s =
+      buildReduce(b, loc, ReduceKind::Sum, powered, axes, keepDims);
+  if (failed(s))
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Pow, *s,
+                                scalarTensor(b, loc, *et, 1.0 / ord));
+}
+
+FailureOr<Value> mlprog::buildMatrixNorm(OpBuilder &b, Location loc, Value x,
+                                         std::optional<double> ord,
+                                         int64_t rowDim, int64_t colDim,
+                                         bool keepDims) {
+  if (failed(floatElementType(loc, x, "matrix norm")))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  if (rowDim < -rank || rowDim >= rank || colDim < -rank || colDim >= rank ||
+      (rowDim + rank) % rank == (colDim + rank) % rank)
+    return emitError(loc) << "matrix norm: invalid dims (" << rowDim << ", "
+                          << colDim << ") for rank " << rank;
+  rowDim = (rowDim + rank) % rank;
+  colDim = (colDim + rank) % rank;
+  if (!ord)
+    return buildVectorNorm(b, loc, x, 2.0, {rowDim, colDim}, keepDims);
+  bool rows = std::isinf(*ord);
+  if (!rows && std::fabs(*ord) != 1.0)
+    return emitError(loc) << "unsupported matrix norm of order " << *ord
+                          << " (needs singular values)";
+  // inf: the rows' absolute sums (summed over the columns), then their max.
+  int64_t sumDim = rows ? colDim : rowDim, extremeDim = rows ? rowDim : colDim;
+  Value a = unaryOrNull(b, loc, UnaryOpKind::Abs, x);
+  if (!a)
+    return failure();
+  FailureOr<Value> sums =
+      buildReduce(b, loc, ReduceKind::Sum, a, {sumDim}, /*keepDims=*/true);
+  if (failed(sums))
+    return failure();
+  FailureOr<Value> r =
+      buildReduce(b, loc, *ord > 0 ? ReduceKind::Max : ReduceKind::Min, *sums,
+                  {extremeDim}, /*keepDims=*/true);
+  if (failed(r) || keepDims)
+    return r;
+  Value v = dropUnitDim(b, loc, *r, std::max(rowDim, colDim));
+  return dropUnitDim(b, loc, v, std::min(rowDim, colDim));
+}
+
+/// The max of `x` over `axes`, with infinities replaced by 0.
+static FailureOr<Value> finiteMax(OpBuilder &b, Location loc, Value x,
+                                  ArrayRef<int64_t> axes, bool keepDims,
+                                  Type et) {
+  FailureOr<Value> m = buildReduce(b, loc, ReduceKind::Max, x, axes, keepDims);
+  if (failed(m))
+    return failure();
+  FailureOr<Value> inf = buildIsInf(b, loc, *m, true, true);
+  if (failed(inf))
+    return failure();
+  return buildSelect(b, loc, *inf, scalarTensor(b, loc, et, 0.0), *m);
+}
+
+FailureOr<Value> mlprog::buildLogSumExp(OpBuilder &b, Location loc, Value x,
+                                        ArrayRef<int64_t> axes, bool keepDims) {
+  FailureOr<Type> et = floatElementType(loc, x, "log-sum-exp");
+  if (failed(et))
+    return failure();
+  FailureOr<Value> mKeep = finiteMax(b, loc, x, axes, true, *et);
+  FailureOr<Value> m = finiteMax(b, loc, x, axes, keepDims, *et);
+  if (failed(mKeep) || failed(m))
+    return failure();
+  Value shifted = binaryOrNull(b, loc, BinaryOpKind::Sub, x, *mKeep);
+  Value e = shifted ? unaryOrNull(b, loc, UnaryOpKind::Exp, shifted) : Value();
+  if (!e)
+    return failure();
+  FailureOr<Value> s = buildReduce(b, loc, ReduceKind::Sum, e, axes, keepDims);
+  if (failed(s))
+    return failure();
+  Value logS = unaryOrNull(b, loc, UnaryOpKind::Log, *s);
+  if (!logS)
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Add, logS, *m);
+}
+
+FailureOr<Value> mlprog::buildNanReduce(OpBuilder &b, Location loc,
+                                        ReduceKind kind, Value x,
+                                        ArrayRef<int64_t> axes, bool keepDims) {
+  FailureOr<Type> et = floatElementType(loc, x, "nansum/nanmean");
+  if (failed(et))
+    return failure();
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Mean)
+    return emitError(loc) << "NaN-aware reductions are sums or means";
+  FailureOr<Value> nan = buildIsNaN(b, loc, x);
+  if (failed(nan))
+    return failure();
+  Value zero = scalarTensor(b, loc, *et, 0.0);
+  FailureOr<Value> cleared = buildSelect(b, loc, *nan, zero, x);
+  if (failed(cleared))
+    return failure();
+  FailureOr<Value> s =
+      buildReduce(b, loc, ReduceKind::Sum, *cleared, axes, keepDims);
+  if (failed(s) || kind == ReduceKind::Sum)
+    return s;
+  FailureOr<Value> kept =
+      buildSelect(b, loc, *nan, zero, scalarTensor(b, loc, *et, 1.0));
+  if (failed(kept))
+    return failure();
+  FailureOr<Value> count =
+      buildReduce(b, loc, ReduceKind::Sum, *kept, axes, keepDims);
+  if (failed(count))
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Div, *s, *count);
+}
+
+FailureOr<Value> mlprog::buildTrace(OpBuilder &b, Location loc, Value x) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat())
+    return emitError(loc) << "trace needs a 2-D numeric tensor, got "
+                          << x.getType();
+  Type et = type.getElementType();
+  OpFoldResult n;
+  if (type.hasStaticShape()) {
+    n = b.getIndexAttr(std::min(type.getDimSize(0), type.getDimSize(1)));
+  } else {
+    n = arith::MinUIOp::create(b, loc, tensor::DimOp::create(b, loc, x, 0),
+                               tensor::DimOp::create(b, loc, x, 1))
+            .getResult();
+  }
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  Value square = tensor::ExtractSliceOp::create(
+      b, loc, x, SmallVector<OpFoldResult>{zero, zero},
+      SmallVector<OpFoldResult>{n, n}, SmallVector<OpFoldResult>{one, one});
+  Value acc = createFilled(b, loc, {}, reductionInit(b, ReduceKind::Sum, et));
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(1, 0, {d0, d0}, ctx),
+                                 AffineMap::get(1, 0, {}, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, acc.getType(), square, acc, maps,
+             SmallVector<utils::IteratorType>{utils::IteratorType::reduction},
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl,
+                                       reductionCombine(nb, nl, ReduceKind::Sum,
+                                                        args[0], args[1]));
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildCDist(OpBuilder &b, Location loc, Value x1,
+                                    Value x2, double p) {
+  auto t1 = dyn_cast<RankedTensorType>(x1.getType());
+  auto t2 = dyn_cast<RankedTensorType>(x2.getType());
+  if (!t1 || !t2 || t1.getRank() < 2 || t2.getRank() < 2 ||
+      !isa<FloatType>(t1.getElementType()) ||
+      t1.getElementType() != t2.getElementType())
+    return emitError(loc) << "cdist needs float tensors of rank >= 2 and one "
+                             "element type, got "
+                          << x1.getType() << " and " << x2.getType();
+  int64_t m1 = t1.getShape().back(), m2 = t2.getShape().back();
+  if (!ShapedType::isDynamic(m1) && !ShapedType::isDynamic(m2) && m1 != m2)
+    return emitError(loc) << "cdist: inputs have " << m1 << " and " << m2
+                          << " columns";
+  // [B..., P, 1, M] - [B..., 1, R, M], normed over M.
+  Value a = insertUnitDim(b, loc, x1, t1.getRank() - 1);
+  Value c = insertUnitDim(b, loc, x2, t2.getRank() - 2);
+  Value d = binaryOrNull(b, loc, BinaryOpKind::Sub, a, c);
+  if (!d)
+    return failure();
+  return buildVectorNorm(b, loc, d, p, {-1}, /*keepDims=*/false);
+}
+
+FailureOr<Value> mlprog::buildPDist(OpBuilder &b, Location loc, Value x,
+                                    double p) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() != 2 || !isa<FloatType>(type.getElementType()) ||
+      type.isDynamicDim(0))
+    return emitError(loc) << "pdist needs a 2-D float tensor with a static "
+                             "row count, got "
+                          << x.getType();
+  int64_t n = type.getDimSize(0);
+  SmallVector<int64_t> first, second;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j) {
+      first.push_back(i);
+      second.push_back(j);
+    }
+  auto indexType = RankedTensorType::get({int64_t(first.size())},
+                                         b.getI64Type());
+  auto constant = [&](ArrayRef<int64_t> v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(indexType, v));
+  };
+  FailureOr<Value> a = buildGather(b, loc, x, constant(first), 0);
+  FailureOr<Value> c = buildGather(b, loc, x, constant(second), 0);
+  if (failed(a) || failed(c))
+    return failure();
+  Value d = binaryOrNull(b, loc, BinaryOpKind::Sub, *a, *c);
+  if (!d)
+    return failure();
+  return buildVectorNorm(b, loc, d, p, {-1}, /*keepDims=*/false);
+}
+
+FailureOr<Value> mlprog::buildPairwiseDistance(OpBuilder &b, Location loc,
+                                               Value x1, Value x2, double p,
+                                               double eps, bool keepDims) {
+  if (failed(floatElementType(loc, x1, "pairwise_distance")))
+    return failure();
+  Value d = binaryOrNull(b, loc, BinaryOpKind::Sub, x1, x2);
+  if (!d)
+    return failure();
+  FailureOr<Value> shifted = buildAddScalar(b, loc, d, eps);
+  if (failed(shifted))
+    return failure();
+  if (cast<RankedTensorType>(d.getType()).getRank() == 0)
+    return buildVectorNorm(b, loc, *shifted, p, {}, false);
+  return buildVectorNorm(b, loc, *shifted, p, {-1}, keepDims);
+}
+
+FailureOr<Value> mlprog::buildCosineSimilarity(OpBuilder &b, Location loc,
+                                               Value x1, Value x2, int64_t dim,
+                                               double eps) {
+  FailureOr<Type> et = floatElementType(loc, x1, "cosine_similarity");
+  if (failed(et))
+    return failure();
+  // Two 0-d inputs are one-element vectors along dim 0 (or -1), as in torch.
+  if (cast<RankedTensorType>(x1.getType()).getRank() == 0 &&
+      cast<RankedTensorType>(x2.getType()).getRank() == 0 &&
+      (dim == 0 || dim == -1)) {
+    x1 = insertUnitDim(b, loc, x1, 0);
+    x2 = insertUnitDim(b, loc, x2, 0);
+    dim = 0;
+  }
+  auto pick = [&](unsigned i) {
+    return buildBroadcastedGeneric(
+        b, loc, ValueRange{x1, x2}, *et,
+        [i](OpBuilder &, Location, ValueRange args) { return args[i]; });
+  };
+  FailureOr<Value> a = pick(0), c = pick(1);
+  if (failed(a) || failed(c))
+    return failure();
+  auto normalized = [&](Value v) -> FailureOr<Value> {
+    FailureOr<Value> norm =
+        buildVectorNorm(b, loc, v, 2.0, {dim}, /*keepDims=*/true);
+    if (failed(norm))
+      return failure();
+    FailureOr<Value> clamped = buildClamp(b, loc, *norm, eps, std::nullopt);
+    if (failed(clamped))
+      return failure();
+    return buildElementwiseBinary(b, loc, BinaryOpKind::Div, v, *clamped);
+  };
+  FailureOr<Value> na = normalized(*a), nc = normalized(*c);
+  if (failed(na) || failed(nc))
+    return failure();
+  Value prod = binaryOrNull(b, loc, BinaryOpKind::Mul, *na, *nc);
+  if (!prod)
+    return failure();
+  return buildReduce(b, loc, ReduceKind::Sum, prod, {dim}, /*keepDims=*/false);
+}
