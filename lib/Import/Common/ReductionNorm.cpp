@@ -30,8 +30,7 @@ static Value scalarTensor(OpBuilder &b, Location loc, Type et, double v) {
 
 /// Fails with "<what> needs a float tensor" unless `x` is a ranked float
 /// tensor; returns its element type.
-static FailureOr<Type> floatElementType(Location loc, Value x,
-                                        StringRef what) {
+static FailureOr<Type> floatElementType(Location loc, Value x, StringRef what) {
   Type et = elementTypeOf(x);
   if (!et || !isa<FloatType>(et))
     return emitError(loc) << what << " needs a ranked float tensor, got "
@@ -206,9 +205,9 @@ FailureOr<Value> mlprog::buildTrace(OpBuilder &b, Location loc, Value x) {
              b, loc, acc.getType(), square, acc, maps,
              SmallVector<utils::IteratorType>{utils::IteratorType::reduction},
              [&](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(nb, nl,
-                                       reductionCombine(nb, nl, ReduceKind::Sum,
-                                                        args[0], args[1]));
+               linalg::YieldOp::create(
+                   nb, nl,
+                   reductionCombine(nb, nl, ReduceKind::Sum, args[0], args[1]));
              })
       .getResult(0);
 }
@@ -251,11 +250,11 @@ FailureOr<Value> mlprog::buildPDist(OpBuilder &b, Location loc, Value x,
       first.push_back(i);
       second.push_back(j);
     }
-  auto indexType = RankedTensorType::get({int64_t(first.size())},
-                                         b.getI64Type());
+  auto indexType =
+      RankedTensorType::get({int64_t(first.size())}, b.getI64Type());
   auto constant = [&](ArrayRef<int64_t> v) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(indexType, v));
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(indexType, v));
   };
   FailureOr<Value> a = buildGather(b, loc, x, constant(first), 0);
   FailureOr<Value> c = buildGather(b, loc, x, constant(second), 0);

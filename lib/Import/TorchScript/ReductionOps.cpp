@@ -257,7 +257,8 @@ LogicalResult varStd(Im &im, Node *n, bool isStd, bool withMean) {
     return success();
   return im.setTensor(
       n, 1,
-      unitToScalar(im, n, buildReduce(im.b, l, ReduceKind::Mean, *x, dims, keep),
+      unitToScalar(im, n,
+                   buildReduce(im.b, l, ReduceKind::Mean, *x, dims, keep),
                    scalar));
 }
 
@@ -307,11 +308,9 @@ LogicalResult vectorNorm(Im &im, Node *n) {
   FailureOr<bool> keep = im.boolInput(n, 3);
   if (failed(x) || failed(ord) || failed(dims) || failed(keep))
     return failure();
-  return reduceWith(im, n, 0, *x, *dims,
-                    [&](Value v, ArrayRef<int64_t> d) {
-                      return buildVectorNorm(im.b, im.loc(n), v, *ord, d,
-                                             *keep);
-                    });
+  return reduceWith(im, n, 0, *x, *dims, [&](Value v, ArrayRef<int64_t> d) {
+    return buildVectorNorm(im.b, im.loc(n), v, *ord, d, *keep);
+  });
 }
 
 /// The order argument `i` of a matrix norm: a number, "fro" (nullopt) or
@@ -339,8 +338,8 @@ LogicalResult matrixNorm(Im &im, Node *n) {
   if (failed(x) || failed(ord) || failed(dims) || failed(keep))
     return failure();
   if (dims->size() != 2)
-    return emitError(im.loc(n)) << "linalg_matrix_norm needs two dims, got "
-                                << dims->size();
+    return emitError(im.loc(n))
+           << "linalg_matrix_norm needs two dims, got " << dims->size();
   return im.setTensor(n, 0,
                       buildMatrixNorm(im.b, im.loc(n), *x, *ord, (*dims)[0],
                                       (*dims)[1], *keep));
@@ -374,9 +373,9 @@ LogicalResult linalgNorm(Im &im, Node *n) {
               : matrixOrd(im, n, 1);
     if (failed(ord))
       return failure();
-    return im.setTensor(n, 0,
-                        buildMatrixNorm(im.b, l, *x, *ord, (*dims)[0],
-                                        (*dims)[1], *keep));
+    return im.setTensor(
+        n, 0,
+        buildMatrixNorm(im.b, l, *x, *ord, (*dims)[0], (*dims)[1], *keep));
   }
   if (dims->size() > 2)
     return emitError(l) << "linalg_norm takes one or two dims, got "
@@ -485,13 +484,12 @@ LogicalResult aminmax(Im &im, Node *n) {
     dims.push_back(*d);
   }
   for (unsigned i = 0; i < 2; ++i)
-    if (failed(reduceWith(im, n, i, *x, dims,
-                          [&](Value v, ArrayRef<int64_t> d) {
-                            return buildReduce(im.b, im.loc(n),
-                                               i ? ReduceKind::Max
-                                                 : ReduceKind::Min,
-                                               v, d, *keep);
-                          })))
+    if (failed(
+            reduceWith(im, n, i, *x, dims, [&](Value v, ArrayRef<int64_t> d) {
+              return buildReduce(im.b, im.loc(n),
+                                 i ? ReduceKind::Max : ReduceKind::Min, v, d,
+                                 *keep);
+            })))
       return failure();
   return success();
 }
@@ -514,10 +512,10 @@ FailureOr<std::pair<Value, Value>> floatPair(Im &im, Node *n) {
   if (failed(p) || isa<FloatType>(elemOf(p->first)))
     return p;
   Location l = im.loc(n);
-  FailureOr<Value> a = buildConvertElementType(im.b, l, p->first,
-                                               im.b.getF32Type());
-  FailureOr<Value> c = buildConvertElementType(im.b, l, p->second,
-                                               im.b.getF32Type());
+  FailureOr<Value> a =
+      buildConvertElementType(im.b, l, p->first, im.b.getF32Type());
+  FailureOr<Value> c =
+      buildConvertElementType(im.b, l, p->second, im.b.getF32Type());
   if (failed(a) || failed(c))
     return failure();
   return std::make_pair(*a, *c);
@@ -543,8 +541,8 @@ LogicalResult cdist(Im &im, Node *n) {
   FailureOr<double> ord = im.numberInput(n, 2);
   if (failed(p) || failed(ord))
     return failure();
-  return im.setTensor(
-      n, 0, buildCDist(im.b, im.loc(n), p->first, p->second, *ord));
+  return im.setTensor(n, 0,
+                      buildCDist(im.b, im.loc(n), p->first, p->second, *ord));
 }
 
 /// pdist(self, p=2.).
@@ -576,9 +574,9 @@ LogicalResult cosineSimilarity(Im &im, Node *n) {
   FailureOr<double> eps = im.numberInput(n, 3);
   if (failed(p) || failed(dim) || failed(eps))
     return failure();
-  return im.setTensor(n, 0,
-                      buildCosineSimilarity(im.b, im.loc(n), p->first,
-                                            p->second, *dim, *eps));
+  return im.setTensor(
+      n, 0,
+      buildCosineSimilarity(im.b, im.loc(n), p->first, p->second, *dim, *eps));
 }
 
 /// softmax/log_softmax(self, dim, dtype).

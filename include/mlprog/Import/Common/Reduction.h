@@ -181,10 +181,11 @@ buildVectorNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// Errors: ord 2, -2 or "nuc" (singular values: unsupported), bad dims,
 /// non-float `x`.
 /// Spec: aten::linalg_matrix_norm (and .str_ord "fro").
-mlir::FailureOr<mlir::Value>
-buildMatrixNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                std::optional<double> ord, int64_t rowDim, int64_t colDim,
-                bool keepDims);
+mlir::FailureOr<mlir::Value> buildMatrixNorm(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value x,
+                                             std::optional<double> ord,
+                                             int64_t rowDim, int64_t colDim,
+                                             bool keepDims);
 
 /// `log(sum(exp(x)))` of float `x` over `axes` (as buildReduce), computed as
 /// m + log(sum(exp(x - m))) with m the max, except that an infinite m is
@@ -201,11 +202,9 @@ mlir::FailureOr<mlir::Value> buildLogSumExp(mlir::OpBuilder &b,
 /// and is not counted by the mean (all NaN: the mean is NaN, 0 / 0).
 /// Errors: non-float `x`, other kinds.
 /// Spec: aten::nansum, aten::nanmean.
-mlir::FailureOr<mlir::Value> buildNanReduce(mlir::OpBuilder &b,
-                                            mlir::Location loc,
-                                            ReduceKind kind, mlir::Value x,
-                                            llvm::ArrayRef<int64_t> axes,
-                                            bool keepDims);
+mlir::FailureOr<mlir::Value>
+buildNanReduce(mlir::OpBuilder &b, mlir::Location loc, ReduceKind kind,
+               mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
 
 /// The sum of the main diagonal of the 2-D numeric tensor `x` (rows and
 /// columns may differ: min(rows, cols) elements), as a 0-d tensor of x's
