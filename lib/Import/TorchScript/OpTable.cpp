@@ -25,6 +25,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerResampleOps(t);
     registerRecurrentOps(t);
     registerAttentionOps(t);
+    registerLossOps(t);
     return t;
   }();
   return table;
