@@ -322,3 +322,41 @@ FailureOr<Value> mlprog::buildCosineSimilarity(OpBuilder &b, Location loc,
     return failure();
   return buildReduce(b, loc, ReduceKind::Sum, prod, {dim}, /*keepDims=*/false);
 }
+
+FailureOr<Value> mlprog::buildDiff(OpBuilder &b, Location loc, Value x,
+                                   int64_t n, int64_t axis) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat())
+    return emitError(loc) << "diff needs a numeric tensor of rank >= 1, got "
+                          << x.getType();
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= rank || n < 0)
+    return emitError(loc) << "diff: invalid axis " << axis << " or order " << n
+                          << " for rank " << rank;
+  axis = (axis + rank) % rank;
+  bool isBool = type.getElementType().isInteger(1);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t extent = cast<RankedTensorType>(x.getType()).getDimSize(axis);
+    if (extent == 0)
+      break;
+    if (extent == 1) { // the difference of one element is empty
+      SmallVector<SliceDim> none(rank);
+      none[axis].stop = 0;
+      return buildSlice(b, loc, x, none);
+    }
+    SmallVector<SliceDim> hi(rank), lo(rank);
+    hi[axis].start = 1;
+    lo[axis].stop = -1;
+    FailureOr<Value> a = buildSlice(b, loc, x, hi);
+    FailureOr<Value> c = buildSlice(b, loc, x, lo);
+    if (failed(a) || failed(c))
+      return failure();
+    FailureOr<Value> d =
+        isBool ? buildCompare(b, loc, CompareKind::NotEqual, *a, *c)
+               : buildElementwiseBinary(b, loc, BinaryOpKind::Sub, *a, *c);
+    if (failed(d))
+      return failure();
+    x = *d;
+  }
+  return x;
+}

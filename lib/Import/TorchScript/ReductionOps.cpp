@@ -567,6 +567,49 @@ LogicalResult pairwiseDistance(Im &im, Node *n) {
                                             p->second, *ord, *eps, *keep));
 }
 
+/// diff(self, n=1, dim=-1, prepend=None, append=None): prepend and append
+/// are concatenated along `dim` first (n = 0 returns `self` alone).
+LogicalResult diff(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> order = im.intInput(n, 1);
+  FailureOr<int64_t> dim = im.intInput(n, 2);
+  if (failed(x) || failed(order) || failed(dim))
+    return failure();
+  if (*order == 0)
+    return im.setTensor(n, 0, *x);
+  SmallVector<Value> parts;
+  for (unsigned i : {3u, 0u, 4u}) {
+    if (i == 0) {
+      parts.push_back(*x);
+      continue;
+    }
+    if (im.isNoneInput(n, i))
+      continue;
+    FailureOr<Value> p = im.tensorInput(n, i);
+    if (failed(p))
+      return failure();
+    parts.push_back(*p);
+  }
+  if (parts.size() > 1) {
+    SmallVector<const TSValue *> ops;
+    for (unsigned i : {3u, 0u, 4u})
+      if (!im.isNoneInput(n, i))
+        ops.push_back(&im.get(n->input(i)));
+    Type et = im.promote(ops);
+    for (Value &p : parts) {
+      FailureOr<Value> c = buildConvertElementType(im.b, l, p, et);
+      if (failed(c))
+        return failure();
+      p = *c;
+    }
+    x = buildConcat(im.b, l, parts, *dim);
+    if (failed(x))
+      return failure();
+  }
+  return im.setTensor(n, 0, buildDiff(im.b, l, *x, *order, *dim));
+}
+
 /// cosine_similarity(x1, x2, dim=1, eps=1e-8).
 LogicalResult cosineSimilarity(Im &im, Node *n) {
   FailureOr<std::pair<Value, Value>> p = floatPair(im, n);
@@ -661,6 +704,7 @@ void mlprog::torchscript::registerReductionOps(OpTable &table) {
       {"aten::pdist", pdist},
       {"aten::pairwise_distance", pairwiseDistance},
       {"aten::cosine_similarity", cosineSimilarity},
+      {"aten::diff", diff},
       {"aten::softmax", softmax<false>},
       {"aten::log_softmax", softmax<true>},
       {"aten::cumsum", cumulative<ReduceKind::Sum>},

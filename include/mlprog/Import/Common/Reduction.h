@@ -248,6 +248,15 @@ mlir::FailureOr<mlir::Value>
 buildCosineSimilarity(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x1,
                       mlir::Value x2, int64_t dim, double eps);
 
+/// The `n`-th forward difference of `x` (numeric or i1, rank >= 1) along
+/// `axis` in [-rank, rank): out[i] = x[i + 1] - x[i] applied `n` times
+/// (i1: x[i + 1] != x[i]), each step one shorter along `axis` (extent 0 once
+/// n >= extent; a dynamic extent needs n <= extent).
+/// Errors: 0-d `x`, a bad axis, n < 0.
+/// Spec: aten::diff (prepend/append concatenated by the caller); numpy.diff.
+mlir::FailureOr<mlir::Value> buildDiff(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value x, int64_t n, int64_t axis);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_REDUCTION_H
