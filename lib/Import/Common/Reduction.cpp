@@ -334,13 +334,18 @@ FailureOr<Value> mlprog::buildArgReduce(OpBuilder &b, Location loc, Value x,
         using FP = arith::CmpFPredicate;
         using IP = arith::CmpIPredicate;
         // Ties go to the later index with `selectLast` (loops run upwards).
-        if (isFloat)
+        if (isFloat) {
           better =
               arith::CmpFOp::create(nb, nl,
                                     isMax ? (selectLast ? FP::OGE : FP::OGT)
                                           : (selectLast ? FP::OLE : FP::OLT),
                                     a[0], a[1]);
-        else if (isUnsigned)
+          // NaN is the extreme of both: the first NaN wins and stays.
+          Value nan = arith::CmpFOp::create(nb, nl, FP::UNO, a[0], a[0]);
+          Value accNotNan = arith::CmpFOp::create(nb, nl, FP::ORD, a[1], a[1]);
+          better = arith::OrIOp::create(
+              nb, nl, better, arith::AndIOp::create(nb, nl, nan, accNotNan));
+        } else if (isUnsigned)
           better =
               arith::CmpIOp::create(nb, nl,
                                     isMax ? (selectLast ? IP::uge : IP::ugt)

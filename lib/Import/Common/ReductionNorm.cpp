@@ -360,3 +360,88 @@ FailureOr<Value> mlprog::buildDiff(OpBuilder &b, Location loc, Value x,
   }
   return x;
 }
+
+FailureOr<std::pair<Value, Value>>
+mlprog::buildCumulativeExtreme(OpBuilder &b, Location loc, Value x,
+                               int64_t axis, bool isMax) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat())
+    return emitError(loc) << "cummax/cummin needs a numeric tensor of rank "
+                             ">= 1, got "
+                          << x.getType();
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= rank)
+    return emitError(loc) << "cummax/cummin: axis " << axis
+                          << " out of range for rank " << rank;
+  axis = (axis + rank) % rank;
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  TypedAttr init =
+      reductionInit(b, isMax ? ReduceKind::Max : ReduceKind::Min, et);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  Value vals = createFilled(b, loc, sizes, init);
+  Value idxs = createFilled(b, loc, sizes, b.getI64IntegerAttr(0));
+  // Loops: the result dims, then j (the position read along `axis`).
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  AffineMap outMap = AffineMap::get(rank + 1, 0, outExprs, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                 outMap, outMap};
+  SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{vals.getType(), idxs.getType()}, x,
+      ValueRange{vals, idxs}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value i = linalg::IndexOp::create(nb, nl, axis);
+        Value j = linalg::IndexOp::create(nb, nl, rank);
+        Value inRange =
+            arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ule, j, i);
+        Value take;
+        if (isFloat) {
+          using FP = arith::CmpFPredicate;
+          Value better = arith::CmpFOp::create(
+              nb, nl, isMax ? FP::OGE : FP::OLE, a[0], a[1]);
+          Value curNan = arith::CmpFOp::create(nb, nl, FP::UNO, a[0], a[0]);
+          // An ordered comparison is false against a NaN accumulator.
+          take = arith::OrIOp::create(nb, nl, curNan, better);
+        } else {
+          take = arith::CmpIOp::create(nb, nl,
+                                       isMax ? arith::CmpIPredicate::sge
+                                             : arith::CmpIPredicate::sle,
+                                       a[0], a[1]);
+        }
+        take = arith::AndIOp::create(nb, nl, inRange, take);
+        Value j64 = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), j);
+        linalg::YieldOp::create(
+            nb, nl,
+            ValueRange{arith::SelectOp::create(nb, nl, take, a[0], a[1]),
+                       arith::SelectOp::create(nb, nl, take, j64, a[2])});
+      });
+  return std::make_pair(generic.getResult(0), generic.getResult(1));
+}
+
+FailureOr<Value> mlprog::buildLogCumSumExp(OpBuilder &b, Location loc, Value x,
+                                           int64_t axis) {
+  FailureOr<Type> et = floatElementType(loc, x, "logcumsumexp");
+  if (failed(et))
+    return failure();
+  FailureOr<Value> m = finiteMax(b, loc, x, {axis}, /*keepDims=*/true, *et);
+  if (failed(m))
+    return failure();
+  Value shifted = binaryOrNull(b, loc, BinaryOpKind::Sub, x, *m);
+  Value e = shifted ? unaryOrNull(b, loc, UnaryOpKind::Exp, shifted) : Value();
+  if (!e)
+    return failure();
+  FailureOr<Value> s = buildCumSum(b, loc, e, axis, false, false);
+  if (failed(s))
+    return failure();
+  Value logS = unaryOrNull(b, loc, UnaryOpKind::Log, *s);
+  if (!logS)
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Add, logS, *m);
+}

@@ -610,6 +610,36 @@ LogicalResult diff(Im &im, Node *n) {
   return im.setTensor(n, 0, buildDiff(im.b, l, *x, *order, *dim));
 }
 
+/// cummax/cummin(self, dim) -> (values, indices).
+template <bool IsMax> LogicalResult cumulativeExtreme(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(d))
+    return failure();
+  bool scalar = rankOf(*x) == 0;
+  SmallVector<int64_t> dims = {*d};
+  x = scalarToUnit(im, n, *x, dims);
+  if (failed(x))
+    return failure();
+  FailureOr<std::pair<Value, Value>> r =
+      buildCumulativeExtreme(im.b, im.loc(n), *x, dims[0], IsMax);
+  if (failed(r) ||
+      failed(im.setTensor(n, 0, unitToScalar(im, n, r->first, scalar))))
+    return failure();
+  return im.setTensor(n, 1, unitToScalar(im, n, r->second, scalar));
+}
+
+/// logcumsumexp(self, dim): integer inputs give float32.
+LogicalResult logcumsumexp(Im &im, Node *n) {
+  FailureOr<Value> x = floatInput(im, n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  if (failed(x) || failed(d))
+    return failure();
+  return reduceWith(im, n, 0, *x, {*d}, [&](Value v, ArrayRef<int64_t> dims) {
+    return buildLogCumSumExp(im.b, im.loc(n), v, dims[0]);
+  });
+}
+
 /// cosine_similarity(x1, x2, dim=1, eps=1e-8).
 LogicalResult cosineSimilarity(Im &im, Node *n) {
   FailureOr<std::pair<Value, Value>> p = floatPair(im, n);
@@ -705,6 +735,9 @@ void mlprog::torchscript::registerReductionOps(OpTable &table) {
       {"aten::pairwise_distance", pairwiseDistance},
       {"aten::cosine_similarity", cosineSimilarity},
       {"aten::diff", diff},
+      {"aten::cummax", cumulativeExtreme<true>},
+      {"aten::cummin", cumulativeExtreme<false>},
+      {"aten::logcumsumexp", logcumsumexp},
       {"aten::softmax", softmax<false>},
       {"aten::log_softmax", softmax<true>},
       {"aten::cumsum", cumulative<ReduceKind::Sum>},

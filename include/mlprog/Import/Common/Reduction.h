@@ -59,7 +59,8 @@ mlir::FailureOr<mlir::Value> buildVariance(mlir::OpBuilder &b,
 /// Index (i64) of the first maximum (`isMax`) or minimum of `x` along `axis`
 /// in [-rank, rank); the axis is dropped unless `keepDims`.
 /// With `selectLast` the last extreme index is returned instead;
-/// `isUnsigned` compares integers as unsigned.
+/// `isUnsigned` compares integers as unsigned. A float NaN counts as the
+/// extreme (max and min): the index of the first NaN, as torch returns.
 /// Spec: aten::argmax/argmin (with dim), ONNX ArgMax/ArgMin
 /// (select_last_index).
 mlir::FailureOr<mlir::Value> buildArgReduce(mlir::OpBuilder &b,
@@ -256,6 +257,23 @@ buildCosineSimilarity(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x1,
 /// Spec: aten::diff (prepend/append concatenated by the caller); numpy.diff.
 mlir::FailureOr<mlir::Value> buildDiff(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value x, int64_t n, int64_t axis);
+
+/// Running maximum (`isMax`) or minimum of `x` (float or signless integer,
+/// rank >= 1) along `axis` in [-rank, rank), with the int64 position it was
+/// taken from: ties take the later position, and a NaN, once seen, is kept
+/// (a later NaN moves the position).
+/// Errors: 0-d or non-numeric `x`, a bad axis.
+/// Spec: aten::cummax, aten::cummin.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildCumulativeExtreme(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       int64_t axis, bool isMax);
+
+/// log(cumsum(exp(x))) of float `x` along `axis` in [-rank, rank), shifted
+/// by the (finite) max of each slice so that exp does not overflow.
+/// Spec: aten::logcumsumexp.
+mlir::FailureOr<mlir::Value> buildLogCumSumExp(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value x, int64_t axis);
 
 } // namespace mlprog
 
