@@ -445,3 +445,196 @@ FailureOr<Value> mlprog::buildLogCumSumExp(OpBuilder &b, Location loc, Value x,
     return failure();
   return buildElementwiseBinary(b, loc, BinaryOpKind::Add, logS, *m);
 }
+
+namespace {
+/// Scalar comparisons of the order statistics: NaN after every number.
+struct ElementOrder {
+  bool isFloat;
+  Value isNan(OpBuilder &b, Location loc, Value v) const {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  }
+  /// a == b, NaN equal to NaN.
+  Value same(OpBuilder &b, Location loc, Value a, Value c) const {
+    if (!isFloat)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+    Value eq = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a, c);
+    return arith::OrIOp::create(
+        b, loc, eq,
+        arith::AndIOp::create(b, loc, isNan(b, loc, a), isNan(b, loc, c)));
+  }
+  /// a < b, a number before NaN.
+  Value less(OpBuilder &b, Location loc, Value a, Value c) const {
+    if (!isFloat)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, c);
+    Value lt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a, c);
+    Value aNum = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, a, a);
+    return arith::OrIOp::create(
+        b, loc, lt, arith::AndIOp::create(b, loc, aNum, isNan(b, loc, c)));
+  }
+};
+} // namespace
+
+FailureOr<std::pair<Value, Value>>
+mlprog::buildOrderStatistic(OpBuilder &b, Location loc, Value x, int64_t axis,
+                            OrderStatisticKind kind, int64_t k, bool keepDims) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat() ||
+      type.getElementType().isInteger(1))
+    return emitError(loc) << "order statistics need a numeric tensor of rank "
+                             ">= 1, got "
+                          << x.getType();
+  int64_t rank = type.getRank();
+  if (axis < -rank || axis >= rank)
+    return emitError(loc) << "order statistic: axis " << axis
+                          << " out of range for rank " << rank;
+  axis = (axis + rank) % rank;
+  int64_t extent = type.getDimSize(axis);
+  if (kind == OrderStatisticKind::Kth &&
+      (k < 0 || (!ShapedType::isDynamic(extent) && k >= extent)))
+    return emitError(loc) << "order statistic: k = " << k
+                          << " out of range for extent " << extent;
+  Type et = type.getElementType();
+  ElementOrder order{isa<FloatType>(et)};
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  SmallVector<AffineExpr> idExprs, mExprs, keptExprs;
+  for (int64_t d = 0; d < rank; ++d) {
+    idExprs.push_back(getAffineDimExpr(d, ctx));
+    mExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    if (d != axis)
+      keptExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  AffineMap idMap = AffineMap::get(rank + 1, 0, idExprs, ctx);
+  AffineMap mMap = AffineMap::get(rank + 1, 0, mExprs, ctx);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<utils::IteratorType> iters = parallelIterators(rank);
+  iters.push_back(utils::IteratorType::reduction);
+  // score[j]: the rank of x[j] (Mode: the count of elements equal to x[j]).
+  Value zeros = createFilled(b, loc, sizes, b.getI64IntegerAttr(0));
+  Value score =
+      linalg::GenericOp::create(
+          b, loc, zeros.getType(), ValueRange{x, x}, zeros,
+          SmallVector<AffineMap>{idMap, mMap, idMap}, iters,
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value xj = a[0], xm = a[1];
+            Value hit;
+            if (kind == OrderStatisticKind::Mode) {
+              hit = order.same(nb, nl, xm, xj);
+            } else {
+              Value j = linalg::IndexOp::create(nb, nl, axis);
+              Value m = linalg::IndexOp::create(nb, nl, rank);
+              Value earlier = arith::CmpIOp::create(
+                  nb, nl, arith::CmpIPredicate::ult, m, j);
+              hit = arith::OrIOp::create(
+                  nb, nl, order.less(nb, nl, xm, xj),
+                  arith::AndIOp::create(nb, nl, order.same(nb, nl, xm, xj),
+                                        earlier));
+            }
+            Value inc = arith::ExtUIOp::create(nb, nl, i64, hit);
+            linalg::YieldOp::create(
+                nb, nl, arith::AddIOp::create(nb, nl, a[2], inc).getResult());
+          })
+          .getResult(0);
+  // The wanted rank per slice, from the count of numbers (non-NaN).
+  SmallVector<OpFoldResult> keptSizes(sizes);
+  keptSizes.erase(keptSizes.begin() + axis);
+  AffineMap keptMap = AffineMap::get(rank, 0, keptExprs, ctx);
+  Value wanted = createFilled(b, loc, keptSizes, b.getI64IntegerAttr(k));
+  if (kind == OrderStatisticKind::Median ||
+      kind == OrderStatisticKind::NanMedian) {
+    Value numbers = createFilled(b, loc, keptSizes, b.getI64IntegerAttr(0));
+    SmallVector<utils::IteratorType> red = parallelIterators(rank);
+    red[axis] = utils::IteratorType::reduction;
+    Value n = arith::IndexCastOp::create(
+        b, loc, i64, tensor::DimOp::create(b, loc, x, axis));
+    wanted =
+        linalg::GenericOp::create(
+            b, loc, numbers.getType(), x, numbers,
+            SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                   keptMap},
+            red,
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              Value isNum =
+                  order.isFloat
+                      ? arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::ORD,
+                                              a[0], a[0])
+                      : arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true))
+                            .getResult();
+              linalg::YieldOp::create(
+                  nb, nl,
+                  arith::AddIOp::create(
+                      nb, nl, a[1], arith::ExtUIOp::create(nb, nl, i64, isNum))
+                      .getResult());
+            })
+            .getResult(0);
+    // Median: a NaN (rank = count) if any, else (n - 1) / 2; NanMedian:
+    // (count - 1) / 2, truncated toward 0 (0 for an all-NaN slice).
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank - 1, ctx);
+    wanted =
+        linalg::GenericOp::create(
+            b, loc, wanted.getType(), ValueRange{}, wanted,
+            SmallVector<AffineMap>{id}, parallelIterators(rank - 1),
+            [&](OpBuilder &nb, Location nl, ValueRange a) {
+              Value one =
+                  arith::ConstantOp::create(nb, nl, nb.getI64IntegerAttr(1));
+              Value two =
+                  arith::ConstantOp::create(nb, nl, nb.getI64IntegerAttr(2));
+              Value count = a[0];
+              Value half = [&](Value v) -> Value {
+                return arith::DivSIOp::create(
+                    nb, nl, arith::SubIOp::create(nb, nl, v, one), two);
+              }(kind == OrderStatisticKind::Median ? n : count);
+              Value r = half;
+              if (kind == OrderStatisticKind::Median) {
+                Value hasNan = arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::slt, count, n);
+                r = arith::SelectOp::create(nb, nl, hasNan, count, half);
+              }
+              linalg::YieldOp::create(nb, nl, r);
+            })
+            .getResult(0);
+  }
+  // Select the element whose score matches (Mode: the highest count, then
+  // the smallest value, then the last position).
+  Value vInit = createFilled(b, loc, keptSizes, b.getZeroAttr(et));
+  Value iInit = createFilled(b, loc, keptSizes, b.getI64IntegerAttr(0));
+  Value cInit = createFilled(b, loc, keptSizes, b.getI64IntegerAttr(-1));
+  SmallVector<utils::IteratorType> red = parallelIterators(rank);
+  red[axis] = utils::IteratorType::reduction;
+  AffineMap ident = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  auto select = linalg::GenericOp::create(
+      b, loc, TypeRange{vInit.getType(), iInit.getType(), cInit.getType()},
+      ValueRange{x, score, wanted}, ValueRange{vInit, iInit, cInit},
+      SmallVector<AffineMap>{ident, ident, keptMap, keptMap, keptMap, keptMap},
+      red, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value j = arith::IndexCastOp::create(
+            nb, nl, i64, linalg::IndexOp::create(nb, nl, axis));
+        Value take;
+        if (kind == OrderStatisticKind::Mode) {
+          // a[5] holds the best count so far (-1 before the first element).
+          Value more = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sgt,
+                                             a[1], a[5]);
+          Value tie = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                            a[1], a[5]);
+          Value notAfter = arith::XOrIOp::create(
+              nb, nl, order.less(nb, nl, a[3], a[0]),
+              arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true)));
+          take = arith::OrIOp::create(
+              nb, nl, more, arith::AndIOp::create(nb, nl, tie, notAfter));
+        } else {
+          take = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, a[1],
+                                       a[2]);
+        }
+        linalg::YieldOp::create(
+            nb, nl,
+            ValueRange{arith::SelectOp::create(nb, nl, take, a[0], a[3]),
+                       arith::SelectOp::create(nb, nl, take, j, a[4]),
+                       arith::SelectOp::create(nb, nl, take, a[1], a[5])});
+      });
+  Value v = select.getResult(0), i = select.getResult(1);
+  if (keepDims) {
+    v = insertUnitDim(b, loc, v, axis);
+    i = insertUnitDim(b, loc, i, axis);
+  }
+  return std::make_pair(v, i);
+}

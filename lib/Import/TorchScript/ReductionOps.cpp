@@ -640,6 +640,69 @@ LogicalResult logcumsumexp(Im &im, Node *n) {
   });
 }
 
+/// Sets the order statistic `kind` of `x` along `dim` (values, and indices
+/// when the node has two results).
+LogicalResult orderStatistic(Im &im, Node *n, Value x, int64_t dim,
+                             OrderStatisticKind kind, int64_t k, bool keep) {
+  bool scalar = rankOf(x) == 0;
+  SmallVector<int64_t> dims = {dim};
+  FailureOr<Value> xu = scalarToUnit(im, n, x, dims);
+  if (failed(xu))
+    return failure();
+  FailureOr<std::pair<Value, Value>> r =
+      buildOrderStatistic(im.b, im.loc(n), *xu, dims[0], kind, k, keep);
+  if (failed(r) ||
+      failed(im.setTensor(n, 0, unitToScalar(im, n, r->first, scalar))))
+    return failure();
+  if (n->outputs().size() < 2)
+    return success();
+  return im.setTensor(n, 1, unitToScalar(im, n, r->second, scalar));
+}
+
+/// median/nanmedian(self) over every element (values only) and
+/// .dim(self, dim, keepdim) -> (values, indices).
+template <OrderStatisticKind K> LogicalResult median(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  if (n->schema().overload_name().empty()) {
+    auto type = cast<RankedTensorType>(x->getType());
+    if (!type.hasStaticShape())
+      return im.unsupported(n, "median over all dims of a dynamic shape");
+    FailureOr<Value> flat = buildReshape(im.b, l, *x, {type.getNumElements()});
+    if (failed(flat))
+      return failure();
+    return orderStatistic(im, n, *flat, 0, K, 0, false);
+  }
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  FailureOr<bool> keep = im.boolInput(n, 2);
+  if (failed(d) || failed(keep))
+    return failure();
+  return orderStatistic(im, n, *x, *d, K, 0, *keep);
+}
+
+/// kthvalue(self, k, dim=-1, keepdim=False) -> (values, indices), k 1-based.
+LogicalResult kthvalue(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> k = im.intInput(n, 1);
+  FailureOr<int64_t> d = im.intInput(n, 2);
+  FailureOr<bool> keep = im.boolInput(n, 3);
+  if (failed(x) || failed(k) || failed(d) || failed(keep))
+    return failure();
+  return orderStatistic(im, n, *x, *d, OrderStatisticKind::Kth, *k - 1, *keep);
+}
+
+/// mode(self, dim=-1, keepdim=False) -> (values, indices).
+LogicalResult mode(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 1);
+  FailureOr<bool> keep = im.boolInput(n, 2);
+  if (failed(x) || failed(d) || failed(keep))
+    return failure();
+  return orderStatistic(im, n, *x, *d, OrderStatisticKind::Mode, 0, *keep);
+}
+
 /// cosine_similarity(x1, x2, dim=1, eps=1e-8).
 LogicalResult cosineSimilarity(Im &im, Node *n) {
   FailureOr<std::pair<Value, Value>> p = floatPair(im, n);
@@ -738,6 +801,10 @@ void mlprog::torchscript::registerReductionOps(OpTable &table) {
       {"aten::cummax", cumulativeExtreme<true>},
       {"aten::cummin", cumulativeExtreme<false>},
       {"aten::logcumsumexp", logcumsumexp},
+      {"aten::median", median<OrderStatisticKind::Median>},
+      {"aten::nanmedian", median<OrderStatisticKind::NanMedian>},
+      {"aten::kthvalue", kthvalue},
+      {"aten::mode", mode},
       {"aten::softmax", softmax<false>},
       {"aten::log_softmax", softmax<true>},
       {"aten::cumsum", cumulative<ReduceKind::Sum>},

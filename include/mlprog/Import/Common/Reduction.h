@@ -275,6 +275,29 @@ mlir::FailureOr<mlir::Value> buildLogCumSumExp(mlir::OpBuilder &b,
                                                mlir::Location loc,
                                                mlir::Value x, int64_t axis);
 
+/// Order statistics along one axis.
+enum class OrderStatisticKind {
+  Kth,       ///< the k-th smallest (k 0-based)
+  Median,    ///< the lower median; a slice holding NaN gives its first NaN
+  NanMedian, ///< the lower median of the non-NaN elements (all NaN: NaN)
+  Mode,      ///< the most frequent value (ties: the smallest), at its last
+             ///< position
+};
+
+/// The `kind` order statistic of `x` (float or signless integer, rank >= 1)
+/// along `axis` in [-rank, rank), with its int64 position. Elements are
+/// ordered ascending with NaN after every number and equal elements by
+/// position (the first of equal elements is the smaller), so that the
+/// k-th smallest is the element of rank k. The axis is dropped unless
+/// `keepDims`. Built as a rank count (O(n^2) per slice).
+/// Errors: 0-d or non-numeric `x`, a bad axis, k outside [0, extent) for a
+/// static extent.
+/// Spec: aten::kthvalue (k - 1), median.dim, nanmedian.dim, mode.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildOrderStatistic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    int64_t axis, OrderStatisticKind kind, int64_t k,
+                    bool keepDims);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_REDUCTION_H
