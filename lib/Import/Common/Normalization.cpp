@@ -354,6 +354,8 @@ FailureOr<Value> mlprog::buildGroupNorm(OpBuilder &b, Location loc, Value x,
                                std::tuple{bias, BinaryOpKind::Add, "bias"}}) {
     if (failed(y))
       return failure();
+    if (!p)
+      continue;
     FailureOr<Value> param =
         groupParam(b, loc, p, et, channels, numGroups, rank, what);
     if (failed(param))
@@ -497,5 +499,42 @@ FailureOr<Value> mlprog::buildLpNormalization(OpBuilder &b, Location loc,
                    nb, nl, isZero, zero,
                    arith::DivFOp::create(nb, nl, args[0], args[1]))
             .getResult();
+      });
+}
+
+FailureOr<Value> mlprog::buildRenorm(OpBuilder &b, Location loc, Value x,
+                                     double p, int64_t dim, double maxNorm) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || xt.getRank() < 1 || !isa<FloatType>(xt.getElementType()))
+    return emitError(loc) << "renorm needs a float tensor of rank >= 1, got "
+                          << x.getType();
+  int64_t rank = xt.getRank();
+  if (dim < -rank || dim >= rank)
+    return emitError(loc) << "renorm: dim " << dim << " out of range for rank "
+                          << rank;
+  dim = (dim + rank) % rank;
+  SmallVector<int64_t> others;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim)
+      others.push_back(d);
+  Type et = xt.getElementType();
+  // A 1-D input has nothing but `dim`: each element is its own sub-tensor.
+  FailureOr<Value> norm =
+      others.empty() ? buildElementwiseUnary(b, loc, UnaryOpKind::Abs, x)
+                     : buildVectorNorm(b, loc, x, p, others, /*keepDims=*/true);
+  if (failed(norm))
+    return failure();
+  return buildBroadcastedGeneric(
+      b, loc, ValueRange{x, *norm}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value limit = createScalar(nb, nl, et, maxNorm);
+        Value over = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,
+                                           a[1], limit);
+        Value factor = arith::DivFOp::create(
+            nb, nl, limit,
+            arith::AddFOp::create(nb, nl, a[1],
+                                  createScalar(nb, nl, et, 1e-7)));
+        Value scaled = arith::MulFOp::create(nb, nl, a[0], factor);
+        return arith::SelectOp::create(nb, nl, over, scaled, a[0]);
       });
 }

@@ -34,10 +34,10 @@ static FailureOr<SmallVector<bool>> markReduced(Location loc, int64_t rank,
 }
 
 /// Divides every element of the reduction `r` of `x` over the `reduced` dims
-/// by the number of reduced elements minus `correction` (read at run time
-/// when dynamic).
+/// by the number of reduced elements minus `correction`, at least 0 (read at
+/// run time when dynamic).
 static Value divideByCount(OpBuilder &b, Location loc, Value x, Value r,
-                           ArrayRef<bool> reduced, int64_t correction) {
+                           ArrayRef<bool> reduced, double correction) {
   auto rt = cast<RankedTensorType>(r.getType());
   Type et = rt.getElementType();
   Value count = arith::ConstantIndexOp::create(b, loc, 1);
@@ -48,8 +48,11 @@ static Value divideByCount(OpBuilder &b, Location loc, Value x, Value r,
   Value countInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
   Value countF = arith::SIToFPOp::create(b, loc, et, countInt);
   if (correction != 0)
-    countF = arith::SubFOp::create(
-        b, loc, countF, createScalar(b, loc, et, double(correction)));
+    countF = arith::MaximumFOp::create(
+        b, loc,
+        arith::SubFOp::create(b, loc, countF,
+                              createScalar(b, loc, et, correction)),
+        createScalar(b, loc, et, 0.0));
   Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, r), et);
   unsigned rr = rt.getRank();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rr, b.getContext());
@@ -248,7 +251,7 @@ FailureOr<Value> mlprog::buildReduce(OpBuilder &b, Location loc,
 
 FailureOr<Value> mlprog::buildVariance(OpBuilder &b, Location loc, Value x,
                                        ArrayRef<int64_t> axes, bool keepDims,
-                                       int64_t correction) {
+                                       double correction) {
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || !isa<FloatType>(type.getElementType()))
     return emitError(loc) << "variance needs a float tensor, got "
@@ -331,13 +334,18 @@ FailureOr<Value> mlprog::buildArgReduce(OpBuilder &b, Location loc, Value x,
         using FP = arith::CmpFPredicate;
         using IP = arith::CmpIPredicate;
         // Ties go to the later index with `selectLast` (loops run upwards).
-        if (isFloat)
+        if (isFloat) {
           better =
               arith::CmpFOp::create(nb, nl,
                                     isMax ? (selectLast ? FP::OGE : FP::OGT)
                                           : (selectLast ? FP::OLE : FP::OLT),
                                     a[0], a[1]);
-        else if (isUnsigned)
+          // NaN is the extreme of both: the first NaN wins and stays.
+          Value nan = arith::CmpFOp::create(nb, nl, FP::UNO, a[0], a[0]);
+          Value accNotNan = arith::CmpFOp::create(nb, nl, FP::ORD, a[1], a[1]);
+          better = arith::OrIOp::create(
+              nb, nl, better, arith::AndIOp::create(nb, nl, nan, accNotNan));
+        } else if (isUnsigned)
           better =
               arith::CmpIOp::create(nb, nl,
                                     isMax ? (selectLast ? IP::uge : IP::ugt)
@@ -419,22 +427,8 @@ FailureOr<Value> mlprog::buildNormReduce(OpBuilder &b, Location loc,
       return failure();
     return buildElementwiseUnary(b, loc, UnaryOpKind::Log, *s);
   }
-  case NormReduceKind::LogSumExp: {
-    FailureOr<Value> mKeep =
-        buildReduce(b, loc, ReduceKind::Max, x, axes, /*keepDims=*/true);
-    if (failed(mKeep))
-      return failure();
-    Value shifted = binaryOrNull(b, loc, BinaryOpKind::Sub, x, *mKeep);
-    Value e = unaryOrNull(b, loc, UnaryOpKind::Exp, shifted);
-    FailureOr<Value> s =
-        buildReduce(b, loc, ReduceKind::Sum, e, axes, keepDims);
-    FailureOr<Value> m =
-        buildReduce(b, loc, ReduceKind::Max, x, axes, keepDims);
-    if (failed(s) || failed(m))
-      return failure();
-    return buildElementwiseBinary(b, loc, BinaryOpKind::Add, *m,
-                                  unaryOrNull(b, loc, UnaryOpKind::Log, *s));
-  }
+  case NormReduceKind::LogSumExp:
+    return buildLogSumExp(b, loc, x, axes, keepDims);
   }
   return failure();
 }

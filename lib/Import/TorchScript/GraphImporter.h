@@ -175,6 +175,10 @@ void registerLinalgOps(OpTable &table);
 /// trapezoid, trapz, cumulative_trapezoid (IntegrationOps.cpp).
 void registerIntegrationOps(OpTable &table);
 
+/// LossOps.cpp: regression, classification, ranking and embedding losses,
+/// broadcast_tensors.
+void registerLossOps(OpTable &table);
+
 /// Registers, once per process, a JIT operator (not executable) for
 /// each aten op that has a handler reading its arguments by position but no
 /// operator in the linked libtorch (scaled_dot_product_attention in torch

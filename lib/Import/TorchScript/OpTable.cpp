@@ -28,6 +28,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerAttentionOps(t);
     registerLinalgOps(t);
     registerIntegrationOps(t);
+    registerLossOps(t);
     return t;
   }();
   return table;

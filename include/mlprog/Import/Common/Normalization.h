@@ -107,7 +107,8 @@ mlir::FailureOr<mlir::Value> buildRMSNorm(mlir::OpBuilder &b,
 /// group are normalized together over them and D1...,
 /// `(x - mean) / sqrt(var + epsilon)` (computed in `computeType`, null: x's
 /// element type, and converted back), then scaled by `scale` and shifted by
-/// `bias`, both [C] (per channel) or [numGroups] (per group), x's type.
+/// `bias`, both [C] (per channel) or [numGroups] (per group), x's type, or
+/// null (none).
 /// Errors: non-float `x`, rank < 2, dynamic or indivisible C, parameters of
 /// other shapes or types.
 /// Spec: ONNX GroupNormalization (opset 18: per-group scale/bias; opset 21:
@@ -155,6 +156,15 @@ mlir::FailureOr<mlir::Value> buildLRN(mlir::OpBuilder &b, mlir::Location loc,
                                       mlir::Value x, int64_t size, double alpha,
                                       double beta, double bias,
                                       bool extraBefore = false);
+
+/// Each sub-tensor of float `x` along `dim` (in [-rank, rank)) whose p-norm
+/// (buildVectorNorm over the other dims) exceeds `maxNorm` scaled by
+/// maxNorm / (norm + 1e-7); the others unchanged.
+/// Errors: non-float or 0-d `x`, a dim out of range.
+/// Spec: aten::renorm.
+mlir::FailureOr<mlir::Value> buildRenorm(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x, double p, int64_t dim,
+                                         double maxNorm);
 
 } // namespace mlprog
 

@@ -16,6 +16,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <utility>
 
 namespace mlprog {
@@ -47,18 +48,19 @@ mlir::FailureOr<mlir::Value> buildReduce(mlir::OpBuilder &b, mlir::Location loc,
                                          bool keepDims);
 
 /// Variance of float `x` over `axes` (empty: all): the mean of squared
-/// deviations divided by (N - correction), N the reduced element count
-/// (correction 0: biased/population, 1: unbiased/sample).
+/// deviations divided by max(N - correction, 0), N the reduced element count
+/// (correction 0: biased/population, 1: unbiased/sample; any real number).
 /// Spec: aten::var.correction, torch.var(unbiased=...).
 mlir::FailureOr<mlir::Value> buildVariance(mlir::OpBuilder &b,
                                            mlir::Location loc, mlir::Value x,
                                            llvm::ArrayRef<int64_t> axes,
-                                           bool keepDims, int64_t correction);
+                                           bool keepDims, double correction);
 
 /// Index (i64) of the first maximum (`isMax`) or minimum of `x` along `axis`
 /// in [-rank, rank); the axis is dropped unless `keepDims`.
 /// With `selectLast` the last extreme index is returned instead;
-/// `isUnsigned` compares integers as unsigned.
+/// `isUnsigned` compares integers as unsigned. A float NaN counts as the
+/// extreme (max and min): the index of the first NaN, as torch returns.
 /// Spec: aten::argmax/argmin (with dim), ONNX ArgMax/ArgMin
 /// (select_last_index).
 mlir::FailureOr<mlir::Value> buildArgReduce(mlir::OpBuilder &b,
@@ -158,6 +160,143 @@ buildTopK(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t k,
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildTopKDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                  mlir::OpFoldResult k, int64_t axis, bool largest);
+
+/// The vector p-norm of float `x` over `axes` (as buildReduce: each in
+/// [-rank, rank), empty means all, `keepDims` keeps unit dims), same element
+/// type: ord = inf: max |x|; -inf: min |x|; 0: the count of non-zero
+/// elements; 1: sum |x|; 2: sqrt(sum x * x); otherwise
+/// (sum |x|^ord)^(1 / ord).
+/// Errors: non-float or unranked `x`, bad axes.
+/// Spec: aten::linalg_vector_norm (torch.linalg.vector_norm, torch.norm with
+/// a number or "fro" on vectors).
+mlir::FailureOr<mlir::Value>
+buildVectorNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                double ord, llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// The matrix norm of float `x` whose matrices span the two distinct dims
+/// `rowDim`, `colDim` (each in [-rank, rank)): "fro" (ord empty: the
+/// Frobenius norm, sqrt of the sum of squares), ord = inf / -inf: the
+/// max / min over rows of the absolute row sums, ord = 1 / -1: the max / min
+/// over columns of the absolute column sums. Both dims are dropped unless
+/// `keepDims`.
+/// Errors: ord 2, -2 or "nuc" (singular values: unsupported), bad dims,
+/// non-float `x`.
+/// Spec: aten::linalg_matrix_norm (and .str_ord "fro").
+mlir::FailureOr<mlir::Value> buildMatrixNorm(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value x,
+                                             std::optional<double> ord,
+                                             int64_t rowDim, int64_t colDim,
+                                             bool keepDims);
+
+/// `log(sum(exp(x)))` of float `x` over `axes` (as buildReduce), computed as
+/// m + log(sum(exp(x - m))) with m the max, except that an infinite m is
+/// replaced by 0 so that all -inf gives -inf and a +inf gives +inf (not
+/// NaN).
+/// Spec: aten::logsumexp; ONNX ReduceLogSumExp.
+mlir::FailureOr<mlir::Value> buildLogSumExp(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            llvm::ArrayRef<int64_t> axes,
+                                            bool keepDims);
+
+/// Sum (`kind` Sum) or mean (Mean) of float `x` over `axes` (as
+/// buildReduce) with NaN elements left out: a NaN counts as 0 in the sum
+/// and is not counted by the mean (all NaN: the mean is NaN, 0 / 0).
+/// Errors: non-float `x`, other kinds.
+/// Spec: aten::nansum, aten::nanmean.
+mlir::FailureOr<mlir::Value>
+buildNanReduce(mlir::OpBuilder &b, mlir::Location loc, ReduceKind kind,
+               mlir::Value x, llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// The sum of the main diagonal of the 2-D numeric tensor `x` (rows and
+/// columns may differ: min(rows, cols) elements), as a 0-d tensor of x's
+/// element type.
+/// Errors: `x` not a ranked 2-D numeric tensor.
+/// Spec: aten::trace.
+mlir::FailureOr<mlir::Value> buildTrace(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x);
+
+/// The p-norm distance between every row of `x1` [B..., P, M] and every row
+/// of `x2` [B..., R, M] (float, one element type; batch dims broadcast):
+/// [B..., P, R], each `buildVectorNorm(x1[p] - x2[r], p)`.
+/// Errors: rank < 2, differing M, non-float operands.
+/// Spec: aten::cdist (every compute_mode computes the same values).
+mlir::FailureOr<mlir::Value> buildCDist(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x1, mlir::Value x2,
+                                        double p);
+
+/// The p-norm distance between each pair of rows i < j of the 2-D float
+/// `x` [N, M] (N static), in row-major order of (i, j): [N * (N - 1) / 2].
+/// Errors: `x` not 2-D float with a static N.
+/// Spec: aten::pdist.
+mlir::FailureOr<mlir::Value> buildPDist(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x, double p);
+
+/// `buildVectorNorm(x1 - x2 + eps, p)` over the last dim of the broadcast
+/// of float `x1` and `x2` (one element type), kept as extent 1 with
+/// `keepDims`. Errors: non-float operands, shapes that do not broadcast.
+/// Spec: aten::pairwise_distance.
+mlir::FailureOr<mlir::Value>
+buildPairwiseDistance(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x1,
+                      mlir::Value x2, double p, double eps, bool keepDims);
+
+/// Cosine similarity of float `x1` and `x2` (one element type, numpy
+/// broadcast) along `dim` of the broadcast shape: sum over `dim` of
+/// (x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps)), the norms taken over
+/// `dim` (2-norm). The dim is dropped.
+/// Errors: non-float operands, shapes that do not broadcast, bad dim.
+/// Spec: aten::cosine_similarity (torch 2.x: each input normalized first).
+mlir::FailureOr<mlir::Value>
+buildCosineSimilarity(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x1,
+                      mlir::Value x2, int64_t dim, double eps);
+
+/// The `n`-th forward difference of `x` (numeric or i1, rank >= 1) along
+/// `axis` in [-rank, rank): out[i] = x[i + 1] - x[i] applied `n` times
+/// (i1: x[i + 1] != x[i]), each step one shorter along `axis` (extent 0 once
+/// n >= extent; a dynamic extent needs n <= extent).
+/// Errors: 0-d `x`, a bad axis, n < 0.
+/// Spec: aten::diff (prepend/append concatenated by the caller); numpy.diff.
+mlir::FailureOr<mlir::Value> buildDiff(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value x, int64_t n, int64_t axis);
+
+/// Running maximum (`isMax`) or minimum of `x` (float or signless integer,
+/// rank >= 1) along `axis` in [-rank, rank), with the int64 position it was
+/// taken from: ties take the later position, and a NaN, once seen, is kept
+/// (a later NaN moves the position).
+/// Errors: 0-d or non-numeric `x`, a bad axis.
+/// Spec: aten::cummax, aten::cummin.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildCumulativeExtreme(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       int64_t axis, bool isMax);
+
+/// log(cumsum(exp(x))) of float `x` along `axis` in [-rank, rank), shifted
+/// by the (finite) max of each slice so that exp does not overflow.
+/// Spec: aten::logcumsumexp.
+mlir::FailureOr<mlir::Value> buildLogCumSumExp(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value x, int64_t axis);
+
+/// Order statistics along one axis.
+enum class OrderStatisticKind {
+  Kth,       ///< the k-th smallest (k 0-based)
+  Median,    ///< the lower median; a slice holding NaN gives its first NaN
+  NanMedian, ///< the lower median of the non-NaN elements (all NaN: NaN)
+  Mode,      ///< the most frequent value (ties: the smallest), at its last
+             ///< position
+};
+
+/// The `kind` order statistic of `x` (float or signless integer, rank >= 1)
+/// along `axis` in [-rank, rank), with its int64 position. Elements are
+/// ordered ascending with NaN after every number and equal elements by
+/// position (the first of equal elements is the smaller), so that the
+/// k-th smallest is the element of rank k. The axis is dropped unless
+/// `keepDims`. Built as a rank count (O(n^2) per slice).
+/// Errors: 0-d or non-numeric `x`, a bad axis, k outside [0, extent) for a
+/// static extent.
+/// Spec: aten::kthvalue (k - 1), median.dim, nanmedian.dim, mode.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildOrderStatistic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    int64_t axis, OrderStatisticKind kind, int64_t k,
+                    bool keepDims);
 
 } // namespace mlprog
 

@@ -30,7 +30,7 @@ class State(nn.Module):
 class Unsupported(nn.Module):
     def forward(self, x):
         y = x + 1
-        return torch.logcumsumexp(y, 0)
+        return torch.histc(y, 4)
 
 
 class NoForward(nn.Module):
