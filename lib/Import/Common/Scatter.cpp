@@ -315,6 +315,11 @@ FailureOr<Value> mlprog::buildNonZero(OpBuilder &b, Location loc, Value x) {
   if (type->getRank() == 0)
     x = insertUnitDim(b, loc, x, 0);
   int64_t rank = std::max<int64_t>(type->getRank(), 1);
+  // An empty input has no non-zero element: a static [rank, 0] result keeps
+  // the folded loops from leaving slices of a count folded to 0 behind.
+  if (llvm::is_contained(type->getShape(), 0))
+    return createEmpty(b, loc, {b.getIndexAttr(rank), b.getIndexAttr(0)},
+                       b.getI64Type());
   SmallVector<Value> dims = extents(b, loc, x);
   Value zero = cIndex(b, loc, 0);
   Value count = loopNest(

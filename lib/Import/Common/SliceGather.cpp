@@ -108,7 +108,16 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
     anyNegative |= s.step < 0;
   }
   Value result;
-  if (!anyNegative) {
+  // tensor.extract_slice refuses static offsets at the end of a dim (even
+  // for an empty slice), so empty slices and slices of empty tensors are
+  // new empty tensors.
+  bool empty = llvm::is_contained(type->getShape(), 0) ||
+               llvm::any_of(sizes, [](OpFoldResult s) {
+                 return getConstantIntValue(s) == std::optional<int64_t>(0);
+               });
+  if (empty) {
+    result = createEmpty(b, loc, sizes, type->getElementType());
+  } else if (!anyNegative) {
     SmallVector<OpFoldResult> offsets, strides;
     for (const ResolvedSlice &r : resolved) {
       offsets.push_back(b.getIndexAttr(r.start));
@@ -172,8 +181,12 @@ FailureOr<SmallVector<Value>> mlprog::buildSplit(OpBuilder &b, Location loc,
       else
         extents.push_back(b.getIndexAttr(type->getDimSize(d)));
     }
-    pieces.push_back(
-        tensor::ExtractSliceOp::create(b, loc, x, offsets, extents, strides));
+    // No static offset may sit at the end of a dim, even for an empty slice.
+    if (s == 0 || llvm::is_contained(type->getShape(), 0))
+      pieces.push_back(createEmpty(b, loc, extents, type->getElementType()));
+    else
+      pieces.push_back(
+          tensor::ExtractSliceOp::create(b, loc, x, offsets, extents, strides));
     offset += s;
   }
   return pieces;
@@ -447,6 +460,13 @@ FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
   SmallVector<int64_t> shape(type->getShape());
   shape.erase(shape.begin() + *d);
   auto resultType = RankedTensorType::get(shape, type->getElementType());
+  // A static offset 0 into an empty dim is not a valid slice: the result is
+  // empty as well.
+  if (llvm::is_contained(shape, 0)) {
+    SmallVector<OpFoldResult> resultSizes(sizes);
+    resultSizes.erase(resultSizes.begin() + *d);
+    return createEmpty(b, loc, resultSizes, type->getElementType());
+  }
   return tensor::ExtractSliceOp::create(b, loc, resultType, x, offsets, sizes,
                                         strides)
       .getResult();

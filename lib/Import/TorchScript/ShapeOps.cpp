@@ -224,6 +224,18 @@ LogicalResult cat(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(xs) || failed(d))
     return failure();
+  // torch skips 1-D tensors of extent 0 beside tensors of another rank
+  // (legacy empty tensors).
+  int64_t rank = 1;
+  for (Value x : *xs)
+    rank = std::max(rank, rankOf(x));
+  if (rank > 1)
+    llvm::erase_if(*xs, [](Value x) {
+      return rankOf(x) == 1 &&
+             cast<RankedTensorType>(x.getType()).getDimSize(0) == 0;
+    });
+  if (xs->size() == 1)
+    return im.setTensor(n, 0, (*xs)[0]);
   return im.setTensor(n, 0, buildConcat(im.b, im.loc(n), *xs, *d));
 }
 
@@ -1007,6 +1019,108 @@ LogicalResult unfold(Im &im, Node *n) {
   return im.setTensor(n, 0, buildTranspose(im.b, l, *w, perm));
 }
 
+/// diagonal/diagonal_copy(self, offset, dim1, dim2), linalg_diagonal(A, *,
+/// offset, dim1, dim2).
+LogicalResult diagonal(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> off = im.intInput(n, 1), d1 = im.intInput(n, 2),
+                     d2 = im.intInput(n, 3);
+  if (failed(x) || failed(off) || failed(d1) || failed(d2))
+    return failure();
+  int64_t r = rankOf(*x);
+  FailureOr<int64_t> dim1 = normDim(im, n, *d1, r),
+                     dim2 = normDim(im, n, *d2, r);
+  if (failed(dim1) || failed(dim2))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildDiagonal(im.b, im.loc(n), *x, *off, *dim1, *dim2));
+}
+
+/// diagonal_scatter(self, src, offset, dim1, dim2).
+LogicalResult diagonalScatter(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> off = im.intInput(n, 2), d1 = im.intInput(n, 3),
+                     d2 = im.intInput(n, 4);
+  if (failed(x) || failed(off) || failed(d1) || failed(d2))
+    return failure();
+  FailureOr<Value> src = im.tensorOf(im.get(n->input(1)), elemOf(*x), l);
+  if (failed(src))
+    return failure();
+  int64_t r = rankOf(*x);
+  FailureOr<int64_t> dim1 = normDim(im, n, *d1, r),
+                     dim2 = normDim(im, n, *d2, r);
+  if (failed(dim1) || failed(dim2))
+    return failure();
+  return im.setTensor(
+      n, 0, buildDiagonalScatter(im.b, l, *x, *src, *off, *dim1, *dim2));
+}
+
+/// `x` (rank r >= 1) placed on the diagonal at `offset` of the dims `dim1`,
+/// `dim2` (in [0, r + 1)) of a zero tensor of rank r + 1, as diag_embed.
+FailureOr<Value> diagEmbedValue(Im &im, Location l, Value x, int64_t offset,
+                                int64_t dim1, int64_t dim2) {
+  SmallVector<int64_t> s = shapeOf(x);
+  if (s.empty() || ShapedType::isDynamic(s.back()))
+    return emitError(l) << "diag_embed: expected a tensor of rank >= 1 with a "
+                           "static last extent, got "
+                        << x.getType();
+  if (dim1 == dim2)
+    return emitError(l) << "diag_embed: dims must differ";
+  int64_t m = s.back() + std::abs(offset);
+  int64_t outRank = s.size() + 1;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0, src = 0; d < outRank; ++d)
+    sizes.push_back(d == dim1 || d == dim2
+                        ? OpFoldResult(im.b.getIndexAttr(m))
+                        : tensor::getMixedSize(im.b, l, x, src++));
+  Type et = elemOf(x);
+  Value zero = arith::ConstantOp::create(im.b, l, im.b.getZeroAttr(et));
+  FailureOr<Value> zeros = buildFull(im.b, l, sizes, et, zero);
+  if (failed(zeros))
+    return failure();
+  return buildDiagonalScatter(im.b, l, *zeros, x, offset, dim1, dim2);
+}
+
+/// diag_embed(self, offset, dim1, dim2).
+LogicalResult diagEmbed(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> off = im.intInput(n, 1), d1 = im.intInput(n, 2),
+                     d2 = im.intInput(n, 3);
+  if (failed(x) || failed(off) || failed(d1) || failed(d2))
+    return failure();
+  int64_t r = rankOf(*x) + 1;
+  FailureOr<int64_t> dim1 = normDim(im, n, *d1, r),
+                     dim2 = normDim(im, n, *d2, r);
+  if (failed(dim1) || failed(dim2))
+    return failure();
+  return im.setTensor(
+      n, 0, diagEmbedValue(im, im.loc(n), *x, *off, *dim1, *dim2));
+}
+
+/// diag(self, diagonal): a 1-D tensor becomes the diagonal of a square
+/// matrix, a 2-D one gives its diagonal. diagflat(self, offset): the
+/// flattened tensor on the diagonal.
+LogicalResult diag(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> off = im.intInput(n, 1);
+  if (failed(x) || failed(off))
+    return failure();
+  if (std::string(n->kind().toUnqualString()) == "diagflat") {
+    FailureOr<Value> flat = ravelValue(im, l, *x);
+    if (failed(flat))
+      return failure();
+    return im.setTensor(n, 0, diagEmbedValue(im, l, *flat, *off, 0, 1));
+  }
+  if (rankOf(*x) == 1)
+    return im.setTensor(n, 0, diagEmbedValue(im, l, *x, *off, 0, 1));
+  if (rankOf(*x) != 2)
+    return emitError(l) << "diag: expected a 1-D or 2-D tensor, got "
+                        << x->getType();
+  return im.setTensor(n, 0, buildDiagonal(im.b, l, *x, *off, 0, 1));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerShapeOps(OpTable &table) {
@@ -1082,5 +1196,12 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::channel_shuffle", channelShuffle},
       {"aten::unfold", unfold},
       {"aten::unfold_copy", unfold},
+      {"aten::diagonal", diagonal},
+      {"aten::diagonal_copy", diagonal},
+      {"aten::linalg_diagonal", diagonal},
+      {"aten::diagonal_scatter", diagonalScatter},
+      {"aten::diag_embed", diagEmbed},
+      {"aten::diag", diag},
+      {"aten::diagflat", diag},
   });
 }
