@@ -374,3 +374,59 @@ FailureOr<Value> mlprog::buildDiagonalScatter(OpBuilder &b, Location loc,
              })
       .getResult(0);
 }
+
+FailureOr<Value> mlprog::buildIm2Col(OpBuilder &b, Location loc, Value x,
+                                     ArrayRef<int64_t> kernel,
+                                     ArrayRef<int64_t> dilation,
+                                     ArrayRef<int64_t> padding,
+                                     ArrayRef<int64_t> stride) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "im2col");
+  if (failed(type))
+    return failure();
+  auto pairOk = [](ArrayRef<int64_t> p, int64_t min) {
+    return p.size() == 2 && p[0] >= min && p[1] >= min;
+  };
+  if (type->getRank() != 4 || !type->hasStaticShape() ||
+      !pairOk(kernel, 1) || !pairOk(dilation, 1) || !pairOk(stride, 1) ||
+      !pairOk(padding, 0))
+    return emitError(loc) << "im2col: expected a static [N, C, H, W] tensor "
+                             "and positive kernel, dilation and stride, got "
+                          << *type;
+  ArrayRef<int64_t> s = type->getShape();
+  int64_t out[2];
+  for (int k = 0; k < 2; ++k) {
+    out[k] = (s[2 + k] + 2 * padding[k] - dilation[k] * (kernel[k] - 1) - 1) /
+                 stride[k] +
+             1;
+    if (s[2 + k] + 2 * padding[k] - dilation[k] * (kernel[k] - 1) - 1 < 0)
+      out[k] = 0;
+  }
+  if (out[0] < 1 || out[1] < 1)
+    return emitError(loc) << "im2col: the kernel does not fit " << *type;
+  Type et = type->getElementType();
+  Value padded = x;
+  if (padding[0] || padding[1])
+    padded = padStatic(b, loc, x, {0, 0, padding[0], padding[1]},
+                       {0, 0, padding[0], padding[1]}, b.getZeroAttr(et));
+  // Loops (n, c, i, j, oh, ow).
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> in = {d(0), d(1),
+                                d(4) * stride[0] + d(2) * dilation[0],
+                                d(5) * stride[1] + d(3) * dilation[1]};
+  SmallVector<int64_t> shape = {s[0], s[1], kernel[0], kernel[1], out[0],
+                                out[1]};
+  Value init = tensor::EmptyOp::create(b, loc, shape, et);
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, in, ctx),
+                                 b.getMultiDimIdentityMap(6)};
+  Value patches =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{padded}, ValueRange{init}, maps,
+          parallelIterators(6),
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(nb, nl, args[0]);
+          })
+          .getResult(0);
+  return buildReshape(b, loc, patches,
+                      {s[0], s[1] * kernel[0] * kernel[1], out[0] * out[1]});
+}

@@ -640,3 +640,67 @@ mlprog::buildSliceUpdateDynamic(OpBuilder &b, Location loc, Value x,
       b, loc, *u, x, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
       getAsIndexOpFoldResult(b.getContext(), strides)));
 }
+
+FailureOr<Value> mlprog::buildSearchSorted(OpBuilder &b, Location loc,
+                                           Value sortedSequence, Value values,
+                                           bool right, Type resultType) {
+  FailureOr<RankedTensorType> st =
+      getRankedType(loc, sortedSequence, "searchsorted");
+  FailureOr<RankedTensorType> vt = getRankedType(loc, values, "searchsorted");
+  if (failed(st) || failed(vt))
+    return failure();
+  Type et = st->getElementType();
+  int64_t sr = st->getRank(), vr = vt->getRank();
+  bool leadingMatch = sr == 1 || sr == vr;
+  for (int64_t d = 0; leadingMatch && sr > 1 && d + 1 < sr; ++d)
+    leadingMatch = st->getDimSize(d) == vt->getDimSize(d);
+  if (sr == 0 || !leadingMatch || vt->getElementType() != et ||
+      !et.isIntOrFloat() || !resultType.isSignlessInteger())
+    return emitError(loc) << "searchsorted: sorted sequence " << *st
+                          << " does not fit values " << *vt;
+  MLIRContext *ctx = b.getContext();
+  // Loops: the dims of `values`, then m along the sequence.
+  SmallVector<AffineExpr> seqExprs;
+  for (int64_t d = 0; d + 1 < sr; ++d)
+    seqExprs.push_back(getAffineDimExpr(d, ctx));
+  seqExprs.push_back(getAffineDimExpr(vr, ctx));
+  SmallVector<AffineExpr> valueExprs;
+  for (int64_t d = 0; d < vr; ++d)
+    valueExprs.push_back(getAffineDimExpr(d, ctx));
+  AffineMap id = AffineMap::get(vr + 1, 0, valueExprs, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(vr + 1, 0, seqExprs, ctx), id,
+                                 id};
+  SmallVector<utils::IteratorType> iters = parallelIterators(vr);
+  iters.push_back(utils::IteratorType::reduction);
+  Value init = createFilled(b, loc, tensor::getMixedSizes(b, loc, values),
+                            b.getIntegerAttr(resultType, 0));
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{sortedSequence, values}, init,
+             maps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value below;
+               if (isa<FloatType>(et))
+                 below = arith::CmpFOp::create(
+                     nb, nl,
+                     right ? arith::CmpFPredicate::OLE
+                           : arith::CmpFPredicate::OLT,
+                     args[0], args[1]);
+               else if (et.isInteger(1))
+                 below = arith::CmpIOp::create(
+                     nb, nl,
+                     right ? arith::CmpIPredicate::ule
+                           : arith::CmpIPredicate::ult,
+                     args[0], args[1]);
+               else
+                 below = arith::CmpIOp::create(
+                     nb, nl,
+                     right ? arith::CmpIPredicate::sle
+                           : arith::CmpIPredicate::slt,
+                     args[0], args[1]);
+               Value inc = arith::ExtUIOp::create(nb, nl, resultType, below);
+               linalg::YieldOp::create(
+                   nb, nl, arith::AddIOp::create(nb, nl, args[2], inc)
+                               .getResult());
+             })
+      .getResult(0);
+}

@@ -21,6 +21,8 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerPoolOps(t);
     registerShapeOps(t);
     registerSliceGatherOps(t);
+    registerScatterOps(t);
+    registerSortOps(t);
     registerCreationOps(t);
     registerResampleOps(t);
     registerRecurrentOps(t);

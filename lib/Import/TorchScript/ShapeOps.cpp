@@ -1121,6 +1121,38 @@ LogicalResult diag(Im &im, Node *n) {
   return im.setTensor(n, 0, buildDiagonal(im.b, l, *x, *off, 0, 1));
 }
 
+/// im2col(self, kernel_size, dilation, padding, stride) on [N, C, H, W] or
+/// [C, H, W] (torch.nn.functional.unfold).
+LogicalResult im2col(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  SmallVector<SmallVector<int64_t>> pairs;
+  for (unsigned i = 1; i <= 4; ++i) {
+    FailureOr<SmallVector<int64_t>> p = perDim(im, n, i, 2, 0);
+    if (failed(p))
+      return failure();
+    pairs.push_back(*p);
+  }
+  bool batched = rankOf(*x) == 4;
+  if (!batched && rankOf(*x) != 3)
+    return emitError(l) << "im2col: expected a 3-D or 4-D tensor, got "
+                        << x->getType();
+  Value v = *x;
+  if (!batched) {
+    FailureOr<Value> u = buildUnsqueeze(im.b, l, v, 0);
+    if (failed(u))
+      return failure();
+    v = *u;
+  }
+  FailureOr<Value> cols =
+      buildIm2Col(im.b, l, v, pairs[0], pairs[1], pairs[2], pairs[3]);
+  if (failed(cols) || batched)
+    return im.setTensor(n, 0, cols);
+  return im.setTensor(n, 0, buildSqueeze(im.b, l, *cols, {0}));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerShapeOps(OpTable &table) {
@@ -1196,6 +1228,7 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::channel_shuffle", channelShuffle},
       {"aten::unfold", unfold},
       {"aten::unfold_copy", unfold},
+      {"aten::im2col", im2col},
       {"aten::diagonal", diagonal},
       {"aten::diagonal_copy", diagonal},
       {"aten::linalg_diagonal", diagonal},

@@ -734,8 +734,7 @@ LogicalResult nonzeroStatic(Im &im, Node *n) {
     return im.setTensor(
         n, 0,
         tensor::EmptyOp::create(im.b, l,
-                                ArrayRef<int64_t>{0, std::max<int64_t>(
-                                                         rankOf(*x), 1)},
+                                ArrayRef<int64_t>{0, rankOf(*x)},
                                 im.b.getI64Type())
             .getResult());
   FailureOr<Value> rows = nonzeroRows(im, l, *x);
