@@ -212,3 +212,71 @@ FailureOr<Value> mlprog::buildOneHotDynamic(OpBuilder &b, Location loc,
              })
       .getResult(0);
 }
+
+FailureOr<Value> mlprog::buildLinspace(OpBuilder &b, Location loc, Value start,
+                                       Value end, int64_t steps,
+                                       Type elementType,
+                                       std::optional<double> base) {
+  if (steps < 0 || !elementType.isIntOrFloat() || elementType.isInteger(1))
+    return emitError(loc) << "linspace: unsupported steps " << steps
+                          << " or element type " << elementType;
+  Value s = buildConvertScalar(b, loc, start, elementType);
+  Value e = buildConvertScalar(b, loc, end, elementType);
+  if (!s || !e)
+    return emitError(loc) << "linspace: bounds of types " << start.getType()
+                          << " and " << end.getType() << " do not convert to "
+                          << elementType;
+  bool isFloat = isa<FloatType>(elementType);
+  // The type the values are computed in.
+  Type ct = isFloat ? elementType
+            : base  ? Type(b.getF32Type())
+                    : Type(b.getF64Type());
+  Value cs = buildConvertScalar(b, loc, s, ct);
+  Value ce = buildConvertScalar(b, loc, e, ct);
+  // step: for integer logspace the difference is taken in the integers.
+  Value diff = !isFloat && base
+                   ? buildConvertScalar(b, loc,
+                                        arith::SubIOp::create(b, loc, e, s), ct)
+                   : arith::SubFOp::create(b, loc, ce, cs).getResult();
+  Value step = arith::DivFOp::create(b, loc, diff,
+                                     createScalar(b, loc, ct, double(steps - 1)));
+  Value init = createEmpty(b, loc, {b.getIndexAttr(steps)}, elementType);
+  AffineMap id = b.getMultiDimIdentityMap(1);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{}, init,
+             SmallVector<AffineMap>{id}, parallelIterators(1),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               Value i = arith::IndexCastOp::create(
+                   nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 0));
+               Value back = arith::SubIOp::create(
+                   nb, nl,
+                   arith::ConstantOp::create(nb, nl,
+                                             nb.getI64IntegerAttr(steps - 1)),
+                   i);
+               Value lower = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::slt, i,
+                   arith::ConstantOp::create(nb, nl,
+                                             nb.getI64IntegerAttr(steps / 2)));
+               Value fromStart = arith::AddFOp::create(
+                   nb, nl, cs,
+                   arith::MulFOp::create(nb, nl, step,
+                                         buildConvertScalar(nb, nl, i, ct)));
+               Value fromEnd = arith::SubFOp::create(
+                   nb, nl, ce,
+                   arith::MulFOp::create(nb, nl, step,
+                                         buildConvertScalar(nb, nl, back, ct)));
+               Value v =
+                   arith::SelectOp::create(nb, nl, lower, fromStart, fromEnd);
+               // steps == 1 has no step (0 / 0): the start itself.
+               if (steps == 1)
+                 v = cs;
+               if (base) {
+                 Type pt = isFloat ? Type(nb.getF64Type()) : ct;
+                 v = math::PowFOp::create(nb, nl, createScalar(nb, nl, pt, *base),
+                                          buildConvertScalar(nb, nl, v, pt));
+               }
+               linalg::YieldOp::create(
+                   nb, nl, buildConvertScalar(nb, nl, v, elementType));
+             })
+      .getResult(0);
+}

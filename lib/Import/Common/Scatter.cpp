@@ -1,6 +1,7 @@
 //===- Scatter.cpp - Scatter and data-dependent indexing ------------------===//
 
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -306,6 +307,95 @@ static Value flatten(OpBuilder &b, Location loc, Value x) {
                                          ArrayRef<ReassociationIndices>{all});
 }
 
+/// The identity of a scatter_reduce `kind` in `et`: 0 (Sum, Mean), 1
+/// (Prod), the lowest (Amax) or highest (Amin) value.
+static TypedAttr scatterReduceIdentity(OpBuilder &b, ScatterReduceKind kind,
+                                       Type et) {
+  switch (kind) {
+  case ScatterReduceKind::Sum:
+  case ScatterReduceKind::Mean:
+    return b.getZeroAttr(et);
+  case ScatterReduceKind::Prod:
+    return isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 1.0))
+                              : TypedAttr(b.getIntegerAttr(et, 1));
+  case ScatterReduceKind::Amax:
+    if (et.isInteger(1))
+      return b.getIntegerAttr(et, 0);
+    return getLowestAttr(et);
+  case ScatterReduceKind::Amin:
+    if (auto ft = dyn_cast<FloatType>(et))
+      return FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics()));
+    if (et.isInteger(1))
+      return b.getIntegerAttr(et, 1);
+    return IntegerAttr::get(
+        et, APInt::getSignedMaxValue(et.getIntOrFloatBitWidth()));
+  }
+  return {};
+}
+
+FailureOr<Value> mlprog::buildScatterReduce(OpBuilder &b, Location loc,
+                                            Value data, Value indices,
+                                            Value updates, int64_t axis,
+                                            ScatterReduceKind kind,
+                                            bool includeSelf) {
+  FailureOr<RankedTensorType> dt = getRankedType(loc, data, "scatter data");
+  FailureOr<RankedTensorType> it =
+      getRankedType(loc, indices, "scatter indices");
+  if (failed(dt) || failed(it))
+    return failure();
+  Type et = dt->getElementType();
+  if (!et.isIntOrFloat() ||
+      (kind == ScatterReduceKind::Mean && et.isInteger(1)))
+    return emitError(loc) << "scatter_reduce: unsupported element type in "
+                          << *dt;
+  ScatterReduction reduction =
+      kind == ScatterReduceKind::Prod   ? ScatterReduction::Mul
+      : kind == ScatterReduceKind::Amax ? ScatterReduction::Max
+      : kind == ScatterReduceKind::Amin ? ScatterReduction::Min
+                                        : ScatterReduction::Add;
+  SmallVector<OpFoldResult> indexSizes = tensor::getMixedSizes(b, loc, indices);
+  // Filled tensors of the shape of `indices` / `data`.
+  auto filled = [&](ArrayRef<OpFoldResult> sizes, TypedAttr value) {
+    return createFilled(b, loc, sizes, value);
+  };
+  Value base = data;
+  if (!includeSelf) {
+    FailureOr<Value> reset = buildScatterElements(
+        b, loc, data, indices,
+        filled(indexSizes, scatterReduceIdentity(b, kind, et)), axis,
+        ScatterReduction::None);
+    if (failed(reset))
+      return failure();
+    base = *reset;
+  }
+  FailureOr<Value> combined =
+      buildScatterElements(b, loc, base, indices, updates, axis, reduction);
+  if (failed(combined) || kind != ScatterReduceKind::Mean)
+    return combined;
+  // Mean: the sum over the number of values combined into each element.
+  TypedAttr one = isa<FloatType>(et) ? TypedAttr(b.getFloatAttr(et, 1.0))
+                                     : TypedAttr(b.getIntegerAttr(et, 1));
+  Value counts = filled(tensor::getMixedSizes(b, loc, data), one);
+  if (!includeSelf) {
+    FailureOr<Value> reset =
+        buildScatterElements(b, loc, counts, indices,
+                             filled(indexSizes, b.getZeroAttr(et)), axis,
+                             ScatterReduction::None);
+    if (failed(reset))
+      return failure();
+    counts = *reset;
+  }
+  FailureOr<Value> total =
+      buildScatterElements(b, loc, counts, indices, filled(indexSizes, one),
+                           axis, ScatterReduction::Add);
+  if (failed(total))
+    return failure();
+  if (isa<FloatType>(et))
+    return buildElementwiseBinary(b, loc, BinaryOpKind::Div, *combined,
+                                  *total);
+  return buildDivision(b, loc, DivisionKind::FloorDivide, *combined, *total);
+}
+
 FailureOr<Value> mlprog::buildNonZero(OpBuilder &b, Location loc, Value x) {
   FailureOr<RankedTensorType> type = getRankedType(loc, x, "nonzero");
   if (failed(type))
@@ -315,6 +405,11 @@ FailureOr<Value> mlprog::buildNonZero(OpBuilder &b, Location loc, Value x) {
   if (type->getRank() == 0)
     x = insertUnitDim(b, loc, x, 0);
   int64_t rank = std::max<int64_t>(type->getRank(), 1);
+  // An empty input has no non-zero element: a static [rank, 0] result keeps
+  // the folded loops from leaving slices of a count folded to 0 behind.
+  if (llvm::is_contained(type->getShape(), 0))
+    return createEmpty(b, loc, {b.getIndexAttr(rank), b.getIndexAttr(0)},
+                       b.getI64Type());
   SmallVector<Value> dims = extents(b, loc, x);
   Value zero = cIndex(b, loc, 0);
   Value count = loopNest(

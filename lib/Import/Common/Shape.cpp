@@ -276,6 +276,10 @@ FailureOr<Value> mlprog::buildConcat(OpBuilder &b, Location loc,
   sizes[axis] = offset;
   Value result = createEmpty(b, loc, sizes, first->getElementType());
   for (auto [v, off] : llvm::zip(inputs, offsets)) {
+    // Empty inputs add nothing (and a static offset at the end of a dim is
+    // not a valid tensor.insert_slice).
+    if (llvm::is_contained(cast<RankedTensorType>(v.getType()).getShape(), 0))
+      continue;
     SmallVector<OpFoldResult> offs(rank, b.getIndexAttr(0));
     offs[axis] = off;
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));

@@ -2,7 +2,8 @@
 //
 // Data-movement builders that Shape.cpp does not hold: the shape of a tensor
 // as a tensor, stacking, reversal, space/batch block moves (reshape +
-// transpose + pad/crop) and sliding windows (one strided linalg.generic).
+// transpose + pad/crop), sliding windows (one strided linalg.generic) and
+// diagonals.
 //
 //===----------------------------------------------------------------------===//
 
@@ -242,4 +243,190 @@ FailureOr<Value> mlprog::buildSlidingWindows(OpBuilder &b, Location loc,
         linalg::YieldOp::create(nb, nl, args[0]);
       });
   return op.getResult(0);
+}
+
+namespace {
+/// The checked geometry of a diagonal: the extent of the diagonal and the
+/// shape of buildDiagonal's result.
+struct DiagonalPlane {
+  int64_t length;
+  SmallVector<int64_t> shape;
+};
+} // namespace
+
+static FailureOr<DiagonalPlane> diagonalPlane(Location loc,
+                                              RankedTensorType type,
+                                              int64_t offset, int64_t dim1,
+                                              int64_t dim2) {
+  int64_t rank = type.getRank();
+  if (rank < 2 || dim1 == dim2 || dim1 < 0 || dim2 < 0 || dim1 >= rank ||
+      dim2 >= rank)
+    return emitError(loc) << "diagonal: dims " << dim1 << " and " << dim2
+                          << " do not name two dims of " << type;
+  int64_t n1 = type.getDimSize(dim1), n2 = type.getDimSize(dim2);
+  if (ShapedType::isDynamic(n1) || ShapedType::isDynamic(n2))
+    return emitError(loc) << "diagonal: dims " << dim1 << " and " << dim2
+                          << " of " << type << " must be static";
+  DiagonalPlane p;
+  p.length = std::max<int64_t>(
+      0, offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim1 && d != dim2)
+      p.shape.push_back(type.getDimSize(d));
+  p.shape.push_back(p.length);
+  return p;
+}
+
+FailureOr<Value> mlprog::buildDiagonal(OpBuilder &b, Location loc, Value x,
+                                       int64_t offset, int64_t dim1,
+                                       int64_t dim2) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "diagonal");
+  if (failed(type))
+    return failure();
+  FailureOr<DiagonalPlane> plane =
+      diagonalPlane(loc, *type, offset, dim1, dim2);
+  if (failed(plane))
+    return failure();
+  int64_t rank = type->getRank(), outRank = rank - 1;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim1 && d != dim2)
+      sizes.push_back(tensor::getMixedSize(b, loc, x, d));
+  sizes.push_back(b.getIndexAttr(plane->length));
+  Value init = createEmpty(b, loc, sizes, type->getElementType());
+  if (plane->length == 0 || llvm::is_contained(plane->shape, 0))
+    return init;
+  // The elements are read with tensor.extract: linalg's verifier would
+  // equate the extents of dim1 and dim2 with the diagonal's through an
+  // input map i -> (i, i).
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{}, ValueRange{init},
+             SmallVector<AffineMap>{b.getMultiDimIdentityMap(outRank)},
+             parallelIterators(outRank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               Value i = linalg::IndexOp::create(nb, nl, outRank - 1);
+               SmallVector<Value> at;
+               int64_t other = 0;
+               for (int64_t d = 0; d < rank; ++d) {
+                 if (d == dim1 || d == dim2) {
+                   int64_t shift = std::max<int64_t>(d == dim1 ? -offset
+                                                               : offset,
+                                                     0);
+                   at.push_back(arith::AddIOp::create(nb, nl, i,
+                                                      cIndex(nb, nl, shift)));
+                 } else {
+                   at.push_back(linalg::IndexOp::create(nb, nl, other++));
+                 }
+               }
+               linalg::YieldOp::create(
+                   nb, nl, tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildDiagonalScatter(OpBuilder &b, Location loc,
+                                              Value x, Value src,
+                                              int64_t offset, int64_t dim1,
+                                              int64_t dim2) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "diagonal_scatter");
+  FailureOr<RankedTensorType> st = getRankedType(loc, src, "diagonal_scatter");
+  if (failed(type) || failed(st))
+    return failure();
+  FailureOr<DiagonalPlane> plane =
+      diagonalPlane(loc, *type, offset, dim1, dim2);
+  if (failed(plane))
+    return failure();
+  if (st->getElementType() != type->getElementType() ||
+      failed(verifyCompatibleShape(st->getShape(), plane->shape)))
+    return emitError(loc) << "diagonal_scatter: source " << *st
+                          << " does not fit the diagonal of " << *type;
+  if (plane->length == 0 || llvm::is_contained(type->getShape(), 0))
+    return x;
+  int64_t rank = type->getRank();
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x),
+                           type->getElementType());
+  AffineMap id = b.getMultiDimIdentityMap(rank);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x}, ValueRange{init},
+             SmallVector<AffineMap>{id, id}, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value i1 = linalg::IndexOp::create(nb, nl, dim1);
+               Value i2 = linalg::IndexOp::create(nb, nl, dim2);
+               Value onDiagonal = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::eq,
+                   arith::SubIOp::create(nb, nl, i2, i1),
+                   cIndex(nb, nl, offset));
+               // The position along the diagonal, clamped so that the read
+               // stays in bounds off the diagonal too.
+               Value k = offset >= 0 ? i1 : i2;
+               k = arith::MinSIOp::create(nb, nl, k,
+                                          cIndex(nb, nl, plane->length - 1));
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d)
+                 if (d != dim1 && d != dim2)
+                   at.push_back(linalg::IndexOp::create(nb, nl, d));
+               at.push_back(k);
+               Value v = tensor::ExtractOp::create(nb, nl, src, at);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   arith::SelectOp::create(nb, nl, onDiagonal, v, args[0])
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+FailureOr<Value> mlprog::buildIm2Col(OpBuilder &b, Location loc, Value x,
+                                     ArrayRef<int64_t> kernel,
+                                     ArrayRef<int64_t> dilation,
+                                     ArrayRef<int64_t> padding,
+                                     ArrayRef<int64_t> stride) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "im2col");
+  if (failed(type))
+    return failure();
+  auto pairOk = [](ArrayRef<int64_t> p, int64_t min) {
+    return p.size() == 2 && p[0] >= min && p[1] >= min;
+  };
+  if (type->getRank() != 4 || !type->hasStaticShape() ||
+      !pairOk(kernel, 1) || !pairOk(dilation, 1) || !pairOk(stride, 1) ||
+      !pairOk(padding, 0))
+    return emitError(loc) << "im2col: expected a static [N, C, H, W] tensor "
+                             "and positive kernel, dilation and stride, got "
+                          << *type;
+  ArrayRef<int64_t> s = type->getShape();
+  int64_t out[2];
+  for (int k = 0; k < 2; ++k) {
+    out[k] = (s[2 + k] + 2 * padding[k] - dilation[k] * (kernel[k] - 1) - 1) /
+                 stride[k] +
+             1;
+    if (s[2 + k] + 2 * padding[k] - dilation[k] * (kernel[k] - 1) - 1 < 0)
+      out[k] = 0;
+  }
+  if (out[0] < 1 || out[1] < 1)
+    return emitError(loc) << "im2col: the kernel does not fit " << *type;
+  Type et = type->getElementType();
+  Value padded = x;
+  if (padding[0] || padding[1])
+    padded = padStatic(b, loc, x, {0, 0, padding[0], padding[1]},
+                       {0, 0, padding[0], padding[1]}, b.getZeroAttr(et));
+  // Loops (n, c, i, j, oh, ow).
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> in = {d(0), d(1),
+                                d(4) * stride[0] + d(2) * dilation[0],
+                                d(5) * stride[1] + d(3) * dilation[1]};
+  SmallVector<int64_t> shape = {s[0], s[1], kernel[0], kernel[1], out[0],
+                                out[1]};
+  Value init = tensor::EmptyOp::create(b, loc, shape, et);
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, in, ctx),
+                                 b.getMultiDimIdentityMap(6)};
+  Value patches =
+      linalg::GenericOp::create(
+          b, loc, init.getType(), ValueRange{padded}, ValueRange{init}, maps,
+          parallelIterators(6),
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(nb, nl, args[0]);
+          })
+          .getResult(0);
+  return buildReshape(b, loc, patches,
+                      {s[0], s[1] * kernel[0] * kernel[1], out[0] * out[1]});
 }

@@ -108,7 +108,16 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
     anyNegative |= s.step < 0;
   }
   Value result;
-  if (!anyNegative) {
+  // tensor.extract_slice refuses static offsets at the end of a dim (even
+  // for an empty slice), so empty slices and slices of empty tensors are
+  // new empty tensors.
+  bool empty = llvm::is_contained(type->getShape(), 0) ||
+               llvm::any_of(sizes, [](OpFoldResult s) {
+                 return getConstantIntValue(s) == std::optional<int64_t>(0);
+               });
+  if (empty) {
+    result = createEmpty(b, loc, sizes, type->getElementType());
+  } else if (!anyNegative) {
     SmallVector<OpFoldResult> offsets, strides;
     for (const ResolvedSlice &r : resolved) {
       offsets.push_back(b.getIndexAttr(r.start));
@@ -172,8 +181,12 @@ FailureOr<SmallVector<Value>> mlprog::buildSplit(OpBuilder &b, Location loc,
       else
         extents.push_back(b.getIndexAttr(type->getDimSize(d)));
     }
-    pieces.push_back(
-        tensor::ExtractSliceOp::create(b, loc, x, offsets, extents, strides));
+    // No static offset may sit at the end of a dim, even for an empty slice.
+    if (s == 0 || llvm::is_contained(type->getShape(), 0))
+      pieces.push_back(createEmpty(b, loc, extents, type->getElementType()));
+    else
+      pieces.push_back(
+          tensor::ExtractSliceOp::create(b, loc, x, offsets, extents, strides));
     offset += s;
   }
   return pieces;
@@ -447,6 +460,13 @@ FailureOr<Value> mlprog::buildSelectIndex(OpBuilder &b, Location loc, Value x,
   SmallVector<int64_t> shape(type->getShape());
   shape.erase(shape.begin() + *d);
   auto resultType = RankedTensorType::get(shape, type->getElementType());
+  // A static offset 0 into an empty dim is not a valid slice: the result is
+  // empty as well.
+  if (llvm::is_contained(shape, 0)) {
+    SmallVector<OpFoldResult> resultSizes(sizes);
+    resultSizes.erase(resultSizes.begin() + *d);
+    return createEmpty(b, loc, resultSizes, type->getElementType());
+  }
   return tensor::ExtractSliceOp::create(b, loc, resultType, x, offsets, sizes,
                                         strides)
       .getResult();
@@ -619,4 +639,68 @@ mlprog::buildSliceUpdateDynamic(OpBuilder &b, Location loc, Value x,
   return Value(tensor::InsertSliceOp::create(
       b, loc, *u, x, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
       getAsIndexOpFoldResult(b.getContext(), strides)));
+}
+
+FailureOr<Value> mlprog::buildSearchSorted(OpBuilder &b, Location loc,
+                                           Value sortedSequence, Value values,
+                                           bool right, Type resultType) {
+  FailureOr<RankedTensorType> st =
+      getRankedType(loc, sortedSequence, "searchsorted");
+  FailureOr<RankedTensorType> vt = getRankedType(loc, values, "searchsorted");
+  if (failed(st) || failed(vt))
+    return failure();
+  Type et = st->getElementType();
+  int64_t sr = st->getRank(), vr = vt->getRank();
+  bool leadingMatch = sr == 1 || sr == vr;
+  for (int64_t d = 0; leadingMatch && sr > 1 && d + 1 < sr; ++d)
+    leadingMatch = st->getDimSize(d) == vt->getDimSize(d);
+  if (sr == 0 || !leadingMatch || vt->getElementType() != et ||
+      !et.isIntOrFloat() || !resultType.isSignlessInteger())
+    return emitError(loc) << "searchsorted: sorted sequence " << *st
+                          << " does not fit values " << *vt;
+  MLIRContext *ctx = b.getContext();
+  // Loops: the dims of `values`, then m along the sequence.
+  SmallVector<AffineExpr> seqExprs;
+  for (int64_t d = 0; d + 1 < sr; ++d)
+    seqExprs.push_back(getAffineDimExpr(d, ctx));
+  seqExprs.push_back(getAffineDimExpr(vr, ctx));
+  SmallVector<AffineExpr> valueExprs;
+  for (int64_t d = 0; d < vr; ++d)
+    valueExprs.push_back(getAffineDimExpr(d, ctx));
+  AffineMap id = AffineMap::get(vr + 1, 0, valueExprs, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(vr + 1, 0, seqExprs, ctx), id,
+                                 id};
+  SmallVector<utils::IteratorType> iters = parallelIterators(vr);
+  iters.push_back(utils::IteratorType::reduction);
+  Value init = createFilled(b, loc, tensor::getMixedSizes(b, loc, values),
+                            b.getIntegerAttr(resultType, 0));
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{sortedSequence, values}, init,
+             maps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value below;
+               if (isa<FloatType>(et))
+                 below = arith::CmpFOp::create(
+                     nb, nl,
+                     right ? arith::CmpFPredicate::OLE
+                           : arith::CmpFPredicate::OLT,
+                     args[0], args[1]);
+               else if (et.isInteger(1))
+                 below = arith::CmpIOp::create(
+                     nb, nl,
+                     right ? arith::CmpIPredicate::ule
+                           : arith::CmpIPredicate::ult,
+                     args[0], args[1]);
+               else
+                 below = arith::CmpIOp::create(
+                     nb, nl,
+                     right ? arith::CmpIPredicate::sle
+                           : arith::CmpIPredicate::slt,
+                     args[0], args[1]);
+               Value inc = arith::ExtUIOp::create(nb, nl, resultType, below);
+               linalg::YieldOp::create(
+                   nb, nl, arith::AddIOp::create(nb, nl, args[2], inc)
+                               .getResult());
+             })
+      .getResult(0);
 }

@@ -2,7 +2,8 @@
 //
 // `zeros`, `ones`, `full`, `empty` (their `_like` and `new_` forms, sizes
 // known at import time or not), `arange`,
-// `tensor`, and the values of the in-place `zero_` and `fill_`.
+// `linspace`, `logspace`, `tensor`, and the values of the in-place `zero_`
+// and `fill_`.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -213,10 +214,56 @@ LogicalResult tensorOp(Im &im, Node *n) {
                           .getResult());
 }
 
+/// Argument `i` (a number or a 0-d tensor, read at run time) as a scalar.
+FailureOr<Value> scalarOrItem(Im &im, Node *n, unsigned i) {
+  Location l = im.loc(n);
+  const TSValue &v = im.get(n->input(i));
+  if (v.isScalar())
+    return im.scalarValue(v, l);
+  FailureOr<Value> t = im.tensorInput(n, i);
+  if (failed(t))
+    return failure();
+  if (rankOf(*t) != 0)
+    return emitError(l) << n->kind().toQualString()
+                        << ": expected a number or a 0-d tensor, got "
+                        << t->getType();
+  return tensor::ExtractOp::create(im.b, l, *t, ValueRange{}).getResult();
+}
+
+/// linspace(start, end, steps, dtype, ...) and logspace(start, end, steps,
+/// base, dtype, ...); start and end may be 0-d tensors (the default dtype
+/// is float32 either way).
+LogicalResult linspace(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> start = scalarOrItem(im, n, 0), end = scalarOrItem(im, n, 1);
+  FailureOr<int64_t> steps = im.intInput(n, 2);
+  if (failed(start) || failed(end) || failed(steps))
+    return failure();
+  std::optional<double> base;
+  if (std::string(n->kind().toUnqualString()) == "logspace") {
+    FailureOr<double> bv = im.numberInput(n, 3);
+    if (failed(bv))
+      return failure();
+    base = *bv;
+  }
+  Type et = im.b.getF32Type();
+  if (auto di = n->schema().argumentIndexWithName("dtype")) {
+    FailureOr<Type> t = im.dtypeInput(n, *di);
+    if (failed(t))
+      return failure();
+    if (*t)
+      et = *t;
+  }
+  return im.setTensor(
+      n, 0, buildLinspace(im.b, l, *start, *end, *steps, et, base));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerCreationOps(OpTable &table) {
   table.add({
+      {"aten::linspace", linspace},
+      {"aten::logspace", linspace},
       {"aten::zeros", fillH<FillWith::Zero, ShapeFrom::Sizes>},
       {"aten::ones", fillH<FillWith::One, ShapeFrom::Sizes>},
       {"aten::empty", fillH<FillWith::Zero, ShapeFrom::Sizes>},

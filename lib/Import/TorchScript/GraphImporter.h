@@ -160,6 +160,11 @@ void registerShapeOps(OpTable &table);
 /// SliceGatherOps.cpp: chunk, split, unbind, slice, select, index_select,
 /// gather, embedding, index_copy.
 void registerSliceGatherOps(OpTable &table);
+/// ScatterOps.cpp: scatter, scatter_add, scatter_reduce, index_add,
+/// index_fill, index_reduce, put.
+void registerScatterOps(OpTable &table);
+/// SortOps.cpp: sort, argsort, msort, topk, searchsorted, bucketize.
+void registerSortOps(OpTable &table);
 /// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor,
 /// zero and fill (the values of zero_ and fill_).
 void registerCreationOps(OpTable &table);

@@ -22,6 +22,8 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerPoolOps(t);
     registerShapeOps(t);
     registerSliceGatherOps(t);
+    registerScatterOps(t);
+    registerSortOps(t);
     registerCreationOps(t);
     registerResampleOps(t);
     registerRecurrentOps(t);

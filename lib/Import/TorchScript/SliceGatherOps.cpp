@@ -284,11 +284,28 @@ LogicalResult indexSelect(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  if (cast<RankedTensorType>(idx->getType()).getRank() != 1)
-    return emitError(im.loc(n)) << "index_select needs 1-D integer indices, "
-                                   "got "
-                                << idx->getType();
-  return im.setTensor(n, 0, buildGather(im.b, im.loc(n), *x, *idx, *d));
+  Location l = im.loc(n);
+  if (rankOf(*idx) > 1)
+    return emitError(l) << "index_select needs 0-d or 1-D integer indices, "
+                           "got "
+                        << idx->getType();
+  // torch reads a 0-d self or index as one element along dim 0; a 0-d self
+  // gives a 0-d result.
+  if (rankOf(*idx) == 0)
+    idx = buildReshape(im.b, l, *idx, {1});
+  if (failed(idx))
+    return failure();
+  if (rankOf(*x) != 0)
+    return im.setTensor(n, 0, buildGather(im.b, l, *x, *idx, *d));
+  if (failed(normDim(im, n, *d, 0)))
+    return failure();
+  FailureOr<Value> one = buildReshape(im.b, l, *x, {1});
+  if (failed(one))
+    return failure();
+  FailureOr<Value> g = buildGather(im.b, l, *one, *idx, 0);
+  if (failed(g))
+    return failure();
+  return im.setTensor(n, 0, buildReshape(im.b, l, *g, {}));
 }
 
 LogicalResult gather(Im &im, Node *n) {
@@ -296,8 +313,24 @@ LogicalResult gather(Im &im, Node *n) {
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
-  return im.setTensor(n, 0,
-                      buildGatherAlongAxis(im.b, im.loc(n), *x, *idx, *d));
+  Location l = im.loc(n);
+  if (rankOf(*x) != 0)
+    return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *x, *idx, *d));
+  // A 0-d self is read as [1]; the result has the shape of the index.
+  if (failed(normDim(im, n, *d, 0)))
+    return failure();
+  SmallVector<int64_t> shape(cast<RankedTensorType>(idx->getType()).getShape());
+  if (rankOf(*idx) > 1)
+    return emitError(l) << "gather: index " << idx->getType()
+                        << " does not fit a 0-d tensor";
+  FailureOr<Value> one = buildReshape(im.b, l, *x, {1});
+  FailureOr<Value> idx1 = buildReshape(im.b, l, *idx, {1});
+  if (failed(one) || failed(idx1))
+    return failure();
+  FailureOr<Value> g = buildGatherAlongAxis(im.b, l, *one, *idx1, 0);
+  if (failed(g))
+    return failure();
+  return im.setTensor(n, 0, buildReshape(im.b, l, *g, shape));
 }
 
 /// index_copy(self, dim, index, source): `self` with the slices at
@@ -317,6 +350,15 @@ LogicalResult indexCopy(Im &im, Node *n) {
   FailureOr<int64_t> dim = normDim(im, n, *d, rank);
   if (failed(dim))
     return failure();
+  // A 0-d self (and source) is read as [1].
+  bool scalar = rank == 0;
+  if (scalar) {
+    x = buildReshape(im.b, l, *x, {1});
+    src = buildReshape(im.b, l, *src, {1});
+    if (failed(x) || failed(src))
+      return failure();
+    rank = 1;
+  }
   auto it = cast<RankedTensorType>(idx->getType());
   auto st = cast<RankedTensorType>(src->getType());
   if (it.getRank() > 1 || st.getRank() != rank)
@@ -331,9 +373,11 @@ LogicalResult indexCopy(Im &im, Node *n) {
   FailureOr<Value> indices = buildExpand(im.b, l, *column, st.getShape());
   if (failed(indices))
     return failure();
-  return im.setTensor(n, 0,
-                      buildScatterElements(im.b, l, *x, *indices, *src, *dim,
-                                           ScatterReduction::None));
+  FailureOr<Value> r = buildScatterElements(im.b, l, *x, *indices, *src, *dim,
+                                            ScatterReduction::None);
+  if (failed(r) || !scalar)
+    return im.setTensor(n, 0, r);
+  return im.setTensor(n, 0, buildReshape(im.b, l, *r, {}));
 }
 
 /// The `Tensor?[] indices` argument `i`: null for None entries; uint8
@@ -409,8 +453,14 @@ LogicalResult maskedSelect(Im &im, Node *n) {
   if (failed(mb))
     return failure();
   int64_t rank = rankOf(*xb);
-  if (rank == 0)
-    return emitError(l) << "masked_select of 0-d tensors is not supported";
+  if (rank == 0) {
+    // 0-d operands select from a 1-element tensor.
+    xb = buildReshape(im.b, l, *xb, {1});
+    mb = buildReshape(im.b, l, *mb, {1});
+    if (failed(xb) || failed(mb))
+      return failure();
+    rank = 1;
+  }
   FailureOr<Value> flatX = buildCollapseDims(im.b, l, *xb, 0, rank - 1);
   FailureOr<Value> flatM = buildCollapseDims(im.b, l, *mb, 0, rank - 1);
   if (failed(flatX) || failed(flatM))
@@ -423,6 +473,285 @@ LogicalResult embedding(Im &im, Node *n) {
   if (failed(w) || failed(idx))
     return failure();
   return im.setTensor(n, 0, buildGather(im.b, im.loc(n), *w, *idx, 0));
+}
+
+/// The pieces of `x` along `dim` (normalized) between the split points
+/// `points` (Python slice bounds: negative count from the end, clamped), as
+/// tensor_split with indices: x[:p0], x[p0:p1], ..., x[pk:].
+LogicalResult splitAtPoints(Im &im, Node *n, Value x, int64_t dim,
+                            ArrayRef<int64_t> points) {
+  std::vector<TSValue> parts;
+  int64_t rank = rankOf(x);
+  for (size_t i = 0; i <= points.size(); ++i) {
+    SmallVector<SliceDim> dims(rank);
+    dims[dim].start = i == 0 ? 0 : points[i - 1];
+    if (i < points.size())
+      dims[dim].stop = points[i];
+    FailureOr<Value> p = buildSlice(im.b, im.loc(n), x, dims);
+    if (failed(p))
+      return failure();
+    parts.push_back(TSValue::tensor(*p));
+  }
+  return im.set(n, 0, TSValue::list(std::move(parts)));
+}
+
+/// tensor_split(self, sections | indices, dim): `sections` pieces (the
+/// first extent % sections one longer), or pieces between the indices.
+/// hsplit/vsplit/dsplit(self, sections | indices) split dim 1 (0 for 1-D),
+/// 0 and 2; their sections must divide the extent.
+LogicalResult tensorSplit(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  std::string name = n->kind().toUnqualString();
+  int64_t rank = rankOf(*x);
+  int64_t d = 0;
+  if (name == "tensor_split") {
+    FailureOr<int64_t> di = im.intInput(n, 2);
+    if (failed(di))
+      return failure();
+    d = *di;
+  } else {
+    int64_t minRank = name == "dsplit" ? 3 : name == "vsplit" ? 2 : 1;
+    if (rank < minRank)
+      return emitError(l) << name << ": expected a tensor of rank >= "
+                          << minRank << ", got " << x->getType();
+    d = name == "dsplit" ? 2 : name == "vsplit" ? 0 : rank >= 2 ? 1 : 0;
+  }
+  int64_t dim = d;
+  FailureOr<int64_t> e = staticExtent(im, n, *x, dim);
+  if (failed(e))
+    return failure();
+  const TSValue &arg = im.get(n->input(1));
+  if (arg.isTensor())
+    return im.unsupported(n, "tensor_split with split points in a tensor");
+  if (arg.elems) {
+    FailureOr<SmallVector<int64_t>> points = im.intListInput(n, 1);
+    if (failed(points))
+      return failure();
+    return splitAtPoints(im, n, *x, dim, *points);
+  }
+  FailureOr<int64_t> sections = im.intInput(n, 1);
+  if (failed(sections))
+    return failure();
+  if (*sections < 1 || (name != "tensor_split" && *e % *sections))
+    return emitError(l) << name << ": " << *sections
+                        << " sections do not split extent " << *e;
+  SmallVector<int64_t> points;
+  int64_t at = 0;
+  for (int64_t i = 0; i + 1 < *sections; ++i) {
+    at += *e / *sections + (i < *e % *sections ? 1 : 0);
+    points.push_back(at);
+  }
+  return splitAtPoints(im, n, *x, dim, points);
+}
+
+/// select_scatter(self, src, dim, index): `self` with x[.., index, ..]
+/// along `dim` replaced by `src`.
+LogicalResult selectScatter(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 2), i = im.intInput(n, 3);
+  if (failed(x) || failed(d) || failed(i))
+    return failure();
+  FailureOr<Value> src = im.tensorOf(im.get(n->input(1)), elemOf(*x), l);
+  if (failed(src))
+    return failure();
+  int64_t dim = *d;
+  FailureOr<int64_t> e = staticExtent(im, n, *x, dim);
+  if (failed(e))
+    return failure();
+  int64_t index = *i < 0 ? *i + *e : *i;
+  if (index < 0 || index >= *e)
+    return emitError(l) << "select_scatter: index " << *i
+                        << " out of range for extent " << *e;
+  SmallVector<SliceDim> dims(rankOf(*x));
+  dims[dim] = {index, index + 1, 1};
+  return im.setTensor(n, 0, buildSliceUpdate(im.b, l, *x, *src, dims, {dim}));
+}
+
+/// slice_scatter(self, src, dim, start, end, step): `self` with the slice
+/// x[.., start:end:step, ..] along `dim` replaced by `src`.
+LogicalResult sliceScatter(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> d = im.intInput(n, 2), step = im.intInput(n, 5);
+  if (failed(x) || failed(d) || failed(step))
+    return failure();
+  FailureOr<Value> src = im.tensorOf(im.get(n->input(1)), elemOf(*x), l);
+  if (failed(src))
+    return failure();
+  int64_t rank = rankOf(*x);
+  FailureOr<int64_t> dim = normDim(im, n, *d, rank);
+  if (failed(dim))
+    return failure();
+  SmallVector<SliceDim> dims(rank);
+  dims[*dim].step = *step;
+  for (unsigned i : {3u, 4u}) {
+    if (im.isNoneInput(n, i))
+      continue;
+    FailureOr<int64_t> v = im.intInput(n, i);
+    if (failed(v))
+      return failure();
+    (i == 3 ? dims[*dim].start : dims[*dim].stop) = *v;
+  }
+  return im.setTensor(n, 0, buildSliceUpdate(im.b, l, *x, *src, dims));
+}
+
+/// `x` flattened to 1-D (a 0-d tensor becomes [1]).
+FailureOr<Value> flat(Im &im, Location l, Value x) {
+  int64_t r = rankOf(x);
+  if (r == 0)
+    return buildReshape(im.b, l, x, {1});
+  if (r == 1)
+    return x;
+  return buildCollapseDims(im.b, l, x, 0, r - 1);
+}
+
+/// take(self, index): the flattened `self` gathered at `index` (the result
+/// has its shape).
+LogicalResult take(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
+  if (failed(x) || failed(idx))
+    return failure();
+  FailureOr<Value> f = flat(im, l, *x);
+  if (failed(f))
+    return failure();
+  return im.setTensor(n, 0, buildGather(im.b, l, *f, *idx, 0));
+}
+
+/// take_along_dim(self, indices, dim): without dim, both flattened;
+/// otherwise `self` and `indices` broadcast against each other in the dims
+/// other than `dim`, then gathered along it.
+LogicalResult takeAlongDim(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
+  if (failed(x) || failed(idx))
+    return failure();
+  if (im.isNoneInput(n, 2)) {
+    FailureOr<Value> fx = flat(im, l, *x), fi = flat(im, l, *idx);
+    if (failed(fx) || failed(fi))
+      return failure();
+    return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *fx, *fi, 0));
+  }
+  FailureOr<int64_t> d = im.intInput(n, 2);
+  if (failed(d))
+    return failure();
+  auto xt = cast<RankedTensorType>(x->getType());
+  auto it = cast<RankedTensorType>(idx->getType());
+  int64_t rank = xt.getRank();
+  if (it.getRank() != rank || !xt.hasStaticShape() || !it.hasStaticShape())
+    return emitError(l) << "take_along_dim: expected static tensors of one "
+                           "rank, got "
+                        << xt << " and " << it;
+  FailureOr<int64_t> dim = normDim(im, n, *d, rank);
+  if (failed(dim))
+    return failure();
+  if (rank == 0) {
+    FailureOr<Value> fx = flat(im, l, *x), fi = flat(im, l, *idx);
+    if (failed(fx) || failed(fi))
+      return failure();
+    FailureOr<Value> g = buildGatherAlongAxis(im.b, l, *fx, *fi, 0);
+    if (failed(g))
+      return failure();
+    return im.setTensor(n, 0, buildReshape(im.b, l, *g, {}));
+  }
+  SmallVector<int64_t> xs(xt.getShape()), is(it.getShape());
+  for (int64_t k = 0; k < rank; ++k) {
+    if (k == *dim)
+      continue;
+    if (xs[k] != is[k] && xs[k] != 1 && is[k] != 1)
+      return emitError(l) << "take_along_dim: " << xt << " and " << it
+                          << " do not broadcast";
+    xs[k] = is[k] = std::max(xs[k], is[k]);
+  }
+  FailureOr<Value> bx = buildExpand(im.b, l, *x, xs),
+                   bi = buildExpand(im.b, l, *idx, is);
+  if (failed(bx) || failed(bi))
+    return failure();
+  return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *bx, *bi, *dim));
+}
+
+/// The coordinates of the non-zero elements of `x` as [n, rank] (n dynamic;
+/// a 0-d `x` gives [n, 0], n being 0 or 1).
+FailureOr<Value> nonzeroRows(Im &im, Location l, Value x) {
+  FailureOr<Value> cols = buildNonZero(im.b, l, x);
+  if (failed(cols))
+    return failure();
+  if (rankOf(x) == 0) {
+    SmallVector<OpFoldResult> sizes = {
+        tensor::getMixedSize(im.b, l, *cols, 1), im.b.getIndexAttr(0)};
+    return tensor::EmptyOp::create(im.b, l, sizes, im.b.getI64Type())
+        .getResult();
+  }
+  return buildTranspose(im.b, l, *cols, {1, 0});
+}
+
+/// nonzero/argwhere(self): [n, rank] coordinates (a 0-d tensor gives
+/// [n, 0]).
+LogicalResult nonzero(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  return im.setTensor(n, 0, nonzeroRows(im, l, *x));
+}
+
+/// nonzero_numpy(self): the coordinates as one 1-D tensor per dim.
+LogicalResult nonzeroNumpy(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  int64_t rank = std::max<int64_t>(rankOf(*x), 1);
+  FailureOr<Value> cols = buildNonZero(im.b, l, *x);
+  if (failed(cols))
+    return failure();
+  std::vector<TSValue> parts;
+  for (int64_t d = 0; d < rank; ++d) {
+    FailureOr<Value> p =
+        buildSelectIndex(im.b, l, *cols, 0, im.b.getIndexAttr(d));
+    if (failed(p))
+      return failure();
+    parts.push_back(TSValue::tensor(*p));
+  }
+  return im.set(n, 0, TSValue::list(std::move(parts)));
+}
+
+/// nonzero_static(self, size, fill_value): the first `size` rows of
+/// nonzero, padded with rows of `fill_value`.
+LogicalResult nonzeroStatic(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  FailureOr<int64_t> size = im.intInput(n, 1), fill = im.intInput(n, 2);
+  if (failed(x) || failed(size) || failed(fill))
+    return failure();
+  if (*size < 0)
+    return emitError(l) << "nonzero_static: negative size " << *size;
+  if (*size == 0)
+    return im.setTensor(
+        n, 0,
+        tensor::EmptyOp::create(im.b, l,
+                                ArrayRef<int64_t>{0, rankOf(*x)},
+                                im.b.getI64Type())
+            .getResult());
+  FailureOr<Value> rows = nonzeroRows(im, l, *x);
+  if (failed(rows))
+    return failure();
+  // Pad (or, with a negative width, crop) the rows to `size`.
+  Value count = tensor::DimOp::create(im.b, l, *rows, 0);
+  Value high = arith::SubIOp::create(
+      im.b, l, arith::ConstantIndexOp::create(im.b, l, *size), count);
+  Value fillValue =
+      arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(*fill));
+  SmallVector<OpFoldResult> low(2, im.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> highs = {high, im.b.getIndexAttr(0)};
+  return im.setTensor(n, 0,
+                      buildPadDynamic(im.b, l, *rows, low, highs,
+                                      PadMode::Constant, fillValue,
+                                      {*size, rankOf(*x)}));
 }
 
 } // namespace
@@ -443,5 +772,22 @@ void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
       {"aten::index.Tensor", index},
       {"aten::index_put", indexPut},
       {"aten::masked_select", maskedSelect},
+      {"aten::unsafe_chunk", chunk},
+      {"aten::unsafe_split", split},
+      {"aten::split_with_sizes_copy", split},
+      {"aten::unbind_copy", unbind},
+      {"aten::narrow_copy", narrow},
+      {"aten::tensor_split", tensorSplit},
+      {"aten::hsplit", tensorSplit},
+      {"aten::vsplit", tensorSplit},
+      {"aten::dsplit", tensorSplit},
+      {"aten::select_scatter", selectScatter},
+      {"aten::slice_scatter", sliceScatter},
+      {"aten::take", take},
+      {"aten::take_along_dim", takeAlongDim},
+      {"aten::nonzero", nonzero},
+      {"aten::argwhere", nonzero},
+      {"aten::nonzero_numpy", nonzeroNumpy},
+      {"aten::nonzero_static", nonzeroStatic},
   });
 }

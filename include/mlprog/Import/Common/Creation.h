@@ -16,6 +16,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlprog {
 
 /// Materializes `value` as an `arith.constant` tensor.
@@ -56,6 +58,24 @@ buildRangeAttr(mlir::Location loc, mlir::Type elementType, double start,
 mlir::FailureOr<mlir::Value>
 buildRangeDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value start,
                   mlir::Value limit, mlir::Value delta);
+
+/// The 1-D tensor of `steps` (>= 0) values evenly spaced from the scalar
+/// `start` to the scalar `end` (any int/float types), as PyTorch's CPU
+/// kernels compute them: both bounds are first converted to `elementType`
+/// (truncating for integers); step = (end - start) / (steps - 1); element i
+/// is start + step * i below steps / 2 and end - step * (steps - 1 - i)
+/// from there (steps == 1 gives [start]). Integer results compute in f64
+/// and truncate; float results compute in `elementType`. With `base`
+/// (logspace) each value v becomes base^v: for integers v and the power are
+/// f32 (truncated at the end), for floats the power is taken in f64 and
+/// rounded to `elementType`.
+/// Errors: steps < 0, a non-int/float element type.
+/// Spec: aten::linspace / aten::logspace (all overloads; bounds read with
+/// Scalar::to<dtype>).
+mlir::FailureOr<mlir::Value>
+buildLinspace(mlir::OpBuilder &b, mlir::Location loc, mlir::Value start,
+              mlir::Value end, int64_t steps, mlir::Type elementType,
+              std::optional<double> base = std::nullopt);
 
 /// One-hot encoding: `indices` (integer, any shape S) gains a new dim of
 /// extent `depth` at `axis` in [0, rank(S)]; the element is `onValue` where

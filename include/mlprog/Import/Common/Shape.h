@@ -304,6 +304,46 @@ mlir::FailureOr<mlir::Value> buildSlidingWindows(mlir::OpBuilder &b,
                                                  mlir::Value x, int64_t axis,
                                                  int64_t size, int64_t stride);
 
+/// The sliding 2-D patches of `x` [N, C, H, W] (static) zero-padded by
+/// `padding` (ph, pw) on both sides: the result [N, C * kh * kw, L] holds in
+/// row c * kh * kw + i * kw + j and column oh * OW + ow the element
+/// x[n, c, oh * sh + i * dh - ph, ow * sw + j * dw - pw] (0 in the padding),
+/// OH = (H + 2 ph - dh * (kh - 1) - 1) / sh + 1 and OW alike, L = OH * OW.
+/// `kernel`, `dilation`, `stride` are (h, w) pairs. One linalg.generic with
+/// a strided input map, then a reshape.
+/// Errors: rank != 4, dynamic extents, kernel/dilation/stride < 1, padding
+/// < 0, no complete patch.
+/// Spec: aten::im2col (torch.nn.functional.unfold).
+mlir::FailureOr<mlir::Value>
+buildIm2Col(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+            llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> dilation,
+            llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> stride);
+
+/// The diagonal at `offset` of the plane of dims `dim1` and `dim2` of `x`
+/// (distinct, in [0, rank); their extents n1, n2 static): both dims are
+/// removed and a last dim appended whose element i is x at i + max(-offset,
+/// 0) along dim1 and i + max(offset, 0) along dim2; its extent is
+/// max(0, min(n1, n2 - offset)) for offset >= 0 and max(0, min(n1 + offset,
+/// n2)) below. One linalg.generic with an affine input map.
+/// Errors: rank < 2, dims equal or out of range, dynamic extents on dim1 or
+/// dim2.
+/// Spec: aten::diagonal / linalg_diagonal; numpy.diagonal.
+mlir::FailureOr<mlir::Value> buildDiagonal(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value x,
+                                           int64_t offset, int64_t dim1,
+                                           int64_t dim2);
+
+/// The inverse of buildDiagonal: a copy of `x` whose diagonal (the same
+/// `offset`, `dim1`, `dim2`) is replaced by `src`, which has x's element
+/// type and the shape buildDiagonal gives.
+/// Errors: as buildDiagonal; `src` of another element type or shape.
+/// Spec: aten::diagonal_scatter (and diag_embed as the diagonal scattered
+/// into zeros).
+mlir::FailureOr<mlir::Value>
+buildDiagonalScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value src, int64_t offset, int64_t dim1,
+                     int64_t dim2);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_SHAPE_H

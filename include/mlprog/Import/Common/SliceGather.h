@@ -228,6 +228,25 @@ buildScatterElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value data,
                      mlir::Value indices, mlir::Value updates, int64_t axis,
                      ScatterReduction reduction);
 
+/// The reductions of torch's scatter_reduce / index_reduce.
+enum class ScatterReduceKind { Sum, Prod, Mean, Amax, Amin };
+
+/// torch `scatter_reduce(data, axis, indices, updates, reduce,
+/// include_self)`: buildScatterElements with the reduction `kind`, where
+/// `includeSelf` = false first resets every element that receives an update
+/// to the reduction's identity (0, 1, -inf/min, +inf/max), so that only the
+/// updates combine. Mean divides the sum by the number of values combined
+/// (data's own element counted when `includeSelf`): a true division for
+/// floats, rounding towards -inf for integers; elements without updates
+/// keep `data`. Operands and errors as buildScatterElements; Mean needs a
+/// float or signless integer (not bool) element type.
+/// Spec: aten::scatter_reduce.two, aten::index_reduce (with the index
+/// broadcast along the dim).
+mlir::FailureOr<mlir::Value>
+buildScatterReduce(mlir::OpBuilder &b, mlir::Location loc, mlir::Value data,
+                   mlir::Value indices, mlir::Value updates, int64_t axis,
+                   ScatterReduceKind kind, bool includeSelf);
+
 /// N-D scatter: `indices` (signless integer, shape [M..., q], q static in
 /// [1, rank(data)]) addresses slices data[idx, ...] of `data` [D0..Dr-1];
 /// `updates` has shape [M..., Dq..Dr-1] and data's element type. The result
@@ -250,6 +269,21 @@ buildScatterND(mlir::OpBuilder &b, mlir::Location loc, mlir::Value data,
 /// Spec: ONNX NonZero (opset 9-13); numpy.nonzero; aten::nonzero (transposed).
 mlir::FailureOr<mlir::Value> buildNonZero(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x);
+
+/// For each element v of `values`, the number of elements of the sorted
+/// last dim of `sortedSequence` that are < v (`right` = false: the leftmost
+/// insertion point) or <= v (`right`: the rightmost one), as
+/// `resultType` (a signless integer type). `sortedSequence` is 1-D (any
+/// `values` shape) or [B..., M] with `values` [B..., K]; both have one
+/// numeric element type (integers compare signed, bool unsigned). A linalg
+/// reduction over M (linear per value, not a binary search).
+/// Errors: rank or leading-shape mismatches, differing element types.
+/// Spec: aten::searchsorted (without sorter), aten::bucketize (1-D
+/// boundaries); numpy.searchsorted.
+mlir::FailureOr<mlir::Value>
+buildSearchSorted(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::Value sortedSequence, mlir::Value values, bool right,
+                  mlir::Type resultType);
 
 /// numpy `compress(condition, x, axis)`: the slices of `x` along `axis`
 /// whose entry in the 1-D `condition` (i1, or an integer/float compared
