@@ -36,26 +36,33 @@ buildMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
 /// Max pooling as buildMaxPool, also returning the int64 indices of the
 /// maxima: offsets into the unpadded input [N, C, D1..Dn], batch and channel
 /// included, (N, C) row-major and the spatial dims row-major, or
-/// column-major (Dn slowest, D1 fastest) with `spatialColumnMajor`. The
+/// column-major (Dn slowest, D1 fastest) with `spatialColumnMajor`. With
+/// `planeIndices` the batch and channel are left out: an index is the
+/// offset within its (n, c) plane [D1..Dn] (aten's convention). The
 /// first maximum in window order wins ties. Channel and spatial extents must
 /// be static.
-/// Spec: ONNX MaxPool output Indices (storage_order 0 / 1).
+/// Spec: ONNX MaxPool output Indices (storage_order 0 / 1);
+/// aten::max_pool{1,2,3}d_with_indices (`planeIndices`, row-major).
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildMaxPoolWithIndices(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value input, llvm::ArrayRef<int64_t> kernel,
                         const WindowParams &params, bool ceilMode,
-                        bool spatialColumnMajor, bool isUnsigned = false);
+                        bool spatialColumnMajor, bool isUnsigned = false,
+                        bool planeIndices = false);
 
 /// Average pooling of float `input` [N, C, D1..Dn] (any n >= 1), same
 /// geometry as buildMaxPool (dilations must be 1). The divisor of a window is
 /// the number of its elements inside the input, or inside the explicitly
 /// padded input when `countIncludePad` (elements added by `ceilMode` never
-/// count), matching PyTorch and onnxruntime.
-/// Spec: ONNX AveragePool.
+/// count), matching PyTorch and onnxruntime. A non-zero `divisorOverride`
+/// divides every window by that number instead (aten accepts negative ones).
+/// Errors: a non-float tensor, dilations other than 1.
+/// Spec: ONNX AveragePool; aten::avg_pool{1,2,3}d (divisor_override).
 mlir::FailureOr<mlir::Value>
 buildAveragePool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                  llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
-                 bool ceilMode, bool countIncludePad);
+                 bool ceilMode, bool countIncludePad,
+                 int64_t divisorOverride = 0);
 
 /// Lp pooling of float `input` [N, C, D1..Dn] (any n >= 1), same geometry
 /// as buildMaxPool (dilations allowed): (sum over the window of |x|^p)^(1/p),
@@ -76,6 +83,44 @@ mlir::FailureOr<mlir::Value> buildLpPool(mlir::OpBuilder &b, mlir::Location loc,
 mlir::FailureOr<mlir::Value> buildGlobalAveragePool(mlir::OpBuilder &b,
                                                     mlir::Location loc,
                                                     mlir::Value input);
+
+/// Adaptive average pooling of float `input` [N, C, D1..Dn] (n >= 1, static
+/// spatial extents) to the positive extents `outputSize` [O1..On]: output o
+/// along dim i averages the input window [floor(o * Di / Oi),
+/// ceil((o + 1) * Di / Oi)). Windows may differ in size and overlap when Oi
+/// does not divide Di; the window sum is divided by each dim's window length
+/// in turn, as aten does. Result [N, C, O1..On] of the input's type.
+/// Errors: a non-float tensor, rank < 3, dynamic spatial extents, a size
+/// count other than n, non-positive sizes.
+/// Spec: aten::adaptive_avg_pool{1,2,3}d; torch.nn.AdaptiveAvgPool*d.
+mlir::FailureOr<mlir::Value>
+buildAdaptiveAveragePool(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value input, llvm::ArrayRef<int64_t> outputSize);
+
+/// Adaptive max pooling of int or float `input` [N, C, D1..Dn] with the
+/// windows of buildAdaptiveAveragePool: returns the maxima [N, C, O1..On]
+/// (input's type) and their int64 indices, offsets within each (n, c) plane
+/// [D1..Dn] in row-major order. The first maximum in window order wins
+/// ties; a NaN wins over numbers (the last NaN of the window).
+/// Errors: as buildAdaptiveAveragePool (int inputs allowed).
+/// Spec: aten::adaptive_max_pool{1,2,3}d.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildAdaptiveMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                     llvm::ArrayRef<int64_t> outputSize);
+
+/// Max unpooling with per-plane indices: `x` [N, C, D1..Dn] and `indices`
+/// (same shape, signless integer), each index an offset within its (n, c)
+/// plane of the result [N, C, O1..On] (`outputSize` = [O1..On], row-major),
+/// as aten max pooling returns them. The result is zero except at those
+/// positions, which receive x (the later element wins a repeated index);
+/// indices outside the plane are skipped (aten raises an error). Static
+/// shapes.
+/// Errors: shape mismatches, dynamic extents, a size count other than n.
+/// Spec: aten::max_unpool2d / max_unpool3d (stride and padding only check
+/// the sizes there, and are not needed).
+mlir::FailureOr<mlir::Value>
+buildMaxUnpoolPlanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value indices, llvm::ArrayRef<int64_t> outputSize);
 
 } // namespace mlprog
 
