@@ -119,16 +119,18 @@ LogicalResult upsample(Im &im, Node *n) {
   for (int64_t d = 0; d < 2; ++d)
     outSizes.push_back(tensor::getMixedSize(im.b, l, *x, d));
   if (!im.isNoneInput(n, 1)) {
-    FailureOr<SmallVector<int64_t>> size = im.intListInput(n, 1);
+    // Sizes a trace computed from the input's shape are run-time ints.
+    FailureOr<SmallVector<OpFoldResult>> size = sizesInput(im, n, 1);
     if (failed(size))
       return failure();
     if (int64_t(size->size()) != kind.nd)
       return emitError(l) << "expected " << kind.nd << " output sizes, got "
                           << size->size();
-    for (int64_t s : *size) {
-      if (s <= 0)
-        return emitError(l) << "output sizes must be positive, got " << s;
-      outSizes.push_back(im.b.getIndexAttr(s));
+    for (OpFoldResult s : *size) {
+      std::optional<int64_t> c = getConstantIntValue(s);
+      if (c && *c <= 0)
+        return emitError(l) << "output sizes must be positive, got " << *c;
+      outSizes.push_back(s);
     }
   } else {
     // floor(in * scale), in f64 as upsample's output-size helper.
@@ -198,6 +200,35 @@ LogicalResult upsample(Im &im, Node *n) {
       n, 0, buildResize(im.b, l, *x, outSizes, scaleAttrs, {}, options));
 }
 
+/// grid_sampler(input, grid, interpolation_mode, padding_mode,
+/// align_corners) and grid_sampler_2d: the modes are aten's enums
+/// (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
+/// 1 border, 2 reflection). Only 4-D inputs (grid_sampler_3d's 5-D ones are
+/// unsupported).
+LogicalResult gridSampler(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0), grid = im.tensorInput(n, 1);
+  FailureOr<int64_t> mode = im.intInput(n, 2), padding = im.intInput(n, 3);
+  FailureOr<bool> alignCorners = im.boolInput(n, 4);
+  if (failed(x) || failed(grid) || failed(mode) || failed(padding) ||
+      failed(alignCorners))
+    return failure();
+  if (rankOf(*x) == 5)
+    return im.unsupported(n, "3-D grid sampling (5-D input)");
+  if (*mode < 0 || *mode > 2 || *padding < 0 || *padding > 2)
+    return emitError(l) << "grid_sampler: unknown interpolation mode " << *mode
+                        << " or padding mode " << *padding;
+  static const GridSampleMode modes[] = {GridSampleMode::Bilinear,
+                                         GridSampleMode::Nearest,
+                                         GridSampleMode::Bicubic};
+  static const GridSamplePadding paddings[] = {GridSamplePadding::Zeros,
+                                               GridSamplePadding::Border,
+                                               GridSamplePadding::Reflection};
+  return im.setTensor(n, 0,
+                      buildGridSample(im.b, l, *x, *grid, modes[*mode],
+                                      paddings[*padding], *alignCorners));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerResampleOps(OpTable &table) {
@@ -212,5 +243,8 @@ void mlprog::torchscript::registerResampleOps(OpTable &table) {
       {"aten::upsample_bilinear2d", upsample},
       {"aten::upsample_trilinear3d", upsample},
       {"aten::upsample_bicubic2d", upsample},
+      {"aten::grid_sampler", gridSampler},
+      {"aten::grid_sampler_2d", gridSampler},
+      {"aten::grid_sampler_3d", gridSampler},
   });
 }
