@@ -7,9 +7,11 @@
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -442,7 +444,7 @@ FailureOr<Value> mlprog::buildGlobalAveragePool(OpBuilder &b, Location loc,
 /// Checks an adaptive pooling input [N, C, D1..Dn] with static spatial
 /// extents against `outputSize` [O1..On].
 static LogicalResult checkAdaptive(Location loc, StringRef what, Value input,
-                                   ArrayRef<int64_t> outputSize,
+                                   ArrayRef<OpFoldResult> outputSize,
                                    bool floatOnly) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   if (!it || it.getRank() < 3 ||
@@ -458,29 +460,41 @@ static LogicalResult checkAdaptive(Location loc, StringRef what, Value input,
   if (llvm::any_of(it.getShape().drop_front(2), ShapedType::isDynamic))
     return emitError(loc) << "unsupported " << what
                           << " with dynamic spatial extents";
-  if (llvm::any_of(outputSize, [](int64_t o) { return o <= 0; }))
-    return emitError(loc) << what << ": output sizes must be positive";
+  for (OpFoldResult o : outputSize) {
+    std::optional<int64_t> c = getConstantIntValue(o);
+    if (c && *c <= 0)
+      return emitError(loc) << what << ": output sizes must be positive";
+  }
   return success();
 }
 
 /// Longest adaptive window along a dim of `in` elements pooled to `out`:
-/// windows are [floor(o * in / out), ceil((o + 1) * in / out)).
-static int64_t longestAdaptiveWindow(int64_t in, int64_t out) {
-  int64_t longest = 1;
-  for (int64_t o = 0; o < out; ++o)
-    longest =
-        std::max(longest, ((o + 1) * in + out - 1) / out - (o * in) / out);
-  return longest;
+/// windows are [floor(o * in / out), ceil((o + 1) * in / out)). For an
+/// extent known only at run time, the bound min(in, ceil(in / out) + 1).
+static OpFoldResult longestAdaptiveWindow(OpBuilder &b, Location loc,
+                                          int64_t in, OpFoldResult out) {
+  if (std::optional<int64_t> c = getConstantIntValue(out)) {
+    int64_t longest = 1;
+    for (int64_t o = 0; o < *c; ++o)
+      longest = std::max(longest, ((o + 1) * in + *c - 1) / *c - (o * in) / *c);
+    return b.getIndexAttr(longest);
+  }
+  IndexMath m{b, loc};
+  Value o = cast<Value>(out);
+  Value ceil = arith::CeilDivUIOp::create(b, loc, m.c(in), o);
+  return m.min(m.add(ceil, m.c(1)), m.c(in));
 }
 
-/// Bounds [start, end) of the adaptive window of output index `o` (index).
+/// Bounds [start, end) of the adaptive window of output index `o` (index)
+/// along a dim of `in` elements pooled to `out`.
 static std::pair<Value, Value> adaptiveBounds(IndexMath &m, Value o, int64_t in,
-                                              int64_t out) {
+                                              OpFoldResult out) {
+  Value outV = getValueOrCreateConstantIndexOp(m.b, m.loc, out);
   auto div = [&](Value x) {
-    return arith::DivUIOp::create(m.b, m.loc, x, m.c(out)).getResult();
+    return arith::DivUIOp::create(m.b, m.loc, x, outV).getResult();
   };
   Value start = div(m.mul(o, m.c(in)));
-  Value end = div(m.add(m.mul(m.add(o, m.c(1)), m.c(in)), m.c(out - 1)));
+  Value end = div(m.add(m.mul(m.add(o, m.c(1)), m.c(in)), m.sub(outV, m.c(1))));
   return {start, end};
 }
 
@@ -490,20 +504,19 @@ static std::pair<Value, Value> adaptiveBounds(IndexMath &m, Value o, int64_t in,
 /// its plane index, otherwise the window sum.
 static SmallVector<Value> adaptiveGeneric(OpBuilder &b, Location loc,
                                           Value input,
-                                          ArrayRef<int64_t> outputSize,
+                                          ArrayRef<OpFoldResult> outputSize,
                                           bool isMax) {
   auto it = cast<RankedTensorType>(input.getType());
   Type et = it.getElementType();
   ArrayRef<int64_t> in = it.getShape().drop_front(2);
   unsigned n = outputSize.size(), loops = 2 + 2 * n;
-  SmallVector<int64_t> kernel;
+  SmallVector<OpFoldResult> kernel;
   for (unsigned i = 0; i < n; ++i)
-    kernel.push_back(longestAdaptiveWindow(in[i], outputSize[i]));
+    kernel.push_back(longestAdaptiveWindow(b, loc, in[i], outputSize[i]));
   SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, input, 0),
                                      tensor::getMixedSize(b, loc, input, 1)};
-  for (int64_t o : outputSize)
-    sizes.push_back(b.getIndexAttr(o));
-  Value window = tensor::EmptyOp::create(b, loc, kernel, et);
+  llvm::append_range(sizes, outputSize);
+  Value window = createEmpty(b, loc, kernel, et);
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> windowDims, outExprs;
   for (unsigned i = 0; i < n; ++i)
@@ -578,24 +591,26 @@ static SmallVector<Value> adaptiveGeneric(OpBuilder &b, Location loc,
 
 FailureOr<Value>
 mlprog::buildAdaptiveAveragePool(OpBuilder &b, Location loc, Value input,
-                                 ArrayRef<int64_t> outputSize) {
+                                 ArrayRef<OpFoldResult> outputSize) {
   if (failed(checkAdaptive(loc, "adaptive average pool", input, outputSize,
                            /*floatOnly=*/true)))
     return failure();
   auto it = cast<RankedTensorType>(input.getType());
   ArrayRef<int64_t> in = it.getShape().drop_front(2);
   unsigned n = outputSize.size();
-  if (llvm::all_of(outputSize, [](int64_t o) { return o == 1; }))
+  std::optional<SmallVector<int64_t>> outConst =
+      getConstantIntValues(outputSize);
+  if (outConst && llvm::all_of(*outConst, [](int64_t o) { return o == 1; }))
     return buildGlobalAveragePool(b, loc, input);
   // Uniform windows: a strided average pool (named linalg ops).
-  if (llvm::all_of(llvm::zip(in, outputSize), [](auto p) {
+  if (outConst && llvm::all_of(llvm::zip(in, *outConst), [](auto p) {
         return std::get<0>(p) % std::get<1>(p) == 0;
       })) {
     SmallVector<int64_t> kernel;
     WindowParams params;
     for (unsigned i = 0; i < n; ++i) {
-      kernel.push_back(in[i] / outputSize[i]);
-      params.strides.push_back(in[i] / outputSize[i]);
+      kernel.push_back(in[i] / (*outConst)[i]);
+      params.strides.push_back(in[i] / (*outConst)[i]);
     }
     params.padsBegin.assign(n, 0);
     params.padsEnd.assign(n, 0);
@@ -628,7 +643,7 @@ mlprog::buildAdaptiveAveragePool(OpBuilder &b, Location loc, Value input,
 
 FailureOr<std::pair<Value, Value>>
 mlprog::buildAdaptiveMaxPool(OpBuilder &b, Location loc, Value input,
-                             ArrayRef<int64_t> outputSize) {
+                             ArrayRef<OpFoldResult> outputSize) {
   if (failed(checkAdaptive(loc, "adaptive max pool", input, outputSize,
                            /*floatOnly=*/false)))
     return failure();

@@ -144,7 +144,8 @@ LogicalResult avgPool(Im &im, Node *n) {
 /// output_size) -> (values, indices within each plane).
 LogicalResult adaptivePool(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
-  FailureOr<SmallVector<int64_t>> out = im.intListInput(n, 1);
+  // Sizes a trace computed from the input's shape are run-time ints.
+  FailureOr<SmallVector<OpFoldResult>> out = sizesInput(im, n, 1);
   if (failed(x) || failed(out))
     return failure();
   bool isMax =

@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
@@ -85,7 +86,9 @@ mlir::FailureOr<mlir::Value> buildGlobalAveragePool(mlir::OpBuilder &b,
                                                     mlir::Value input);
 
 /// Adaptive average pooling of float `input` [N, C, D1..Dn] (n >= 1, static
-/// spatial extents) to the positive extents `outputSize` [O1..On]: output o
+/// spatial extents) to the positive extents `outputSize` [O1..On] (static,
+/// or index values known at run time, the result extents then dynamic and
+/// the windows computed at run time): output o
 /// along dim i averages the input window [floor(o * Di / Oi),
 /// ceil((o + 1) * Di / Oi)). Windows may differ in size and overlap when Oi
 /// does not divide Di; the window sum is divided by each dim's window length
@@ -95,7 +98,8 @@ mlir::FailureOr<mlir::Value> buildGlobalAveragePool(mlir::OpBuilder &b,
 /// Spec: aten::adaptive_avg_pool{1,2,3}d; torch.nn.AdaptiveAvgPool*d.
 mlir::FailureOr<mlir::Value>
 buildAdaptiveAveragePool(mlir::OpBuilder &b, mlir::Location loc,
-                         mlir::Value input, llvm::ArrayRef<int64_t> outputSize);
+                         mlir::Value input,
+                         llvm::ArrayRef<mlir::OpFoldResult> outputSize);
 
 /// Adaptive max pooling of int or float `input` [N, C, D1..Dn] with the
 /// windows of buildAdaptiveAveragePool: returns the maxima [N, C, O1..On]
@@ -106,7 +110,7 @@ buildAdaptiveAveragePool(mlir::OpBuilder &b, mlir::Location loc,
 /// Spec: aten::adaptive_max_pool{1,2,3}d.
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildAdaptiveMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-                     llvm::ArrayRef<int64_t> outputSize);
+                     llvm::ArrayRef<mlir::OpFoldResult> outputSize);
 
 /// Max unpooling with per-plane indices: `x` [N, C, D1..Dn] and `indices`
 /// (same shape, signless integer), each index an offset within its (n, c)
