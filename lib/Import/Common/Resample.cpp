@@ -8,6 +8,7 @@
 
 #include "mlprog/Import/Common/Resample.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -760,4 +761,107 @@ FailureOr<Value> mlprog::buildUpsampleNearest(OpBuilder &b, Location loc,
                    tensor::ExtractOp::create(nb, nl, x, at).getResult());
              })
       .getResult(0);
+}
+
+//===--- Antialiased resizing ---------------------------------------------===//
+
+/// The antialias filter of `mode` at t: the triangle, or Keys' cubic kernel
+/// with a = -0.5 (PIL's bicubic).
+template <typename T> static T antialiasFilter(ResampleMode mode, T t) {
+  t = std::abs(t);
+  if (mode == ResampleMode::Linear)
+    return t < T(1) ? T(1) - t : T(0);
+  const T a = -0.5;
+  if (t < T(1))
+    return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < T(2))
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  return 0;
+}
+
+/// The antialias weights [out, in] of one dim with source step `step`,
+/// computed in T (aten computes them in the input's precision).
+template <typename T>
+static SmallVector<double> antialiasWeights(ResampleMode mode, int64_t in,
+                                            int64_t out, double step) {
+  T s = T(step);
+  T interpSize = mode == ResampleMode::Linear ? 2 : 4;
+  T support = s >= T(1) ? interpSize * T(0.5) * s : interpSize * T(0.5);
+  T invScale = s >= T(1) ? T(1) / s : T(1);
+  int64_t maxTaps = int64_t(std::ceil(double(support))) * 2 + 1;
+  SmallVector<double> w(out * in, 0.0);
+  SmallVector<T> taps;
+  for (int64_t i = 0; i < out; ++i) {
+    T center = s * (T(i) + T(0.5));
+    int64_t xmin = std::max<int64_t>(int64_t(center - support + T(0.5)), 0);
+    int64_t xsize =
+        std::min<int64_t>(int64_t(center + support + T(0.5)), in) - xmin;
+    xsize = std::clamp<int64_t>(xsize, 0, maxTaps);
+    T total = 0;
+    taps.assign(xsize, T(0));
+    for (int64_t j = 0; j < xsize; ++j) {
+      taps[j] =
+          antialiasFilter<T>(mode, (T(j + xmin) - center + T(0.5)) * invScale);
+      total += taps[j];
+    }
+    for (int64_t j = 0; j < xsize; ++j)
+      w[i * in + xmin + j] = total != T(0) ? double(taps[j] / total) : 0.0;
+  }
+  return w;
+}
+
+FailureOr<Value>
+mlprog::buildResizeAntialias(OpBuilder &b, Location loc, Value x,
+                             ArrayRef<int64_t> outputSizes,
+                             ArrayRef<std::optional<double>> scales,
+                             bool alignCorners, ResampleMode mode) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || !isa<FloatType>(xt.getElementType()) || !xt.hasStaticShape())
+    return emitError(loc) << "antialiased resize needs a float tensor of "
+                             "static shape, got "
+                          << x.getType();
+  int64_t rank = xt.getRank(), n = outputSizes.size();
+  if (mode == ResampleMode::Nearest || n > rank || int64_t(scales.size()) != n)
+    return emitError(loc) << "antialiased resize: linear or cubic mode and "
+                             "one scale per resized dim needed";
+  if (llvm::any_of(outputSizes, [](int64_t o) { return o <= 0; }))
+    return emitError(loc) << "antialiased resize: output sizes must be "
+                             "positive";
+  if (rank > 25)
+    return emitError(loc) << "antialiased resize: rank " << rank
+                          << " too large";
+  Type et = xt.getElementType();
+  Value y = x;
+  for (int64_t k = n - 1; k >= 0; --k) {
+    int64_t d = rank - n + k;
+    int64_t in = xt.getDimSize(d), out = outputSizes[k];
+    double s;
+    if (alignCorners)
+      s = out > 1 ? double(in - 1) / double(out - 1) : 0.0;
+    else if (scales[k] && *scales[k] > 0)
+      s = 1.0 / *scales[k];
+    else
+      s = double(in) / double(out);
+    SmallVector<double> w = et.isF64()
+                                ? antialiasWeights<double>(mode, in, out, s)
+                                : antialiasWeights<float>(mode, in, out, s);
+    SmallVector<Attribute> attrs;
+    for (double v : w)
+      attrs.push_back(b.getFloatAttr(et, v));
+    auto wt = RankedTensorType::get({out, in}, et);
+    Value weights =
+        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(wt, attrs));
+    // y[..., i, ...] = sum_j w[i, j] y[..., j, ...] along dim d.
+    std::string letters, result;
+    for (int64_t i = 0; i < rank; ++i)
+      letters.push_back(char('a' + i));
+    result = letters;
+    result[d] = 'z';
+    std::string eq = letters + ",z" + letters[d] + "->" + result;
+    FailureOr<Value> r = buildEinsum(b, loc, eq, {y, weights});
+    if (failed(r))
+      return failure();
+    y = *r;
+  }
+  return y;
 }

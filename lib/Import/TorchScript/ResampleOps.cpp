@@ -1,7 +1,8 @@
 //===- ResampleOps.cpp - aten upsampling ops ------------------------------===//
 //
 // `upsample_{nearest{1,2,3}d, linear1d, bilinear2d, trilinear3d,
-// bicubic2d}` and `_upsample_nearest_exact{1,2,3}d`, each with its
+// bicubic2d}`, `_upsample_nearest_exact{1,2,3}d` and the antialiased
+// `_upsample_{bilinear,bicubic}2d_aa`, each with its
 // output_size overload (per-axis optional scales) and its `.vec` overload
 // (output_size or scale_factors), which is what scripted
 // F.interpolate calls.
@@ -20,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <cmath>
 
@@ -41,11 +43,17 @@ struct UpsampleKind {
   bool hasAlignCorners = false;
   /// Number of spatial (trailing) axes.
   int64_t nd = 0;
+  /// _upsample_{bilinear,bicubic}2d_aa: antialiased (buildResizeAntialias).
+  bool antialias = false;
 };
 
 UpsampleKind upsampleKind(Node *n) {
   std::string name = n->kind().toUnqualString();
   UpsampleKind k;
+  if (StringRef(name).ends_with("_aa")) {
+    k.antialias = true;
+    name.resize(name.size() - 3);
+  }
   k.nd = name[name.size() - 2] - '0';
   if (name.find("nearest") != std::string::npos) {
     k.exact = name.find("exact") != std::string::npos;
@@ -160,6 +168,15 @@ LogicalResult upsample(Im &im, Node *n) {
     }
   }
 
+  if (kind.antialias) {
+    std::optional<SmallVector<int64_t>> sizes =
+        getConstantIntValues(ArrayRef<OpFoldResult>(outSizes).drop_front(2));
+    if (!sizes || !type.hasStaticShape())
+      return im.unsupported(n, "antialiased upsampling of dynamic extents");
+    return im.setTensor(n, 0,
+                        buildResizeAntialias(im.b, l, *x, *sizes, scales,
+                                             alignCorners, kind.mode));
+  }
   ResizeOptions options;
   options.mode = kind.mode;
   if (kind.mode == ResampleMode::Nearest) {
@@ -243,6 +260,8 @@ void mlprog::torchscript::registerResampleOps(OpTable &table) {
       {"aten::upsample_bilinear2d", upsample},
       {"aten::upsample_trilinear3d", upsample},
       {"aten::upsample_bicubic2d", upsample},
+      {"aten::_upsample_bilinear2d_aa", upsample},
+      {"aten::_upsample_bicubic2d_aa", upsample},
       {"aten::grid_sampler", gridSampler},
       {"aten::grid_sampler_2d", gridSampler},
       {"aten::grid_sampler_3d", gridSampler},

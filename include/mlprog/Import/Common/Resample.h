@@ -21,6 +21,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlprog {
 
 /// How output coordinates are resampled.
@@ -164,6 +166,28 @@ buildRoiAlign(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
               mlir::Value rois, mlir::Value batchIndices, RoiPoolMode mode,
               int64_t outputHeight, int64_t outputWidth, int64_t samplingRatio,
               double spatialScale, bool halfPixel);
+
+/// Antialiased resizing of the last `outputSizes.size()` dims of float `x`
+/// (static extents) to the static `outputSizes`, separably, the last dim
+/// first. Along a dim of input extent `in`, output i is sum_j w_j x[xmin +
+/// j]: the filter (Linear: triangle 1 - |t|, support 1; Cubic: Keys'
+/// kernel with a = -0.5, support 2) is centred at s * (i + 0.5) and
+/// stretched by s when s > 1 (downscaling), the taps xmin.. lying in
+/// [trunc(centre - support + 0.5), trunc(centre + support + 0.5)) clipped
+/// to the input, the weights normalized to sum 1. The source step s is
+/// (in - 1) / (out - 1) with `alignCorners` (0 when out = 1), else
+/// 1 / scale for a given positive `scales` entry, else in / out. The
+/// weights are computed at import time and applied as one contraction per
+/// dim (in x's element type).
+/// Errors: non-float or dynamic input, a size count other than the scale
+/// count, non-positive sizes, Nearest mode.
+/// Spec: aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa
+/// (F.interpolate(antialias=True), PIL-compatible).
+mlir::FailureOr<mlir::Value>
+buildResizeAntialias(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     llvm::ArrayRef<int64_t> outputSizes,
+                     llvm::ArrayRef<std::optional<double>> scales,
+                     bool alignCorners, ResampleMode mode);
 
 /// Nearest-neighbour upsampling of the last two dims of `x` (rank >= 3,
 /// static extents H, W) by positive float scales: output extents
