@@ -218,10 +218,9 @@ LogicalResult upsample(Im &im, Node *n) {
 }
 
 /// grid_sampler(input, grid, interpolation_mode, padding_mode,
-/// align_corners) and grid_sampler_2d: the modes are aten's enums
-/// (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
-/// 1 border, 2 reflection). Only 4-D inputs (grid_sampler_3d's 5-D ones are
-/// unsupported).
+/// align_corners), grid_sampler_2d and grid_sampler_3d: the modes are aten's
+/// enums (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1
+/// border, 2 reflection); 4-D and (grid_sampler_3d) 5-D inputs.
 LogicalResult gridSampler(Im &im, Node *n) {
   Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0), grid = im.tensorInput(n, 1);
@@ -230,8 +229,6 @@ LogicalResult gridSampler(Im &im, Node *n) {
   if (failed(x) || failed(grid) || failed(mode) || failed(padding) ||
       failed(alignCorners))
     return failure();
-  if (rankOf(*x) == 5)
-    return im.unsupported(n, "3-D grid sampling (5-D input)");
   if (*mode < 0 || *mode > 2 || *padding < 0 || *padding > 2)
     return emitError(l) << "grid_sampler: unknown interpolation mode " << *mode
                         << " or padding mode " << *padding;

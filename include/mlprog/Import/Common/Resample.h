@@ -124,16 +124,20 @@ enum class GridSamplePadding { Zeros, Border, Reflection };
 
 /// Samples `x` [N, C, H, W] (float) at the normalized positions of `grid`
 /// [N, Hout, Wout, 2] (float; grid[n, h, w] = (x, y) in [-1, 1], x along W):
-/// the result is [N, C, Hout, Wout] of x's element type. A normalized
-/// coordinate g maps to the pixel coordinate (g + 1) / 2 * (size - 1) with
-/// `alignCorners` (-1 and 1 are the centres of the corner pixels), else
-/// ((g + 1) * size - 1) / 2 (-1 and 1 are the outer edges). Bilinear weighs
-/// the 4 neighbours, Nearest rounds half to even, Bicubic weighs 16
-/// neighbours with Keys' kernel (a = -0.75), padding applied to each
-/// neighbour's integer coordinate. Computed in f64.
-/// Errors: ranks other than 4, grid's last dim not 2, mismatched batch,
-/// non-float element types.
-/// Spec: ONNX GridSample-16; torch.nn.functional.grid_sample (4-D).
+/// the result is [N, C, Hout, Wout] of x's element type; or, volumetric,
+/// `x` [N, C, D, H, W] at `grid` [N, Dout, Hout, Wout, 3] ((x, y, z), z along
+/// D) giving [N, C, Dout, Hout, Wout]. A normalized coordinate g maps to the
+/// pixel coordinate (g + 1) / 2 * (size - 1) with `alignCorners` (-1 and 1
+/// are the centres of the corner pixels), else ((g + 1) * size - 1) / 2 (-1
+/// and 1 are the outer edges). Bilinear weighs the 2^n neighbours
+/// (trilinear in 3-D), Nearest rounds half to even, Bicubic (4-D only)
+/// weighs 16 neighbours with Keys' kernel (a = -0.75), padding applied to
+/// each neighbour's integer coordinate. Computed in f64.
+/// Errors: ranks other than 4 and 5, a grid of another rank or whose last
+/// dim is not the spatial rank, mismatched batch, non-float element types,
+/// bicubic 5-D sampling.
+/// Spec: ONNX GridSample-16/20 (2-D and 3-D); torch.nn.functional.grid_sample
+/// (aten::grid_sampler_2d / grid_sampler_3d).
 mlir::FailureOr<mlir::Value>
 buildGridSample(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                 mlir::Value grid, GridSampleMode mode,
