@@ -723,3 +723,103 @@ FailureOr<Value> mlprog::buildMaxUnpoolPlanes(OpBuilder &b, Location loc,
   llvm::append_range(shape, outputSize);
   return buildReshape(b, loc, planes, shape);
 }
+
+//===--- Embedding bags ---------------------------------------------------===//
+
+FailureOr<Value> mlprog::buildEmbeddingBag(OpBuilder &b, Location loc,
+                                           Value weight, Value indices,
+                                           Value offsets, EmbeddingBagMode mode,
+                                           Value perSampleWeights,
+                                           bool includeLastOffset,
+                                           std::optional<int64_t> paddingIdx) {
+  auto wt = dyn_cast<RankedTensorType>(weight.getType());
+  auto it = dyn_cast<RankedTensorType>(indices.getType());
+  auto ot = dyn_cast<RankedTensorType>(offsets.getType());
+  if (!wt || wt.getRank() != 2 || !isa<FloatType>(wt.getElementType()) || !it ||
+      it.getRank() != 1 || !it.getElementType().isSignlessInteger() || !ot ||
+      ot.getRank() != 1 || !ot.getElementType().isSignlessInteger())
+    return emitError(loc) << "embedding_bag needs a float [V, D] weight and "
+                             "1-D integer indices and offsets, got "
+                          << weight.getType() << ", " << indices.getType()
+                          << ", " << offsets.getType();
+  Type et = wt.getElementType();
+  if (perSampleWeights) {
+    auto pt = dyn_cast<RankedTensorType>(perSampleWeights.getType());
+    if (mode != EmbeddingBagMode::Sum)
+      return emitError(loc) << "embedding_bag: per_sample_weights need mode "
+                               "'sum'";
+    if (!pt || pt.getRank() != 1 || pt.getElementType() != et)
+      return emitError(loc) << "embedding_bag: per_sample_weights must be 1-D "
+                               "of the weight's type, got "
+                            << perSampleWeights.getType();
+  }
+  IndexMath m{b, loc};
+  Value numIndices = tensor::DimOp::create(b, loc, indices, 0);
+  Value numOffsets = tensor::DimOp::create(b, loc, offsets, 0);
+  Value numRows = tensor::DimOp::create(b, loc, weight, 0);
+  Value numBags =
+      includeLastOffset ? m.max(m.sub(numOffsets, m.c(1)), m.c(0)) : numOffsets;
+  SmallVector<OpFoldResult> sizes = {getAsOpFoldResult(numBags),
+                                     tensor::getMixedSize(b, loc, weight, 1)};
+  if (!includeLastOffset && !ot.isDynamicDim(0))
+    sizes[0] = b.getIndexAttr(ot.getDimSize(0));
+  Value init = createEmpty(b, loc, sizes, et);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, b.getContext());
+  bool isMax = mode == EmbeddingBagMode::Max;
+  auto body = [&](OpBuilder &nb, Location nl, ValueRange) {
+    IndexMath t{nb, nl};
+    Value bag = linalg::IndexOp::create(nb, nl, 0);
+    Value d = linalg::IndexOp::create(nb, nl, 1);
+    auto offsetAt = [&](Value i) {
+      return t.index(tensor::ExtractOp::create(nb, nl, offsets, i));
+    };
+    Value next = t.add(bag, t.c(1));
+    Value start = t.clamp(offsetAt(bag), t.c(0), numIndices);
+    Value end = includeLastOffset
+                    ? offsetAt(next)
+                    : t.select(t.lt(next, numOffsets),
+                               offsetAt(t.min(next, t.sub(numOffsets, t.c(1)))),
+                               numIndices);
+    end = t.clamp(end, start, numIndices);
+    Value acc0 = arith::ConstantOp::create(
+        nb, nl, isMax ? getLowestAttr(et) : nb.getZeroAttr(et));
+    SmallVector<Value> r = loop(
+        nb, nl, start, end, ValueRange{acc0, t.c(0)},
+        [&](OpBuilder &lb, Location ll, Value j,
+            ValueRange st) -> SmallVector<Value> {
+          IndexMath u{lb, ll};
+          Value row = u.index(tensor::ExtractOp::create(lb, ll, indices, j));
+          Value keep = arith::ConstantOp::create(lb, ll, lb.getBoolAttr(true));
+          if (paddingIdx) {
+            Value pad = *paddingIdx < 0 ? u.add(numRows, u.c(*paddingIdx))
+                                        : u.c(*paddingIdx);
+            keep = u.cmp(arith::CmpIPredicate::ne, row, pad);
+          }
+          row = u.clamp(row, u.c(0), u.sub(numRows, u.c(1)));
+          Value v =
+              tensor::ExtractOp::create(lb, ll, weight, ValueRange{row, d});
+          if (perSampleWeights)
+            v = arith::MulFOp::create(
+                lb, ll, v,
+                tensor::ExtractOp::create(lb, ll, perSampleWeights, j));
+          Value acc =
+              isMax ? arith::MaximumFOp::create(lb, ll, st[0], v).getResult()
+                    : arith::AddFOp::create(lb, ll, st[0], v).getResult();
+          return {u.select(keep, acc, st[0]),
+                  u.select(keep, u.add(st[1], u.c(1)), st[1])};
+        });
+    Value result = r[0];
+    Value empty = t.eq(r[1], t.c(0));
+    if (mode == EmbeddingBagMode::Mean) {
+      Value count = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), r[1]);
+      result = arith::DivFOp::create(
+          nb, nl, result, arith::SIToFPOp::create(nb, nl, et, count));
+    }
+    Value zero = arith::ConstantOp::create(nb, nl, nb.getZeroAttr(et));
+    linalg::YieldOp::create(nb, nl, t.select(empty, zero, result));
+  };
+  return linalg::GenericOp::create(b, loc, init.getType(), ValueRange(), init,
+                                   SmallVector<AffineMap>{id},
+                                   parallelIterators(2), body)
+      .getResult(0);
+}

@@ -1,7 +1,8 @@
 //===- PoolOps.cpp - aten pooling ops -------------------------------------===//
 //
 // Max (with or without indices), average, adaptive average and adaptive
-// max pooling in 1-D, 2-D and 3-D, batched or not, and max unpooling.
+// max pooling in 1-D, 2-D and 3-D, batched or not, max unpooling, and
+// embedding bags (pooled embedding rows).
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -16,6 +17,8 @@
 #include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Pool.h"
 #include "mlprog/Import/Common/Shape.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -192,6 +195,60 @@ LogicalResult maxUnpool(Im &im, Node *n) {
   });
 }
 
+/// embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+/// per_sample_weights, include_last_offset, [padding_idx]) -> (output,
+/// offset2bag, bag_size, max_indices): the output (the other results, aten's
+/// bookkeeping for the gradient, are unsupported where used).
+/// scale_grad_by_freq and sparse only concern the gradient.
+LogicalResult embeddingBag(Im &im, Node *n) {
+  Location l = im.loc(n);
+  for (unsigned i = 1; i < n->outputs().size(); ++i)
+    if (!n->output(i)->uses().empty())
+      return im.unsupported(n, "embedding_bag result " + std::to_string(i) +
+                                   " (only the bags are computed)");
+  FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1),
+                   offsets = im.tensorInput(n, 2);
+  FailureOr<int64_t> mode = im.intInput(n, 4);
+  FailureOr<bool> includeLast = im.boolInput(n, 7);
+  if (failed(w) || failed(idx) || failed(offsets) || failed(mode) ||
+      failed(includeLast))
+    return failure();
+  if (*mode < 0 || *mode > 2)
+    return emitError(l) << "embedding_bag: unknown mode " << *mode;
+  Value psw;
+  if (!im.isNoneInput(n, 6)) {
+    FailureOr<Value> p = im.tensorInput(n, 6);
+    if (failed(p))
+      return failure();
+    psw = *p;
+  }
+  std::optional<int64_t> paddingIdx;
+  if (n->inputs().size() > 8 && !im.isNoneInput(n, 8)) {
+    FailureOr<int64_t> p = im.intInput(n, 8);
+    if (failed(p))
+      return failure();
+    paddingIdx = *p;
+  }
+  if (rankOf(*idx) != 1)
+    return im.unsupported(n, "embedding_bag of " +
+                                 std::to_string(rankOf(*idx)) +
+                                 "-D indices (F.embedding_bag flattens them)");
+  static const EmbeddingBagMode modes[] = {
+      EmbeddingBagMode::Sum, EmbeddingBagMode::Mean, EmbeddingBagMode::Max};
+  FailureOr<Value> out = buildEmbeddingBag(
+      im.b, l, *w, *idx, *offsets, modes[*mode], psw, *includeLast, paddingIdx);
+  if (failed(out) || failed(im.setTensor(n, 0, out)))
+    return failure();
+  // Unused placeholders for aten's bookkeeping results.
+  for (unsigned i = 1; i < n->outputs().size(); ++i)
+    if (failed(im.setTensor(
+            n, i,
+            Value(tensor::EmptyOp::create(im.b, l, ArrayRef<int64_t>{0},
+                                          im.b.getI64Type())))))
+      return failure();
+  return success();
+}
+
 } // namespace
 
 void mlprog::torchscript::registerPoolOps(OpTable &table) {
@@ -213,5 +270,6 @@ void mlprog::torchscript::registerPoolOps(OpTable &table) {
       {"aten::adaptive_max_pool3d", adaptivePool},
       {"aten::max_unpool2d", maxUnpool},
       {"aten::max_unpool3d", maxUnpool},
+      {"aten::embedding_bag", embeddingBag},
   });
 }

@@ -19,6 +19,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <utility>
 
 namespace mlprog {
@@ -125,6 +126,29 @@ buildAdaptiveMaxPool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
 mlir::FailureOr<mlir::Value>
 buildMaxUnpoolPlanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      mlir::Value indices, llvm::ArrayRef<int64_t> outputSize);
+
+/// How buildEmbeddingBag reduces a bag.
+enum class EmbeddingBagMode { Sum, Mean, Max };
+
+/// Bags of embeddings: row b of the result [B, D] reduces the rows
+/// `weight`[indices[j]] (weight [V, D] float, indices [N] signless
+/// integer) for j in [offsets[b], offsets[b + 1]) (the last bag ends at N;
+/// with `includeLastOffset` `offsets` has B + 1 entries and the last one
+/// ends the last bag). Sum adds the rows (each scaled by
+/// `perSampleWeights`[j] when that [N] tensor of weight's type is
+/// non-null), Mean divides the sum by the bag's size, Max takes the
+/// elementwise maximum; entries equal to `paddingIdx` (when set; negative
+/// counts from V) are left out, and an empty bag gives zeros. Accumulates
+/// in the weight's type in index order. Bag bounds are clamped into
+/// [0, N]; indices are clamped into [0, V).
+/// Errors: ranks and element types, per-sample weights with a mode other
+/// than Sum.
+/// Spec: aten::embedding_bag (output 0); torch.nn.functional.embedding_bag.
+mlir::FailureOr<mlir::Value>
+buildEmbeddingBag(mlir::OpBuilder &b, mlir::Location loc, mlir::Value weight,
+                  mlir::Value indices, mlir::Value offsets,
+                  EmbeddingBagMode mode, mlir::Value perSampleWeights,
+                  bool includeLastOffset, std::optional<int64_t> paddingIdx);
 
 } // namespace mlprog
 
