@@ -439,6 +439,125 @@ FailureOr<Value> mlprog::buildMergeHeads(OpBuilder &b, Location loc, Value x) {
   return mergeDims(b, loc, *moved, 2);
 }
 
+/// x W^T + bias (x [..., K], weight [N, K], bias [N]).
+static FailureOr<Value> linearOf(OpBuilder &b, Location loc, Value x,
+                                 Value weight, Value bias) {
+  FailureOr<Value> wt = buildTranspose(b, loc, weight, {1, 0});
+  if (failed(wt))
+    return failure();
+  FailureOr<Value> y = buildMatMul(b, loc, x, *wt);
+  if (failed(y))
+    return failure();
+  return buildElementwiseBinary(b, loc, BinaryOpKind::Add, *y, bias);
+}
+
+/// Rows [i * e, (i + 1) * e) of `x` along dim 0.
+static FailureOr<Value> rowBlock(OpBuilder &b, Location loc, Value x, int64_t i,
+                                 int64_t e) {
+  SmallVector<SliceDim> dims(cast<RankedTensorType>(x.getType()).getRank());
+  dims[0].start = i * e;
+  dims[0].stop = (i + 1) * e;
+  return buildSlice(b, loc, x, dims);
+}
+
+FailureOr<MultiHeadAttentionResult> mlprog::buildPackedMultiHeadAttention(
+    OpBuilder &b, Location loc, Value query, Value key, Value value,
+    int64_t numHeads, Value qkvWeight, Value qkvBias, Value projWeight,
+    Value projBias, bool needWeights, bool averageWeights) {
+  auto qt = dyn_cast<RankedTensorType>(query.getType());
+  if (!qt || qt.getRank() != 3 || qt.isDynamicDim(2) ||
+      !isa<FloatType>(qt.getElementType()))
+    return emitError(loc) << "multi-head attention needs a float [batch, "
+                             "sequence, embedding] query with a static "
+                             "embedding size, got "
+                          << query.getType();
+  int64_t e = qt.getDimSize(2);
+  Type et = qt.getElementType();
+  auto hasShape = [&](Value v, ArrayRef<int64_t> shape) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.getElementType() == et && t.getShape() == shape;
+  };
+  for (Value v : {key, value}) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() != 3 || t.getElementType() != et ||
+        t.getDimSize(2) != e)
+      return emitError(loc)
+             << "multi-head attention: key and value must be "
+                "[batch, sequence, "
+             << e << "] of the query's type, got " << v.getType();
+  }
+  if (!hasShape(qkvWeight, {3 * e, e}) || !hasShape(qkvBias, {3 * e}) ||
+      !hasShape(projWeight, {e, e}) || !hasShape(projBias, {e}))
+    return emitError(loc) << "multi-head attention: projections must be ["
+                          << 3 * e << ", " << e << "], [" << 3 * e << "], ["
+                          << e << ", " << e << "] and [" << e << "], got "
+                          << qkvWeight.getType() << ", " << qkvBias.getType()
+                          << ", " << projWeight.getType() << ", "
+                          << projBias.getType();
+  if (numHeads <= 0 || e % numHeads != 0)
+    return emitError(loc) << "multi-head attention: " << numHeads
+                          << " heads do not divide the embedding size " << e;
+  SmallVector<Value> qkv;
+  if (query == key && key == value) {
+    FailureOr<Value> all = linearOf(b, loc, query, qkvWeight, qkvBias);
+    if (failed(all))
+      return failure();
+    for (int64_t i = 0; i < 3; ++i) {
+      SmallVector<SliceDim> dims(3);
+      dims[2].start = i * e;
+      dims[2].stop = (i + 1) * e;
+      FailureOr<Value> part = buildSlice(b, loc, *all, dims);
+      if (failed(part))
+        return failure();
+      qkv.push_back(*part);
+    }
+  } else {
+    for (auto [i, x] : llvm::enumerate(SmallVector<Value>{query, key, value})) {
+      FailureOr<Value> w = rowBlock(b, loc, qkvWeight, i, e);
+      FailureOr<Value> bias = rowBlock(b, loc, qkvBias, i, e);
+      if (failed(w) || failed(bias))
+        return failure();
+      FailureOr<Value> y = linearOf(b, loc, x, *w, *bias);
+      if (failed(y))
+        return failure();
+      qkv.push_back(*y);
+    }
+  }
+  for (Value &x : qkv) {
+    FailureOr<Value> heads = buildSplitHeads(b, loc, x, numHeads);
+    if (failed(heads))
+      return failure();
+    x = *heads;
+  }
+  AttentionOptions options;
+  if (needWeights)
+    options.scoresKind = AttentionScoresKind::Softmax;
+  FailureOr<AttentionResult> att =
+      buildAttention(b, loc, qkv[0], qkv[1], qkv[2], Value(), Value(), Value(),
+                     Value(), options);
+  if (failed(att))
+    return failure();
+  FailureOr<Value> merged = buildMergeHeads(b, loc, att->output);
+  if (failed(merged))
+    return failure();
+  MultiHeadAttentionResult r;
+  FailureOr<Value> out = linearOf(b, loc, *merged, projWeight, projBias);
+  if (failed(out))
+    return failure();
+  r.output = *out;
+  if (needWeights) {
+    r.weights = att->scores;
+    if (averageWeights) {
+      FailureOr<Value> mean =
+          buildReduce(b, loc, ReduceKind::Mean, r.weights, {1}, false);
+      if (failed(mean))
+        return failure();
+      r.weights = *mean;
+    }
+  }
+  return r;
+}
+
 /// The last dim of `x` from `start` (with `step`), other dims whole.
 static FailureOr<Value> sliceLast(OpBuilder &b, Location loc, Value x,
                                   int64_t start, int64_t stop,

@@ -4,6 +4,7 @@
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -374,6 +375,60 @@ FailureOr<Value> mlprog::buildEinsum(OpBuilder &b, Location loc,
         linalg::YieldOp::create(nb, nl, r);
       });
   return generic.getResult(0);
+}
+
+//===--- Cross product ----------------------------------------------------===//
+
+FailureOr<Value> mlprog::buildCross(OpBuilder &b, Location loc, Value a,
+                                    Value bm, int64_t axis) {
+  auto at = dyn_cast<RankedTensorType>(a.getType());
+  auto bt = dyn_cast<RankedTensorType>(bm.getType());
+  if (!at || !bt || at.getElementType() != bt.getElementType() ||
+      !at.getElementType().isIntOrFloat())
+    return emitError(loc) << "cross needs numeric tensors of one element "
+                             "type, got "
+                          << a.getType() << " and " << bm.getType();
+  int64_t rank = std::max(at.getRank(), bt.getRank());
+  if (axis < -rank || axis >= rank)
+    return emitError(loc) << "cross: dim " << axis << " out of range for rank "
+                          << rank;
+  if (axis < 0)
+    axis += rank;
+  // Equal ranks (leading unit dims), then the three components of each.
+  SmallVector<Value> comps[2];
+  for (auto [k, v] : llvm::enumerate(SmallVector<Value>{a, bm})) {
+    while (rankOfValue(v) < rank)
+      v = insertUnitDim(b, loc, v, 0);
+    int64_t extent = cast<RankedTensorType>(v.getType()).getDimSize(axis);
+    if (extent != 3)
+      return emitError(loc) << "cross: dim " << axis
+                            << " must have extent 3, got " << v.getType();
+    for (int64_t i = 0; i < 3; ++i) {
+      SmallVector<SliceDim> dims(rank);
+      dims[axis].start = i;
+      dims[axis].stop = i + 1;
+      FailureOr<Value> c = buildSlice(b, loc, v, dims);
+      if (failed(c))
+        return failure();
+      comps[k].push_back(*c);
+    }
+  }
+  SmallVector<Value> r;
+  for (int64_t i = 0; i < 3; ++i) {
+    int64_t j = (i + 1) % 3, k = (i + 2) % 3;
+    FailureOr<Value> p = buildElementwiseBinary(b, loc, BinaryOpKind::Mul,
+                                                comps[0][j], comps[1][k]);
+    FailureOr<Value> q = buildElementwiseBinary(b, loc, BinaryOpKind::Mul,
+                                                comps[0][k], comps[1][j]);
+    if (failed(p) || failed(q))
+      return failure();
+    FailureOr<Value> d =
+        buildElementwiseBinary(b, loc, BinaryOpKind::Sub, *p, *q);
+    if (failed(d))
+      return failure();
+    r.push_back(*d);
+  }
+  return buildConcat(b, loc, r, axis);
 }
 
 /// Determinant of the square matrix `a` [M, M] by Gaussian elimination

@@ -4,11 +4,14 @@
 #include "Utils.h"
 #include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -181,11 +184,10 @@ FailureOr<Value> mlprog::buildMaxPool(OpBuilder &b, Location loc, Value input,
   return flip ? flipSignBit(b, loc, r->first) : r->first;
 }
 
-FailureOr<std::pair<Value, Value>>
-mlprog::buildMaxPoolWithIndices(OpBuilder &b, Location loc, Value input,
-                                ArrayRef<int64_t> kernel,
-                                const WindowParams &params, bool ceilMode,
-                                bool spatialColumnMajor, bool isUnsigned) {
+FailureOr<std::pair<Value, Value>> mlprog::buildMaxPoolWithIndices(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> kernel,
+    const WindowParams &params, bool ceilMode, bool spatialColumnMajor,
+    bool isUnsigned, bool planeIndices) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   if (!it || !it.getElementType().isIntOrFloat())
     return emitError(loc) << "max pool needs an int or float tensor, got "
@@ -218,11 +220,17 @@ mlprog::buildMaxPoolWithIndices(OpBuilder &b, Location loc, Value input,
       return arith::ConstantIndexOp::create(nb, nl, v);
     };
     // Offset in the unpadded input: ((n * C + c) * D1 + p1) * D2 + p2 ...
+    // (without n * C + c for plane indices)
     // with p_i = o_i * stride_i + k_i * dilation_i - padBegin_i, the spatial
     // dims taken last to first when column-major.
-    Value flat = arith::AddIOp::create(
-        nb, nl, arith::MulIOp::create(nb, nl, index(0), constant(shape[1])),
-        index(1));
+    Value flat =
+        planeIndices
+            ? constant(0)
+            : arith::AddIOp::create(
+                  nb, nl,
+                  arith::MulIOp::create(nb, nl, index(0), constant(shape[1])),
+                  index(1))
+                  .getResult();
     for (unsigned j = 0; j < n; ++j) {
       unsigned i = spatialColumnMajor ? n - 1 - j : j;
       Value pos = arith::AddIOp::create(
@@ -273,7 +281,8 @@ static int64_t countTaps(int64_t o, int64_t stride, int64_t padBegin,
 FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
                                           Value input, ArrayRef<int64_t> kernel,
                                           const WindowParams &params,
-                                          bool ceilMode, bool countIncludePad) {
+                                          bool ceilMode, bool countIncludePad,
+                                          int64_t divisorOverride) {
   auto it = dyn_cast<RankedTensorType>(input.getType());
   if (!it || !isa<FloatType>(it.getElementType()))
     return emitError(loc) << "average pool needs a float tensor, got "
@@ -312,7 +321,9 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
       count *= perDim[i][rest % w.outputSpatial[i]];
       rest /= w.outputSpatial[i];
     }
-    divisors.push_back(b.getFloatAttr(et, double(std::max<int64_t>(count, 1))));
+    count =
+        divisorOverride != 0 ? divisorOverride : std::max<int64_t>(count, 1);
+    divisors.push_back(b.getFloatAttr(et, double(count)));
   }
   auto divType = RankedTensorType::get(w.outputSpatial, et);
   Value div = arith::ConstantOp::create(
@@ -426,4 +437,389 @@ FailureOr<Value> mlprog::buildGlobalAveragePool(OpBuilder &b, Location loc,
   for (unsigned d = 2; d < rank; ++d)
     mean = insertUnitDim(b, loc, mean, d);
   return mean;
+}
+
+//===--- Adaptive pooling -------------------------------------------------===//
+
+/// Checks an adaptive pooling input [N, C, D1..Dn] with static spatial
+/// extents against `outputSize` [O1..On].
+static LogicalResult checkAdaptive(Location loc, StringRef what, Value input,
+                                   ArrayRef<OpFoldResult> outputSize,
+                                   bool floatOnly) {
+  auto it = dyn_cast<RankedTensorType>(input.getType());
+  if (!it || it.getRank() < 3 ||
+      !(floatOnly ? isa<FloatType>(it.getElementType())
+                  : it.getElementType().isIntOrFloat()))
+    return emitError(loc) << what << " needs " << (floatOnly ? "a float" : "an")
+                          << " [N, C, D1, ..., Dn] input, got "
+                          << input.getType();
+  if (int64_t(outputSize.size()) != it.getRank() - 2)
+    return emitError(loc) << what << ": " << outputSize.size()
+                          << " output sizes for " << it.getRank() - 2
+                          << " spatial dims";
+  if (llvm::any_of(it.getShape().drop_front(2), ShapedType::isDynamic))
+    return emitError(loc) << "unsupported " << what
+                          << " with dynamic spatial extents";
+  for (OpFoldResult o : outputSize) {
+    std::optional<int64_t> c = getConstantIntValue(o);
+    if (c && *c <= 0)
+      return emitError(loc) << what << ": output sizes must be positive";
+  }
+  return success();
+}
+
+/// Longest adaptive window along a dim of `in` elements pooled to `out`:
+/// windows are [floor(o * in / out), ceil((o + 1) * in / out)). For an
+/// extent known only at run time, the bound min(in, ceil(in / out) + 1).
+static OpFoldResult longestAdaptiveWindow(OpBuilder &b, Location loc,
+                                          int64_t in, OpFoldResult out) {
+  if (std::optional<int64_t> c = getConstantIntValue(out)) {
+    int64_t longest = 1;
+    for (int64_t o = 0; o < *c; ++o)
+      longest = std::max(longest, ((o + 1) * in + *c - 1) / *c - (o * in) / *c);
+    return b.getIndexAttr(longest);
+  }
+  IndexMath m{b, loc};
+  Value o = cast<Value>(out);
+  Value ceil = arith::CeilDivUIOp::create(b, loc, m.c(in), o);
+  return m.min(m.add(ceil, m.c(1)), m.c(in));
+}
+
+/// Bounds [start, end) of the adaptive window of output index `o` (index)
+/// along a dim of `in` elements pooled to `out`.
+static std::pair<Value, Value> adaptiveBounds(IndexMath &m, Value o, int64_t in,
+                                              OpFoldResult out) {
+  Value outV = getValueOrCreateConstantIndexOp(m.b, m.loc, out);
+  auto div = [&](Value x) {
+    return arith::DivUIOp::create(m.b, m.loc, x, outV).getResult();
+  };
+  Value start = div(m.mul(o, m.c(in)));
+  Value end = div(m.add(m.mul(m.add(o, m.c(1)), m.c(in)), m.sub(outV, m.c(1))));
+  return {start, end};
+}
+
+/// One linalg.generic over (N, C, O1..On | K1..Kn), Ki the longest window
+/// along dim i, reading the input at start_i + k_i (clamped into the input;
+/// taps past the window's end are masked out). Max yields the maximum and
+/// its plane index, otherwise the window sum.
+static SmallVector<Value> adaptiveGeneric(OpBuilder &b, Location loc,
+                                          Value input,
+                                          ArrayRef<OpFoldResult> outputSize,
+                                          bool isMax) {
+  auto it = cast<RankedTensorType>(input.getType());
+  Type et = it.getElementType();
+  ArrayRef<int64_t> in = it.getShape().drop_front(2);
+  unsigned n = outputSize.size(), loops = 2 + 2 * n;
+  SmallVector<OpFoldResult> kernel;
+  for (unsigned i = 0; i < n; ++i)
+    kernel.push_back(longestAdaptiveWindow(b, loc, in[i], outputSize[i]));
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, input, 0),
+                                     tensor::getMixedSize(b, loc, input, 1)};
+  llvm::append_range(sizes, outputSize);
+  Value window = createEmpty(b, loc, kernel, et);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> windowDims, outExprs;
+  for (unsigned i = 0; i < n; ++i)
+    windowDims.push_back(getAffineDimExpr(2 + n + i, ctx));
+  for (unsigned i = 0; i < 2 + n; ++i)
+    outExprs.push_back(getAffineDimExpr(i, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, windowDims, ctx)};
+  SmallVector<Value> inits;
+  if (isMax) {
+    inits.push_back(createFilled(b, loc, sizes, getLowestAttr(et)));
+    inits.push_back(createFilled(b, loc, sizes, b.getI64IntegerAttr(0)));
+  } else {
+    inits.push_back(createFilled(b, loc, sizes, b.getZeroAttr(et)));
+  }
+  maps.append(inits.size(), AffineMap::get(loops, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(loops,
+                                             utils::IteratorType::reduction);
+  for (unsigned i = 0; i < 2 + n; ++i)
+    iterators[i] = utils::IteratorType::parallel;
+  auto body = [&](OpBuilder &nb, Location nl, ValueRange args) {
+    IndexMath m{nb, nl};
+    Value valid, first, flat = m.c(0);
+    SmallVector<Value> at = {linalg::IndexOp::create(nb, nl, 0),
+                             linalg::IndexOp::create(nb, nl, 1)};
+    for (unsigned i = 0; i < n; ++i) {
+      Value o = linalg::IndexOp::create(nb, nl, 2 + i);
+      Value k = linalg::IndexOp::create(nb, nl, 2 + n + i);
+      auto [start, end] = adaptiveBounds(m, o, in[i], outputSize[i]);
+      Value pos = m.add(start, k);
+      Value inside = m.lt(pos, end);
+      Value isFirst = m.eq(k, m.c(0));
+      valid = valid ? arith::AndIOp::create(nb, nl, valid, inside).getResult()
+                    : inside;
+      first = first ? arith::AndIOp::create(nb, nl, first, isFirst).getResult()
+                    : isFirst;
+      pos = m.min(pos, m.c(in[i] - 1));
+      at.push_back(pos);
+      flat = m.add(m.mul(flat, m.c(in[i])), pos);
+    }
+    Value x = tensor::ExtractOp::create(nb, nl, input, at);
+    if (!isMax) {
+      Value acc = args[1];
+      Value sum = isa<FloatType>(et)
+                      ? arith::AddFOp::create(nb, nl, acc, x).getResult()
+                      : arith::AddIOp::create(nb, nl, acc, x).getResult();
+      linalg::YieldOp::create(nb, nl, ValueRange{m.select(valid, sum, acc)});
+      return;
+    }
+    Value best = args[1], bestIndex = args[2];
+    // aten: the window's first element, then any greater value or NaN.
+    Value take;
+    if (isa<FloatType>(et)) {
+      take = arith::OrIOp::create(
+          nb, nl,
+          arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT, x, best),
+          arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, x, x));
+    } else {
+      take = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::sgt, x, best);
+    }
+    take = arith::OrIOp::create(nb, nl, take, first);
+    take = arith::AndIOp::create(nb, nl, take, valid);
+    Value flat64 = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), flat);
+    linalg::YieldOp::create(
+        nb, nl,
+        ValueRange{m.select(take, x, best), m.select(take, flat64, bestIndex)});
+  };
+  auto generic =
+      linalg::GenericOp::create(b, loc, TypeRange(ValueRange(inits)), window,
+                                inits, maps, iterators, body);
+  return SmallVector<Value>(generic.getResults());
+}
+
+FailureOr<Value>
+mlprog::buildAdaptiveAveragePool(OpBuilder &b, Location loc, Value input,
+                                 ArrayRef<OpFoldResult> outputSize) {
+  if (failed(checkAdaptive(loc, "adaptive average pool", input, outputSize,
+                           /*floatOnly=*/true)))
+    return failure();
+  auto it = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> in = it.getShape().drop_front(2);
+  unsigned n = outputSize.size();
+  std::optional<SmallVector<int64_t>> outConst =
+      getConstantIntValues(outputSize);
+  if (outConst && llvm::all_of(*outConst, [](int64_t o) { return o == 1; }))
+    return buildGlobalAveragePool(b, loc, input);
+  // Uniform windows: a strided average pool (named linalg ops).
+  if (outConst && llvm::all_of(llvm::zip(in, *outConst), [](auto p) {
+        return std::get<0>(p) % std::get<1>(p) == 0;
+      })) {
+    SmallVector<int64_t> kernel;
+    WindowParams params;
+    for (unsigned i = 0; i < n; ++i) {
+      kernel.push_back(in[i] / (*outConst)[i]);
+      params.strides.push_back(in[i] / (*outConst)[i]);
+    }
+    params.padsBegin.assign(n, 0);
+    params.padsEnd.assign(n, 0);
+    return buildAveragePool(b, loc, input, kernel, params, false, true);
+  }
+  Value sum = adaptiveGeneric(b, loc, input, outputSize, /*isMax=*/false)[0];
+  // Divide by each dim's window length in turn.
+  Type et = it.getElementType();
+  unsigned rank = it.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, sum), et);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), sum, init, {id, id},
+             parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               IndexMath m{nb, nl};
+               Value r = args[0];
+               for (unsigned i = 0; i < n; ++i) {
+                 Value o = linalg::IndexOp::create(nb, nl, 2 + i);
+                 auto [start, end] = adaptiveBounds(m, o, in[i], outputSize[i]);
+                 Value len = arith::IndexCastOp::create(nb, nl, nb.getI64Type(),
+                                                        m.sub(end, start));
+                 r = arith::DivFOp::create(
+                     nb, nl, r, arith::SIToFPOp::create(nb, nl, et, len));
+               }
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+FailureOr<std::pair<Value, Value>>
+mlprog::buildAdaptiveMaxPool(OpBuilder &b, Location loc, Value input,
+                             ArrayRef<OpFoldResult> outputSize) {
+  if (failed(checkAdaptive(loc, "adaptive max pool", input, outputSize,
+                           /*floatOnly=*/false)))
+    return failure();
+  SmallVector<Value> r =
+      adaptiveGeneric(b, loc, input, outputSize, /*isMax=*/true);
+  return std::make_pair(r[0], r[1]);
+}
+
+//===--- Unpooling with plane indices -------------------------------------===//
+
+FailureOr<Value> mlprog::buildMaxUnpoolPlanes(OpBuilder &b, Location loc,
+                                              Value x, Value indices,
+                                              ArrayRef<int64_t> outputSize) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto it = dyn_cast<RankedTensorType>(indices.getType());
+  if (!xt || !it || xt.getRank() < 3 || xt.getShape() != it.getShape() ||
+      !it.getElementType().isSignlessInteger())
+    return emitError(loc) << "max_unpool needs an [N, C, D1, ..., Dn] input "
+                             "and integer indices of its shape, got "
+                          << x.getType() << " and " << indices.getType();
+  if (!xt.hasStaticShape())
+    return emitError(loc) << "unsupported max_unpool with dynamic extents";
+  if (int64_t(outputSize.size()) != xt.getRank() - 2 ||
+      llvm::any_of(outputSize, [](int64_t o) { return o < 0; }))
+    return emitError(loc) << "max_unpool: need " << xt.getRank() - 2
+                          << " non-negative output sizes, got "
+                          << outputSize.size();
+  int64_t numN = xt.getDimSize(0), numC = xt.getDimSize(1), planeIn = 1,
+          planeOut = 1;
+  for (int64_t d : xt.getShape().drop_front(2))
+    planeIn *= d;
+  for (int64_t o : outputSize)
+    planeOut *= o;
+  FailureOr<Value> x3 = buildReshape(b, loc, x, {numN, numC, planeIn});
+  FailureOr<Value> i3 = buildReshape(b, loc, indices, {numN, numC, planeIn});
+  if (failed(x3) || failed(i3))
+    return failure();
+  Type et = xt.getElementType();
+  Value init = createFilled(
+      b, loc,
+      {b.getIndexAttr(numN), b.getIndexAttr(numC), b.getIndexAttr(planeOut)},
+      cast<TypedAttr>(b.getZeroAttr(et)));
+  IndexMath m{b, loc};
+  Value zero = m.c(0);
+  Value planes = loop(
+      b, loc, zero, m.c(numN), init,
+      [&](OpBuilder &b1, Location l1, Value iN, ValueRange a1) {
+        return loop(
+            b1, l1, zero, cIndex(b1, l1, numC), a1,
+            [&](OpBuilder &b2, Location l2, Value iC, ValueRange a2) {
+              return loop(
+                  b2, l2, zero, cIndex(b2, l2, planeIn), a2,
+                  [&](OpBuilder &b3, Location l3, Value iP,
+                      ValueRange a3) -> SmallVector<Value> {
+                    IndexMath im{b3, l3};
+                    Value at = im.index(tensor::ExtractOp::create(
+                        b3, l3, *i3, ValueRange{iN, iC, iP}));
+                    Value valid = arith::AndIOp::create(
+                        b3, l3, im.cmp(arith::CmpIPredicate::sge, at, im.c(0)),
+                        im.lt(at, im.c(planeOut)));
+                    return ifElse(
+                        b3, l3, valid,
+                        [&](OpBuilder &tb, Location tl) -> SmallVector<Value> {
+                          Value v = tensor::ExtractOp::create(
+                              tb, tl, *x3, ValueRange{iN, iC, iP});
+                          return {tensor::InsertOp::create(
+                                      tb, tl, v, a3[0], ValueRange{iN, iC, at})
+                                      .getResult()};
+                        },
+                        [&](OpBuilder &, Location) -> SmallVector<Value> {
+                          return {a3[0]};
+                        });
+                  });
+            });
+      })[0];
+  SmallVector<int64_t> shape = {numN, numC};
+  llvm::append_range(shape, outputSize);
+  return buildReshape(b, loc, planes, shape);
+}
+
+//===--- Embedding bags ---------------------------------------------------===//
+
+FailureOr<Value> mlprog::buildEmbeddingBag(OpBuilder &b, Location loc,
+                                           Value weight, Value indices,
+                                           Value offsets, EmbeddingBagMode mode,
+                                           Value perSampleWeights,
+                                           bool includeLastOffset,
+                                           std::optional<int64_t> paddingIdx) {
+  auto wt = dyn_cast<RankedTensorType>(weight.getType());
+  auto it = dyn_cast<RankedTensorType>(indices.getType());
+  auto ot = dyn_cast<RankedTensorType>(offsets.getType());
+  if (!wt || wt.getRank() != 2 || !isa<FloatType>(wt.getElementType()) || !it ||
+      it.getRank() != 1 || !it.getElementType().isSignlessInteger() || !ot ||
+      ot.getRank() != 1 || !ot.getElementType().isSignlessInteger())
+    return emitError(loc) << "embedding_bag needs a float [V, D] weight and "
+                             "1-D integer indices and offsets, got "
+                          << weight.getType() << ", " << indices.getType()
+                          << ", " << offsets.getType();
+  Type et = wt.getElementType();
+  if (perSampleWeights) {
+    auto pt = dyn_cast<RankedTensorType>(perSampleWeights.getType());
+    if (mode != EmbeddingBagMode::Sum)
+      return emitError(loc) << "embedding_bag: per_sample_weights need mode "
+                               "'sum'";
+    if (!pt || pt.getRank() != 1 || pt.getElementType() != et)
+      return emitError(loc) << "embedding_bag: per_sample_weights must be 1-D "
+                               "of the weight's type, got "
+                            << perSampleWeights.getType();
+  }
+  IndexMath m{b, loc};
+  Value numIndices = tensor::DimOp::create(b, loc, indices, 0);
+  Value numOffsets = tensor::DimOp::create(b, loc, offsets, 0);
+  Value numRows = tensor::DimOp::create(b, loc, weight, 0);
+  Value numBags =
+      includeLastOffset ? m.max(m.sub(numOffsets, m.c(1)), m.c(0)) : numOffsets;
+  SmallVector<OpFoldResult> sizes = {getAsOpFoldResult(numBags),
+                                     tensor::getMixedSize(b, loc, weight, 1)};
+  if (!includeLastOffset && !ot.isDynamicDim(0))
+    sizes[0] = b.getIndexAttr(ot.getDimSize(0));
+  Value init = createEmpty(b, loc, sizes, et);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, b.getContext());
+  bool isMax = mode == EmbeddingBagMode::Max;
+  auto body = [&](OpBuilder &nb, Location nl, ValueRange) {
+    IndexMath t{nb, nl};
+    Value bag = linalg::IndexOp::create(nb, nl, 0);
+    Value d = linalg::IndexOp::create(nb, nl, 1);
+    auto offsetAt = [&](Value i) {
+      return t.index(tensor::ExtractOp::create(nb, nl, offsets, i));
+    };
+    Value next = t.add(bag, t.c(1));
+    Value start = t.clamp(offsetAt(bag), t.c(0), numIndices);
+    Value end = includeLastOffset
+                    ? offsetAt(next)
+                    : t.select(t.lt(next, numOffsets),
+                               offsetAt(t.min(next, t.sub(numOffsets, t.c(1)))),
+                               numIndices);
+    end = t.clamp(end, start, numIndices);
+    Value acc0 = arith::ConstantOp::create(
+        nb, nl, isMax ? getLowestAttr(et) : nb.getZeroAttr(et));
+    SmallVector<Value> r = loop(
+        nb, nl, start, end, ValueRange{acc0, t.c(0)},
+        [&](OpBuilder &lb, Location ll, Value j,
+            ValueRange st) -> SmallVector<Value> {
+          IndexMath u{lb, ll};
+          Value row = u.index(tensor::ExtractOp::create(lb, ll, indices, j));
+          Value keep = arith::ConstantOp::create(lb, ll, lb.getBoolAttr(true));
+          if (paddingIdx) {
+            Value pad = *paddingIdx < 0 ? u.add(numRows, u.c(*paddingIdx))
+                                        : u.c(*paddingIdx);
+            keep = u.cmp(arith::CmpIPredicate::ne, row, pad);
+          }
+          row = u.clamp(row, u.c(0), u.sub(numRows, u.c(1)));
+          Value v =
+              tensor::ExtractOp::create(lb, ll, weight, ValueRange{row, d});
+          if (perSampleWeights)
+            v = arith::MulFOp::create(
+                lb, ll, v,
+                tensor::ExtractOp::create(lb, ll, perSampleWeights, j));
+          Value acc =
+              isMax ? arith::MaximumFOp::create(lb, ll, st[0], v).getResult()
+                    : arith::AddFOp::create(lb, ll, st[0], v).getResult();
+          return {u.select(keep, acc, st[0]),
+                  u.select(keep, u.add(st[1], u.c(1)), st[1])};
+        });
+    Value result = r[0];
+    Value empty = t.eq(r[1], t.c(0));
+    if (mode == EmbeddingBagMode::Mean) {
+      Value count = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), r[1]);
+      result = arith::DivFOp::create(
+          nb, nl, result, arith::SIToFPOp::create(nb, nl, et, count));
+    }
+    Value zero = arith::ConstantOp::create(nb, nl, nb.getZeroAttr(et));
+    linalg::YieldOp::create(nb, nl, t.select(empty, zero, result));
+  };
+  return linalg::GenericOp::create(b, loc, init.getType(), ValueRange(), init,
+                                   SmallVector<AffineMap>{id},
+                                   parallelIterators(2), body)
+      .getResult(0);
 }

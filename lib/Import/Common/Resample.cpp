@@ -8,6 +8,7 @@
 
 #include "mlprog/Import/Common/Resample.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -466,16 +467,21 @@ FailureOr<Value> mlprog::buildGridSample(OpBuilder &b, Location loc, Value x,
   FailureOr<RankedTensorType> gt = getRankedType(loc, grid, "grid_sample");
   if (failed(xt) || failed(gt))
     return failure();
-  if (xt->getRank() != 4 || gt->getRank() != 4)
-    return emitError(loc) << "grid_sample: expected a 4-D input and grid, got "
+  int64_t rank = xt->getRank(), nd = rank - 2;
+  if ((rank != 4 && rank != 5) || gt->getRank() != rank)
+    return emitError(loc) << "grid_sample: expected a 4-D or 5-D input and a "
+                             "grid of its rank, got "
                           << *xt << " and " << *gt;
   if (!isa<FloatType>(xt->getElementType()) ||
       !isa<FloatType>(gt->getElementType()))
     return emitError(loc) << "grid_sample: expected float tensors, got " << *xt
                           << " and " << *gt;
-  if (gt->getDimSize(3) != 2 && !gt->isDynamicDim(3))
-    return emitError(loc) << "grid_sample: the grid's last dim must be 2, got "
-                          << *gt;
+  if (gt->getDimSize(rank - 1) != nd && !gt->isDynamicDim(rank - 1))
+    return emitError(loc) << "grid_sample: the grid's last dim must be " << nd
+                          << ", got " << *gt;
+  if (nd == 3 && mode == GridSampleMode::Bicubic)
+    return emitError(loc) << "grid_sample: bicubic interpolation needs a 4-D "
+                             "input";
   int64_t n = xt->getDimSize(0), gn = gt->getDimSize(0);
   if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(gn) && n != gn)
     return emitError(loc) << "grid_sample: batch " << n << " of the input and "
@@ -484,24 +490,31 @@ FailureOr<Value> mlprog::buildGridSample(OpBuilder &b, Location loc, Value x,
   Scalar s{b, loc};
   SmallVector<OpFoldResult> xs = tensor::getMixedSizes(b, loc, x);
   SmallVector<OpFoldResult> gs = tensor::getMixedSizes(b, loc, grid);
-  GridAxis axisH{materializeIndex(s, xs[2]), Value()};
-  GridAxis axisW{materializeIndex(s, xs[3]), Value()};
-  axisH.sizeF = s.toF(axisH.size);
-  axisW.sizeF = s.toF(axisW.size);
+  // Spatial axes in the input's order (D,) H, W.
+  SmallVector<GridAxis> axes;
+  for (int64_t d = 0; d < nd; ++d) {
+    GridAxis axis{materializeIndex(s, xs[2 + d]), Value()};
+    axis.sizeF = s.toF(axis.size);
+    axes.push_back(axis);
+  }
   Type elementType = xt->getElementType();
-  SmallVector<OpFoldResult> outSizes = {xs[0], xs[1], gs[1], gs[2]};
+  SmallVector<OpFoldResult> outSizes = {xs[0], xs[1]};
+  for (int64_t d = 0; d < nd; ++d)
+    outSizes.push_back(gs[1 + d]);
   Value init = createEmpty(b, loc, outSizes, elementType);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(4, b.getContext());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
 
   auto body = [&](OpBuilder &nb, Location nl, ValueRange) {
     Scalar t{nb, nl};
-    Value bi = linalg::IndexOp::create(nb, nl, 0);
-    Value ci = linalg::IndexOp::create(nb, nl, 1);
-    Value hi = linalg::IndexOp::create(nb, nl, 2);
-    Value wi = linalg::IndexOp::create(nb, nl, 3);
+    SmallVector<Value> loops;
+    for (int64_t d = 0; d < rank; ++d)
+      loops.push_back(linalg::IndexOp::create(nb, nl, d));
+    Value bi = loops[0], ci = loops[1];
     auto gridAt = [&](int64_t k) {
-      return t.widen(tensor::ExtractOp::create(
-          nb, nl, grid, ValueRange{bi, hi, wi, t.idx(k)}));
+      SmallVector<Value> at = {bi};
+      at.append(loops.begin() + 2, loops.end());
+      at.push_back(t.idx(k));
+      return t.widen(tensor::ExtractOp::create(nb, nl, grid, at));
     };
     // Normalized [-1, 1] -> pixel coordinates.
     auto unnormalize = [&](Value g, const GridAxis &axis) {
@@ -510,59 +523,79 @@ FailureOr<Value> mlprog::buildGridSample(OpBuilder &b, Location loc, Value x,
         return t.mul(t.mul(t.add(g, one), t.f(0.5)), t.sub(axis.sizeF, one));
       return t.mul(t.sub(t.mul(t.add(g, one), axis.sizeF), one), t.f(0.5));
     };
-    Value cx = unnormalize(gridAt(0), axisW);
-    Value cy = unnormalize(gridAt(1), axisH);
-    // Reads x at integer coordinates (f64), 0 outside the input.
-    auto read = [&](Value iy, Value ix) {
-      Value y = t.toIdx(iy), xx = t.toIdx(ix);
-      Value ok = t.andI(t.inRange(y, axisH.size), t.inRange(xx, axisW.size));
-      Value yc = t.clampIdx(y, t.subI(axisH.size, t.idx(1)));
-      Value xc = t.clampIdx(xx, t.subI(axisW.size, t.idx(1)));
-      Value v = t.widen(
-          tensor::ExtractOp::create(nb, nl, x, ValueRange{bi, ci, yc, xc}));
+    // Grid component k addresses the spatial axis nd - 1 - k (x is W).
+    SmallVector<Value> c(nd);
+    for (int64_t d = 0; d < nd; ++d)
+      c[d] = unnormalize(gridAt(nd - 1 - d), axes[d]);
+    // Reads x at integer coordinates (f64, one per spatial axis), 0 outside
+    // the input.
+    auto read = [&](ArrayRef<Value> coords) {
+      SmallVector<Value> at = {bi, ci};
+      Value ok;
+      for (int64_t d = 0; d < nd; ++d) {
+        Value i = t.toIdx(coords[d]);
+        Value in = t.inRange(i, axes[d].size);
+        ok = ok ? t.andI(ok, in) : in;
+        at.push_back(t.clampIdx(i, t.subI(axes[d].size, t.idx(1))));
+      }
+      Value v = t.widen(tensor::ExtractOp::create(nb, nl, x, at));
       return t.select(ok, v, t.f(0.0));
     };
     Value acc;
     if (mode == GridSampleMode::Bicubic) {
+      Value cx = c[1], cy = c[0];
       Value fx = t.floor(cx), fy = t.floor(cy);
       SmallVector<Value, 4> wx = cubicWeights(t, t.sub(cx, fx), -0.75);
       SmallVector<Value, 4> wy = cubicWeights(t, t.sub(cy, fy), -0.75);
       for (int64_t j = 0; j < 4; ++j) {
-        Value py = padCoordinate(t, axisH, t.add(fy, t.f(double(j - 1))),
+        Value py = padCoordinate(t, axes[0], t.add(fy, t.f(double(j - 1))),
                                  padding, alignCorners);
         Value row;
         for (int64_t i = 0; i < 4; ++i) {
-          Value px = padCoordinate(t, axisW, t.add(fx, t.f(double(i - 1))),
+          Value px = padCoordinate(t, axes[1], t.add(fx, t.f(double(i - 1))),
                                    padding, alignCorners);
           // Padded coordinates are integral or clipped to the border.
-          Value term = t.mul(wx[i], read(t.floor(py), t.floor(px)));
+          Value term = t.mul(wx[i], read({t.floor(py), t.floor(px)}));
           row = row ? t.add(row, term) : term;
         }
         Value term = t.mul(wy[j], row);
         acc = acc ? t.add(acc, term) : term;
       }
     } else {
-      cx = padCoordinate(t, axisW, cx, padding, alignCorners);
-      cy = padCoordinate(t, axisH, cy, padding, alignCorners);
+      for (int64_t d = 0; d < nd; ++d)
+        c[d] = padCoordinate(t, axes[d], c[d], padding, alignCorners);
       if (mode == GridSampleMode::Nearest) {
-        acc = read(math::RoundEvenOp::create(nb, nl, cy),
-                   math::RoundEvenOp::create(nb, nl, cx));
+        SmallVector<Value> r;
+        for (Value v : c)
+          r.push_back(math::RoundEvenOp::create(nb, nl, v));
+        acc = read(r);
       } else {
-        Value x0 = t.floor(cx), y0 = t.floor(cy);
-        Value x1 = t.add(x0, t.f(1.0)), y1 = t.add(y0, t.f(1.0));
-        Value tx = t.sub(cx, x0), ty = t.sub(cy, y0);
-        Value ux = t.sub(t.f(1.0), tx), uy = t.sub(t.f(1.0), ty);
-        acc = t.add(t.add(t.mul(t.mul(uy, ux), read(y0, x0)),
-                          t.mul(t.mul(uy, tx), read(y0, x1))),
-                    t.add(t.mul(t.mul(ty, ux), read(y1, x0)),
-                          t.mul(t.mul(ty, tx), read(y1, x1))));
+        // (Bi/tri)linear: the 2^nd corners, the first axis outermost.
+        SmallVector<Value> lo(nd), frac(nd), rest(nd);
+        for (int64_t d = 0; d < nd; ++d) {
+          lo[d] = t.floor(c[d]);
+          frac[d] = t.sub(c[d], lo[d]);
+          rest[d] = t.sub(t.f(1.0), frac[d]);
+        }
+        for (int64_t corner = 0; corner < (int64_t(1) << nd); ++corner) {
+          SmallVector<Value> at(nd);
+          Value w;
+          for (int64_t d = 0; d < nd; ++d) {
+            bool high = (corner >> (nd - 1 - d)) & 1;
+            at[d] = high ? t.add(lo[d], t.f(1.0)) : lo[d];
+            Value wd = high ? frac[d] : rest[d];
+            w = w ? t.mul(w, wd) : wd;
+          }
+          Value term = t.mul(w, read(at));
+          acc = acc ? t.add(acc, term) : term;
+        }
       }
     }
     linalg::YieldOp::create(nb, nl, t.narrow(acc, elementType));
   };
   return linalg::GenericOp::create(b, loc, init.getType(), ValueRange(), init,
                                    SmallVector<AffineMap>{id},
-                                   parallelIterators(4), body)
+                                   parallelIterators(rank), body)
       .getResult(0);
 }
 
@@ -760,4 +793,107 @@ FailureOr<Value> mlprog::buildUpsampleNearest(OpBuilder &b, Location loc,
                    tensor::ExtractOp::create(nb, nl, x, at).getResult());
              })
       .getResult(0);
+}
+
+//===--- Antialiased resizing ---------------------------------------------===//
+
+/// The antialias filter of `mode` at t: the triangle, or Keys' cubic kernel
+/// with a = -0.5 (PIL's bicubic).
+template <typename T> static T antialiasFilter(ResampleMode mode, T t) {
+  t = std::abs(t);
+  if (mode == ResampleMode::Linear)
+    return t < T(1) ? T(1) - t : T(0);
+  const T a = -0.5;
+  if (t < T(1))
+    return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < T(2))
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  return 0;
+}
+
+/// The antialias weights [out, in] of one dim with source step `step`,
+/// computed in T (aten computes them in the input's precision).
+template <typename T>
+static SmallVector<double> antialiasWeights(ResampleMode mode, int64_t in,
+                                            int64_t out, double step) {
+  T s = T(step);
+  T interpSize = mode == ResampleMode::Linear ? 2 : 4;
+  T support = s >= T(1) ? interpSize * T(0.5) * s : interpSize * T(0.5);
+  T invScale = s >= T(1) ? T(1) / s : T(1);
+  int64_t maxTaps = int64_t(std::ceil(double(support))) * 2 + 1;
+  SmallVector<double> w(out * in, 0.0);
+  SmallVector<T> taps;
+  for (int64_t i = 0; i < out; ++i) {
+    T center = s * (T(i) + T(0.5));
+    int64_t xmin = std::max<int64_t>(int64_t(center - support + T(0.5)), 0);
+    int64_t xsize =
+        std::min<int64_t>(int64_t(center + support + T(0.5)), in) - xmin;
+    xsize = std::clamp<int64_t>(xsize, 0, maxTaps);
+    T total = 0;
+    taps.assign(xsize, T(0));
+    for (int64_t j = 0; j < xsize; ++j) {
+      taps[j] =
+          antialiasFilter<T>(mode, (T(j + xmin) - center + T(0.5)) * invScale);
+      total += taps[j];
+    }
+    for (int64_t j = 0; j < xsize; ++j)
+      w[i * in + xmin + j] = total != T(0) ? double(taps[j] / total) : 0.0;
+  }
+  return w;
+}
+
+FailureOr<Value>
+mlprog::buildResizeAntialias(OpBuilder &b, Location loc, Value x,
+                             ArrayRef<int64_t> outputSizes,
+                             ArrayRef<std::optional<double>> scales,
+                             bool alignCorners, ResampleMode mode) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || !isa<FloatType>(xt.getElementType()) || !xt.hasStaticShape())
+    return emitError(loc) << "antialiased resize needs a float tensor of "
+                             "static shape, got "
+                          << x.getType();
+  int64_t rank = xt.getRank(), n = outputSizes.size();
+  if (mode == ResampleMode::Nearest || n > rank || int64_t(scales.size()) != n)
+    return emitError(loc) << "antialiased resize: linear or cubic mode and "
+                             "one scale per resized dim needed";
+  if (llvm::any_of(outputSizes, [](int64_t o) { return o <= 0; }))
+    return emitError(loc) << "antialiased resize: output sizes must be "
+                             "positive";
+  if (rank > 25)
+    return emitError(loc) << "antialiased resize: rank " << rank
+                          << " too large";
+  Type et = xt.getElementType();
+  Value y = x;
+  for (int64_t k = n - 1; k >= 0; --k) {
+    int64_t d = rank - n + k;
+    int64_t in = xt.getDimSize(d), out = outputSizes[k];
+    double s;
+    if (alignCorners)
+      s = out > 1 ? double(in - 1) / double(out - 1) : 0.0;
+    else if (scales[k] && *scales[k] > 0)
+      s = 1.0 / *scales[k];
+    else
+      s = double(in) / double(out);
+    SmallVector<double> w = et.isF64()
+                                ? antialiasWeights<double>(mode, in, out, s)
+                                : antialiasWeights<float>(mode, in, out, s);
+    SmallVector<Attribute> attrs;
+    for (double v : w)
+      attrs.push_back(b.getFloatAttr(et, v));
+    auto wt = RankedTensorType::get({out, in}, et);
+    Value weights =
+        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(wt, attrs));
+    // y[..., i, ...] = sum_j w[i, j] y[..., j, ...] along dim d.
+    std::string letters, result;
+    for (int64_t i = 0; i < rank; ++i)
+      letters.push_back(char('a' + i));
+    result = letters;
+    result[d] = 'z';
+    std::string eq = letters + ",z" + letters[d] + "->" + result;
+    FailureOr<Value> r = buildEinsum(b, loc, eq, {y, weights});
+    if (failed(r))
+      return failure();
+    y = *r;
+  }
+  return y;
 }

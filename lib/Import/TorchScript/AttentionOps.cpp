@@ -1,6 +1,8 @@
 //===- AttentionOps.cpp - aten scaled_dot_product_attention ---------------===//
 //
-// `scaled_dot_product_attention` on buildAttention (Common/Attention.h).
+// `scaled_dot_product_attention` on buildAttention and
+// `_native_multi_head_attention` on buildPackedMultiHeadAttention
+// (Common/Attention.h).
 // Torch 1.13 has no such op: IR text may use it all the same (see
 // registerPositionalOps), and the handler reads its arguments by position
 // only, whatever schema the node has.
@@ -12,6 +14,8 @@
 
 #include "mlprog/Import/Common/Attention.h"
 #include "mlprog/Import/Common/Shape.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <torch/csrc/jit/runtime/operator.h>
 
@@ -83,16 +87,47 @@ LogicalResult scaledDotProductAttention(Im &im, Node *n) {
   if (options.isCausal && mask)
     return emitError(l) << "scaled_dot_product_attention: attn_mask and "
                            "is_causal cannot both be set";
-  int64_t rank = rankOf(*q);
+  int64_t rank = std::max({rankOf(*q), rankOf(*k), rankOf(*v)});
   if (rank != 3 && rank != 4)
     return im.unsupported(n, "scaled_dot_product_attention on rank-" +
                                  std::to_string(rank) +
                                  " inputs (only 3-D and 4-D)");
-  if (rankOf(*k) != rank || rankOf(*v) != rank)
+  if (rankOf(*q) < 2 || rankOf(*k) < 2 || rankOf(*v) < 2)
     return emitError(l) << "scaled_dot_product_attention: query, key and "
-                           "value must have one rank, got "
+                           "value need at least 2 dims, got "
                         << q->getType() << ", " << k->getType() << ", "
                         << v->getType();
+  // Batch dims broadcast (aten's matmul rule): lower ranks get leading unit
+  // dims, then unit batch extents stretch to the others' (the head dims of
+  // grouped-query attention stay as they are).
+  if (rankOf(*q) != rank || rankOf(*k) != rank || rankOf(*v) != rank) {
+    for (Value *t : {&*q, &*k, &*v})
+      while (rankOf(*t) < rank) {
+        FailureOr<Value> u = buildUnsqueeze(im.b, l, *t, 0);
+        if (failed(u))
+          return failure();
+        *t = *u;
+      }
+    for (int64_t d = 0; d < rank - 2; ++d) {
+      int64_t extent = 1;
+      for (Value t : {*q, *k, *v})
+        extent =
+            std::max(extent, cast<RankedTensorType>(t.getType()).getDimSize(d));
+      if (enableGqa && d == 1)
+        continue;
+      for (Value *t : {&*q, &*k, &*v}) {
+        if (cast<RankedTensorType>(t->getType()).getDimSize(d) != 1 ||
+            extent == 1)
+          continue;
+        SmallVector<int64_t> shape(rank, -1);
+        shape[d] = extent;
+        FailureOr<Value> e = buildExpand(im.b, l, *t, shape);
+        if (failed(e))
+          return failure();
+        *t = *e;
+      }
+    }
+  }
   if (rank == 4) {
     int64_t hq = cast<RankedTensorType>(q->getType()).getDimSize(1);
     int64_t hkv = cast<RankedTensorType>(k->getType()).getDimSize(1);
@@ -132,6 +167,46 @@ LogicalResult scaledDotProductAttention(Im &im, Node *n) {
   return im.setTensor(n, 0, res->output);
 }
 
+/// _native_multi_head_attention(query, key, value, embed_dim, num_head,
+/// qkv_weight, qkv_bias, proj_weight, proj_bias, mask=None,
+/// need_weights=True, average_attn_weights=True, mask_type=None) ->
+/// (output, weights): the eval-mode fast path of nn.MultiheadAttention
+/// (batch first). Without need_weights the weights are an empty tensor
+/// (aten returns an undefined one).
+LogicalResult nativeMultiHeadAttention(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> q = im.tensorInput(n, 0), k = im.tensorInput(n, 1),
+                   v = im.tensorInput(n, 2);
+  FailureOr<int64_t> embedDim = im.intInput(n, 3), heads = im.intInput(n, 4);
+  FailureOr<Value> qkvW = im.tensorInput(n, 5), qkvB = im.tensorInput(n, 6),
+                   projW = im.tensorInput(n, 7), projB = im.tensorInput(n, 8);
+  if (failed(q) || failed(k) || failed(v) || failed(embedDim) ||
+      failed(heads) || failed(qkvW) || failed(qkvB) || failed(projW) ||
+      failed(projB))
+    return failure();
+  if (!im.isNoneInput(n, 9))
+    return im.unsupported(n, "_native_multi_head_attention with a mask");
+  FailureOr<bool> needWeights = im.boolInput(n, 10),
+                  average = im.boolInput(n, 11);
+  if (failed(needWeights) || failed(average))
+    return failure();
+  if (rankOf(*q) != 3 ||
+      cast<RankedTensorType>(q->getType()).getDimSize(2) != *embedDim)
+    return emitError(l) << "_native_multi_head_attention: query must be "
+                           "[batch, sequence, "
+                        << *embedDim << "], got " << q->getType();
+  FailureOr<MultiHeadAttentionResult> r =
+      buildPackedMultiHeadAttention(im.b, l, *q, *k, *v, *heads, *qkvW, *qkvB,
+                                    *projW, *projB, *needWeights, *average);
+  if (failed(r) || failed(im.setTensor(n, 0, r->output)))
+    return failure();
+  Value weights = r->weights;
+  if (!weights)
+    weights = tensor::EmptyOp::create(im.b, l, ArrayRef<int64_t>{0},
+                                      elemOf(r->output));
+  return im.setTensor(n, 1, weights);
+}
+
 } // namespace
 
 void mlprog::torchscript::registerPositionalOps() {
@@ -167,5 +242,6 @@ void mlprog::torchscript::registerPositionalOps() {
 void mlprog::torchscript::registerAttentionOps(OpTable &table) {
   table.add({
       {"aten::scaled_dot_product_attention", scaledDotProductAttention},
+      {"aten::_native_multi_head_attention", nativeMultiHeadAttention},
   });
 }

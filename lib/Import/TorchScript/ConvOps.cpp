@@ -1,6 +1,7 @@
 //===- ConvOps.cpp - aten convolutions ------------------------------------===//
 //
-// `conv{1,2,3}d`, `convolution` and `_convolution`.
+// `conv{1,2,3}d`, `convolution`, `_convolution` (also transposed) and
+// `_convolution_mode`.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -13,6 +14,7 @@
 #include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Conv.h"
+#include "mlprog/Import/Common/Shape.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -23,10 +25,11 @@ namespace {
 
 using Im = Importer;
 
-/// conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups),
-/// with `padding` a list or 'same'/'valid'; convolution/_convolution(input,
-/// weight, bias, stride, padding, dilation, transposed, output_padding,
-/// groups, ...).
+/// conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups) and
+/// _convolution_mode (same arguments), with `padding` a list or
+/// 'same'/'valid'; convolution/_convolution(input, weight, bias, stride,
+/// padding, dilation, transposed, output_padding, groups, ...), transposed
+/// or not. Inputs may be unbatched ([C, D1..Dn]).
 LogicalResult conv(Im &im, Node *n) {
   Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0), w = im.tensorInput(n, 1);
@@ -43,16 +46,21 @@ LogicalResult conv(Im &im, Node *n) {
   std::string kind = n->kind().toUnqualString();
   bool general = kind == "convolution" || kind == "_convolution";
   int64_t groups;
+  bool transposed = false;
+  SmallVector<int64_t> outputPadding;
   if (general) {
-    FailureOr<bool> transposed = im.boolInput(n, 6);
-    if (failed(transposed))
-      return failure();
-    if (*transposed)
-      return im.unsupported(n, "transposed convolution");
+    FailureOr<bool> t = im.boolInput(n, 6);
     FailureOr<int64_t> g = im.intInput(n, 8);
-    if (failed(g))
+    if (failed(t) || failed(g))
       return failure();
+    transposed = *t;
     groups = *g;
+    if (transposed) {
+      FailureOr<SmallVector<int64_t>> op = perDim(im, n, 7, nd, 0);
+      if (failed(op))
+        return failure();
+      outputPadding = *op;
+    }
   } else {
     FailureOr<int64_t> g =
         n->inputs().size() > 6 ? im.intInput(n, 6) : FailureOr<int64_t>(1);
@@ -69,11 +77,14 @@ LogicalResult conv(Im &im, Node *n) {
   params.dilations = *dilation;
   const TSValue &pad = im.get(n->input(4));
   if (pad.kind == TSValue::Kind::Str) {
+    if (pad.str != "valid" && pad.str != "same")
+      return emitError(l) << "convolution padding must be 'same', 'valid' or "
+                             "a list, got '"
+                          << pad.str << "'";
     if (pad.str == "valid") {
       params.padsBegin.assign(nd, 0);
       params.padsEnd.assign(nd, 0);
     } else {
-      auto xt = cast<RankedTensorType>(x->getType());
       auto wt = cast<RankedTensorType>(w->getType());
       // torch 'same': total = dilation * (k - 1), extra at the end.
       for (int64_t d = 0; d < nd; ++d) {
@@ -81,7 +92,6 @@ LogicalResult conv(Im &im, Node *n) {
         params.padsBegin.push_back(total / 2);
         params.padsEnd.push_back(total - total / 2);
       }
-      (void)xt;
     }
   } else {
     FailureOr<SmallVector<int64_t>> p = perDim(im, n, 4, nd, 0);
@@ -90,7 +100,19 @@ LogicalResult conv(Im &im, Node *n) {
     params.padsBegin = *p;
     params.padsEnd = *p;
   }
-  return im.setTensor(n, 0, buildConv(im.b, l, *x, *w, bias, params, groups));
+  // An unbatched input [C, D1..Dn] is one batch element.
+  bool unbatched = rankOf(*x) == nd + 1;
+  if (unbatched)
+    x = buildUnsqueeze(im.b, l, *x, 0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> y = transposed
+                           ? buildConvTranspose(im.b, l, *x, *w, bias, params,
+                                                groups, outputPadding)
+                           : buildConv(im.b, l, *x, *w, bias, params, groups);
+  if (succeeded(y) && unbatched)
+    y = buildSqueeze(im.b, l, *y, {0});
+  return im.setTensor(n, 0, y);
 }
 
 } // namespace
@@ -102,5 +124,6 @@ void mlprog::torchscript::registerConvOps(OpTable &table) {
       {"aten::conv3d", conv},
       {"aten::convolution", conv},
       {"aten::_convolution", conv},
+      {"aten::_convolution_mode", conv},
   });
 }

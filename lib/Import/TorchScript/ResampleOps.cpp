@@ -1,7 +1,8 @@
 //===- ResampleOps.cpp - aten upsampling ops ------------------------------===//
 //
 // `upsample_{nearest{1,2,3}d, linear1d, bilinear2d, trilinear3d,
-// bicubic2d}` and `_upsample_nearest_exact{1,2,3}d`, each with its
+// bicubic2d}`, `_upsample_nearest_exact{1,2,3}d` and the antialiased
+// `_upsample_{bilinear,bicubic}2d_aa`, each with its
 // output_size overload (per-axis optional scales) and its `.vec` overload
 // (output_size or scale_factors), which is what scripted
 // F.interpolate calls.
@@ -20,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <cmath>
 
@@ -41,11 +43,17 @@ struct UpsampleKind {
   bool hasAlignCorners = false;
   /// Number of spatial (trailing) axes.
   int64_t nd = 0;
+  /// _upsample_{bilinear,bicubic}2d_aa: antialiased (buildResizeAntialias).
+  bool antialias = false;
 };
 
 UpsampleKind upsampleKind(Node *n) {
   std::string name = n->kind().toUnqualString();
   UpsampleKind k;
+  if (StringRef(name).ends_with("_aa")) {
+    k.antialias = true;
+    name.resize(name.size() - 3);
+  }
   k.nd = name[name.size() - 2] - '0';
   if (name.find("nearest") != std::string::npos) {
     k.exact = name.find("exact") != std::string::npos;
@@ -119,16 +127,18 @@ LogicalResult upsample(Im &im, Node *n) {
   for (int64_t d = 0; d < 2; ++d)
     outSizes.push_back(tensor::getMixedSize(im.b, l, *x, d));
   if (!im.isNoneInput(n, 1)) {
-    FailureOr<SmallVector<int64_t>> size = im.intListInput(n, 1);
+    // Sizes a trace computed from the input's shape are run-time ints.
+    FailureOr<SmallVector<OpFoldResult>> size = sizesInput(im, n, 1);
     if (failed(size))
       return failure();
     if (int64_t(size->size()) != kind.nd)
       return emitError(l) << "expected " << kind.nd << " output sizes, got "
                           << size->size();
-    for (int64_t s : *size) {
-      if (s <= 0)
-        return emitError(l) << "output sizes must be positive, got " << s;
-      outSizes.push_back(im.b.getIndexAttr(s));
+    for (OpFoldResult s : *size) {
+      std::optional<int64_t> c = getConstantIntValue(s);
+      if (c && *c <= 0)
+        return emitError(l) << "output sizes must be positive, got " << *c;
+      outSizes.push_back(s);
     }
   } else {
     // floor(in * scale), in f64 as upsample's output-size helper.
@@ -158,6 +168,15 @@ LogicalResult upsample(Im &im, Node *n) {
     }
   }
 
+  if (kind.antialias) {
+    std::optional<SmallVector<int64_t>> sizes =
+        getConstantIntValues(ArrayRef<OpFoldResult>(outSizes).drop_front(2));
+    if (!sizes || !type.hasStaticShape())
+      return im.unsupported(n, "antialiased upsampling of dynamic extents");
+    return im.setTensor(n, 0,
+                        buildResizeAntialias(im.b, l, *x, *sizes, scales,
+                                             alignCorners, kind.mode));
+  }
   ResizeOptions options;
   options.mode = kind.mode;
   if (kind.mode == ResampleMode::Nearest) {
@@ -198,6 +217,32 @@ LogicalResult upsample(Im &im, Node *n) {
       n, 0, buildResize(im.b, l, *x, outSizes, scaleAttrs, {}, options));
 }
 
+/// grid_sampler(input, grid, interpolation_mode, padding_mode,
+/// align_corners), grid_sampler_2d and grid_sampler_3d: the modes are aten's
+/// enums (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1
+/// border, 2 reflection); 4-D and (grid_sampler_3d) 5-D inputs.
+LogicalResult gridSampler(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0), grid = im.tensorInput(n, 1);
+  FailureOr<int64_t> mode = im.intInput(n, 2), padding = im.intInput(n, 3);
+  FailureOr<bool> alignCorners = im.boolInput(n, 4);
+  if (failed(x) || failed(grid) || failed(mode) || failed(padding) ||
+      failed(alignCorners))
+    return failure();
+  if (*mode < 0 || *mode > 2 || *padding < 0 || *padding > 2)
+    return emitError(l) << "grid_sampler: unknown interpolation mode " << *mode
+                        << " or padding mode " << *padding;
+  static const GridSampleMode modes[] = {GridSampleMode::Bilinear,
+                                         GridSampleMode::Nearest,
+                                         GridSampleMode::Bicubic};
+  static const GridSamplePadding paddings[] = {GridSamplePadding::Zeros,
+                                               GridSamplePadding::Border,
+                                               GridSamplePadding::Reflection};
+  return im.setTensor(n, 0,
+                      buildGridSample(im.b, l, *x, *grid, modes[*mode],
+                                      paddings[*padding], *alignCorners));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerResampleOps(OpTable &table) {
@@ -212,5 +257,10 @@ void mlprog::torchscript::registerResampleOps(OpTable &table) {
       {"aten::upsample_bilinear2d", upsample},
       {"aten::upsample_trilinear3d", upsample},
       {"aten::upsample_bicubic2d", upsample},
+      {"aten::_upsample_bilinear2d_aa", upsample},
+      {"aten::_upsample_bicubic2d_aa", upsample},
+      {"aten::grid_sampler", gridSampler},
+      {"aten::grid_sampler_2d", gridSampler},
+      {"aten::grid_sampler_3d", gridSampler},
   });
 }

@@ -99,6 +99,32 @@ buildAttention(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
                mlir::Value pastKey, mlir::Value pastValue,
                mlir::Value kvLengths, const AttentionOptions &options);
 
+/// Results of buildPackedMultiHeadAttention.
+struct MultiHeadAttentionResult {
+  mlir::Value output;  ///< [B, L, E], the query's element type
+  mlir::Value weights; ///< [B, L, S] or [B, H, L, S]; null unless asked for
+};
+
+/// Multi-head attention with packed input projections, as
+/// torch.nn.MultiheadAttention (batch first) computes it: `query`
+/// [B, L, E], `key` [B, S, E] and `value` [B, S, E] (one float element type,
+/// static E) are projected by the row blocks of `qkvWeight` [3E, E] and
+/// `qkvBias` [3E] (x W_i^T + b_i for i = q, k, v; one product and a split
+/// when query, key and value are one value), split into `numHeads` heads
+/// (E divisible by them), attended with buildAttention (scale
+/// 1 / sqrt(E / numHeads), no mask), merged, and projected by `projWeight`
+/// [E, E] and `projBias` [E]. With `needWeights` the attention
+/// probabilities are returned too, averaged over the heads ([B, L, S]) when
+/// `averageWeights`, else per head ([B, H, L, S]).
+/// Errors: ranks, element types or extents that do not match.
+/// Spec: aten::_native_multi_head_attention (without mask);
+/// torch.nn.MultiheadAttention's fast path.
+mlir::FailureOr<MultiHeadAttentionResult> buildPackedMultiHeadAttention(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value query, mlir::Value key,
+    mlir::Value value, int64_t numHeads, mlir::Value qkvWeight,
+    mlir::Value qkvBias, mlir::Value projWeight, mlir::Value projBias,
+    bool needWeights, bool averageWeights);
+
 /// Splits the hidden dim of `x` [B, S, H * D] (static hidden size, a
 /// multiple of `numHeads`) into heads: [B, H, S, D].
 /// Errors: rank other than 3, a dynamic or indivisible hidden size.

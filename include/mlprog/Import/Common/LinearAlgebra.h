@@ -3,7 +3,7 @@
 // Format-independent builders for linear algebra on ranked tensors: matrix
 // products (upstream named linalg ops where one fits, linalg.matmul and
 // linalg.batch_matmul, a broadcasting linalg.generic otherwise), Einstein
-// summation and determinants (scf.for loops on tensors).
+// summation, cross products and determinants (scf.for loops on tensors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +50,17 @@ mlir::FailureOr<mlir::Value> buildGemm(mlir::OpBuilder &b, mlir::Location loc,
 mlir::FailureOr<mlir::Value> buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
                                          llvm::StringRef equation,
                                          mlir::ValueRange operands);
+
+/// Cross product of 3-vectors along `axis` (in [-rank, rank) of the
+/// broadcast rank) of `a` and `bm`, which broadcast (numpy) in every other
+/// dim and have extent 3 along `axis`: r0 = a1 b2 - a2 b1, r1 = a2 b0 -
+/// a0 b2, r2 = a0 b1 - a1 b0. One float or signless integer element type.
+/// Errors: mismatched element types, an axis out of range or of extent
+/// other than 3, shapes that do not broadcast.
+/// Spec: aten::linalg_cross, aten::cross (dim given); numpy.cross.
+mlir::FailureOr<mlir::Value> buildCross(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value a, mlir::Value bm,
+                                        int64_t axis);
 
 /// Determinants of the square matrices in the last two dims of `x`
 /// [..., M, M] (float element type, rank >= 2): the result has shape [...]

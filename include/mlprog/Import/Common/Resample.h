@@ -21,6 +21,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlprog {
 
 /// How output coordinates are resampled.
@@ -122,16 +124,20 @@ enum class GridSamplePadding { Zeros, Border, Reflection };
 
 /// Samples `x` [N, C, H, W] (float) at the normalized positions of `grid`
 /// [N, Hout, Wout, 2] (float; grid[n, h, w] = (x, y) in [-1, 1], x along W):
-/// the result is [N, C, Hout, Wout] of x's element type. A normalized
-/// coordinate g maps to the pixel coordinate (g + 1) / 2 * (size - 1) with
-/// `alignCorners` (-1 and 1 are the centres of the corner pixels), else
-/// ((g + 1) * size - 1) / 2 (-1 and 1 are the outer edges). Bilinear weighs
-/// the 4 neighbours, Nearest rounds half to even, Bicubic weighs 16
-/// neighbours with Keys' kernel (a = -0.75), padding applied to each
-/// neighbour's integer coordinate. Computed in f64.
-/// Errors: ranks other than 4, grid's last dim not 2, mismatched batch,
-/// non-float element types.
-/// Spec: ONNX GridSample-16; torch.nn.functional.grid_sample (4-D).
+/// the result is [N, C, Hout, Wout] of x's element type; or, volumetric,
+/// `x` [N, C, D, H, W] at `grid` [N, Dout, Hout, Wout, 3] ((x, y, z), z along
+/// D) giving [N, C, Dout, Hout, Wout]. A normalized coordinate g maps to the
+/// pixel coordinate (g + 1) / 2 * (size - 1) with `alignCorners` (-1 and 1
+/// are the centres of the corner pixels), else ((g + 1) * size - 1) / 2 (-1
+/// and 1 are the outer edges). Bilinear weighs the 2^n neighbours
+/// (trilinear in 3-D), Nearest rounds half to even, Bicubic (4-D only)
+/// weighs 16 neighbours with Keys' kernel (a = -0.75), padding applied to
+/// each neighbour's integer coordinate. Computed in f64.
+/// Errors: ranks other than 4 and 5, a grid of another rank or whose last
+/// dim is not the spatial rank, mismatched batch, non-float element types,
+/// bicubic 5-D sampling.
+/// Spec: ONNX GridSample-16/20 (2-D and 3-D); torch.nn.functional.grid_sample
+/// (aten::grid_sampler_2d / grid_sampler_3d).
 mlir::FailureOr<mlir::Value>
 buildGridSample(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                 mlir::Value grid, GridSampleMode mode,
@@ -164,6 +170,28 @@ buildRoiAlign(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
               mlir::Value rois, mlir::Value batchIndices, RoiPoolMode mode,
               int64_t outputHeight, int64_t outputWidth, int64_t samplingRatio,
               double spatialScale, bool halfPixel);
+
+/// Antialiased resizing of the last `outputSizes.size()` dims of float `x`
+/// (static extents) to the static `outputSizes`, separably, the last dim
+/// first. Along a dim of input extent `in`, output i is sum_j w_j x[xmin +
+/// j]: the filter (Linear: triangle 1 - |t|, support 1; Cubic: Keys'
+/// kernel with a = -0.5, support 2) is centred at s * (i + 0.5) and
+/// stretched by s when s > 1 (downscaling), the taps xmin.. lying in
+/// [trunc(centre - support + 0.5), trunc(centre + support + 0.5)) clipped
+/// to the input, the weights normalized to sum 1. The source step s is
+/// (in - 1) / (out - 1) with `alignCorners` (0 when out = 1), else
+/// 1 / scale for a given positive `scales` entry, else in / out. The
+/// weights are computed at import time and applied as one contraction per
+/// dim (in x's element type).
+/// Errors: non-float or dynamic input, a size count other than the scale
+/// count, non-positive sizes, Nearest mode.
+/// Spec: aten::_upsample_bilinear2d_aa / _upsample_bicubic2d_aa
+/// (F.interpolate(antialias=True), PIL-compatible).
+mlir::FailureOr<mlir::Value>
+buildResizeAntialias(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     llvm::ArrayRef<int64_t> outputSizes,
+                     llvm::ArrayRef<std::optional<double>> scales,
+                     bool alignCorners, ResampleMode mode);
 
 /// Nearest-neighbour upsampling of the last two dims of `x` (rank >= 3,
 /// static extents H, W) by positive float scales: output extents
