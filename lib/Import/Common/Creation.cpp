@@ -234,12 +234,12 @@ FailureOr<Value> mlprog::buildLinspace(OpBuilder &b, Location loc, Value start,
   Value cs = buildConvertScalar(b, loc, s, ct);
   Value ce = buildConvertScalar(b, loc, e, ct);
   // step: for integer logspace the difference is taken in the integers.
-  Value diff = !isFloat && base
-                   ? buildConvertScalar(b, loc,
-                                        arith::SubIOp::create(b, loc, e, s), ct)
-                   : arith::SubFOp::create(b, loc, ce, cs).getResult();
-  Value step = arith::DivFOp::create(b, loc, diff,
-                                     createScalar(b, loc, ct, double(steps - 1)));
+  Value diff =
+      !isFloat && base
+          ? buildConvertScalar(b, loc, arith::SubIOp::create(b, loc, e, s), ct)
+          : arith::SubFOp::create(b, loc, ce, cs).getResult();
+  Value step = arith::DivFOp::create(
+      b, loc, diff, createScalar(b, loc, ct, double(steps - 1)));
   Value init = createEmpty(b, loc, {b.getIndexAttr(steps)}, elementType);
   AffineMap id = b.getMultiDimIdentityMap(1);
   return linalg::GenericOp::create(
@@ -272,7 +272,8 @@ FailureOr<Value> mlprog::buildLinspace(OpBuilder &b, Location loc, Value start,
                  v = cs;
                if (base) {
                  Type pt = isFloat ? Type(nb.getF64Type()) : ct;
-                 v = math::PowFOp::create(nb, nl, createScalar(nb, nl, pt, *base),
+                 v = math::PowFOp::create(nb, nl,
+                                          createScalar(nb, nl, pt, *base),
                                           buildConvertScalar(nb, nl, v, pt));
                }
                linalg::YieldOp::create(

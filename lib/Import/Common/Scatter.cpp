@@ -377,10 +377,9 @@ FailureOr<Value> mlprog::buildScatterReduce(OpBuilder &b, Location loc,
                                      : TypedAttr(b.getIntegerAttr(et, 1));
   Value counts = filled(tensor::getMixedSizes(b, loc, data), one);
   if (!includeSelf) {
-    FailureOr<Value> reset =
-        buildScatterElements(b, loc, counts, indices,
-                             filled(indexSizes, b.getZeroAttr(et)), axis,
-                             ScatterReduction::None);
+    FailureOr<Value> reset = buildScatterElements(
+        b, loc, counts, indices, filled(indexSizes, b.getZeroAttr(et)), axis,
+        ScatterReduction::None);
     if (failed(reset))
       return failure();
     counts = *reset;
@@ -391,8 +390,7 @@ FailureOr<Value> mlprog::buildScatterReduce(OpBuilder &b, Location loc,
   if (failed(total))
     return failure();
   if (isa<FloatType>(et))
-    return buildElementwiseBinary(b, loc, BinaryOpKind::Div, *combined,
-                                  *total);
+    return buildElementwiseBinary(b, loc, BinaryOpKind::Div, *combined, *total);
   return buildDivision(b, loc, DivisionKind::FloorDivide, *combined, *total);
 }
 

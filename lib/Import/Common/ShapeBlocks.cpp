@@ -268,8 +268,8 @@ static FailureOr<DiagonalPlane> diagonalPlane(Location loc,
     return emitError(loc) << "diagonal: dims " << dim1 << " and " << dim2
                           << " of " << type << " must be static";
   DiagonalPlane p;
-  p.length = std::max<int64_t>(
-      0, offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2));
+  p.length = std::max<int64_t>(0, offset >= 0 ? std::min(n1, n2 - offset)
+                                              : std::min(n1 + offset, n2));
   for (int64_t d = 0; d < rank; ++d)
     if (d != dim1 && d != dim2)
       p.shape.push_back(type.getDimSize(d));
@@ -309,17 +309,17 @@ FailureOr<Value> mlprog::buildDiagonal(OpBuilder &b, Location loc, Value x,
                int64_t other = 0;
                for (int64_t d = 0; d < rank; ++d) {
                  if (d == dim1 || d == dim2) {
-                   int64_t shift = std::max<int64_t>(d == dim1 ? -offset
-                                                               : offset,
-                                                     0);
-                   at.push_back(arith::AddIOp::create(nb, nl, i,
-                                                      cIndex(nb, nl, shift)));
+                   int64_t shift =
+                       std::max<int64_t>(d == dim1 ? -offset : offset, 0);
+                   at.push_back(
+                       arith::AddIOp::create(nb, nl, i, cIndex(nb, nl, shift)));
                  } else {
                    at.push_back(linalg::IndexOp::create(nb, nl, other++));
                  }
                }
                linalg::YieldOp::create(
-                   nb, nl, tensor::ExtractOp::create(nb, nl, x, at).getResult());
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
              })
       .getResult(0);
 }
@@ -352,10 +352,10 @@ FailureOr<Value> mlprog::buildDiagonalScatter(OpBuilder &b, Location loc,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value i1 = linalg::IndexOp::create(nb, nl, dim1);
                Value i2 = linalg::IndexOp::create(nb, nl, dim2);
-               Value onDiagonal = arith::CmpIOp::create(
-                   nb, nl, arith::CmpIPredicate::eq,
-                   arith::SubIOp::create(nb, nl, i2, i1),
-                   cIndex(nb, nl, offset));
+               Value onDiagonal =
+                   arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                         arith::SubIOp::create(nb, nl, i2, i1),
+                                         cIndex(nb, nl, offset));
                // The position along the diagonal, clamped so that the read
                // stays in bounds off the diagonal too.
                Value k = offset >= 0 ? i1 : i2;
@@ -386,9 +386,8 @@ FailureOr<Value> mlprog::buildIm2Col(OpBuilder &b, Location loc, Value x,
   auto pairOk = [](ArrayRef<int64_t> p, int64_t min) {
     return p.size() == 2 && p[0] >= min && p[1] >= min;
   };
-  if (type->getRank() != 4 || !type->hasStaticShape() ||
-      !pairOk(kernel, 1) || !pairOk(dilation, 1) || !pairOk(stride, 1) ||
-      !pairOk(padding, 0))
+  if (type->getRank() != 4 || !type->hasStaticShape() || !pairOk(kernel, 1) ||
+      !pairOk(dilation, 1) || !pairOk(stride, 1) || !pairOk(padding, 0))
     return emitError(loc) << "im2col: expected a static [N, C, H, W] tensor "
                              "and positive kernel, dilation and stride, got "
                           << *type;
@@ -414,19 +413,18 @@ FailureOr<Value> mlprog::buildIm2Col(OpBuilder &b, Location loc, Value x,
   SmallVector<AffineExpr> in = {d(0), d(1),
                                 d(4) * stride[0] + d(2) * dilation[0],
                                 d(5) * stride[1] + d(3) * dilation[1]};
-  SmallVector<int64_t> shape = {s[0], s[1], kernel[0], kernel[1], out[0],
-                                out[1]};
+  SmallVector<int64_t> shape = {s[0],      s[1],   kernel[0],
+                                kernel[1], out[0], out[1]};
   Value init = tensor::EmptyOp::create(b, loc, shape, et);
   SmallVector<AffineMap> maps = {AffineMap::get(6, 0, in, ctx),
                                  b.getMultiDimIdentityMap(6)};
-  Value patches =
-      linalg::GenericOp::create(
-          b, loc, init.getType(), ValueRange{padded}, ValueRange{init}, maps,
-          parallelIterators(6),
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            linalg::YieldOp::create(nb, nl, args[0]);
-          })
-          .getResult(0);
+  Value patches = linalg::GenericOp::create(
+                      b, loc, init.getType(), ValueRange{padded},
+                      ValueRange{init}, maps, parallelIterators(6),
+                      [](OpBuilder &nb, Location nl, ValueRange args) {
+                        linalg::YieldOp::create(nb, nl, args[0]);
+                      })
+                      .getResult(0);
   return buildReshape(b, loc, patches,
                       {s[0], s[1] * kernel[0] * kernel[1], out[0] * out[1]});
 }

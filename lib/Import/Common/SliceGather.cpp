@@ -680,27 +680,27 @@ FailureOr<Value> mlprog::buildSearchSorted(OpBuilder &b, Location loc,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value below;
                if (isa<FloatType>(et))
-                 below = arith::CmpFOp::create(
-                     nb, nl,
-                     right ? arith::CmpFPredicate::OLE
-                           : arith::CmpFPredicate::OLT,
-                     args[0], args[1]);
+                 below =
+                     arith::CmpFOp::create(nb, nl,
+                                           right ? arith::CmpFPredicate::OLE
+                                                 : arith::CmpFPredicate::OLT,
+                                           args[0], args[1]);
                else if (et.isInteger(1))
-                 below = arith::CmpIOp::create(
-                     nb, nl,
-                     right ? arith::CmpIPredicate::ule
-                           : arith::CmpIPredicate::ult,
-                     args[0], args[1]);
+                 below =
+                     arith::CmpIOp::create(nb, nl,
+                                           right ? arith::CmpIPredicate::ule
+                                                 : arith::CmpIPredicate::ult,
+                                           args[0], args[1]);
                else
-                 below = arith::CmpIOp::create(
-                     nb, nl,
-                     right ? arith::CmpIPredicate::sle
-                           : arith::CmpIPredicate::slt,
-                     args[0], args[1]);
+                 below =
+                     arith::CmpIOp::create(nb, nl,
+                                           right ? arith::CmpIPredicate::sle
+                                                 : arith::CmpIPredicate::slt,
+                                           args[0], args[1]);
                Value inc = arith::ExtUIOp::create(nb, nl, resultType, below);
                linalg::YieldOp::create(
-                   nb, nl, arith::AddIOp::create(nb, nl, args[2], inc)
-                               .getResult());
+                   nb, nl,
+                   arith::AddIOp::create(nb, nl, args[2], inc).getResult());
              })
       .getResult(0);
 }

@@ -254,8 +254,8 @@ LogicalResult linspace(Im &im, Node *n) {
     if (*t)
       et = *t;
   }
-  return im.setTensor(
-      n, 0, buildLinspace(im.b, l, *start, *end, *steps, et, base));
+  return im.setTensor(n, 0,
+                      buildLinspace(im.b, l, *start, *end, *steps, et, base));
 }
 
 } // namespace

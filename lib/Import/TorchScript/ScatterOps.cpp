@@ -328,9 +328,9 @@ LogicalResult put(Im &im, Node *n) {
                    fs = flat(im, l, *src);
   if (failed(fx) || failed(fi) || failed(fs))
     return failure();
-  FailureOr<Value> r = buildScatterElements(
-      im.b, l, *fx, *fi, *fs, 0,
-      *acc ? ScatterReduction::Add : ScatterReduction::None);
+  FailureOr<Value> r = buildScatterElements(im.b, l, *fx, *fi, *fs, 0,
+                                            *acc ? ScatterReduction::Add
+                                                 : ScatterReduction::None);
   if (failed(r))
     return failure();
   return im.setTensor(n, 0, buildReshape(im.b, l, *r, shape));

@@ -508,8 +508,8 @@ LogicalResult unflatten(Im &im, Node *n) {
   FailureOr<int64_t> dim = normDim(im, n, *d, in.size());
   if (failed(dim))
     return failure();
-  FailureOr<SmallVector<int64_t>> part = resolveReshapeShape(
-      l, {in[*dim]}, *sizes, /*allowZero=*/true);
+  FailureOr<SmallVector<int64_t>> part =
+      resolveReshapeShape(l, {in[*dim]}, *sizes, /*allowZero=*/true);
   if (failed(part))
     return failure();
   SmallVector<int64_t> shape(in.begin(), in.begin() + *dim);
@@ -536,7 +536,8 @@ FailureOr<Value> atLeast(Im &im, Location l, Value x, int64_t r) {
   else
     shape = {s[0], s[1], 1};
   if (llvm::count(shape, ShapedType::kDynamic) > 1)
-    return emitError(l) << "unsupported atleast_" << r << "d of " << x.getType();
+    return emitError(l) << "unsupported atleast_" << r << "d of "
+                        << x.getType();
   return buildReshape(im.b, l, x, shape);
 }
 
@@ -631,8 +632,7 @@ LogicalResult rot90(Im &im, Node *n) {
     return im.setTensor(n, 0, *x);
   if (turns == 2)
     return im.setTensor(n, 0, buildReverse(im.b, l, *x, {*d0, *d1}));
-  FailureOr<Value> f =
-      buildReverse(im.b, l, *x, {turns == 1 ? *d1 : *d0});
+  FailureOr<Value> f = buildReverse(im.b, l, *x, {turns == 1 ? *d1 : *d0});
   if (failed(f))
     return failure();
   return im.setTensor(n, 0, swapDims(im, l, *f, *d0, *d1));
@@ -902,8 +902,7 @@ LogicalResult blockDiag(Im &im, Node *n) {
       return emitError(l) << "block_diag: expected tensors of rank <= 2, got "
                           << x.getType();
     if (s.size() < 2) {
-      FailureOr<Value> r =
-          buildReshape(im.b, l, x, {1, s.empty() ? 1 : s[0]});
+      FailureOr<Value> r = buildReshape(im.b, l, x, {1, s.empty() ? 1 : s[0]});
       if (failed(r))
         return failure();
       x = *r;
@@ -1094,8 +1093,8 @@ LogicalResult diagEmbed(Im &im, Node *n) {
                      dim2 = normDim(im, n, *d2, r);
   if (failed(dim1) || failed(dim2))
     return failure();
-  return im.setTensor(
-      n, 0, diagEmbedValue(im, im.loc(n), *x, *off, *dim1, *dim2));
+  return im.setTensor(n, 0,
+                      diagEmbedValue(im, im.loc(n), *x, *off, *dim1, *dim2));
 }
 
 /// diag(self, diagonal): a 1-D tensor becomes the diagonal of a square

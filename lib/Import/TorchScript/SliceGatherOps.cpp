@@ -515,8 +515,9 @@ LogicalResult tensorSplit(Im &im, Node *n) {
   } else {
     int64_t minRank = name == "dsplit" ? 3 : name == "vsplit" ? 2 : 1;
     if (rank < minRank)
-      return emitError(l) << name << ": expected a tensor of rank >= "
-                          << minRank << ", got " << x->getType();
+      return emitError(l) << name
+                          << ": expected a tensor of rank >= " << minRank
+                          << ", got " << x->getType();
     d = name == "dsplit" ? 2 : name == "vsplit" ? 0 : rank >= 2 ? 1 : 0;
   }
   int64_t dim = d;
@@ -681,8 +682,8 @@ FailureOr<Value> nonzeroRows(Im &im, Location l, Value x) {
   if (failed(cols))
     return failure();
   if (rankOf(x) == 0) {
-    SmallVector<OpFoldResult> sizes = {
-        tensor::getMixedSize(im.b, l, *cols, 1), im.b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(im.b, l, *cols, 1),
+                                       im.b.getIndexAttr(0)};
     return tensor::EmptyOp::create(im.b, l, sizes, im.b.getI64Type())
         .getResult();
   }
@@ -733,8 +734,7 @@ LogicalResult nonzeroStatic(Im &im, Node *n) {
   if (*size == 0)
     return im.setTensor(
         n, 0,
-        tensor::EmptyOp::create(im.b, l,
-                                ArrayRef<int64_t>{0, rankOf(*x)},
+        tensor::EmptyOp::create(im.b, l, ArrayRef<int64_t>{0, rankOf(*x)},
                                 im.b.getI64Type())
             .getResult());
   FailureOr<Value> rows = nonzeroRows(im, l, *x);

@@ -77,8 +77,9 @@ FailureOr<std::pair<Value, Value>> sorted(Im &im, Node *n, Value x, int64_t d,
 LogicalResult sort(Im &im, Node *n) {
   FailureOr<Value> x = im.tensorInput(n, 0);
   std::string name = n->kind().toUnqualString();
-  FailureOr<int64_t> dim =
-      name == "msort" ? FailureOr<int64_t>(0) : namedArg<int64_t>(im, n, "dim", -1);
+  FailureOr<int64_t> dim = name == "msort"
+                               ? FailureOr<int64_t>(0)
+                               : namedArg<int64_t>(im, n, "dim", -1);
   FailureOr<bool> descending = namedArg<bool>(im, n, "descending", false);
   if (failed(x) || failed(dim) || failed(descending))
     return failure();
@@ -103,8 +104,7 @@ LogicalResult topk(Im &im, Node *n) {
   FailureOr<bool> largest = im.boolInput(n, 3);
   if (failed(x) || failed(k) || failed(dim) || failed(largest))
     return failure();
-  FailureOr<std::pair<Value, Value>> r =
-      sorted(im, n, *x, *dim, *k, *largest);
+  FailureOr<std::pair<Value, Value>> r = sorted(im, n, *x, *dim, *k, *largest);
   if (failed(r) || failed(im.setTensor(n, 0, r->first)))
     return failure();
   return im.setTensor(n, 1, r->second);
