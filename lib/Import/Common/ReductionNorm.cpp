@@ -9,6 +9,7 @@
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Logic.h"
+#include "mlprog/Import/Common/MatrixFactorization.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
@@ -91,10 +92,18 @@ FailureOr<Value> mlprog::buildMatrixNorm(OpBuilder &b, Location loc, Value x,
   colDim = (colDim + rank) % rank;
   if (!ord)
     return buildVectorNorm(b, loc, x, 2.0, {rowDim, colDim}, keepDims);
+  if (*ord == 2.0 || *ord == -2.0)
+    return buildSingularValueNorm(b, loc, x,
+                                  *ord > 0 ? SingularValueNorm::Largest
+                                           : SingularValueNorm::Smallest,
+                                  rowDim, colDim, keepDims);
   bool rows = std::isinf(*ord);
   if (!rows && std::fabs(*ord) != 1.0)
-    return emitError(loc) << "unsupported matrix norm of order " << *ord
-                          << " (needs singular values)";
+    return emitError(loc) << "matrix norm: unsupported order "
+                          << (*ord == std::trunc(*ord)
+                                  ? std::to_string(static_cast<int64_t>(*ord))
+                                  : std::to_string(*ord))
+                          << " (2, -2, 1, -1, inf, -inf, fro or nuc)";
   // inf: the rows' absolute sums (summed over the columns), then their max.
   int64_t sumDim = rows ? colDim : rowDim, extremeDim = rows ? rowDim : colDim;
   Value a = unaryOrNull(b, loc, UnaryOpKind::Abs, x);

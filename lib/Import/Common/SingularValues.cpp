@@ -561,3 +561,58 @@ mlprog::buildLeastSquares(OpBuilder &b, Location loc, Value a, Value rhs,
   }
   return out;
 }
+
+FailureOr<Value> mlprog::buildSingularValueNorm(OpBuilder &b, Location loc,
+                                                Value x, SingularValueNorm kind,
+                                                int64_t rowDim, int64_t colDim,
+                                                bool keepDims) {
+  FailureOr<RankedTensorType> t = staticFloat(loc, x, "matrix norm", "A");
+  if (failed(t))
+    return failure();
+  int64_t rank = t->getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != rowDim && d != colDim)
+      perm.push_back(d);
+  perm.push_back(rowDim);
+  perm.push_back(colDim);
+  FailureOr<Value> m = buildTranspose(b, loc, x, perm);
+  if (failed(m))
+    return failure();
+  FailureOr<Value> s = buildSingularValues(b, loc, *m);
+  if (failed(s))
+    return failure();
+  auto st = cast<RankedTensorType>(s->getType());
+  int64_t k = st.getShape().back();
+  Type et = st.getElementType();
+  if (k == 0 && kind != SingularValueNorm::Sum)
+    return emitError(loc) << "matrix norm: the 2-norm of empty matrices " << *t
+                          << " is not defined";
+  Value r = forEachMatrix(
+      b, loc, st.getShape().drop_back(), *s, {typeOf({}, et)},
+      [&](OpBuilder &nb, Location nl, ValueRange v) -> SmallVector<Value> {
+        // Sorted descending: the first, the last, or the sum.
+        if (kind == SingularValueNorm::Largest)
+          return {scalarTensor(nb, nl, at(nb, nl, v[0], {cIndex(nb, nl, 0)}))};
+        if (kind == SingularValueNorm::Smallest)
+          return {
+              scalarTensor(nb, nl, at(nb, nl, v[0], {cIndex(nb, nl, k - 1)}))};
+        Value sum = loop(nb, nl, cIndex(nb, nl, 0), cIndex(nb, nl, k),
+                         createScalar(nb, nl, et, 0.0),
+                         [&](OpBuilder &lb, Location ll, Value i,
+                             ValueRange acc) -> SmallVector<Value> {
+                           return {arith::AddFOp::create(
+                               lb, ll, acc[0], at(lb, ll, v[0], {i}))};
+                         })[0];
+        return {scalarTensor(nb, nl, sum)};
+      })[0];
+  if (!keepDims)
+    return r;
+  for (int64_t d : {std::min(rowDim, colDim), std::max(rowDim, colDim)}) {
+    FailureOr<Value> u = buildUnsqueeze(b, loc, r, d);
+    if (failed(u))
+      return failure();
+    r = *u;
+  }
+  return r;
+}

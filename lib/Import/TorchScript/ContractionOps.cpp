@@ -18,6 +18,7 @@
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/MatrixFactorization.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 
@@ -333,7 +334,8 @@ LogicalResult multiDot(Im &im, Node *n) {
   return im.setTensor(n, 0, acc);
 }
 
-/// linalg_matrix_power(self, n) for n >= 0, by aten's binary decomposition
+/// linalg_matrix_power(self, n), by aten's binary decomposition of |n|
+/// (of the inverse for n < 0)
 /// (the same products in the same order).
 LogicalResult matrixPower(Im &im, Node *n) {
   Location l = im.loc(n);
@@ -346,9 +348,14 @@ LogicalResult matrixPower(Im &im, Node *n) {
   if (r < 2 || type.getDimSize(r - 1) != type.getDimSize(r - 2))
     return emitError(l) << "linalg_matrix_power needs square matrices, got "
                         << type;
-  if (*k < 0)
-    return im.unsupported(n, "linalg_matrix_power with a negative power "
-                             "(needs the inverse)");
+  // A^-n = (A^-1)^n, as aten computes it.
+  if (*k < 0) {
+    FailureOr<SolveResult> inv = buildInverse(im.b, l, *x);
+    if (failed(inv))
+      return failure();
+    x = inv->x;
+    k = -*k;
+  }
   if (*k == 0) {
     if (!type.hasStaticShape())
       return im.unsupported(n, "linalg_matrix_power 0 of a dynamic shape");

@@ -144,15 +144,22 @@ void registerMathOps(OpTable &table);
 /// LogicOps.cpp: comparisons, logical/bitwise ops, where, masked_fill.
 void registerLogicOps(OpTable &table);
 /// ReductionOps.cpp: sum/mean/prod, amax/amin, max/min, arg max/min,
-/// var/std, softmax, log_softmax.
+/// var/std (and _mean), softmax, log_softmax, norms, logsumexp, all/any,
+/// order statistics (median, mode, kthvalue), cumulative extremes, diff,
+/// distances.
 void registerReductionOps(OpTable &table);
-/// NormalizationOps.cpp: batch_norm, layer_norm.
+/// NormalizationOps.cpp: batch_norm (and the native/_legit/_with_update
+/// forms), layer_norm, group_norm, instance_norm, rms_norm, renorm.
 void registerNormalizationOps(OpTable &table);
-/// ContractionOps.cpp: matmul/mm/bmm, linear, addmm, t.
+/// ContractionOps.cpp: matmul/mm/bmm, linear, addmm, t, dot/vdot/mv/outer/
+/// inner and their add* forms, tensordot, einsum, multi_dot, matrix_power,
+/// cross, bilinear.
 void registerContractionOps(OpTable &table);
-/// ConvOps.cpp: conv{1,2,3}d, convolution, _convolution.
+/// ConvOps.cpp: conv{1,2,3}d, convolution, _convolution, _convolution_mode,
+/// transposed convolution.
 void registerConvOps(OpTable &table);
-/// PoolOps.cpp: max, average and adaptive average pooling.
+/// PoolOps.cpp: max pooling (with indices), average pooling, adaptive
+/// average and max pooling, max unpooling, embedding_bag.
 void registerPoolOps(OpTable &table);
 /// ShapeOps.cpp: view/reshape, flatten, permute/transpose, (un)squeeze,
 /// cat/stack, expand, copy (the value of copy_).
@@ -168,18 +175,20 @@ void registerSortOps(OpTable &table);
 /// CreationOps.cpp: zeros/ones/full/empty (and _like), arange, tensor,
 /// zero and fill (the values of zero_ and fill_).
 void registerCreationOps(OpTable &table);
-/// ResampleOps.cpp: upsample_{nearest,linear,bilinear,trilinear,bicubic}*
-/// and _upsample_nearest_exact* (output_size and .vec overloads).
+/// ResampleOps.cpp: upsample_{nearest,linear,bilinear,trilinear,bicubic}*,
+/// _upsample_nearest_exact*, the antialiased _upsample_*_aa, grid_sampler.
 void registerResampleOps(OpTable &table);
 /// RecurrentOps.cpp: lstm, gru, rnn_tanh, rnn_relu and their _cell ops.
 void registerRecurrentOps(OpTable &table);
-/// AttentionOps.cpp: scaled_dot_product_attention.
+/// AttentionOps.cpp: scaled_dot_product_attention,
+/// _native_multi_head_attention.
 void registerAttentionOps(OpTable &table);
-/// LU, Cholesky, solves, inverses, determinants (LinalgOps.cpp).
+/// LinalgOps.cpp: LU, Cholesky and QR factorizations, solves, inverses,
+/// determinants, SVD-based functions (pinv, rank, svdvals, eigvalsh, cond),
+/// lstsq, tensorinv/tensorsolve, matrix_exp.
 void registerLinalgOps(OpTable &table);
-/// trapezoid, trapz, cumulative_trapezoid (IntegrationOps.cpp).
+/// IntegrationOps.cpp: trapezoid, trapz, cumulative_trapezoid.
 void registerIntegrationOps(OpTable &table);
-
 /// LossOps.cpp: regression, classification, ranking and embedding losses,
 /// broadcast_tensors.
 void registerLossOps(OpTable &table);

@@ -14,6 +14,7 @@
 #include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/MatrixFactorization.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 
@@ -328,18 +329,40 @@ FailureOr<std::optional<double>> matrixOrd(Im &im, Node *n, unsigned i) {
   return std::optional<double>(*d);
 }
 
+/// Whether argument `i` is the order "nuc" (the nuclear norm).
+bool isNuclear(Im &im, Node *n, unsigned i) {
+  const TSValue &v = im.get(n->input(i));
+  return v.kind == TSValue::Kind::Str && v.str == "nuc";
+}
+
+/// The matrix norm of order "nuc" over `dims` (two, in [-rank, rank)).
+FailureOr<Value> nuclearNorm(Im &im, Node *n, Value x, ArrayRef<int64_t> dims,
+                             bool keep) {
+  int64_t r = rankOf(x);
+  FailureOr<int64_t> d0 = normDim(im, n, dims[0], r),
+                     d1 = normDim(im, n, dims[1], r);
+  if (failed(d0) || failed(d1))
+    return failure();
+  return buildSingularValueNorm(im.b, im.loc(n), x, SingularValueNorm::Sum, *d0,
+                                *d1, keep);
+}
+
 /// linalg_matrix_norm(self, ord, dim=[-2, -1], keepdim, *, dtype) and
-/// .str_ord (ord "fro"; "nuc" is unsupported).
+/// .str_ord (ord "fro" or "nuc").
 LogicalResult matrixNorm(Im &im, Node *n) {
   FailureOr<Value> x = normInput(im, n, 4);
-  FailureOr<std::optional<double>> ord = matrixOrd(im, n, 1);
   FailureOr<SmallVector<int64_t>> dims = im.intListInput(n, 2);
   FailureOr<bool> keep = im.boolInput(n, 3);
-  if (failed(x) || failed(ord) || failed(dims) || failed(keep))
+  if (failed(x) || failed(dims) || failed(keep))
     return failure();
   if (dims->size() != 2)
     return emitError(im.loc(n))
            << "linalg_matrix_norm needs two dims, got " << dims->size();
+  if (isNuclear(im, n, 1))
+    return im.setTensor(n, 0, nuclearNorm(im, n, *x, *dims, *keep));
+  FailureOr<std::optional<double>> ord = matrixOrd(im, n, 1);
+  if (failed(ord))
+    return failure();
   return im.setTensor(n, 0,
                       buildMatrixNorm(im.b, im.loc(n), *x, *ord, (*dims)[0],
                                       (*dims)[1], *keep));
@@ -368,6 +391,8 @@ LogicalResult linalgNorm(Im &im, Node *n) {
   if (dims->size() == 2 || strOrd) {
     if (dims->size() != 2)
       return emitError(l) << "linalg_norm with a string order needs two dims";
+    if (!noOrd && isNuclear(im, n, 1))
+      return im.setTensor(n, 0, nuclearNorm(im, n, *x, *dims, *keep));
     FailureOr<std::optional<double>> ord =
         noOrd ? FailureOr<std::optional<double>>(std::optional<double>())
               : matrixOrd(im, n, 1);

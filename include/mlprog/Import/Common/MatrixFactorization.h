@@ -229,6 +229,21 @@ enum class QRMode { Reduced, Complete, R };
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildQR(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a, QRMode mode);
 
+/// The matrix norms made of singular values: the largest (the spectral
+/// norm, torch's ord 2), the smallest (ord -2) or their sum (the nuclear
+/// norm, "nuc").
+enum class SingularValueNorm { Largest, Smallest, Sum };
+
+/// That norm of the matrices of float `x` spanning its distinct dims
+/// `rowDim`, `colDim` (in [0, rank)); both dims are dropped unless
+/// `keepDims`. Matrices without elements give 0 (for Sum only).
+/// Errors: as buildSingularValues; Largest/Smallest of empty matrices.
+/// Spec: aten::linalg_matrix_norm with ord 2, -2, "nuc".
+mlir::FailureOr<mlir::Value>
+buildSingularValueNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       SingularValueNorm kind, int64_t rowDim, int64_t colDim,
+                       bool keepDims);
+
 /// LAPACK's least-squares drivers, as torch.linalg.lstsq names them: they
 /// differ in what they report besides the solution.
 enum class LeastSquaresDriver { Gels, Gelsy, Gelsd, Gelss };

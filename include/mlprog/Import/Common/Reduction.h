@@ -177,10 +177,10 @@ buildVectorNorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// `rowDim`, `colDim` (each in [-rank, rank)): "fro" (ord empty: the
 /// Frobenius norm, sqrt of the sum of squares), ord = inf / -inf: the
 /// max / min over rows of the absolute row sums, ord = 1 / -1: the max / min
-/// over columns of the absolute column sums. Both dims are dropped unless
-/// `keepDims`.
-/// Errors: ord 2, -2 or "nuc" (singular values: unsupported), bad dims,
-/// non-float `x`.
+/// over columns of the absolute column sums, ord = 2 / -2: the largest /
+/// smallest singular value (buildSingularValueNorm, which also gives "nuc").
+/// Both dims are dropped unless `keepDims`.
+/// Errors: other orders, bad dims, non-float `x`.
 /// Spec: aten::linalg_matrix_norm (and .str_ord "fro").
 mlir::FailureOr<mlir::Value> buildMatrixNorm(mlir::OpBuilder &b,
                                              mlir::Location loc, mlir::Value x,
