@@ -456,8 +456,6 @@ void mlprog::torchscript::registerMathOps(OpTable &table) {
       {"aten::positive", identity},
       {"aten::conj", identity},
       {"aten::conj_physical", identity},
-      {"aten::resolve_conj", identity},
-      {"aten::resolve_neg", identity},
       {"aten::real", identity},
       {"aten::isreal", isreal},
       {"aten::isnan", classify<true, false, false>},

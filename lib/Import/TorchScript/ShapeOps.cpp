@@ -818,42 +818,6 @@ LogicalResult cartesianProd(Im &im, Node *n) {
   return im.setTensor(n, 0, buildStack(im.b, l, *grids, 1));
 }
 
-/// broadcast_tensors(tensors): each tensor expanded to the common shape.
-LogicalResult broadcastTensors(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<std::vector<TSValue>> list = im.listInput(n, 0);
-  if (failed(list))
-    return failure();
-  SmallVector<Value> xs;
-  SmallVector<int64_t> shape;
-  for (const TSValue &v : *list) {
-    FailureOr<Value> x = im.asTensor(v, l);
-    if (failed(x))
-      return failure();
-    xs.push_back(*x);
-    SmallVector<int64_t> s = shapeOf(*x);
-    if (s.size() > shape.size())
-      shape.insert(shape.begin(), s.size() - shape.size(), 1);
-    for (size_t i = 0; i < s.size(); ++i) {
-      int64_t &o = shape[shape.size() - s.size() + i];
-      if (ShapedType::isDynamic(s[i]))
-        return im.unsupported(n, "broadcast_tensors of dynamic extents");
-      if (o == 1)
-        o = s[i];
-      else if (s[i] != 1 && s[i] != o)
-        return emitError(l) << "broadcast_tensors: shapes do not broadcast";
-    }
-  }
-  std::vector<TSValue> out;
-  for (Value x : xs) {
-    FailureOr<Value> e = buildExpand(im.b, l, x, shape);
-    if (failed(e))
-      return failure();
-    out.push_back(TSValue::tensor(*e));
-  }
-  return im.set(n, 0, TSValue::list(std::move(out)));
-}
-
 /// kron(self, other): the Kronecker product; both shapes are padded with
 /// leading 1s to one rank, a [A0, B0, A1, B1, ..] outer product is merged
 /// into [A0*B0, A1*B1, ..].
@@ -1219,7 +1183,6 @@ void mlprog::torchscript::registerShapeOps(OpTable &table) {
       {"aten::tile", repeat},
       {"aten::meshgrid", meshgrid},
       {"aten::cartesian_prod", cartesianProd},
-      {"aten::broadcast_tensors", broadcastTensors},
       {"aten::kron", kron},
       {"aten::block_diag", blockDiag},
       {"aten::pixel_shuffle", pixelShuffle},
