@@ -280,10 +280,11 @@ mlir::FailureOr<mlir::Value> buildNonZero(mlir::OpBuilder &b,
 /// Errors: rank or leading-shape mismatches, differing element types.
 /// Spec: aten::searchsorted (without sorter), aten::bucketize (1-D
 /// boundaries); numpy.searchsorted.
-mlir::FailureOr<mlir::Value>
-buildSearchSorted(mlir::OpBuilder &b, mlir::Location loc,
-                  mlir::Value sortedSequence, mlir::Value values, bool right,
-                  mlir::Type resultType);
+mlir::FailureOr<mlir::Value> buildSearchSorted(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value sortedSequence,
+                                               mlir::Value values, bool right,
+                                               mlir::Type resultType);
 
 /// numpy `compress(condition, x, axis)`: the slices of `x` along `axis`
 /// whose entry in the 1-D `condition` (i1, or an integer/float compared
