@@ -42,3 +42,28 @@ def test_none_extents_stay_dynamic_and_run_on_two_sizes():
         assert len(got) == len(want)
         for g, w in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), w.numpy(), rtol=1e-6)
+
+
+class ShiftedWindows(torch.nn.Module):
+    """swin_t's shifted windows: pad the run-time extents up to a multiple
+    of the window (size arithmetic through zero-dim tensors), then roll back
+    by half a window along both."""
+
+    def forward(self, x):
+        h, w = x.size(1), x.size(2)
+        pad_h = (7 - h % 7) % 7
+        pad_w = (7 - w % 7) % 7
+        y = torch.nn.functional.pad(x, (0, 0, 0, pad_w, 0, pad_h))
+        return torch.roll(y, shifts=(-3, 5), dims=(1, 2))
+
+
+def test_roll_along_run_time_extents():
+    ref = torch.jit.script(ShiftedWindows())
+    module = mlprog.import_torchscript(ref, input_shapes=[[1, None, None, 2]])
+    exe = mlprog.compile(module)
+    rng = np.random.default_rng(1)
+    for h, w in ((10, 10), (7, 3), (1, 15)):
+        x = rng.standard_normal((1, h, w, 2)).astype(np.float32)
+        got = exe.forward(x)
+        want = ref(torch.from_numpy(x))
+        np.testing.assert_array_equal(np.asarray(got), want.numpy())

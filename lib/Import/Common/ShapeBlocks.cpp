@@ -1,7 +1,7 @@
 //===- ShapeBlocks.cpp - Shape-of, stack, batch/space blocks, windows -----===//
 //
 // Data-movement builders that Shape.cpp does not hold: the shape of a tensor
-// as a tensor, stacking, reversal, space/batch block moves (reshape +
+// as a tensor, stacking, reversal, rolling, space/batch block moves (reshape +
 // transpose + pad/crop), sliding windows (one strided linalg.generic) and
 // diagonals.
 //
@@ -86,6 +86,64 @@ FailureOr<Value> mlprog::buildReverse(OpBuilder &b, Location loc, Value x,
     if (dims[a].step == -1)
       runtime[a] = {c(-1), c(INT32_MIN), c(-1)};
   return buildSliceDynamic(b, loc, x, runtime, type->getShape());
+}
+
+FailureOr<Value> mlprog::buildRoll(OpBuilder &b, Location loc, Value x,
+                                   int64_t axis, int64_t shift) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "roll");
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  if (axis < 0 || axis >= rank)
+    return emitError(loc) << "roll: axis " << axis << " out of range for "
+                          << *type;
+  int64_t extent = type->getDimSize(axis);
+  if (!ShapedType::isDynamic(extent)) {
+    if (extent == 0)
+      return x;
+    int64_t s = ((shift % extent) + extent) % extent;
+    if (s == 0)
+      return x;
+    SmallVector<SliceDim> head(rank), tail(rank);
+    head[axis] = {extent - s, extent, 1};
+    tail[axis] = {0, extent - s, 1};
+    FailureOr<Value> a = buildSlice(b, loc, x, head),
+                     c = buildSlice(b, loc, x, tail);
+    if (failed(a) || failed(c))
+      return failure();
+    return buildConcat(b, loc, {*a, *c}, axis);
+  }
+  // A run-time extent n: element i reads (i + n - shift mod n) mod n. The
+  // modulus is taken of max(n, 1) so that an empty extent divides by
+  // nothing (the loop then runs no iteration).
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value n = arith::MaxSIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, x, axis), c(1));
+  Value s = arith::RemSIOp::create(b, loc, c(shift), n);
+  // offset = (n - s) mod n, in [0, n) for s in (-n, n).
+  Value offset =
+      arith::RemSIOp::create(b, loc, arith::SubIOp::create(b, loc, n, s), n);
+  offset = arith::RemSIOp::create(b, loc,
+                                  arith::AddIOp::create(b, loc, offset, n), n);
+  Value init = createEmpty(b, loc, tensor::getMixedSizes(b, loc, x),
+                           type->getElementType());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange(), init,
+             SmallVector<AffineMap>{id}, parallelIterators(rank),
+             [&](OpBuilder &nb, Location nl, ValueRange) {
+               SmallVector<Value> at;
+               for (int64_t d = 0; d < rank; ++d)
+                 at.push_back(linalg::IndexOp::create(nb, nl, d));
+               at[axis] = arith::RemSIOp::create(
+                   nb, nl, arith::AddIOp::create(nb, nl, at[axis], offset), n);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   tensor::ExtractOp::create(nb, nl, x, at).getResult());
+             })
+      .getResult(0);
 }
 
 /// Checks [N, C, S1..SM] with static extents and M block entries.

@@ -190,6 +190,10 @@ LogicalResult Importer::importNode(Node *node) {
     return failure();
   if (handled)
     return success();
+  if (failed(foldZeroDimNode(node, handled)))
+    return failure();
+  if (handled)
+    return success();
 
   const OpTable &table = getOpTable();
   std::string qual = kind.toQualString();

@@ -330,6 +330,10 @@ private:
   mlir::LogicalResult unrollLoop(torch::jit::Node *node, int64_t tripCount);
   mlir::LogicalResult importPrim(torch::jit::Node *node, bool &handled);
   mlir::LogicalResult importScalarOp(torch::jit::Node *node, bool &handled);
+  /// Runs an aten node whose inputs are all known at import time and whose
+  /// tensors are zero-dim (size arithmetic of traced graphs) with libtorch's
+  /// kernel; its results become constants (ConstantFolding.cpp).
+  mlir::LogicalResult foldZeroDimNode(torch::jit::Node *node, bool &handled);
   mlir::LogicalResult importInPlace(torch::jit::Node *node, OpHandler handler);
   mlir::FailureOr<std::vector<TSValue>>
   importSubBlock(torch::jit::Block *block, llvm::ArrayRef<TSValue> args);

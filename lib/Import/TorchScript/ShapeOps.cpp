@@ -638,27 +638,6 @@ LogicalResult rot90(Im &im, Node *n) {
   return im.setTensor(n, 0, swapDims(im, l, *f, *d0, *d1));
 }
 
-/// `x` rolled by `shift` along `dim` (static extent): cat(x[n-s:], x[:n-s]).
-FailureOr<Value> rollAlong(Im &im, Location l, Value x, int64_t dim,
-                           int64_t shift) {
-  int64_t extent = shapeOf(x)[dim];
-  if (ShapedType::isDynamic(extent))
-    return emitError(l) << "unsupported roll along a dynamic extent";
-  if (extent == 0)
-    return x;
-  int64_t s = ((shift % extent) + extent) % extent;
-  if (s == 0)
-    return x;
-  SmallVector<SliceDim> head(rankOf(x)), tail(rankOf(x));
-  head[dim] = {extent - s, extent, 1};
-  tail[dim] = {0, extent - s, 1};
-  FailureOr<Value> a = buildSlice(im.b, l, x, head),
-                   c = buildSlice(im.b, l, x, tail);
-  if (failed(a) || failed(c))
-    return failure();
-  return buildConcat(im.b, l, {*a, *c}, dim);
-}
-
 /// roll(self, shifts, dims): without dims, the flattened tensor is rolled.
 LogicalResult roll(Im &im, Node *n) {
   Location l = im.loc(n);
@@ -674,7 +653,7 @@ LogicalResult roll(Im &im, Node *n) {
     FailureOr<Value> flat = ravelValue(im, l, *x);
     if (failed(flat))
       return failure();
-    FailureOr<Value> r = rollAlong(im, l, *flat, 0, (*shifts)[0]);
+    FailureOr<Value> r = buildRoll(im.b, l, *flat, 0, (*shifts)[0]);
     if (failed(r))
       return failure();
     return im.setTensor(n, 0, buildReshape(im.b, l, *r, shape));
@@ -689,7 +668,7 @@ LogicalResult roll(Im &im, Node *n) {
       return failure();
     if (rankOf(v) == 0)
       continue;
-    FailureOr<Value> r = rollAlong(im, l, v, *dim, s);
+    FailureOr<Value> r = buildRoll(im.b, l, v, *dim, s);
     if (failed(r))
       return failure();
     v = *r;

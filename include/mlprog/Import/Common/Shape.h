@@ -265,6 +265,15 @@ mlir::FailureOr<mlir::Value> buildReverse(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           llvm::ArrayRef<int64_t> axes);
 
+/// Rolls `x` by `shift` elements along `axis` (in [0, rank)): element i of
+/// the result is element (i - shift) mod n of `x`, n the extent (any shift,
+/// negative too; n = 0 gives `x`). A static extent is two slices and a
+/// concat; a run-time extent one gather-like linalg.generic.
+/// Spec: aten::roll (one dim); numpy.roll.
+mlir::FailureOr<mlir::Value> buildRoll(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value x, int64_t axis,
+                                       int64_t shift);
+
 /// Moves spatial blocks into the batch: `x` [N, C, S1..SM] (static) is
 /// zero-padded by `padsBegin`/`padsEnd` on S1..SM, each padded extent Pi
 /// split into [Pi / bi, bi] (bi = block[i]), and the block offsets moved
