@@ -13,7 +13,9 @@ NAME[] = { ... };`. With -o it writes the full table (op, handler); with
 --splice it rewrites the part of a hand-written page between the lines
 `<!-- BEGIN generated op list -->` and `<!-- END generated op list -->` with
 the ops grouped by family. Fails if no entry is found, so a renamed table
-cannot silently produce an empty page.
+cannot silently produce an empty page, and if one op name is registered
+twice (OpTable::add only asserts, so a release build would silently keep
+the first handler); test/Import/op-tables.test runs it on every importer.
 """
 
 import argparse
@@ -130,6 +132,14 @@ def main():
             entries += read_tables(f.read(), family_name(path))
     if not entries:
         sys.exit("%s: no handler table found" % " ".join(args.sources))
+    first = {}
+    duplicates = []
+    for family, name, _ in entries:
+        if name in first:
+            duplicates.append("'%s' (%s and %s)" % (name, first[name], family))
+        first.setdefault(name, family)
+    if duplicates:
+        sys.exit("error: ops registered twice: " + ", ".join(duplicates))
 
     source = os.path.dirname(args.sources[0]) if len(args.sources) > 1 \
         else args.sources[0]
