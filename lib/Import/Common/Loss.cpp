@@ -118,25 +118,6 @@ FailureOr<Value> mlprog::buildLossReduction(OpBuilder &b, Location loc,
   return emitError(loc) << "unknown loss reduction";
 }
 
-FailureOr<SmallVector<Value>>
-mlprog::buildBroadcastTensors(OpBuilder &b, Location loc, ValueRange tensors) {
-  SmallVector<Value> out;
-  for (auto [i, t] : llvm::enumerate(tensors)) {
-    Type et = elementTypeOf(t);
-    if (!et)
-      return emitError(loc)
-             << "broadcast_tensors needs ranked tensors, got " << t.getType();
-    unsigned idx = i;
-    FailureOr<Value> r = buildBroadcastedGeneric(
-        b, loc, tensors, et,
-        [idx](OpBuilder &, Location, ValueRange args) { return args[idx]; });
-    if (failed(r))
-      return failure();
-    out.push_back(*r);
-  }
-  return out;
-}
-
 FailureOr<Value> mlprog::buildRegressionLoss(OpBuilder &b, Location loc,
                                              RegressionLossKind kind,
                                              Value input, Value target,

@@ -1,14 +1,16 @@
-//===- MatrixFunctions.cpp - tensorinv, tensorsolve, matrix_exp -----------===//
+//===- MatrixFunctions.cpp - tensorinv, tensorsolve, matrix_exp, power ----===//
 //
 // Functions of matrices built on the factorizations: the inverse and solve
-// of tensors viewed as matrices, and the matrix exponential (per matrix in
-// f64, MatrixLoops.h).
+// of tensors viewed as matrices, the matrix exponential (per matrix in
+// f64, MatrixLoops.h) and integer matrix powers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MatrixLoops.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/LinearAlgebra.h"
 #include "mlprog/Import/Common/MatrixFactorization.h"
 #include "mlprog/Import/Common/Shape.h"
 
@@ -205,4 +207,67 @@ FailureOr<Value> mlprog::buildMatrixExponential(OpBuilder &b, Location loc,
                      })[0]};
       })[0];
   return buildConvertElementType(b, loc, r, t->getElementType());
+}
+
+FailureOr<Value> mlprog::buildMatrixPower(OpBuilder &b, Location loc, Value x,
+                                          int64_t k) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  int64_t r = type ? type.getRank() : 0;
+  if (!type || r < 2 || type.getDimSize(r - 1) != type.getDimSize(r - 2))
+    return emitError(loc) << "linalg_matrix_power needs square matrices, got "
+                          << x.getType();
+  // A^-n = (A^-1)^n, as aten computes it.
+  if (k < 0) {
+    FailureOr<SolveResult> inv = buildInverse(b, loc, x);
+    if (failed(inv))
+      return failure();
+    x = inv->x;
+    k = -k;
+  }
+  if (k == 0) {
+    if (!type.hasStaticShape())
+      return emitError(loc)
+             << "unsupported linalg_matrix_power 0 of a dynamic shape";
+    int64_t m = type.getDimSize(r - 1);
+    Type et = type.getElementType();
+    SmallVector<Attribute> eye;
+    for (int64_t i = 0; i < type.getNumElements(); ++i) {
+      bool one = (i % (m * m)) % (m + 1) == 0;
+      eye.push_back(isa<FloatType>(et) ? Attribute(b.getFloatAttr(et, one))
+                                       : Attribute(b.getIntegerAttr(et, one)));
+    }
+    return buildConstant(b, loc, DenseElementsAttr::get(type, eye));
+  }
+  // aten's binary decomposition of k: the same products in the same order
+  // (k <= 3 directly).
+  if (k == 1)
+    return x;
+  if (k <= 3) {
+    FailureOr<Value> sq = buildMatMul(b, loc, x, x);
+    if (failed(sq) || k == 2)
+      return sq;
+    return buildMatMul(b, loc, *sq, x);
+  }
+  Value z, result;
+  for (int64_t e = k; e > 0; e /= 2) {
+    if (!z) {
+      z = x;
+    } else {
+      FailureOr<Value> zz = buildMatMul(b, loc, z, z);
+      if (failed(zz))
+        return failure();
+      z = *zz;
+    }
+    if (e % 2 == 0)
+      continue;
+    if (!result) {
+      result = z;
+      continue;
+    }
+    FailureOr<Value> rz = buildMatMul(b, loc, result, z);
+    if (failed(rz))
+      return failure();
+    result = *rz;
+  }
+  return result;
 }

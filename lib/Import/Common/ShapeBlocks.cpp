@@ -1,13 +1,14 @@
 //===- ShapeBlocks.cpp - Shape-of, stack, batch/space blocks, windows -----===//
 //
 // Data-movement builders that Shape.cpp does not hold: the shape of a tensor
-// as a tensor, stacking, reversal, rolling, space/batch block moves (reshape +
-// transpose + pad/crop), sliding windows (one strided linalg.generic) and
-// diagonals.
+// as a tensor, stacking, broadcasting to a common shape, reversal, rolling,
+// space/batch block moves (reshape + transpose + pad/crop), sliding windows
+// (one strided linalg.generic) and diagonals.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
@@ -86,6 +87,25 @@ FailureOr<Value> mlprog::buildReverse(OpBuilder &b, Location loc, Value x,
     if (dims[a].step == -1)
       runtime[a] = {c(-1), c(INT32_MIN), c(-1)};
   return buildSliceDynamic(b, loc, x, runtime, type->getShape());
+}
+
+FailureOr<SmallVector<Value>>
+mlprog::buildBroadcastTensors(OpBuilder &b, Location loc, ValueRange tensors) {
+  SmallVector<Value> out;
+  for (auto [i, t] : llvm::enumerate(tensors)) {
+    Type et = elementTypeOf(t);
+    if (!et)
+      return emitError(loc)
+             << "broadcast_tensors needs ranked tensors, got " << t.getType();
+    unsigned idx = i;
+    FailureOr<Value> r = buildBroadcastedGeneric(
+        b, loc, tensors, et,
+        [idx](OpBuilder &, Location, ValueRange args) { return args[idx]; });
+    if (failed(r))
+      return failure();
+    out.push_back(*r);
+  }
+  return out;
 }
 
 FailureOr<Value> mlprog::buildRoll(OpBuilder &b, Location loc, Value x,

@@ -334,75 +334,13 @@ LogicalResult multiDot(Im &im, Node *n) {
   return im.setTensor(n, 0, acc);
 }
 
-/// linalg_matrix_power(self, n), by aten's binary decomposition of |n|
-/// (of the inverse for n < 0)
-/// (the same products in the same order).
+/// linalg_matrix_power(self, n) (Common buildMatrixPower).
 LogicalResult matrixPower(Im &im, Node *n) {
-  Location l = im.loc(n);
   FailureOr<Value> x = im.tensorInput(n, 0);
   FailureOr<int64_t> k = im.intInput(n, 1);
   if (failed(x) || failed(k))
     return failure();
-  auto type = cast<RankedTensorType>(x->getType());
-  int64_t r = type.getRank();
-  if (r < 2 || type.getDimSize(r - 1) != type.getDimSize(r - 2))
-    return emitError(l) << "linalg_matrix_power needs square matrices, got "
-                        << type;
-  // A^-n = (A^-1)^n, as aten computes it.
-  if (*k < 0) {
-    FailureOr<SolveResult> inv = buildInverse(im.b, l, *x);
-    if (failed(inv))
-      return failure();
-    x = inv->x;
-    k = -*k;
-  }
-  if (*k == 0) {
-    if (!type.hasStaticShape())
-      return im.unsupported(n, "linalg_matrix_power 0 of a dynamic shape");
-    int64_t m = type.getDimSize(r - 1);
-    Type et = type.getElementType();
-    SmallVector<Attribute> eye;
-    for (int64_t i = 0; i < type.getNumElements(); ++i) {
-      bool one = (i % (m * m)) % (m + 1) == 0;
-      eye.push_back(isa<FloatType>(et)
-                        ? Attribute(im.b.getFloatAttr(et, one))
-                        : Attribute(im.b.getIntegerAttr(et, one)));
-    }
-    return im.setTensor(
-        n, 0, buildConstant(im.b, l, DenseElementsAttr::get(type, eye)));
-  }
-  if (*k == 1)
-    return im.setTensor(n, 0, *x);
-  if (*k <= 3) {
-    FailureOr<Value> sq = buildMatMul(im.b, l, *x, *x);
-    if (failed(sq) || *k == 2)
-      return im.setTensor(n, 0, sq);
-    return im.setTensor(n, 0, buildMatMul(im.b, l, *sq, *x));
-  }
-  Value z, result;
-  for (int64_t e = *k; e > 0;) {
-    int64_t bit = e % 2;
-    e /= 2;
-    if (!z) {
-      z = *x;
-    } else {
-      FailureOr<Value> zz = buildMatMul(im.b, l, z, z);
-      if (failed(zz))
-        return failure();
-      z = *zz;
-    }
-    if (bit) {
-      if (!result) {
-        result = z;
-        continue;
-      }
-      FailureOr<Value> rz = buildMatMul(im.b, l, result, z);
-      if (failed(rz))
-        return failure();
-      result = *rz;
-    }
-  }
-  return im.setTensor(n, 0, result);
+  return im.setTensor(n, 0, buildMatrixPower(im.b, im.loc(n), *x, *k));
 }
 
 /// cross(self, other, dim=None) (None: the first dim of extent 3) and

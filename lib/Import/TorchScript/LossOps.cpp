@@ -14,6 +14,7 @@
 #include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Loss.h"
+#include "mlprog/Import/Common/Shape.h"
 
 using namespace mlir;
 using namespace mlprog;

@@ -28,14 +28,6 @@ mlir::FailureOr<mlir::Value> buildLossReduction(mlir::OpBuilder &b,
                                                 mlir::Value loss,
                                                 LossReduction reduction);
 
-/// Each of `tensors` (ranked, any element types) broadcast numpy-style to
-/// their common shape, element types kept.
-/// Errors: shapes that do not broadcast.
-/// Spec: aten::broadcast_tensors; numpy.broadcast_arrays.
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-buildBroadcastTensors(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::ValueRange tensors);
-
 /// Elementwise regression losses of d = input - target.
 enum class RegressionLossKind {
   MSE,      ///< d * d

@@ -292,6 +292,16 @@ mlir::FailureOr<mlir::Value> buildTensorSolve(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value>
 buildMatrixExponential(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
 
+/// The k-th power of each square matrix of `x` [..., n, n] (any element
+/// type matmul takes): the identity for k = 0 (static shapes only), the
+/// inverse's |k|-th power for k < 0 (floats), else aten's square-and-multiply
+/// products in aten's order.
+/// Errors: non-square or rank < 2 input, k = 0 on a dynamic shape.
+/// Spec: aten::linalg_matrix_power.
+mlir::FailureOr<mlir::Value> buildMatrixPower(mlir::OpBuilder &b,
+                                              mlir::Location loc, mlir::Value x,
+                                              int64_t k);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_MATRIXFACTORIZATION_H

@@ -265,6 +265,14 @@ mlir::FailureOr<mlir::Value> buildReverse(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           llvm::ArrayRef<int64_t> axes);
 
+/// Each of `tensors` (ranked, any element types) broadcast numpy-style to
+/// their common shape, element types kept.
+/// Errors: shapes that do not broadcast.
+/// Spec: aten::broadcast_tensors; numpy.broadcast_arrays.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+buildBroadcastTensors(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::ValueRange tensors);
+
 /// Rolls `x` by `shift` elements along `axis` (in [0, rank)): element i of
 /// the result is element (i - shift) mod n of `x`, n the extent (any shift,
 /// negative too; n = 0 gives `x`). A static extent is two slices and a
