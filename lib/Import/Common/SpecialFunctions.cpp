@@ -229,6 +229,45 @@ Value incompleteGamma(Scalar &s, bool upper, Value a, Value x) {
   return s.sel(s.orI(s.isNaN(a), s.isNaN(x)), nan, r);
 }
 
+/// psi'(x) in the compute type of `s`: the reflection
+/// psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x) below 1/2, six steps of
+/// psi'(x) = psi'(x + 1) + 1 / x^2, then the asymptotic series
+/// (1 + 1/(2x) + sum_k B_2k / x^2k) / x.
+Value trigamma(Scalar &s, Value x) {
+  Value reflect = s.lt(x, s.c(0.5));
+  Value sinPiX = s.sin(s.mul(s.c(M_PI), x));
+  Value acc = s.sel(
+      reflect, s.neg(s.div(s.c(M_PI * M_PI), s.mul(sinPiX, sinPiX))), s.c(0));
+  Value y = s.sel(reflect, s.sub(s.c(1), x), x);
+  for (int i = 0; i < 6; ++i) {
+    acc = s.add(acc, s.div(s.c(1), s.mul(y, y)));
+    y = s.add(y, s.c(1));
+  }
+  Value inv2 = s.div(s.c(1), s.mul(y, y));
+  Value series = s.sub(s.c(1.0 / 30), s.mul(inv2, s.c(1.0 / 42)));
+  series = s.sub(s.c(1.0 / 6), s.mul(inv2, series));
+  series = s.add(s.add(s.c(1), s.div(s.c(1), s.mul(s.c(2), y))),
+                 s.mul(inv2, series));
+  acc = s.add(acc, s.div(series, y));
+  return s.sel(reflect, s.neg(acc), acc);
+}
+
+/// polygamma(1, x) in the element type (f32 for narrower floats): torch
+/// computes it so, and its float32 reflection differs from the f64 value
+/// by more than torch's tolerance for negative x.
+FailureOr<Value> buildTrigamma(OpBuilder &b, Location loc, Value x) {
+  Type et = elementTypeOf(x);
+  if (!isa_and_nonnull<FloatType>(et))
+    return emitError(loc) << "polygamma: expected a float tensor, got "
+                          << x.getType();
+  return buildBroadcastedGeneric(
+      b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Type ct = et.getIntOrFloatBitWidth() < 32 ? nb.getF32Type() : et;
+        Scalar s{nb, nl, ct};
+        return buildConvertScalar(nb, nl, trigamma(s, s.to(a[0])), et);
+      });
+}
+
 /// Inverse of the standard normal CDF in f64.
 Value ndtri(Scalar &s, Value p) {
   Value q = s.sel(s.lt(p, s.c(0.5)), p, s.sub(s.c(1), p));
@@ -314,6 +353,8 @@ FailureOr<Value> mlprog::buildPolygamma(OpBuilder &b, Location loc, int64_t n,
     return generic64(b, loc, x, "polygamma", [&](Scalar &s, ValueRange a) {
       return buildSpecialScalar(s.b, s.loc, SpecialFunctionKind::Digamma, a[0]);
     });
+  if (n == 1)
+    return buildTrigamma(b, loc, x);
   double factorial = 1;
   for (int64_t k = 2; k <= n && std::isfinite(factorial); ++k)
     factorial *= double(k);
