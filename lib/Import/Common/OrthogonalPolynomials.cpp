@@ -176,8 +176,11 @@ struct PolynomialEval {
                                       s.sel(inRange, nf, s.c(-1)));
     Value y = r.shifted ? s.sub(s.add(x, x), s.c(1)) : x;
     Value negative = cmpI(arith::CmpIPredicate::slt, n, i64(0));
-    Value plusEnd = endValue(r.plus, n, false);
-    Value minusEnd = endValue(r.minus, n, true);
+    Value plusEnd, minusEnd;
+    if (r.plus != End::None) {
+      plusEnd = endValue(r.plus, n, false);
+      minusEnd = endValue(r.minus, n, true);
+    }
 
     Value false_ = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
     Value atEnd = false_, endVal = s.c(0);
@@ -205,15 +208,14 @@ struct PolynomialEval {
 
     Value special = s.orI(s.orI(negative, atEnd), s.orI(useTrig, overLimit));
     Value bound = arith::SelectOp::create(b, loc, special, i64(1), n);
-    Value p1 = s.mul(s.c(r.p1y), y);
-    if (r.p1y == 1)
-      p1 = y;
-    else if (r.p1y == 2)
-      p1 = s.add(y, y);
-    else if (r.p1y == -1)
-      p1 = s.neg(y);
-    if (r.p1c != 0)
-      p1 = r.p1y == -1 ? s.sub(s.c(r.p1c), y) : s.add(p1, s.c(r.p1c));
+    // P1 in torch's order of operations (1 - x, x + x - 1, ...).
+    Value p1;
+    if (r.p1y == -1)
+      p1 = r.p1c != 0 ? s.sub(s.c(r.p1c), y) : s.neg(y);
+    else
+      p1 = r.p1y == 1 ? y : r.p1y == 2 ? s.add(y, y) : s.mul(s.c(r.p1y), y);
+    if (r.p1c != 0 && r.p1y != -1)
+      p1 = s.add(p1, s.c(r.p1c));
 
     Type i64t = b.getI64Type(), t = s.t;
     auto loop = scf::WhileOp::create(
