@@ -285,6 +285,7 @@ Value ndtri(Scalar &s, Value p) {
     z = s.sub(z, s.div(s.sub(cdf, qs), pdf));
   }
   Value r = s.sel(s.lt(p, s.c(0.5)), z, s.neg(z));
+  r = s.sel(s.eq(p, s.c(0.5)), s.c(0), r);
   r = s.sel(s.eq(p, s.c(0)), s.neg(s.inf()), r);
   r = s.sel(s.eq(p, s.c(1)), s.inf(), r);
   Value outside = s.orI(s.cmp(arith::CmpFPredicate::ULT, p, s.c(0)),
@@ -312,8 +313,11 @@ Value sphericalBesselJ0(Scalar &s, Value x) {
 FailureOr<Value> mlprog::buildSpecialUnary(OpBuilder &b, Location loc,
                                            SpecialUnaryKind kind, Value x) {
   return generic64(b, loc, x, "special function", [&](Scalar &s, ValueRange a) {
-    return kind == SpecialUnaryKind::Ndtri ? ndtri(s, a[0])
-                                           : sphericalBesselJ0(s, a[0]);
+    if (kind == SpecialUnaryKind::Ndtri)
+      return ndtri(s, a[0]);
+    if (kind == SpecialUnaryKind::SphericalBesselJ0)
+      return sphericalBesselJ0(s, a[0]);
+    return buildBesselScalar(s, kind, a[0]);
   });
 }
 

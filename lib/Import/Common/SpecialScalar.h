@@ -16,6 +16,7 @@
 
 namespace mlprog {
 enum class SpecialFunctionKind;
+enum class SpecialUnaryKind;
 } // namespace mlprog
 
 namespace mlprog::detail {
@@ -106,6 +107,10 @@ struct Scalar {
     return r;
   }
 };
+
+/// The Bessel and Airy functions of SpecialUnaryKind at the f64 scalar `x`
+/// (Bessel.cpp).
+mlir::Value buildBesselScalar(Scalar &s, SpecialUnaryKind kind, mlir::Value x);
 
 } // namespace mlprog::detail
 

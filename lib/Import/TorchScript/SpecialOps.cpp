@@ -1,7 +1,8 @@
 //===- SpecialOps.cpp - torch.special polynomials, zeta, incomplete gamma -===//
 //
 // The orthogonal polynomials of torch.special (x and n tensors or numbers),
-// mvlgamma, polygamma, zeta, igamma/igammac, ndtri and spherical_bessel_j0.
+// mvlgamma, polygamma, zeta, igamma/igammac, ndtri, the Bessel functions
+// (j0, j1, y0, y1, modified i0, i1, k0, k1 and scaled k0, k1) and airy_ai.
 // Thin mappings onto mlprog/Import/Common/SpecialFunctions.h: each handler
 // reads the arguments at the schema's positions and applies torch's type
 // promotion (integers and bools compute in float32).
@@ -99,6 +100,7 @@ template <IncompleteGammaKind K> LogicalResult igamma(Im &im, Node *n) {
 
 void mlprog::torchscript::registerSpecialOps(OpTable &table) {
   using K = OrthogonalPolynomialKind;
+  using U = SpecialUnaryKind;
   table.add({
       {"aten::special_chebyshev_polynomial_t", polynomial<K::ChebyshevT>},
       {"aten::special_chebyshev_polynomial_u", polynomial<K::ChebyshevU>},
@@ -116,9 +118,21 @@ void mlprog::torchscript::registerSpecialOps(OpTable &table) {
       {"aten::special_hermite_polynomial_he", polynomial<K::HermiteHe>},
       {"aten::special_laguerre_polynomial_l", polynomial<K::LaguerreL>},
       {"aten::special_legendre_polynomial_p", polynomial<K::LegendreP>},
-      {"aten::special_ndtri", unary<SpecialUnaryKind::Ndtri>},
-      {"aten::special_spherical_bessel_j0",
-       unary<SpecialUnaryKind::SphericalBesselJ0>},
+      {"aten::special_ndtri", unary<U::Ndtri>},
+      {"aten::special_spherical_bessel_j0", unary<U::SphericalBesselJ0>},
+      {"aten::special_bessel_j0", unary<U::BesselJ0>},
+      {"aten::special_bessel_j1", unary<U::BesselJ1>},
+      {"aten::special_bessel_y0", unary<U::BesselY0>},
+      {"aten::special_bessel_y1", unary<U::BesselY1>},
+      {"aten::special_modified_bessel_i0", unary<U::ModifiedBesselI0>},
+      {"aten::special_modified_bessel_i1", unary<U::ModifiedBesselI1>},
+      {"aten::special_modified_bessel_k0", unary<U::ModifiedBesselK0>},
+      {"aten::special_modified_bessel_k1", unary<U::ModifiedBesselK1>},
+      {"aten::special_scaled_modified_bessel_k0",
+       unary<U::ScaledModifiedBesselK0>},
+      {"aten::special_scaled_modified_bessel_k1",
+       unary<U::ScaledModifiedBesselK1>},
+      {"aten::special_airy_ai", unary<U::AiryAi>},
       {"aten::mvlgamma", mvlgamma},
       {"aten::special_multigammaln", mvlgamma},
       {"aten::polygamma", polygamma},

@@ -54,14 +54,30 @@ buildOrthogonalPolynomial(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Unary special functions of this file, computed in f64 and rounded once.
 enum class SpecialUnaryKind {
-  Ndtri,             ///< inverse of the standard normal CDF on [0, 1]
-  SphericalBesselJ0, ///< sin(x) / x, 1 at 0, 0 at +-inf
+  Ndtri,                  ///< inverse of the standard normal CDF on [0, 1]
+  SphericalBesselJ0,      ///< sin(x) / x, 1 at 0, 0 at +-inf
+  BesselJ0,               ///< Bessel function of the first kind J0 (even)
+  BesselJ1,               ///< J1 (odd)
+  BesselY0,               ///< second kind Y0: -inf at 0, NaN for x < 0
+  BesselY1,               ///< Y1: -inf at 0, NaN for x < 0
+  ModifiedBesselI0,       ///< modified Bessel function of the first kind I0
+  ModifiedBesselI1,       ///< I1
+  ModifiedBesselK0,       ///< modified second kind K0: +inf at 0, NaN for x < 0
+  ModifiedBesselK1,       ///< K1
+  ScaledModifiedBesselK0, ///< exp(x) K0(x)
+  ScaledModifiedBesselK1, ///< exp(x) K1(x)
+  AiryAi,                 ///< Airy function Ai: NaN at +-inf
 };
 
-/// `kind(x)` elementwise on the float tensor `x`.
-/// Errors: non-float tensors.
+/// `kind(x)` elementwise on the float tensor `x`. J and Y: power series
+/// for |x| <= 12, Hankel's asymptotic expansion beyond; K: the power series
+/// for x <= 2, beyond it the trapezoidal rule on exp(x) K(x) = int_0^inf exp(-x
+/// (cosh t - 1)) cosh(nu t) dt; Ai: its Maclaurin series near 0, K_1/3 for x >
+/// 2 and Hankel's expansion of J_{+-1/3} for x < -8. Errors: non-float tensors.
 /// Spec: aten::special_ndtri (NaN outside [0, 1], -inf at 0, +inf at 1),
-/// aten::special_spherical_bessel_j0.
+/// aten::special_spherical_bessel_j0, special_bessel_{j0,j1,y0,y1},
+/// special_modified_bessel_{i0,i1,k0,k1}, special_scaled_modified_bessel_
+/// {k0,k1}, special_airy_ai; scipy.special j0, y0, k0, k0e, airy.
 mlir::FailureOr<mlir::Value> buildSpecialUnary(mlir::OpBuilder &b,
                                                mlir::Location loc,
                                                SpecialUnaryKind kind,
