@@ -54,12 +54,21 @@ struct Scalar {
   }
   Value neg(Value x) { return mlir::arith::NegFOp::create(b, loc, x); }
   Value abs(Value x) { return mlir::math::AbsFOp::create(b, loc, x); }
-  Value exp(Value x) { return mlir::math::ExpOp::create(b, loc, x); }
-  Value log(Value x) { return mlir::math::LogOp::create(b, loc, x); }
+  /// Transcendental functions of f32 are evaluated in f64 and rounded: a
+  /// correctly rounded result (as glibc's, which torch calls), independent
+  /// of the pipeline's fast f32 approximations.
+  template <typename Op> Value libm(Value x) {
+    if (!t.isF32())
+      return Op::create(b, loc, x);
+    Value w = mlir::arith::ExtFOp::create(b, loc, b.getF64Type(), x);
+    return mlir::arith::TruncFOp::create(b, loc, t, Op::create(b, loc, w));
+  }
+  Value exp(Value x) { return libm<mlir::math::ExpOp>(x); }
+  Value log(Value x) { return libm<mlir::math::LogOp>(x); }
   Value sqrt(Value x) { return mlir::math::SqrtOp::create(b, loc, x); }
-  Value sin(Value x) { return mlir::math::SinOp::create(b, loc, x); }
-  Value cos(Value x) { return mlir::math::CosOp::create(b, loc, x); }
-  Value acos(Value x) { return mlir::math::AcosOp::create(b, loc, x); }
+  Value sin(Value x) { return libm<mlir::math::SinOp>(x); }
+  Value cos(Value x) { return libm<mlir::math::CosOp>(x); }
+  Value acos(Value x) { return libm<mlir::math::AcosOp>(x); }
   Value floor(Value x) { return mlir::math::FloorOp::create(b, loc, x); }
   Value pow(Value x, Value y) {
     return mlir::math::PowFOp::create(b, loc, x, y);
