@@ -5,8 +5,9 @@
 // Euler-Maclaurin formula (its coefficients derived here from the Bernoulli
 // numbers), polygamma from zeta, the multivariate log-gamma, the regularized
 // incomplete gamma functions by their power series and continued fraction
-// (Numerical Recipes' formulation, modified Lentz), ndtri by Newton's method
-// on erfc from the Abramowitz-Stegun 26.2.23 start, and j0(x) = sin(x) / x.
+// (DLMF 8.9.2, modified Lentz; Temme's uniform expansion for large a), ndtri by
+// Newton's method on erfc from the Abramowitz-Stegun 26.2.23 start, and j0(x) =
+// sin(x) / x.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,6 +143,47 @@ Value hurwitzZeta(Scalar &s, Value x, Value q) {
   return s.sel(poleS, s.inf(), r);
 }
 
+/// Above this a, P and Q come from Temme's expansion with its first
+/// coefficient, whose error is below 1 / (540 a sqrt(2 pi a)).
+constexpr double kTemmeAbove = 1e4;
+
+/// (P, Q) at a > kTemmeAbove (DLMF 8.12.3-8.12.4, 8.12.8):
+/// Q = erfc(eta sqrt(a/2)) / 2 + exp(-a eta^2 / 2) / sqrt(2 pi a) c0(eta),
+/// eta^2 / 2 = lambda - 1 - log(lambda), lambda = x / a.
+std::pair<Value, Value> temme(Scalar &s, Value a, Value x) {
+  Value mu = s.sub(s.div(x, a), s.c(1));
+  // lambda - 1 - log(lambda) = mu - log1p(mu): its series near mu = 0.
+  Value smallMu = s.lt(s.abs(mu), s.c(0.1));
+  Value muS = s.sel(smallMu, mu, s.c(0));
+  Value series = s.c(0), power = s.mul(muS, muS);
+  for (int k = 2; k < 20; ++k) {
+    series = s.add(series, s.mul(s.c((k % 2 ? -1.0 : 1.0) / k), power));
+    power = s.mul(power, muS);
+  }
+  Value muL = s.sel(smallMu, s.c(1), mu);
+  Value direct = s.sub(muL, math::Log1pOp::create(s.b, s.loc, muL));
+  Value halfEta2 = s.sel(smallMu, series, direct);
+  Value eta = s.sqrt(s.mul(s.c(2), halfEta2));
+  eta = s.sel(s.lt(mu, s.c(0)), s.neg(eta), eta);
+  // c0(eta) = 1 / mu - 1 / eta, by its Taylor series for small eta.
+  Value smallEta = s.lt(s.abs(eta), s.c(1e-2));
+  Value etaS = s.sel(smallEta, eta, s.c(0));
+  Value c0Near =
+      s.poly(etaS, {1.0 / 2835, 1.0 / 864, -2.0 / 135, 1.0 / 12, -1.0 / 3});
+  Value etaL = s.sel(smallEta, s.c(1), eta);
+  Value muE = s.sel(smallEta, s.c(1), mu);
+  Value c0 =
+      s.sel(smallEta, c0Near, s.sub(s.div(s.c(1), muE), s.div(s.c(1), etaL)));
+  Value r = s.mul(
+      s.div(s.exp(s.neg(s.mul(a, halfEta2))), s.sqrt(s.mul(s.c(2 * M_PI), a))),
+      c0);
+  Value arg = s.mul(eta, s.sqrt(s.mul(a, s.c(0.5))));
+  Value q = s.add(s.mul(s.c(0.5), math::ErfcOp::create(s.b, s.loc, arg)), r);
+  Value p =
+      s.sub(s.mul(s.c(0.5), math::ErfcOp::create(s.b, s.loc, s.neg(arg))), r);
+  return {p, q};
+}
+
 /// P(a, x) (or Q with `upper`) for a, x in f64.
 Value incompleteGamma(Scalar &s, bool upper, Value a, Value x) {
   OpBuilder &b = s.b;
@@ -151,8 +193,12 @@ Value incompleteGamma(Scalar &s, bool upper, Value a, Value x) {
   Value zero = s.c(0), one = s.c(1);
   Value finite = s.andI(s.lt(s.abs(a), s.inf()), s.lt(s.abs(x), s.inf()));
   Value regular = s.andI(finite, s.andI(s.gt(a, zero), s.gt(x, zero)));
-  Value useSeries = s.andI(regular, s.lt(x, s.add(a, one)));
-  Value useFraction = s.andI(regular, s.notI(useSeries));
+  // Large a: Temme's uniform expansion, where the series and the fraction
+  // would need O(sqrt(a)) steps.
+  Value large = s.gt(a, s.c(kTemmeAbove));
+  Value iterate = s.andI(regular, s.notI(large));
+  Value useSeries = s.andI(iterate, s.lt(x, s.add(a, one)));
+  Value useFraction = s.andI(iterate, s.notI(useSeries));
   // log(x^a e^-x / Gamma(a)), keeping the logs finite off the regular set.
   Value sa = s.sel(regular, a, one), sx = s.sel(regular, x, one);
   Value lg = buildSpecialScalar(b, loc, SpecialFunctionKind::Lgamma, sa);
@@ -214,8 +260,11 @@ Value incompleteGamma(Scalar &s, bool upper, Value a, Value x) {
       });
   Value upperQ = s.mul(prefactor, fraction.getResult(4));
 
+  auto [pT, qT] = temme(s, s.sel(large, sa, s.c(2 * kTemmeAbove)), sx);
   Value p = s.sel(useSeries, lower, s.sub(one, upperQ));
   Value q = s.sel(useSeries, s.sub(one, lower), upperQ);
+  p = s.sel(large, pT, p);
+  q = s.sel(large, qT, q);
   Value r = upper ? q : p;
   // Boundaries, in torch's order of tests.
   Value pAt = [&](double pv) { return s.c(upper ? 1 - pv : pv); }(0);

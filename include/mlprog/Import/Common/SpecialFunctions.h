@@ -121,7 +121,8 @@ enum class IncompleteGammaKind {
 
 /// P(a, x) or Q(a, x) over the broadcast of the float tensors `a` and `x`
 /// (same element type), in f64: the power series for x < a + 1, else the
-/// continued fraction of Q. NaN for a < 0 or x < 0 or where both are 0;
+/// continued fraction of Q (DLMF 8.9.2, modified Lentz); Temme's uniform
+/// expansion for a > 1e4. NaN for a < 0 or x < 0 or where both are 0;
 /// a = 0 is the limit (P = 1 for x > 0); x = inf gives P = 1.
 /// Errors: non-float or mismatched element types, shapes that do not
 /// broadcast.
