@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SpecialScalar.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
 
@@ -347,4 +348,10 @@ FailureOr<Value> mlprog::buildSpecialFunction(OpBuilder &b, Location loc,
         return buildConvertScalar(nb, nl, specialScalar(d, kind, wide, narrow),
                                   et);
       });
+}
+
+Value mlprog::detail::buildSpecialScalar(OpBuilder &b, Location loc,
+                                         SpecialFunctionKind kind, Value x) {
+  D d{b, loc, x.getType()};
+  return specialScalar(d, kind, x, /*narrow=*/false);
 }

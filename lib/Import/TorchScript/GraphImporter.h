@@ -141,6 +141,9 @@ void registerElementwiseOps(OpTable &table);
 /// classification, C99 binary functions, lerp/addcmul/isclose, identities of
 /// real tensors, parameterized activations (shrink, threshold, glu, prelu).
 void registerMathOps(OpTable &table);
+/// SpecialOps.cpp: torch.special orthogonal polynomials, mvlgamma,
+/// polygamma, zeta, igamma/igammac, ndtri, spherical_bessel_j0.
+void registerSpecialOps(OpTable &table);
 /// LogicOps.cpp: comparisons, logical/bitwise ops, where, masked_fill.
 void registerLogicOps(OpTable &table);
 /// ReductionOps.cpp: sum/mean/prod, amax/amin, max/min, arg max/min,

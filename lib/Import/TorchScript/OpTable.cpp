@@ -14,6 +14,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     OpTable t;
     registerElementwiseOps(t);
     registerMathOps(t);
+    registerSpecialOps(t);
     registerLogicOps(t);
     registerReductionOps(t);
     registerNormalizationOps(t);
