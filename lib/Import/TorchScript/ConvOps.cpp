@@ -36,6 +36,10 @@ LogicalResult conv(Im &im, Node *n) {
   if (failed(x) || failed(w))
     return failure();
   int64_t nd = rankOf(*w) - 2;
+  if (nd < 1)
+    return emitError(l) << n->kind().toQualString()
+                        << ": the weight must have rank >= 3, got "
+                        << w->getType();
   Value bias;
   if (!im.isNoneInput(n, 2)) {
     FailureOr<Value> bv = im.tensorInput(n, 2);

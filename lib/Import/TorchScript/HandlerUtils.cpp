@@ -89,6 +89,8 @@ FailureOr<Value> floatInput(Importer &im, Node *n, unsigned i) {
 
 FailureOr<SmallVector<int64_t>> perDim(Importer &im, Node *n, unsigned i,
                                        int64_t nd, int64_t def) {
+  if (nd < 0)
+    return emitError(im.loc(n)) << "argument " << i << ": no spatial dims";
   if (im.isNoneInput(n, i))
     return SmallVector<int64_t>(nd, def);
   FailureOr<SmallVector<int64_t>> v = im.intListInput(n, i);
