@@ -162,8 +162,11 @@ void registerConvOps(OpTable &table);
 /// average and max pooling, max unpooling, embedding_bag.
 void registerPoolOps(OpTable &table);
 /// ShapeOps.cpp: view/reshape, flatten, permute/transpose, (un)squeeze,
-/// cat/stack, expand, copy (the value of copy_).
+/// cat/stack, expand, copy (the value of copy_), pad.
 void registerShapeOps(OpTable &table);
+/// RearrangeOps.cpp: tril/triu, flips/rot90/roll, repeat/tile, meshgrid,
+/// kron/block_diag, shuffles, unfold/im2col, the diagonal family.
+void registerRearrangeOps(OpTable &table);
 /// SliceGatherOps.cpp: chunk, split, unbind, slice, select, index_select,
 /// gather, embedding, index_copy.
 void registerSliceGatherOps(OpTable &table);

@@ -21,6 +21,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerConvOps(t);
     registerPoolOps(t);
     registerShapeOps(t);
+    registerRearrangeOps(t);
     registerSliceGatherOps(t);
     registerScatterOps(t);
     registerSortOps(t);
