@@ -22,6 +22,9 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerPoolOps(t);
     registerShapeOps(t);
     registerRearrangeOps(t);
+    registerStridedOps(t);
+    registerStatisticsOps(t);
+    registerGradientOps(t);
     registerSliceGatherOps(t);
     registerScatterOps(t);
     registerSortOps(t);

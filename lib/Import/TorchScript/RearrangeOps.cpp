@@ -568,10 +568,47 @@ LogicalResult im2col(Im &im, Node *n) {
   return im.setTensor(n, 0, buildSqueeze(im.b, l, *cols, {0}));
 }
 
+/// fft_fftshift/fft_ifftshift(self, dim=None): a roll by extent / 2 (by
+/// -(extent / 2) for ifftshift) along each dim (every dim when None).
+LogicalResult fftShift(Im &im, Node *n) {
+  Location l = im.loc(n);
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  bool inverse = std::string(n->kind().toUnqualString()) == "fft_ifftshift";
+  SmallVector<int64_t> dims;
+  if (im.isNoneInput(n, 1)) {
+    dims = llvm::to_vector(llvm::seq<int64_t>(0, rankOf(*x)));
+  } else {
+    FailureOr<SmallVector<int64_t>> ds = im.intListInput(n, 1);
+    if (failed(ds))
+      return failure();
+    dims = *ds;
+  }
+  Value v = *x;
+  for (int64_t d : dims) {
+    FailureOr<int64_t> dim = normDim(im, n, d, rankOf(v));
+    if (failed(dim))
+      return failure();
+    if (rankOf(v) == 0)
+      continue;
+    int64_t e = shapeOf(v)[*dim];
+    if (ShapedType::isDynamic(e))
+      return im.unsupported(n, "fftshift along a dynamic extent");
+    FailureOr<Value> r = rollAlong(im, l, v, *dim, inverse ? -(e / 2) : e / 2);
+    if (failed(r))
+      return failure();
+    v = *r;
+  }
+  return im.setTensor(n, 0, v);
+}
+
 } // namespace
 
 void mlprog::torchscript::registerRearrangeOps(OpTable &table) {
   table.add({
+      {"aten::fft_fftshift", fftShift},
+      {"aten::fft_ifftshift", fftShift},
       {"aten::tril", tril},
       {"aten::triu", triu},
       {"aten::fliplr", flipLrUd},

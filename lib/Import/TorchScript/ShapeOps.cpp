@@ -346,6 +346,37 @@ LogicalResult pad(Im &im, Node *n) {
     low[rank - 1 - i] = (*widths)[2 * i];
     high[rank - 1 - i] = (*widths)[2 * i + 1];
   }
+  if (mode == PadMode::Wrap) {
+    // torch crops by the negative widths first and wraps what is left
+    // (_pad_circular), where ONNX's wrap reads the uncropped input.
+    SmallVector<OpFoldResult> cropLow, cropHigh;
+    bool crops = false;
+    for (OpFoldResult &w : llvm::concat<OpFoldResult>(low, high)) {
+      std::optional<int64_t> c = getConstantIntValue(w);
+      if (!c)
+        return im.unsupported(n, "circular pad of run-time widths");
+      crops |= *c < 0;
+    }
+    if (crops) {
+      auto part = [&](ArrayRef<OpFoldResult> ws, bool negative) {
+        SmallVector<OpFoldResult> out;
+        for (OpFoldResult w : ws) {
+          int64_t c = *getConstantIntValue(w);
+          out.push_back(im.b.getIndexAttr(negative ? std::min<int64_t>(c, 0)
+                                                   : std::max<int64_t>(c, 0)));
+        }
+        return out;
+      };
+      FailureOr<Value> cropped =
+          buildPadDynamic(im.b, l, *x, part(low, true), part(high, true),
+                          PadMode::Constant, fill);
+      if (failed(cropped))
+        return failure();
+      return im.setTensor(n, 0,
+                          buildPadDynamic(im.b, l, *cropped, part(low, false),
+                                          part(high, false), mode, fill));
+    }
+  }
   return im.setTensor(n, 0,
                       buildPadDynamic(im.b, l, *x, low, high, mode, fill));
 }

@@ -279,8 +279,18 @@ LogicalResult select(Im &im, Node *n) {
   return im.setTensor(n, 0, buildSelectIndex(im.b, l, *x, *d, *index));
 }
 
+/// Index input `i` of `n`: uint8 indices (kept as signless i8) widened to
+/// int64 unsigned, so that 200 does not read as -56 (from the end).
+FailureOr<Value> indexTensorInput(Im &im, Node *n, unsigned i) {
+  FailureOr<Value> idx = im.tensorInput(n, i);
+  if (failed(idx) || !im.isUint8(n->input(i)))
+    return idx;
+  return buildConvertElementType(im.b, im.loc(n), *idx, im.b.getI64Type(),
+                                 /*srcUnsigned=*/true);
+}
+
 LogicalResult indexSelect(Im &im, Node *n) {
-  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = indexTensorInput(im, n, 2);
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
@@ -309,11 +319,22 @@ LogicalResult indexSelect(Im &im, Node *n) {
 }
 
 LogicalResult gather(Im &im, Node *n) {
-  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = indexTensorInput(im, n, 2);
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
   Location l = im.loc(n);
+  // torch checks nothing of an empty index: the result is empty too.
+  auto it = cast<RankedTensorType>(idx->getType());
+  if (it.hasStaticShape() && it.getNumElements() == 0) {
+    if (failed(normDim(im, n, *d, std::max<int64_t>(rankOf(*x), 1))))
+      return failure();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t e : it.getShape())
+      sizes.push_back(im.b.getIndexAttr(e));
+    return im.setTensor(
+        n, 0, Value(tensor::EmptyOp::create(im.b, l, sizes, elemOf(*x))));
+  }
   if (rankOf(*x) != 0)
     return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *x, *idx, *d));
   // A 0-d self is read as [1]; the result has the shape of the index.
@@ -495,6 +516,43 @@ LogicalResult splitAtPoints(Im &im, Node *n, Value x, int64_t dim,
   return im.set(n, 0, TSValue::list(std::move(parts)));
 }
 
+/// tensor_split.tensor_indices_or_sections with a 1-D int tensor of split
+/// points read at run time: x[:p0], x[p0:p1], ..., x[pk:], each a Python
+/// slice (negative points count from the end, clamped), so the piece
+/// extents are dynamic. A 0-d tensor (a section count) would make the
+/// number of pieces a run-time value.
+LogicalResult splitAtTensorPoints(Im &im, Node *n, Value x, int64_t dim,
+                                  const TSValue &arg) {
+  Location l = im.loc(n);
+  FailureOr<Value> pts = im.tensorOf(arg, im.b.getI64Type(), l);
+  if (failed(pts))
+    return failure();
+  auto pt = cast<RankedTensorType>(pts->getType());
+  if (pt.getRank() != 1 || pt.isDynamicDim(0))
+    return im.unsupported(n, "tensor_split with a section count in a tensor, "
+                             "or split points of a dynamic count");
+  int64_t k = pt.getDimSize(0);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(v));
+  };
+  SmallVector<Value> points;
+  for (int64_t i = 0; i < k; ++i)
+    points.push_back(tensor::ExtractOp::create(
+        im.b, l, *pts,
+        ValueRange{arith::ConstantIndexOp::create(im.b, l, i).getResult()}));
+  std::vector<TSValue> parts;
+  for (int64_t i = 0; i <= k; ++i) {
+    SmallVector<DynamicSliceDim> dims(rankOf(x));
+    dims[dim] = {i == 0 ? c(0) : points[i - 1],
+                 i < k ? points[i] : c(INT64_MAX), c(1)};
+    FailureOr<Value> p = buildSliceDynamic(im.b, l, x, dims);
+    if (failed(p))
+      return failure();
+    parts.push_back(TSValue::tensor(*p));
+  }
+  return im.set(n, 0, TSValue::list(std::move(parts)));
+}
+
 /// tensor_split(self, sections | indices, dim): `sections` pieces (the
 /// first extent % sections one longer), or pieces between the indices.
 /// hsplit/vsplit/dsplit(self, sections | indices) split dim 1 (0 for 1-D),
@@ -526,7 +584,7 @@ LogicalResult tensorSplit(Im &im, Node *n) {
     return failure();
   const TSValue &arg = im.get(n->input(1));
   if (arg.isTensor())
-    return im.unsupported(n, "tensor_split with split points in a tensor");
+    return splitAtTensorPoints(im, n, *x, dim, arg);
   if (arg.elems) {
     FailureOr<SmallVector<int64_t>> points = im.intListInput(n, 1);
     if (failed(points))
