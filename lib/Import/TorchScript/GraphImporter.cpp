@@ -164,10 +164,13 @@ bool mlprog::torchscript::isViewNode(Node *node) {
 }
 
 /// Views that an in-place op may write through: their value is a
-/// tensor.extract_slice of their base (or the base itself), whose inverse
-/// is a tensor.insert_slice.
+/// tensor.extract_slice of their base (or the base itself: detach and alias,
+/// as in F.embedding's `embedding_renorm_(weight.detach(), ...)`), whose
+/// inverse is a tensor.insert_slice.
 static bool isWritableView(Node *node) {
-  return node->kind() == c10::aten::slice || node->kind() == c10::aten::select;
+  return node->kind() == c10::aten::slice ||
+         node->kind() == c10::aten::select ||
+         node->kind() == c10::aten::detach || node->kind() == c10::aten::alias;
 }
 
 /// The value of `base` after its view `view` (whose value was `oldView`

@@ -519,8 +519,7 @@ LogicalResult splitAtPoints(Im &im, Node *n, Value x, int64_t dim,
 /// tensor_split.tensor_indices_or_sections with a 1-D int tensor of split
 /// points read at run time: x[:p0], x[p0:p1], ..., x[pk:], each a Python
 /// slice (negative points count from the end, clamped), so the piece
-/// extents are dynamic. A 0-d tensor (a section count) would make the
-/// number of pieces a run-time value.
+/// extents are dynamic.
 LogicalResult splitAtTensorPoints(Im &im, Node *n, Value x, int64_t dim,
                                   const TSValue &arg) {
   Location l = im.loc(n);
@@ -529,8 +528,8 @@ LogicalResult splitAtTensorPoints(Im &im, Node *n, Value x, int64_t dim,
     return failure();
   auto pt = cast<RankedTensorType>(pts->getType());
   if (pt.getRank() != 1 || pt.isDynamicDim(0))
-    return im.unsupported(n, "tensor_split with a section count in a tensor, "
-                             "or split points of a dynamic count");
+    return im.unsupported(n, "tensor_split with split points of a dynamic "
+                             "count");
   int64_t k = pt.getDimSize(0);
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(v));
@@ -583,15 +582,26 @@ LogicalResult tensorSplit(Im &im, Node *n) {
   if (failed(e))
     return failure();
   const TSValue &arg = im.get(n->input(1));
-  if (arg.isTensor())
+  FailureOr<int64_t> sections = failure();
+  if (arg.isTensor() && rankOf(arg.value) == 0) {
+    // A section count in a 0-d tensor is a run-time value, but it is also
+    // the number of pieces: a graph that unpacks the list states it.
+    torch::jit::Value *out = n->output(0);
+    if (out->uses().size() != 1 ||
+        out->uses()[0].user->kind() != c10::prim::ListUnpack)
+      return im.unsupported(n, "tensor_split with a section count in a "
+                               "tensor whose pieces are not unpacked");
+    sections = int64_t(out->uses()[0].user->outputs().size());
+  } else if (arg.isTensor()) {
     return splitAtTensorPoints(im, n, *x, dim, arg);
-  if (arg.elems) {
+  } else if (arg.elems) {
     FailureOr<SmallVector<int64_t>> points = im.intListInput(n, 1);
     if (failed(points))
       return failure();
     return splitAtPoints(im, n, *x, dim, *points);
+  } else {
+    sections = im.intInput(n, 1);
   }
-  FailureOr<int64_t> sections = im.intInput(n, 1);
   if (failed(sections))
     return failure();
   if (*sections < 1 || (name != "tensor_split" && *e % *sections))
