@@ -177,6 +177,9 @@ void registerGradientOps(OpTable &table);
 /// SliceGatherOps.cpp: chunk, split, unbind, slice, select, index_select,
 /// gather, embedding, index_copy.
 void registerSliceGatherOps(OpTable &table);
+/// IndexingOps.cpp: index.Tensor, index_put, masked_select, take,
+/// take_along_dim, nonzero/argwhere/nonzero_numpy/nonzero_static.
+void registerIndexingOps(OpTable &table);
 /// ScatterOps.cpp: scatter, scatter_add, scatter_reduce, index_add,
 /// index_fill, index_reduce, put.
 void registerScatterOps(OpTable &table);

@@ -26,6 +26,7 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerStatisticsOps(t);
     registerGradientOps(t);
     registerSliceGatherOps(t);
+    registerIndexingOps(t);
     registerScatterOps(t);
     registerSortOps(t);
     registerCreationOps(t);
