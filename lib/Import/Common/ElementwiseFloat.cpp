@@ -228,6 +228,25 @@ FailureOr<Value> mlprog::buildSignBit(OpBuilder &b, Location loc, Value x) {
       });
 }
 
+FailureOr<Value> mlprog::buildAngle(OpBuilder &b, Location loc, Value x) {
+  Type et = elementTypeOf(x);
+  if (!et || !isa<FloatType>(et))
+    return emitError(loc) << "angle needs a ranked float tensor, got "
+                          << x.getType();
+  return buildBroadcastedGeneric(
+      b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value v = a[0];
+        Value neg = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT, v,
+                                          createScalar(nb, nl, et, 0));
+        Value nan =
+            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, v, v);
+        Value r =
+            arith::SelectOp::create(nb, nl, neg, createScalar(nb, nl, et, M_PI),
+                                    createScalar(nb, nl, et, 0));
+        return arith::SelectOp::create(nb, nl, nan, v, r);
+      });
+}
+
 FailureOr<Value> mlprog::buildNanToNum(OpBuilder &b, Location loc, Value x,
                                        double nan, std::optional<double> posinf,
                                        std::optional<double> neginf) {

@@ -3,6 +3,7 @@
 #include "mlprog/Import/Common/LinearAlgebra.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
@@ -560,4 +561,34 @@ FailureOr<Value> mlprog::buildDeterminant(OpBuilder &b, Location loc, Value x) {
             tensor::InsertOp::create(nb, nl, det, args[0], ivs).getResult()};
       });
   return nest.results[0];
+}
+
+FailureOr<Value> mlprog::buildVander(OpBuilder &b, Location loc, Value x,
+                                     std::optional<int64_t> cols) {
+  auto t = dyn_cast<RankedTensorType>(x.getType());
+  if (t && t.getRank() == 0) {
+    FailureOr<Value> one = buildReshape(b, loc, x, {1});
+    if (failed(one))
+      return failure();
+    return buildVander(b, loc, *one, cols);
+  }
+  if (!t || t.isDynamicDim(t.getRank() - 1) || (cols && *cols < 0))
+    return emitError(loc) << "vander: expected a tensor with a static last "
+                             "extent and N >= 0, got "
+                          << x.getType();
+  int64_t rank = t.getRank();
+  int64_t n = cols.value_or(t.getShape().back());
+  FailureOr<Value> col = buildUnsqueeze(b, loc, x, rank);
+  if (failed(col))
+    return failure();
+  SmallVector<int64_t> shape(t.getShape());
+  shape.push_back(n);
+  SmallVector<int64_t> target(rank, -1);
+  target.push_back(n);
+  FailureOr<Value> wide = buildExpand(b, loc, *col, target);
+  if (failed(wide))
+    return failure();
+  // The exclusive cumulative product along the new dim: 1, x, x*x, ...
+  return buildCumSum(b, loc, *wide, rank, /*exclusive=*/true,
+                     /*reverse=*/false, ReduceKind::Prod);
 }

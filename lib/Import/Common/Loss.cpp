@@ -584,3 +584,139 @@ FailureOr<Value> mlprog::buildMultiMarginLoss(OpBuilder &b, Location loc,
     loss = dropUnitDim(b, loc, loss, 0);
   return reduced(b, loc, loss, reduction);
 }
+
+FailureOr<Value> mlprog::buildMultiLabelMarginLoss(OpBuilder &b, Location loc,
+                                                   Value x, Value target,
+                                                   LossReduction reduction) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto tt = dyn_cast<RankedTensorType>(target.getType());
+  if (!xt || !tt || !isa<FloatType>(xt.getElementType()) ||
+      xt.getShape() != tt.getShape() || xt.getRank() > 2 ||
+      !xt.hasStaticShape() || !tt.getElementType().isSignlessInteger())
+    return emitError(loc) << "multilabel_margin_loss: expected a float input "
+                             "of rank <= 2 and an integer target of its "
+                             "static shape, got "
+                          << x.getType() << " and " << target.getType();
+  int64_t rank = xt.getRank();
+  int64_t c = rank ? xt.getShape().back() : 1;
+  int64_t rows = rank == 2 ? xt.getDimSize(0) : 1;
+  FailureOr<Value> x2 = buildReshape(b, loc, x, {rows, c});
+  FailureOr<Value> t64 =
+      buildConvertElementType(b, loc, target, b.getI64Type());
+  if (failed(x2) || failed(t64))
+    return failure();
+  FailureOr<Value> t2 = buildReshape(b, loc, *t64, {rows, c});
+  if (failed(t2))
+    return failure();
+  Type et = xt.getElementType();
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto iters = [](ArrayRef<bool> red) {
+    SmallVector<utils::IteratorType> it;
+    for (bool r : red)
+      it.push_back(r ? utils::IteratorType::reduction
+                     : utils::IteratorType::parallel);
+    return it;
+  };
+  // count[n]: the listed targets, up to the first negative entry.
+  Value counts =
+      createFilled(b, loc, {b.getIndexAttr(rows)}, b.getI64IntegerAttr(c));
+  counts =
+      linalg::GenericOp::create(
+          b, loc, counts.getType(), *t2, counts,
+          SmallVector<AffineMap>{AffineMap::get(2, 0, {d(0), d(1)}, ctx),
+                                 AffineMap::get(2, 0, {d(0)}, ctx)},
+          iters({false, true}),
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value k = arith::IndexCastOp::create(
+                nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 1));
+            Value neg = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::slt, a[0],
+                arith::ConstantOp::create(nb, nl, nb.getI64IntegerAttr(0)));
+            Value here = arith::SelectOp::create(
+                nb, nl, neg, k,
+                arith::ConstantOp::create(nb, nl, nb.getI64IntegerAttr(c)));
+            linalg::YieldOp::create(
+                nb, nl, arith::MinSIOp::create(nb, nl, a[1], here).getResult());
+          })
+          .getResult(0);
+  // listed[n, i]: class i is among the listed targets of row n.
+  Value listed = createFilled(b, loc, {b.getIndexAttr(rows), b.getIndexAttr(c)},
+                              b.getBoolAttr(false));
+  listed =
+      linalg::GenericOp::create(
+          b, loc, listed.getType(), ValueRange{*t2, counts}, listed,
+          SmallVector<AffineMap>{AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                                 AffineMap::get(3, 0, {d(0)}, ctx),
+                                 AffineMap::get(3, 0, {d(0), d(1)}, ctx)},
+          iters({false, false, true}),
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            Value i = arith::IndexCastOp::create(
+                nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 1));
+            Value k = arith::IndexCastOp::create(
+                nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 2));
+            Value valid = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::slt, k, a[1]);
+            Value eq = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                             a[0], i);
+            linalg::YieldOp::create(
+                nb, nl,
+                arith::OrIOp::create(nb, nl, a[2],
+                                     arith::AndIOp::create(nb, nl, valid, eq))
+                    .getResult());
+          })
+          .getResult(0);
+  // loss[n] = sum_{k < count, i unlisted} max(0, 1 - x[t[k]] + x[i]) / C.
+  Value zeros =
+      createFilled(b, loc, {b.getIndexAttr(rows)}, b.getFloatAttr(et, 0));
+  Value loss =
+      linalg::GenericOp::create(
+          b, loc, zeros.getType(), ValueRange{*t2, counts, listed, *x2}, zeros,
+          SmallVector<AffineMap>{AffineMap::get(3, 0, {d(0), d(1)}, ctx),
+                                 AffineMap::get(3, 0, {d(0)}, ctx),
+                                 AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                                 AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                                 AffineMap::get(3, 0, {d(0)}, ctx)},
+          iters({false, true, true}),
+          [&](OpBuilder &nb, Location nl, ValueRange a) {
+            IndexMath m{nb, nl};
+            Value k = arith::IndexCastOp::create(
+                nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 1));
+            Value valid = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::slt, k, a[1]);
+            Value j = m.clamp(m.index(a[0]), m.c(0), m.c(c - 1));
+            Value xj = tensor::ExtractOp::create(
+                nb, nl, *x2, ValueRange{linalg::IndexOp::create(nb, nl, 0), j});
+            Value z = arith::AddFOp::create(
+                nb, nl,
+                arith::SubFOp::create(nb, nl, createScalar(nb, nl, et, 1), xj),
+                a[3]);
+            Value use = arith::AndIOp::create(
+                nb, nl, valid,
+                arith::XOrIOp::create(
+                    nb, nl, a[2],
+                    arith::ConstantOp::create(nb, nl, nb.getBoolAttr(true))));
+            Value pos = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OGT,
+                                              z, createScalar(nb, nl, et, 0));
+            use = arith::AndIOp::create(nb, nl, use, pos);
+            Value add = arith::SelectOp::create(nb, nl, use, z,
+                                                createScalar(nb, nl, et, 0));
+            linalg::YieldOp::create(
+                nb, nl, arith::AddFOp::create(nb, nl, a[4], add).getResult());
+          })
+          .getResult(0);
+  Value cDiv = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, et),
+                             b.getFloatAttr(et, double(c))));
+  Value per = binaryOrNull(b, loc, BinaryOpKind::Div, loss, cDiv);
+  if (!per)
+    return failure();
+  if (rank < 2) {
+    FailureOr<Value> s = buildReshape(b, loc, per, {});
+    if (failed(s))
+      return failure();
+    per = *s;
+  }
+  return buildLossReduction(b, loc, per, reduction);
+}

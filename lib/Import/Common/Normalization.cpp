@@ -3,8 +3,10 @@
 #include "mlprog/Import/Common/Normalization.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Logic.h"
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
+#include "mlprog/Import/Common/Statistics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -537,4 +539,34 @@ FailureOr<Value> mlprog::buildRenorm(OpBuilder &b, Location loc, Value x,
         Value scaled = arith::MulFOp::create(nb, nl, a[0], factor);
         return arith::SelectOp::create(nb, nl, over, scaled, a[0]);
       });
+}
+
+FailureOr<Value> mlprog::buildEmbeddingRenorm(OpBuilder &b, Location loc,
+                                              Value weight, Value indices,
+                                              double maxNorm, double p) {
+  auto wt = dyn_cast<RankedTensorType>(weight.getType());
+  Type it = elementTypeOf(indices);
+  if (!wt || wt.getRank() != 2 || !isa<FloatType>(wt.getElementType()) ||
+      wt.isDynamicDim(0) || !it || !it.isSignlessInteger() || it.isInteger(1))
+    return emitError(loc) << "embedding_renorm: expected a float [V, D] table "
+                             "and integer indices, got "
+                          << weight.getType() << " and " << indices.getType();
+  int64_t v = wt.getDimSize(0);
+  SmallVector<int64_t> rows = llvm::to_vector(llvm::seq<int64_t>(0, v));
+  Value ids = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({v}, b.getI64Type()),
+                             ArrayRef<int64_t>(rows)));
+  FailureOr<Value> idx =
+      buildConvertElementType(b, loc, indices, b.getI64Type());
+  if (failed(idx))
+    return failure();
+  FailureOr<Value> named = buildIsIn(b, loc, ids, *idx, /*invert=*/false);
+  if (failed(named))
+    return failure();
+  FailureOr<Value> column = buildReshape(b, loc, *named, {v, 1});
+  FailureOr<Value> renormed = buildRenorm(b, loc, weight, p, 0, maxNorm);
+  if (failed(column) || failed(renormed))
+    return failure();
+  return buildSelect(b, loc, *column, *renormed, weight);
 }

@@ -3,6 +3,7 @@
 #include "mlprog/Import/Common/Reduction.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -646,4 +647,78 @@ mlprog::buildTopKDynamic(OpBuilder &b, Location loc, Value x, OpFoldResult k,
                        arith::SelectOp::create(nb, nl, hit, j, args[3])});
       });
   return std::make_pair(select.getResult(0), select.getResult(1));
+}
+
+FailureOr<Value> mlprog::buildSafeSoftmax(OpBuilder &b, Location loc, Value x,
+                                          int64_t axis) {
+  FailureOr<Value> s = buildSoftmax(b, loc, x, {axis});
+  if (failed(s))
+    return failure();
+  FailureOr<Value> m = buildReduce(b, loc, ReduceKind::Max, x, {axis}, true);
+  if (failed(m))
+    return failure();
+  Type et = elementTypeOf(x);
+  // A slice is fully masked when its max is -inf.
+  return buildBroadcastedGeneric(
+      b, loc, ValueRange{*s, *m}, et,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value allMasked = arith::CmpFOp::create(
+            nb, nl, arith::CmpFPredicate::OEQ, a[1],
+            arith::ConstantOp::create(nb, nl, getLowestAttr(et)));
+        return arith::SelectOp::create(nb, nl, allMasked,
+                                       createScalar(nb, nl, et, 0), a[0]);
+      });
+}
+
+FailureOr<Value> mlprog::buildSoftmaxBackward(OpBuilder &b, Location loc,
+                                              Value grad, Value output,
+                                              int64_t axis) {
+  if (grad.getType() != output.getType() ||
+      !isa_and_nonnull<FloatType>(elementTypeOf(grad)))
+    return emitError(loc) << "softmax backward: expected float tensors of one "
+                             "type, got "
+                          << grad.getType() << " and " << output.getType();
+  Value prod = binaryOrNull(b, loc, BinaryOpKind::Mul, grad, output);
+  if (!prod)
+    return failure();
+  FailureOr<Value> sum = buildReduce(b, loc, ReduceKind::Sum, prod, {axis},
+                                     /*keepDims=*/true);
+  if (failed(sum))
+    return failure();
+  Value diff = binaryOrNull(b, loc, BinaryOpKind::Sub, grad, *sum);
+  if (!diff)
+    return failure();
+  return binaryOrNull(b, loc, BinaryOpKind::Mul, output, diff);
+}
+
+FailureOr<Value> mlprog::buildSumToSize(OpBuilder &b, Location loc, Value x,
+                                        ArrayRef<int64_t> shape) {
+  auto t = dyn_cast<RankedTensorType>(x.getType());
+  int64_t rank = t ? t.getRank() : 0;
+  int64_t lead = rank - int64_t(shape.size());
+  if (!t || lead < 0)
+    return emitError(loc) << "sum_to_size: cannot sum " << x.getType()
+                          << " to [" << shape << "]";
+  SmallVector<int64_t> axes, out;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t e = t.getDimSize(d);
+    if (d < lead) {
+      axes.push_back(d);
+      continue;
+    }
+    int64_t want = shape[d - lead];
+    if (want == 1 && e != 1) {
+      axes.push_back(d);
+    } else if (want != e) {
+      return emitError(loc) << "sum_to_size: cannot sum " << x.getType()
+                            << " to [" << shape << "]";
+    }
+    out.push_back(want);
+  }
+  if (axes.empty())
+    return x;
+  FailureOr<Value> r = buildReduce(b, loc, ReduceKind::Sum, x, axes, true);
+  if (failed(r))
+    return failure();
+  return buildReshape(b, loc, *r, out);
 }

@@ -197,6 +197,23 @@ Value padStatic(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
   if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
       llvm::all_of(high, [](int64_t p) { return p == 0; }))
     return x;
+  // Nothing of an empty input survives: the result is all padding. (A
+  // tensor.pad of it would bufferize into a subview at offset 0 of a zero
+  // extent, which the memref verifier rejects.)
+  auto type = cast<RankedTensorType>(x.getType());
+  if (llvm::is_contained(type.getShape(), 0)) {
+    SmallVector<OpFoldResult> sizes;
+    for (auto [d, e] : llvm::enumerate(type.getShape())) {
+      if (ShapedType::isDynamic(e)) {
+        Value padValue = arith::ConstantOp::create(b, loc, value);
+        return tensor::PadOp::create(
+            b, loc, Type(), x, getAsIndexOpFoldResult(b.getContext(), low),
+            getAsIndexOpFoldResult(b.getContext(), high), padValue);
+      }
+      sizes.push_back(b.getIndexAttr(e + low[d] + high[d]));
+    }
+    return createFilled(b, loc, sizes, value);
+  }
   Value padValue = arith::ConstantOp::create(b, loc, value);
   return tensor::PadOp::create(
       b, loc, Type(), x, getAsIndexOpFoldResult(b.getContext(), low),

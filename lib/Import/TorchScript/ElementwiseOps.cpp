@@ -245,6 +245,28 @@ LogicalResult softplus(Im &im, Node *n) {
                       buildSoftplus(im.b, im.loc(n), *x, *beta, *threshold));
 }
 
+/// `x` converted to `et` as torch converts: uint8 sources (`srcU`) read
+/// unsigned; a float converted to uint8 (`dstU`) is truncated toward zero
+/// and wrapped modulo 256 (C's conversion through int64, which torch's CPU
+/// kernels perform), where arith.fptoui would leave negative values
+/// undefined.
+FailureOr<Value> torchConvert(Im &im, Location l, Value x, Type et, bool srcU,
+                              bool dstU) {
+  FailureOr<Value> r;
+  if (dstU && isa<FloatType>(elemOf(x))) {
+    FailureOr<Value> wide =
+        buildConvertElementType(im.b, l, x, im.b.getI64Type());
+    if (failed(wide))
+      return failure();
+    r = buildConvertElementType(im.b, l, *wide, et, false, true);
+  } else {
+    r = buildConvertElementType(im.b, l, x, et, srcU, dstU);
+  }
+  if (succeeded(r) && dstU)
+    im.unsignedValues.insert(*r);
+  return r;
+}
+
 /// aten::to.dtype(self, dtype, ...), to.dtype_layout(self, dtype, layout,
 /// device, ...), to.device(self, device, dtype, ...), to.other(self, other).
 LogicalResult to(Im &im, Node *n) {
@@ -254,11 +276,13 @@ LogicalResult to(Im &im, Node *n) {
     return failure();
   const c10::FunctionSchema &schema = n->schema();
   Type et;
+  bool dstU = im.isUint8(n->output(0));
   if (schema.overload_name() == "other") {
     FailureOr<Value> other = im.tensorInput(n, 1);
     if (failed(other))
       return failure();
     et = elemOf(*other);
+    dstU |= im.isUint8(n->input(1));
   } else {
     auto dtypeArg = schema.argumentIndexWithName("dtype");
     if (dtypeArg) {
@@ -266,11 +290,14 @@ LogicalResult to(Im &im, Node *n) {
       if (failed(t))
         return failure();
       et = *t;
+      const TSValue &d = im.get(n->input(*dtypeArg));
+      dstU |= d.intConst && *d.intConst == int(c10::ScalarType::Byte);
     }
   }
   if (!et)
     return im.setTensor(n, 0, *x);
-  return im.setTensor(n, 0, buildConvertElementType(im.b, l, *x, et));
+  return im.setTensor(
+      n, 0, torchConvert(im, l, *x, et, im.isUint8(n->input(0)), dstU));
 }
 
 LogicalResult typeAs(Im &im, Node *n) {
@@ -278,7 +305,9 @@ LogicalResult typeAs(Im &im, Node *n) {
   if (failed(x) || failed(y))
     return failure();
   return im.setTensor(n, 0,
-                      buildConvertElementType(im.b, im.loc(n), *x, elemOf(*y)));
+                      torchConvert(im, im.loc(n), *x, elemOf(*y),
+                                   im.isUint8(n->input(0)),
+                                   im.isUint8(n->input(1))));
 }
 
 template <int Dtype> LogicalResult castTo(Im &im, Node *n) {
@@ -286,13 +315,25 @@ template <int Dtype> LogicalResult castTo(Im &im, Node *n) {
   if (failed(x))
     return failure();
   Type et = convertScalarType(im.ctx, c10::ScalarType(Dtype));
-  return im.setTensor(n, 0, buildConvertElementType(im.b, im.loc(n), *x, et));
+  return im.setTensor(n, 0,
+                      torchConvert(im, im.loc(n), *x, et,
+                                   im.isUint8(n->input(0)),
+                                   Dtype == int(c10::ScalarType::Byte)));
+}
+
+/// angle(self) of a real tensor (integers promote to float).
+LogicalResult angle(Im &im, Node *n) {
+  FailureOr<Value> x = floatInput(im, n, 0);
+  if (failed(x))
+    return failure();
+  return im.setTensor(n, 0, buildAngle(im.b, im.loc(n), *x));
 }
 
 } // namespace
 
 void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
   table.add({
+      {"aten::angle", angle},
       {"aten::add", binaryH<BinaryOpKind::Add, true>},
       {"aten::sub", binaryH<BinaryOpKind::Sub, true>},
       {"aten::mul", binaryH<BinaryOpKind::Mul>},
@@ -352,5 +393,6 @@ void mlprog::torchscript::registerElementwiseOps(OpTable &table) {
       {"aten::long", castTo<int(c10::ScalarType::Long)>},
       {"aten::int", castTo<int(c10::ScalarType::Int)>},
       {"aten::bool", castTo<int(c10::ScalarType::Bool)>},
+      {"aten::byte", castTo<int(c10::ScalarType::Byte)>},
   });
 }

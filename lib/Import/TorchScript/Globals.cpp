@@ -53,8 +53,12 @@ FailureOr<TSValue> Importer::tensorConstant(const at::Tensor &t, Location l,
   FailureOr<DenseElementsAttr> attr = tensorAttr(ctx, t, l);
   if (failed(attr))
     return failure();
-  if (attr->getNumElements() <= options.maxInlineConstantElements)
-    return TSValue::tensor(arith::ConstantOp::create(b, l, *attr));
+  if (attr->getNumElements() <= options.maxInlineConstantElements) {
+    Value c = arith::ConstantOp::create(b, l, *attr);
+    if (t.scalar_type() == at::ScalarType::Byte)
+      unsignedValues.insert(c);
+    return TSValue::tensor(c);
+  }
   // Large constants (the weights of frozen modules) become immutable
   // globals.
   std::string symbol;
@@ -67,8 +71,10 @@ FailureOr<TSValue> Importer::tensorConstant(const at::Tensor &t, Location l,
                  .getSymName()
                  .str();
   }
-  return TSValue::tensor(
-      ProgramBuilder::loadConstGlobal(b, l, attr->getType(), symbol));
+  Value loaded = ProgramBuilder::loadConstGlobal(b, l, attr->getType(), symbol);
+  if (t.scalar_type() == at::ScalarType::Byte)
+    unsignedValues.insert(loaded);
+  return TSValue::tensor(loaded);
 }
 
 /// The shape of the empty value of `bounding`: no rows (`len()` 0), the

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphImporter.h"
+#include "HandlerUtils.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Import/Common/Elementwise.h"
@@ -19,6 +20,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
+
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 
@@ -52,6 +55,106 @@ static bool isInPlaceName(c10::Symbol kind) {
          name[name.size() - 2] != '_';
 }
 
+/// The ops that only move, select or copy elements: a uint8 tensor may
+/// flow through them, and their results are uint8 when input 0 (a tensor or
+/// a list of tensors) is.
+static const llvm::StringSet<> &uint8Movers() {
+  static const llvm::StringSet<> ops = {"clone",
+                                        "contiguous",
+                                        "detach",
+                                        "alias",
+                                        "view",
+                                        "reshape",
+                                        "_unsafe_view",
+                                        "flatten",
+                                        "unsqueeze",
+                                        "squeeze",
+                                        "permute",
+                                        "transpose",
+                                        "t",
+                                        "expand",
+                                        "expand_as",
+                                        "slice",
+                                        "select",
+                                        "narrow",
+                                        "cat",
+                                        "stack",
+                                        "flip",
+                                        "roll",
+                                        "gather",
+                                        "index_select",
+                                        "unbind",
+                                        "split",
+                                        "chunk",
+                                        "movedim",
+                                        "repeat",
+                                        "tile",
+                                        "view_as",
+                                        "reshape_as",
+                                        "broadcast_to",
+                                        "numpy_T",
+                                        "ravel"};
+  return ops;
+}
+
+/// Whether input `v` (a tensor, or a list of tensors) holds uint8 tensors.
+static bool holdsUint8(Importer &im, jit::Value *v) {
+  if (im.isUint8(v))
+    return true;
+  TSValue &t = im.get(v);
+  return t.elems && llvm::any_of(*t.elems, [&](const TSValue &e) {
+           return e.isTensor() && im.unsignedValues.contains(e.value);
+         });
+}
+
+/// uint8 tensors are signless i8 values: only the ops that move elements
+/// (uint8Movers) and those that convert them (to, byte, type_as: their
+/// handlers read the sign) or make them may take or make them; the others
+/// would read 200 as -56.
+static LogicalResult checkUint8Operands(Importer &im, Node *node) {
+  static const llvm::StringSet<> converters = {
+      "to", "_to_copy", "byte", "type_as", "_batch_norm_with_update"};
+  StringRef name = node->kind().toUnqualString();
+  if (!node->kind().is_aten() || uint8Movers().contains(name) ||
+      converters.contains(name))
+    return success();
+  bool any = llvm::any_of(node->outputs(),
+                          [&](jit::Value *v) { return im.isUint8(v); });
+  for (jit::Value *v : node->inputs())
+    any = any || holdsUint8(im, v);
+  if (any)
+    return im.unsupported(node, "uint8 operand of '" +
+                                    std::string(node->kind().toQualString()) +
+                                    "'");
+  return success();
+}
+
+/// Marks the results of a uint8Movers op on uint8 input as uint8.
+static void propagateUint8(Importer &im, Node *node) {
+  if (!node->kind().is_aten() || node->inputs().empty() ||
+      !uint8Movers().contains(node->kind().toUnqualString()) ||
+      !holdsUint8(im, node->input(0)))
+    return;
+  for (jit::Value *out : node->outputs()) {
+    TSValue &t = im.get(out);
+    if (t.isTensor())
+      im.unsignedValues.insert(t.value);
+    else if (t.elems)
+      for (const TSValue &e : *t.elems)
+        if (e.isTensor())
+          im.unsignedValues.insert(e.value);
+  }
+}
+
+bool Importer::isUint8(jit::Value *v) {
+  if (auto t = v->type()->cast<c10::TensorType>())
+    if (t->scalarType() == c10::ScalarType::Byte)
+      return true;
+  auto it = values.find(v);
+  return it != values.end() && it->second.isTensor() &&
+         unsignedValues.contains(it->second.value);
+}
+
 bool mlprog::torchscript::isViewNode(Node *node) {
   const c10::FunctionSchema *schema = node->maybeSchema();
   if (!schema || schema->returns().empty())
@@ -61,10 +164,13 @@ bool mlprog::torchscript::isViewNode(Node *node) {
 }
 
 /// Views that an in-place op may write through: their value is a
-/// tensor.extract_slice of their base (or the base itself), whose inverse
-/// is a tensor.insert_slice.
+/// tensor.extract_slice of their base (or the base itself: detach and alias,
+/// as in F.embedding's `embedding_renorm_(weight.detach(), ...)`), whose
+/// inverse is a tensor.insert_slice.
 static bool isWritableView(Node *node) {
-  return node->kind() == c10::aten::slice || node->kind() == c10::aten::select;
+  return node->kind() == c10::aten::slice ||
+         node->kind() == c10::aten::select ||
+         node->kind() == c10::aten::detach || node->kind() == c10::aten::alias;
 }
 
 /// The value of `base` after its view `view` (whose value was `oldView`
@@ -197,6 +303,8 @@ LogicalResult Importer::importNode(Node *node) {
 
   const OpTable &table = getOpTable();
   std::string qual = kind.toQualString();
+  if (failed(checkUint8Operands(*this, node)))
+    return failure();
   std::string overload;
   if (const c10::FunctionSchema *schema = node->maybeSchema())
     overload = schema->overload_name();
@@ -210,8 +318,12 @@ LogicalResult Importer::importNode(Node *node) {
       return nullptr;
     return table.lookup(base);
   };
-  if (OpHandler h = find(qual))
-    return h(*this, node);
+  if (OpHandler h = find(qual)) {
+    if (failed(h(*this, node)))
+      return failure();
+    propagateUint8(*this, node);
+    return success();
+  }
   if (isInPlaceName(kind)) {
     std::string functional = qual.substr(0, qual.size() - 1);
     if (OpHandler h = find(functional))
@@ -243,6 +355,7 @@ static Type parseDtype(MLIRContext *ctx, StringRef name) {
       .Cases({"int32", "int", "i32"}, b.getI32Type())
       .Cases({"int16", "short", "i16"}, b.getI16Type())
       .Cases({"int8", "i8"}, b.getI8Type())
+      .Cases({"uint8", "u8"}, b.getI8Type())
       .Cases({"bool", "i1"}, b.getI1Type())
       .Default(Type());
 }
@@ -290,20 +403,26 @@ FailureOr<Type> Importer::inputType(jit::Value *input, const c10::TypePtr &type,
                         << ") has no shape: annotate it in the IR or pass "
                            "--input-shapes";
   Type et;
+  bool isUnsigned = false;
   if (inputOptions && index < options.inputDtypes.size() &&
       !options.inputDtypes[index].empty()) {
     et = parseDtype(ctx, options.inputDtypes[index]);
     if (!et)
       return emitError(l) << "unknown dtype '" << options.inputDtypes[index]
                           << "' in --input-dtypes";
+    isUnsigned = StringRef(options.inputDtypes[index]).starts_with("u");
   } else if (tt->scalarType()) {
     et = convertScalarType(ctx, *tt->scalarType());
+    isUnsigned = *tt->scalarType() == c10::ScalarType::Byte;
     if (!et)
       return emitError(l) << "unsupported input dtype "
                           << c10::toString(*tt->scalarType());
   } else {
     et = b.getF32Type();
   }
+  if (unsignedArgs.size() <= index)
+    unsignedArgs.resize(index + 1, false);
+  unsignedArgs[index] = isUnsigned;
   return Type(RankedTensorType::get(*shape, et));
 }
 
@@ -347,6 +466,7 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
   inputOptions = useInputOptions;
   // Tuple inputs are flattened into one argument per tensor or number.
   SmallVector<Type> argTypes;
+  unsignedArgs.clear();
   std::function<LogicalResult(jit::Value *, const c10::TypePtr &)> addArg =
       [&](jit::Value *input, const c10::TypePtr &type) -> LogicalResult {
     if (auto tuple = type->cast<c10::TupleType>()) {
@@ -390,6 +510,9 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
   };
   for (size_t i = first; i < inputs.size(); ++i)
     values[inputs[i]] = bindArg(inputs[i]->type());
+  for (auto [i, isUnsigned] : llvm::enumerate(unsignedArgs))
+    if (isUnsigned)
+      unsignedValues.insert(entry->getArgument(i));
   if (failed(importBlock(graph.block())))
     return failure();
   SmallVector<Value> results;
@@ -427,5 +550,9 @@ Importer::importGraph(jit::Graph &graph, StringRef name,
   for (Value r : results)
     resultTypes.push_back(r.getType());
   ProgramBuilder::setResultTypes(func, resultTypes);
+  SmallVector<bool> unsignedResults;
+  for (Value r : results)
+    unsignedResults.push_back(unsignedValues.contains(r));
+  ProgramBuilder::markUnsigned(func, unsignedArgs, unsignedResults);
   return success();
 }

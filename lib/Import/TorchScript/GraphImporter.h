@@ -165,11 +165,24 @@ void registerConvOps(OpTable &table);
 /// average and max pooling, max unpooling, embedding_bag.
 void registerPoolOps(OpTable &table);
 /// ShapeOps.cpp: view/reshape, flatten, permute/transpose, (un)squeeze,
-/// cat/stack, expand, copy (the value of copy_).
+/// cat/stack, expand, copy (the value of copy_), pad.
 void registerShapeOps(OpTable &table);
+/// RearrangeOps.cpp: tril/triu, flips/rot90/roll, repeat/tile, meshgrid,
+/// kron/block_diag, shuffles, unfold/im2col, the diagonal family.
+void registerRearrangeOps(OpTable &table);
+/// StridedOps.cpp: as_strided(_copy, _scatter), repeat_interleave,
+/// combinations, _chunk_cat, masked_scatter.
+void registerStridedOps(OpTable &table);
+/// StatisticsOps.cpp: cov, corrcoef, quantile, nanquantile, histc, isin.
+void registerStatisticsOps(OpTable &table);
+/// GradientOps.cpp: _softmax_backward_data, _safe_softmax, sum_to_size.
+void registerGradientOps(OpTable &table);
 /// SliceGatherOps.cpp: chunk, split, unbind, slice, select, index_select,
 /// gather, embedding, index_copy.
 void registerSliceGatherOps(OpTable &table);
+/// IndexingOps.cpp: index.Tensor, index_put, masked_select, take,
+/// take_along_dim, nonzero/argwhere/nonzero_numpy/nonzero_static.
+void registerIndexingOps(OpTable &table);
 /// ScatterOps.cpp: scatter, scatter_add, scatter_reduce, index_add,
 /// index_fill, index_reduce, put.
 void registerScatterOps(OpTable &table);
@@ -296,6 +309,16 @@ public:
   mlir::FailureOr<mlir::Value> tensorOf(const TSValue &v, mlir::Type et,
                                         mlir::Location loc);
 
+  /// uint8 tensors are kept as signless i8 (MLIR's builtin tensors have no
+  /// unsigned integers): the values known to hold one. Set by arguments,
+  /// constants and conversions, inherited through the ops that only move
+  /// elements (see GraphImporter.cpp); results among them are marked
+  /// unsigned.
+  llvm::DenseSet<mlir::Value> unsignedValues;
+  /// Whether `v` is a uint8 tensor: its value is in unsignedValues or its
+  /// JIT type says so (traced graphs that were not reloaded).
+  bool isUint8(torch::jit::Value *v);
+
   /// Reports an unsupported construct at `node`.
   mlir::LogicalResult unsupported(torch::jit::Node *node,
                                   const llvm::Twine &what);
@@ -367,6 +390,8 @@ private:
   /// Symbols of the methods and globals ('$' is not kept).
   ProgramBuilder programBuilder{/*keepDollar=*/false};
   unsigned tensorInputIndex = 0;
+  /// Per function argument: a uint8 tensor (kept as i8, marked unsigned).
+  llvm::SmallVector<bool> unsignedArgs;
   /// Whether the options' input shapes and dtypes apply to the graph being
   /// imported.
   bool inputOptions = true;

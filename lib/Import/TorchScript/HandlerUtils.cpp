@@ -8,6 +8,7 @@
 #include "HandlerUtils.h"
 
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -158,6 +159,48 @@ FailureOr<SmallVector<OpFoldResult>> sizesInput(Importer &im, Node *n,
     return failure();
   }
   return sizes;
+}
+
+/// The tensors of a list argument, promoted to one element type.
+FailureOr<SmallVector<Value>> tensorList(Importer &im, Node *n, unsigned i) {
+  FailureOr<std::vector<TSValue>> list = im.listInput(n, i);
+  if (failed(list))
+    return failure();
+  SmallVector<const TSValue *> ptrs;
+  for (const TSValue &v : *list)
+    ptrs.push_back(&v);
+  Type et = im.promote(ptrs);
+  SmallVector<Value> out;
+  for (const TSValue &v : *list) {
+    FailureOr<Value> t = im.tensorOf(v, et, im.loc(n));
+    if (failed(t))
+      return failure();
+    out.push_back(*t);
+  }
+  return out;
+}
+
+/// The shape of ranked `v`.
+SmallVector<int64_t> shapeOf(Value v) {
+  return SmallVector<int64_t>(cast<RankedTensorType>(v.getType()).getShape());
+}
+
+/// `x` with dims `d0` and `d1` swapped.
+FailureOr<Value> swapDims(Importer &im, Location l, Value x, int64_t d0,
+                          int64_t d1) {
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rankOf(x)));
+  std::swap(perm[d0], perm[d1]);
+  return buildTranspose(im.b, l, x, perm);
+}
+
+/// `x` as a 1-D tensor (row-major).
+FailureOr<Value> ravelValue(Importer &im, Location l, Value x) {
+  int64_t r = rankOf(x);
+  if (r == 0)
+    return buildReshape(im.b, l, x, {1});
+  if (r == 1)
+    return x;
+  return buildCollapseDims(im.b, l, x, 0, r - 1);
 }
 
 } // namespace mlprog::torchscript

@@ -65,6 +65,21 @@ mlir::FailureOr<mlir::OpFoldResult> indexInput(Importer &im,
 mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
 sizesInput(Importer &im, torch::jit::Node *n, unsigned i);
 
+/// The tensors of list argument `i`, promoted to one element type.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+tensorList(Importer &im, torch::jit::Node *n, unsigned i);
+
+/// The shape of ranked `v`.
+llvm::SmallVector<int64_t> shapeOf(mlir::Value v);
+
+/// `x` with dims `d0` and `d1` swapped.
+mlir::FailureOr<mlir::Value> swapDims(Importer &im, mlir::Location l,
+                                      mlir::Value x, int64_t d0, int64_t d1);
+
+/// `x` as a 1-D tensor (row-major).
+mlir::FailureOr<mlir::Value> ravelValue(Importer &im, mlir::Location l,
+                                        mlir::Value x);
+
 } // namespace mlprog::torchscript
 
 #endif // MLPROG_LIB_IMPORT_TORCHSCRIPT_HANDLERUTILS_H

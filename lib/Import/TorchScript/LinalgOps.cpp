@@ -493,10 +493,26 @@ LogicalResult matrixExp(Im &im, Node *n) {
   return im.setTensor(n, 0, buildMatrixExponential(im.b, im.loc(n), *a));
 }
 
+/// linalg_vander(x, *, N=None).
+LogicalResult vander(Im &im, Node *n) {
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  std::optional<int64_t> cols;
+  if (!im.isNoneInput(n, 1)) {
+    FailureOr<int64_t> c = im.intInput(n, 1);
+    if (failed(c))
+      return failure();
+    cols = *c;
+  }
+  return im.setTensor(n, 0, buildVander(im.b, im.loc(n), *x, cols));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerLinalgOps(OpTable &table) {
   table.add({
+      {"aten::linalg_vander", vander},
       {"aten::linalg_lu_factor", luFactor},
       {"aten::linalg_lu_factor_ex", luFactor},
       {"aten::_lu_with_info", luFactor},

@@ -280,10 +280,21 @@ LogicalResult multiMarginLoss(Im &im, Node *n) {
                                            *p, *margin, (*in)[1], *red));
 }
 
+/// multilabel_margin_loss(self, target, reduction).
+LogicalResult multilabelMarginLoss(Im &im, Node *n) {
+  FailureOr<Value> x = floatInput(im, n, 0), t = im.tensorInput(n, 1);
+  FailureOr<LossReduction> red = reductionInput(im, n, 2);
+  if (failed(x) || failed(t) || failed(red))
+    return failure();
+  return im.setTensor(n, 0,
+                      buildMultiLabelMarginLoss(im.b, im.loc(n), *x, *t, *red));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerLossOps(OpTable &table) {
   table.add({
+      {"aten::multilabel_margin_loss", multilabelMarginLoss},
       {"aten::broadcast_tensors", broadcastTensors},
       {"aten::mse_loss", regressionLoss<RegressionLossKind::MSE>},
       {"aten::l1_loss", regressionLoss<RegressionLossKind::L1>},

@@ -18,6 +18,7 @@
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Normalization.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -161,17 +162,23 @@ LogicalResult nativeBatchNorm(Im &im, Node *n) {
 
 /// _batch_norm_with_update(input, weight, bias, running_mean, running_var,
 /// momentum, eps) -> (output, save_mean, save_invstd, reserve): training
-/// mode; `reserve` is an empty uint8 tensor (left unbound).
+/// mode; `reserve` is an empty uint8 tensor (cuDNN's workspace on CPU), a
+/// signless i8 [0] here.
 LogicalResult batchNormWithUpdate(Im &im, Node *n) {
   FailureOr<double> momentum = numberOr(im, n, 5, 0.1);
   FailureOr<double> eps = im.numberInput(n, 6);
   if (failed(momentum) || failed(eps))
     return failure();
-  // The importer has no uint8 tensors: a used reserve is unsupported.
-  if (n->output(3)->hasUses())
-    return im.unsupported(n, "uint8 reserve result of "
-                             "_batch_norm_with_update");
-  return setNative(im, n, batchNormCore(im, n, true, *momentum, *eps, true));
+  if (failed(
+          setNative(im, n, batchNormCore(im, n, true, *momentum, *eps, true))))
+    return failure();
+  Value zero =
+      arith::ConstantOp::create(im.b, im.loc(n), im.b.getI8IntegerAttr(0));
+  FailureOr<Value> reserve = buildFull(im.b, im.loc(n), {im.b.getIndexAttr(0)},
+                                       im.b.getI8Type(), zero);
+  if (succeeded(reserve))
+    im.unsignedValues.insert(*reserve);
+  return im.setTensor(n, 3, reserve);
 }
 
 /// instance_norm(input, weight, bias, running_mean, running_var,
@@ -298,10 +305,22 @@ LogicalResult layerNorm(Im &im, Node *n) {
   return im.setTensor(n, 0, r->y);
 }
 
+/// embedding_renorm_(self, indices, max_norm, norm_type) as a value (the
+/// importer stores it back to `self`).
+LogicalResult embeddingRenorm(Im &im, Node *n) {
+  FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
+  FailureOr<double> maxNorm = im.numberInput(n, 2), p = im.numberInput(n, 3);
+  if (failed(w) || failed(idx) || failed(maxNorm) || failed(p))
+    return failure();
+  return im.setTensor(
+      n, 0, buildEmbeddingRenorm(im.b, im.loc(n), *w, *idx, *maxNorm, *p));
+}
+
 } // namespace
 
 void mlprog::torchscript::registerNormalizationOps(OpTable &table) {
   table.add({
+      {"aten::embedding_renorm", embeddingRenorm},
       {"aten::batch_norm", batchNorm},
       {"aten::layer_norm", layerNorm},
       {"aten::native_batch_norm", nativeBatchNorm},

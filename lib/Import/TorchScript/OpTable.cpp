@@ -22,7 +22,12 @@ const mlprog::torchscript::OpTable &mlprog::torchscript::getOpTable() {
     registerConvOps(t);
     registerPoolOps(t);
     registerShapeOps(t);
+    registerRearrangeOps(t);
+    registerStridedOps(t);
+    registerStatisticsOps(t);
+    registerGradientOps(t);
     registerSliceGatherOps(t);
+    registerIndexingOps(t);
     registerScatterOps(t);
     registerSortOps(t);
     registerCreationOps(t);

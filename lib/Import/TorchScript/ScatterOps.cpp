@@ -30,10 +30,6 @@ namespace {
 
 using Im = Importer;
 
-SmallVector<int64_t> shapeOf(Value v) {
-  return SmallVector<int64_t>(cast<RankedTensorType>(v.getType()).getShape());
-}
-
 /// A tensor of `shape` and `et` filled with the scalar or 0-d tensor `v`.
 FailureOr<Value> filledLike(Im &im, Location l, ArrayRef<int64_t> shape,
                             Type et, const TSValue &v) {

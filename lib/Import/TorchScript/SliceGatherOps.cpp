@@ -1,8 +1,7 @@
 //===- SliceGatherOps.cpp - aten slicing, splitting, gathering ------------===//
 //
-// chunk, split, unbind, slice, narrow, select, index_select, gather,
-// embedding, index_copy, and advanced indexing (index.Tensor, index_put,
-// masked_select).
+// chunk, split, unbind, tensor_split, slice, narrow, select,
+// index_select, gather, embedding, index_copy, select/slice_scatter.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -279,8 +278,18 @@ LogicalResult select(Im &im, Node *n) {
   return im.setTensor(n, 0, buildSelectIndex(im.b, l, *x, *d, *index));
 }
 
+/// Index input `i` of `n`: uint8 indices (kept as signless i8) widened to
+/// int64 unsigned, so that 200 does not read as -56 (from the end).
+FailureOr<Value> indexTensorInput(Im &im, Node *n, unsigned i) {
+  FailureOr<Value> idx = im.tensorInput(n, i);
+  if (failed(idx) || !im.isUint8(n->input(i)))
+    return idx;
+  return buildConvertElementType(im.b, im.loc(n), *idx, im.b.getI64Type(),
+                                 /*srcUnsigned=*/true);
+}
+
 LogicalResult indexSelect(Im &im, Node *n) {
-  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = indexTensorInput(im, n, 2);
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
@@ -309,11 +318,22 @@ LogicalResult indexSelect(Im &im, Node *n) {
 }
 
 LogicalResult gather(Im &im, Node *n) {
-  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 2);
+  FailureOr<Value> x = im.tensorInput(n, 0), idx = indexTensorInput(im, n, 2);
   FailureOr<int64_t> d = im.intInput(n, 1);
   if (failed(x) || failed(idx) || failed(d))
     return failure();
   Location l = im.loc(n);
+  // torch checks nothing of an empty index: the result is empty too.
+  auto it = cast<RankedTensorType>(idx->getType());
+  if (it.hasStaticShape() && it.getNumElements() == 0) {
+    if (failed(normDim(im, n, *d, std::max<int64_t>(rankOf(*x), 1))))
+      return failure();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t e : it.getShape())
+      sizes.push_back(im.b.getIndexAttr(e));
+    return im.setTensor(
+        n, 0, Value(tensor::EmptyOp::create(im.b, l, sizes, elemOf(*x))));
+  }
   if (rankOf(*x) != 0)
     return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *x, *idx, *d));
   // A 0-d self is read as [1]; the result has the shape of the index.
@@ -380,94 +400,6 @@ LogicalResult indexCopy(Im &im, Node *n) {
   return im.setTensor(n, 0, buildReshape(im.b, l, *r, {}));
 }
 
-/// The `Tensor?[] indices` argument `i`: null for None entries; uint8
-/// masks (the legacy mask dtype) become bool.
-FailureOr<SmallVector<Value>> indexList(Im &im, Node *n, unsigned i) {
-  Location l = im.loc(n);
-  FailureOr<std::vector<TSValue>> list = im.listInput(n, i);
-  if (failed(list))
-    return failure();
-  SmallVector<Value> out;
-  for (const TSValue &v : *list) {
-    if (v.isNone()) {
-      out.push_back(Value());
-      continue;
-    }
-    FailureOr<Value> t = im.asTensor(v, l);
-    if (failed(t))
-      return failure();
-    Type et = elemOf(*t);
-    if (et.isUnsignedInteger(8))
-      t = im.tensorOf(v, im.b.getI1Type(), l);
-    else if (!et.isSignlessInteger())
-      return emitError(l) << "index: indices must be integer or boolean "
-                             "tensors, got "
-                          << t->getType();
-    if (failed(t))
-      return failure();
-    out.push_back(*t);
-  }
-  return out;
-}
-
-/// index.Tensor(self, Tensor?[] indices): `x[i, :, j]`, `x[mask]`,
-/// `table[index.view(-1)]` (numpy advanced indexing).
-LogicalResult index(Im &im, Node *n) {
-  FailureOr<Value> x = im.tensorInput(n, 0);
-  FailureOr<SmallVector<Value>> idx = indexList(im, n, 1);
-  if (failed(x) || failed(idx))
-    return failure();
-  return im.setTensor(n, 0, buildAdvancedIndex(im.b, im.loc(n), *x, *idx));
-}
-
-/// index_put(self, Tensor?[] indices, values, accumulate): `x[i] = v`,
-/// `x[mask] = 0.0`, `x.index_put_((i,), v, accumulate=True)`.
-LogicalResult indexPut(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0);
-  FailureOr<SmallVector<Value>> idx = indexList(im, n, 1);
-  if (failed(x) || failed(idx))
-    return failure();
-  FailureOr<Value> v = im.tensorOf(im.get(n->input(2)), elemOf(*x), l);
-  FailureOr<bool> acc =
-      im.isNoneInput(n, 3) ? FailureOr<bool>(false) : im.boolInput(n, 3);
-  if (failed(v) || failed(acc))
-    return failure();
-  return im.setTensor(n, 0, buildAdvancedIndexPut(im.b, l, *x, *idx, *v, *acc));
-}
-
-/// masked_select(self, mask): the elements of `self` (both broadcast to one
-/// shape) where `mask` is true, as a 1-D tensor of dynamic extent.
-LogicalResult maskedSelect(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0);
-  FailureOr<Value> m = im.tensorOf(im.get(n->input(1)), im.b.getI1Type(), l);
-  if (failed(x) || failed(m))
-    return failure();
-  // Broadcast both to their common shape: select(m, x, x) has it.
-  FailureOr<Value> xb = buildSelect(im.b, l, *m, *x, *x);
-  if (failed(xb))
-    return failure();
-  FailureOr<Value> mb =
-      buildExpandToSizes(im.b, l, *m, tensor::getMixedSizes(im.b, l, *xb));
-  if (failed(mb))
-    return failure();
-  int64_t rank = rankOf(*xb);
-  if (rank == 0) {
-    // 0-d operands select from a 1-element tensor.
-    xb = buildReshape(im.b, l, *xb, {1});
-    mb = buildReshape(im.b, l, *mb, {1});
-    if (failed(xb) || failed(mb))
-      return failure();
-    rank = 1;
-  }
-  FailureOr<Value> flatX = buildCollapseDims(im.b, l, *xb, 0, rank - 1);
-  FailureOr<Value> flatM = buildCollapseDims(im.b, l, *mb, 0, rank - 1);
-  if (failed(flatX) || failed(flatM))
-    return failure();
-  return im.setTensor(n, 0, buildAdvancedIndex(im.b, l, *flatX, {*flatM}));
-}
-
 LogicalResult embedding(Im &im, Node *n) {
   FailureOr<Value> w = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
   if (failed(w) || failed(idx))
@@ -488,6 +420,42 @@ LogicalResult splitAtPoints(Im &im, Node *n, Value x, int64_t dim,
     if (i < points.size())
       dims[dim].stop = points[i];
     FailureOr<Value> p = buildSlice(im.b, im.loc(n), x, dims);
+    if (failed(p))
+      return failure();
+    parts.push_back(TSValue::tensor(*p));
+  }
+  return im.set(n, 0, TSValue::list(std::move(parts)));
+}
+
+/// tensor_split.tensor_indices_or_sections with a 1-D int tensor of split
+/// points read at run time: x[:p0], x[p0:p1], ..., x[pk:], each a Python
+/// slice (negative points count from the end, clamped), so the piece
+/// extents are dynamic.
+LogicalResult splitAtTensorPoints(Im &im, Node *n, Value x, int64_t dim,
+                                  const TSValue &arg) {
+  Location l = im.loc(n);
+  FailureOr<Value> pts = im.tensorOf(arg, im.b.getI64Type(), l);
+  if (failed(pts))
+    return failure();
+  auto pt = cast<RankedTensorType>(pts->getType());
+  if (pt.getRank() != 1 || pt.isDynamicDim(0))
+    return im.unsupported(n, "tensor_split with split points of a dynamic "
+                             "count");
+  int64_t k = pt.getDimSize(0);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(v));
+  };
+  SmallVector<Value> points;
+  for (int64_t i = 0; i < k; ++i)
+    points.push_back(tensor::ExtractOp::create(
+        im.b, l, *pts,
+        ValueRange{arith::ConstantIndexOp::create(im.b, l, i).getResult()}));
+  std::vector<TSValue> parts;
+  for (int64_t i = 0; i <= k; ++i) {
+    SmallVector<DynamicSliceDim> dims(rankOf(x));
+    dims[dim] = {i == 0 ? c(0) : points[i - 1],
+                 i < k ? points[i] : c(INT64_MAX), c(1)};
+    FailureOr<Value> p = buildSliceDynamic(im.b, l, x, dims);
     if (failed(p))
       return failure();
     parts.push_back(TSValue::tensor(*p));
@@ -525,15 +493,26 @@ LogicalResult tensorSplit(Im &im, Node *n) {
   if (failed(e))
     return failure();
   const TSValue &arg = im.get(n->input(1));
-  if (arg.isTensor())
-    return im.unsupported(n, "tensor_split with split points in a tensor");
-  if (arg.elems) {
+  FailureOr<int64_t> sections = failure();
+  if (arg.isTensor() && rankOf(arg.value) == 0) {
+    // A section count in a 0-d tensor is a run-time value, but it is also
+    // the number of pieces: a graph that unpacks the list states it.
+    torch::jit::Value *out = n->output(0);
+    if (out->uses().size() != 1 ||
+        out->uses()[0].user->kind() != c10::prim::ListUnpack)
+      return im.unsupported(n, "tensor_split with a section count in a "
+                               "tensor whose pieces are not unpacked");
+    sections = int64_t(out->uses()[0].user->outputs().size());
+  } else if (arg.isTensor()) {
+    return splitAtTensorPoints(im, n, *x, dim, arg);
+  } else if (arg.elems) {
     FailureOr<SmallVector<int64_t>> points = im.intListInput(n, 1);
     if (failed(points))
       return failure();
     return splitAtPoints(im, n, *x, dim, *points);
+  } else {
+    sections = im.intInput(n, 1);
   }
-  FailureOr<int64_t> sections = im.intInput(n, 1);
   if (failed(sections))
     return failure();
   if (*sections < 1 || (name != "tensor_split" && *e % *sections))
@@ -600,160 +579,6 @@ LogicalResult sliceScatter(Im &im, Node *n) {
   return im.setTensor(n, 0, buildSliceUpdate(im.b, l, *x, *src, dims));
 }
 
-/// `x` flattened to 1-D (a 0-d tensor becomes [1]).
-FailureOr<Value> flat(Im &im, Location l, Value x) {
-  int64_t r = rankOf(x);
-  if (r == 0)
-    return buildReshape(im.b, l, x, {1});
-  if (r == 1)
-    return x;
-  return buildCollapseDims(im.b, l, x, 0, r - 1);
-}
-
-/// take(self, index): the flattened `self` gathered at `index` (the result
-/// has its shape).
-LogicalResult take(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
-  if (failed(x) || failed(idx))
-    return failure();
-  FailureOr<Value> f = flat(im, l, *x);
-  if (failed(f))
-    return failure();
-  return im.setTensor(n, 0, buildGather(im.b, l, *f, *idx, 0));
-}
-
-/// take_along_dim(self, indices, dim): without dim, both flattened;
-/// otherwise `self` and `indices` broadcast against each other in the dims
-/// other than `dim`, then gathered along it.
-LogicalResult takeAlongDim(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0), idx = im.tensorInput(n, 1);
-  if (failed(x) || failed(idx))
-    return failure();
-  if (im.isNoneInput(n, 2)) {
-    FailureOr<Value> fx = flat(im, l, *x), fi = flat(im, l, *idx);
-    if (failed(fx) || failed(fi))
-      return failure();
-    return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *fx, *fi, 0));
-  }
-  FailureOr<int64_t> d = im.intInput(n, 2);
-  if (failed(d))
-    return failure();
-  auto xt = cast<RankedTensorType>(x->getType());
-  auto it = cast<RankedTensorType>(idx->getType());
-  int64_t rank = xt.getRank();
-  if (it.getRank() != rank || !xt.hasStaticShape() || !it.hasStaticShape())
-    return emitError(l) << "take_along_dim: expected static tensors of one "
-                           "rank, got "
-                        << xt << " and " << it;
-  FailureOr<int64_t> dim = normDim(im, n, *d, rank);
-  if (failed(dim))
-    return failure();
-  if (rank == 0) {
-    FailureOr<Value> fx = flat(im, l, *x), fi = flat(im, l, *idx);
-    if (failed(fx) || failed(fi))
-      return failure();
-    FailureOr<Value> g = buildGatherAlongAxis(im.b, l, *fx, *fi, 0);
-    if (failed(g))
-      return failure();
-    return im.setTensor(n, 0, buildReshape(im.b, l, *g, {}));
-  }
-  SmallVector<int64_t> xs(xt.getShape()), is(it.getShape());
-  for (int64_t k = 0; k < rank; ++k) {
-    if (k == *dim)
-      continue;
-    if (xs[k] != is[k] && xs[k] != 1 && is[k] != 1)
-      return emitError(l) << "take_along_dim: " << xt << " and " << it
-                          << " do not broadcast";
-    xs[k] = is[k] = std::max(xs[k], is[k]);
-  }
-  FailureOr<Value> bx = buildExpand(im.b, l, *x, xs),
-                   bi = buildExpand(im.b, l, *idx, is);
-  if (failed(bx) || failed(bi))
-    return failure();
-  return im.setTensor(n, 0, buildGatherAlongAxis(im.b, l, *bx, *bi, *dim));
-}
-
-/// The coordinates of the non-zero elements of `x` as [n, rank] (n dynamic;
-/// a 0-d `x` gives [n, 0], n being 0 or 1).
-FailureOr<Value> nonzeroRows(Im &im, Location l, Value x) {
-  FailureOr<Value> cols = buildNonZero(im.b, l, x);
-  if (failed(cols))
-    return failure();
-  if (rankOf(x) == 0) {
-    SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(im.b, l, *cols, 1),
-                                       im.b.getIndexAttr(0)};
-    return tensor::EmptyOp::create(im.b, l, sizes, im.b.getI64Type())
-        .getResult();
-  }
-  return buildTranspose(im.b, l, *cols, {1, 0});
-}
-
-/// nonzero/argwhere(self): [n, rank] coordinates (a 0-d tensor gives
-/// [n, 0]).
-LogicalResult nonzero(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0);
-  if (failed(x))
-    return failure();
-  return im.setTensor(n, 0, nonzeroRows(im, l, *x));
-}
-
-/// nonzero_numpy(self): the coordinates as one 1-D tensor per dim.
-LogicalResult nonzeroNumpy(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0);
-  if (failed(x))
-    return failure();
-  int64_t rank = std::max<int64_t>(rankOf(*x), 1);
-  FailureOr<Value> cols = buildNonZero(im.b, l, *x);
-  if (failed(cols))
-    return failure();
-  std::vector<TSValue> parts;
-  for (int64_t d = 0; d < rank; ++d) {
-    FailureOr<Value> p =
-        buildSelectIndex(im.b, l, *cols, 0, im.b.getIndexAttr(d));
-    if (failed(p))
-      return failure();
-    parts.push_back(TSValue::tensor(*p));
-  }
-  return im.set(n, 0, TSValue::list(std::move(parts)));
-}
-
-/// nonzero_static(self, size, fill_value): the first `size` rows of
-/// nonzero, padded with rows of `fill_value`.
-LogicalResult nonzeroStatic(Im &im, Node *n) {
-  Location l = im.loc(n);
-  FailureOr<Value> x = im.tensorInput(n, 0);
-  FailureOr<int64_t> size = im.intInput(n, 1), fill = im.intInput(n, 2);
-  if (failed(x) || failed(size) || failed(fill))
-    return failure();
-  if (*size < 0)
-    return emitError(l) << "nonzero_static: negative size " << *size;
-  if (*size == 0)
-    return im.setTensor(
-        n, 0,
-        tensor::EmptyOp::create(im.b, l, ArrayRef<int64_t>{0, rankOf(*x)},
-                                im.b.getI64Type())
-            .getResult());
-  FailureOr<Value> rows = nonzeroRows(im, l, *x);
-  if (failed(rows))
-    return failure();
-  // Pad (or, with a negative width, crop) the rows to `size`.
-  Value count = tensor::DimOp::create(im.b, l, *rows, 0);
-  Value high = arith::SubIOp::create(
-      im.b, l, arith::ConstantIndexOp::create(im.b, l, *size), count);
-  Value fillValue =
-      arith::ConstantOp::create(im.b, l, im.b.getI64IntegerAttr(*fill));
-  SmallVector<OpFoldResult> low(2, im.b.getIndexAttr(0));
-  SmallVector<OpFoldResult> highs = {high, im.b.getIndexAttr(0)};
-  return im.setTensor(n, 0,
-                      buildPadDynamic(im.b, l, *rows, low, highs,
-                                      PadMode::Constant, fillValue,
-                                      {*size, rankOf(*x)}));
-}
-
 } // namespace
 
 void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
@@ -769,9 +594,6 @@ void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
       {"aten::gather", gather},
       {"aten::embedding", embedding},
       {"aten::index_copy", indexCopy},
-      {"aten::index.Tensor", index},
-      {"aten::index_put", indexPut},
-      {"aten::masked_select", maskedSelect},
       {"aten::unsafe_chunk", chunk},
       {"aten::unsafe_split", split},
       {"aten::split_with_sizes_copy", split},
@@ -783,11 +605,5 @@ void mlprog::torchscript::registerSliceGatherOps(OpTable &table) {
       {"aten::dsplit", tensorSplit},
       {"aten::select_scatter", selectScatter},
       {"aten::slice_scatter", sliceScatter},
-      {"aten::take", take},
-      {"aten::take_along_dim", takeAlongDim},
-      {"aten::nonzero", nonzero},
-      {"aten::argwhere", nonzero},
-      {"aten::nonzero_numpy", nonzeroNumpy},
-      {"aten::nonzero_static", nonzeroStatic},
   });
 }

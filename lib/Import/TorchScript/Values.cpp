@@ -48,6 +48,10 @@ Type mlprog::torchscript::convertScalarType(MLIRContext *ctx,
     return b.getI16Type();
   case c10::ScalarType::Char:
     return b.getI8Type();
+  // uint8 is a signless i8 too; handlers that read it as a number check
+  // the JIT type (isUint8).
+  case c10::ScalarType::Byte:
+    return b.getI8Type();
   case c10::ScalarType::Bool:
     return b.getI1Type();
   default:

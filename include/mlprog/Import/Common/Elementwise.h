@@ -425,6 +425,13 @@ mlir::FailureOr<mlir::Value> buildIsFinite(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value> buildSignBit(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x);
 
+/// The argument of the real float `x` as a complex number: pi where x < 0,
+/// 0 elsewhere (-0.0 included), NaN where x is NaN.
+/// Errors: non-float tensors.
+/// Spec: aten::angle (real input); numpy.angle.
+mlir::FailureOr<mlir::Value> buildAngle(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value x);
+
 /// `x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf`
 /// (absent: the largest / lowest finite value of the element type), for a
 /// float tensor; same type. The replacements are rounded to the type.

@@ -15,6 +15,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlprog {
 
 /// numpy `matmul(a, b)`: a is [..., M, K], b is [..., K, N]; the batch
@@ -71,6 +73,15 @@ mlir::FailureOr<mlir::Value> buildCross(mlir::OpBuilder &b, mlir::Location loc,
 /// Spec: ONNX Det (opset 11); numpy.linalg.det; aten::linalg_det.
 mlir::FailureOr<mlir::Value>
 buildDeterminant(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// The Vandermonde matrix of `x` [..., n] (float or signless integer,
+/// static last extent): [..., n, cols] with result[..., i, j] = x[..., i]^j
+/// as a cumulative product (cols defaults to n); a 0-d x is read as [1].
+/// Errors: a dynamic last extent, cols < 0.
+/// Spec: aten::linalg_vander (increasing powers).
+mlir::FailureOr<mlir::Value> buildVander(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value x,
+                                         std::optional<int64_t> cols);
 
 } // namespace mlprog
 

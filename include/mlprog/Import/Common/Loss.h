@@ -165,6 +165,16 @@ buildMultiMarginLoss(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                      mlir::Value target, int64_t p, double margin,
                      mlir::Value weight, LossReduction reduction);
 
+/// The multi-label margin loss of float `x` [N, C] (or [C], or 0-d as
+/// [1]) and int `target` of x's shape, whose row lists class indices up to
+/// the first -1: per row, sum over listed classes j and unlisted classes i
+/// of max(0, 1 - (x[j] - x[i])), divided by C; then `reduction`.
+/// Errors: non-float x, a target of another shape or non-integer type.
+/// Spec: aten::multilabel_margin_loss.
+mlir::FailureOr<mlir::Value>
+buildMultiLabelMarginLoss(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          mlir::Value target, LossReduction reduction);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_LOSS_H

@@ -166,6 +166,16 @@ mlir::FailureOr<mlir::Value> buildRenorm(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::Value x, double p, int64_t dim,
                                          double maxNorm);
 
+/// The rows of the float embedding table `weight` [V, D] named by the
+/// integer `indices` (any shape) renormalized as buildRenorm along dim 0
+/// (p-norm above `maxNorm` scaled to maxNorm / (norm + 1e-7)); the other
+/// rows unchanged. The value torch's in-place op leaves in `weight`.
+/// Errors: non-float or non-2-D weight, non-integer indices.
+/// Spec: aten::embedding_renorm_ (F.embedding with max_norm).
+mlir::FailureOr<mlir::Value>
+buildEmbeddingRenorm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value weight,
+                     mlir::Value indices, double maxNorm, double p);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_NORMALIZATION_H

@@ -31,6 +31,21 @@ mlir::FailureOr<mlir::Value> buildSoftmax(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           llvm::ArrayRef<int64_t> axes);
 
+/// buildSoftmax over the single `axis`, with 0 (not NaN) in the slices
+/// whose elements are all -inf (fully masked attention rows).
+/// Spec: aten::_safe_softmax.
+mlir::FailureOr<mlir::Value> buildSafeSoftmax(mlir::OpBuilder &b,
+                                              mlir::Location loc, mlir::Value x,
+                                              int64_t axis);
+
+/// The gradient of softmax along `axis` (in [-rank, rank)) given the
+/// softmax `output` and the gradient `grad` of the result (float, one
+/// shape): output * (grad - sum(grad * output, axis)).
+/// Spec: aten::_softmax_backward_data.
+mlir::FailureOr<mlir::Value>
+buildSoftmaxBackward(mlir::OpBuilder &b, mlir::Location loc, mlir::Value grad,
+                     mlir::Value output, int64_t axis);
+
 /// Reductions over a set of axes.
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 
@@ -297,6 +312,16 @@ mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildOrderStatistic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                     int64_t axis, OrderStatisticKind kind, int64_t k,
                     bool keepDims);
+
+/// Sums `x` (float or signless integer, static extents where reduced) down
+/// to `shape`, to which x broadcasts: the leading extra dims are summed
+/// away and the dims where `shape` has 1 and x more are summed keeping
+/// extent 1 (the inverse of broadcasting, as gradients need).
+/// Errors: a shape x does not broadcast to.
+/// Spec: aten::sum_to_size.
+mlir::FailureOr<mlir::Value> buildSumToSize(mlir::OpBuilder &b,
+                                            mlir::Location loc, mlir::Value x,
+                                            llvm::ArrayRef<int64_t> shape);
 
 } // namespace mlprog
 
