@@ -574,7 +574,8 @@ LogicalResult fftShift(Im &im, Node *n) {
     int64_t e = shapeOf(v)[*dim];
     if (ShapedType::isDynamic(e))
       return im.unsupported(n, "fftshift along a dynamic extent");
-    FailureOr<Value> r = buildRoll(im.b, l, v, *dim, inverse ? -(e / 2) : e / 2);
+    FailureOr<Value> r =
+        buildRoll(im.b, l, v, *dim, inverse ? -(e / 2) : e / 2);
     if (failed(r))
       return failure();
     v = *r;
