@@ -204,7 +204,11 @@ FailureOr<Value> mlprog::buildTranspose(OpBuilder &b, Location loc, Value x,
   }
   if (int64_t(perm.size()) != rank)
     return emitError(loc) << "transpose: invalid permutation for rank " << rank;
-  if (rank == 0) // linalg.transpose needs a dim to permute
+  // linalg.transpose needs a dim to permute. An identity permutation is the
+  // input itself: MLIR 22's folding of an identity linalg.transpose whose
+  // result feeds a tensor.cast leaves the cast's users with the unrefined
+  // type (a `return` then fails to verify).
+  if (rank == 0 || llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
     return x;
   SmallVector<OpFoldResult> in = tensor::getMixedSizes(b, loc, x);
   SmallVector<OpFoldResult> sizes;

@@ -17,6 +17,7 @@
 #include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
+#include "mlprog/Import/Common/Statistics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -460,6 +461,30 @@ LogicalResult importNonMaxSuppression(NodeContext &ctx) {
                                 ctx.optionalInput(4), center == 1));
 }
 
+/// Unique (opset 11): the distinct elements (or slices along `axis`),
+/// ascending when `sorted` (default 1), else in first-occurrence order; the
+/// optional outputs are the first indices, the inverse indices and the
+/// counts (int64).
+LogicalResult importUnique(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  std::optional<int64_t> axis;
+  if (ctx.attribute("axis"))
+    axis = ctx.getInt("axis", 0);
+  UniqueOrder order = ctx.getInt("sorted", 1) ? UniqueOrder::Sorted
+                                              : UniqueOrder::FirstOccurrence;
+  FailureOr<UniqueResult> r =
+      buildUnique(ctx.b, ctx.loc, *x, axis, order, ctx.isUnsignedInput(0));
+  if (failed(r))
+    return failure();
+  Value outs[] = {r->values, r->firstIndices, r->inverseIndices, r->counts};
+  for (auto [i, v] : llvm::enumerate(outs))
+    if (ctx.hasOutput(i) && failed(ctx.setResult(i, v)))
+      return failure();
+  return success();
+}
+
 } // namespace
 
 void registerSliceGatherOps(OpTable &table) {
@@ -477,6 +502,7 @@ void registerSliceGatherOps(OpTable &table) {
       {"Slice", importSlice},
       {"Split", importSplit},
       {"TopK", importTopK},
+      {"Unique", importUnique},
   });
 }
 

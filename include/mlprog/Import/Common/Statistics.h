@@ -1,7 +1,8 @@
 //===- Statistics.h - Covariance, quantiles, histograms ---------*- C++ -*-===//
 //
 // Format-independent builders for descriptive statistics: covariance and
-// correlation matrices, quantiles, histograms, set membership.
+// correlation matrices, quantiles, histograms, set membership, distinct
+// values (unique).
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,46 @@ mlir::FailureOr<mlir::Value> buildHistogram(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value> buildIsIn(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value elements,
                                        mlir::Value testElements, bool invert);
+
+/// How buildUnique orders and groups the distinct slices.
+enum class UniqueOrder {
+  /// Ascending, comparing slices lexicographically (element by element in
+  /// row-major order).
+  Sorted,
+  /// In the order of each distinct slice's first occurrence.
+  FirstOccurrence,
+  /// Only runs of equal consecutive slices merge, in input order.
+  Consecutive,
+};
+
+/// The distinct slices of `x` along `axis` and how they map to the input.
+struct UniqueResult {
+  /// [m, rest...] with the distinct slices moved back to `axis` (1-D [m]
+  /// when no axis is given), x's element type; m is dynamic.
+  mlir::Value values;
+  /// int64 [m]: the position of each distinct slice's first occurrence
+  /// (the first of its run for Consecutive).
+  mlir::Value firstIndices;
+  /// int64 [n]: for every input slice, the index of its value in `values`.
+  mlir::Value inverseIndices;
+  /// int64 [m]: how often each distinct slice occurs.
+  mlir::Value counts;
+};
+
+/// The distinct slices of `x` along `axis` (in [-rank, rank)), or of the
+/// flattened `x` when `axis` is empty (its n elements are the slices).
+/// Slices compare element by element (floats ordered, NaN equal to
+/// nothing; integers unsigned when `isUnsigned`). Built as scalar loops,
+/// O(n^2) slice comparisons, meant for small extents.
+/// Errors: non-numeric or unranked `x`, rank 0 with an axis, axis out of
+/// range.
+/// Spec: ONNX Unique (opset 11); numpy.unique (return_index,
+/// return_inverse, return_counts, axis); aten::_unique2, aten::unique_dim,
+/// aten::unique_consecutive.
+mlir::FailureOr<UniqueResult> buildUnique(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          std::optional<int64_t> axis,
+                                          UniqueOrder order, bool isUnsigned);
 
 } // namespace mlprog
 

@@ -6,6 +6,9 @@ Usage: make_indexing_models.py NAME OUT_DIR
                     (N symbolic) with negative, duplicate and out-of-range
                     indices (the last are skipped).
   nonzero           NonZero of a float [N, 3] input (N symbolic).
+  unique            Unique(axis=0, sorted=1) of a uint8 [N, 2] input (N
+                    symbolic; values above 127 must sort as unsigned), all
+                    four outputs (ref.npy, ref_1.npy .. ref_3.npy).
   scatter_float_indices  ScatterElements with float indices (bad input).
   scatter_rank_mismatch  ScatterElements with indices of rank 1 for data of
                          rank 2 (bad input).
@@ -61,6 +64,24 @@ def nonzero(out):
     return m, x, np.array(np.nonzero(x), dtype=np.int64)
 
 
+def unique(out):
+    u8, i64 = TensorProto.UINT8, TensorProto.INT64
+    m = model([helper.make_node("Unique", ["x"], ["y", "i", "inv", "c"],
+                                axis=0, sorted=1)],
+              [helper.make_tensor_value_info("x", u8, ["N", 2])],
+              [helper.make_tensor_value_info("y", u8, [None, 2]),
+               helper.make_tensor_value_info("i", i64, [None]),
+               helper.make_tensor_value_info("inv", i64, ["N"]),
+               helper.make_tensor_value_info("c", i64, [None])], opset=11)
+    x = np.array([[200, 1], [3, 4], [200, 1], [10, 250], [3, 4], [10, 5]],
+                 dtype=np.uint8)
+    y, i, inv, c = np.unique(x, axis=0, return_index=True,
+                             return_inverse=True, return_counts=True)
+    for k, r in enumerate((i, inv.reshape(-1), c), start=1):
+        np.save(os.path.join(out, f"ref_{k}.npy"), r.astype(np.int64))
+    return m, x, y
+
+
 def bad_scatter(indices_type, indices_shape):
     f = TensorProto.FLOAT
     return model([helper.make_node("ScatterElements", ["x", "i", "u"], ["y"],
@@ -75,7 +96,7 @@ def bad_scatter(indices_type, indices_shape):
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    if name in ("scatter_elements", "nonzero"):
+    if name in ("scatter_elements", "nonzero", "unique"):
         m, x, ref = globals()[name](out)
         np.save(os.path.join(out, "x.npy"), x)
         np.save(os.path.join(out, "ref.npy"), ref)
