@@ -1,6 +1,6 @@
 //===- StatisticsOps.cpp - aten descriptive statistics --------------------===//
 //
-// cov, corrcoef, quantile, nanquantile, histc and isin.
+// cov, corrcoef, quantile, nanquantile, histc, isin and the unique family.
 //
 // One handler per aten op (overloads told apart by the node's schema): it
 // reads the arguments at the schema's positions, applies torch's type
@@ -12,7 +12,11 @@
 #include "GraphImporter.h"
 #include "HandlerUtils.h"
 
+#include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/Statistics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -120,6 +124,89 @@ LogicalResult isin(Im &im, Node *n) {
   return im.setTensor(n, 0, buildIsIn(im.b, l, *elements, *tests, *invert));
 }
 
+/// An empty int64 tensor [0]: what torch returns for an output of the unique
+/// family that was not asked for.
+Value emptyI64(Im &im, Location l) {
+  auto t = RankedTensorType::get({0}, im.b.getI64Type());
+  return arith::ConstantOp::create(
+      im.b, l, DenseElementsAttr::get(t, ArrayRef<int64_t>{}));
+}
+
+/// The unique family, whose arguments sit at different positions:
+/// _unique2(self, sorted, return_inverse, return_counts),
+/// _unique(self, sorted, return_inverse),
+/// unique_dim(self, dim, sorted, return_inverse, return_counts),
+/// unique_consecutive(self, return_inverse, return_counts, dim=None),
+/// unique_dim_consecutive(self, dim, return_inverse, return_counts).
+/// Results: values, inverse indices (the input's shape without a dim, [n]
+/// with one) and counts; an output not asked for is an empty [0] tensor.
+/// torch sorts on the CPU even with sorted=False, so every non-consecutive
+/// form is sorted.
+LogicalResult unique(Im &im, Node *n) {
+  Location l = im.loc(n);
+  StringRef op = n->kind().toUnqualString();
+  bool consecutive = op.contains("consecutive");
+  bool hasDimArg = op.contains("dim");
+  FailureOr<Value> x = im.tensorInput(n, 0);
+  if (failed(x))
+    return failure();
+  std::optional<int64_t> dim;
+  unsigned flags = 1; // position of return_inverse
+  if (hasDimArg) {
+    FailureOr<int64_t> d = im.intInput(n, 1);
+    if (failed(d))
+      return failure();
+    dim = *d;
+    flags = consecutive ? 2 : 3;
+  } else if (consecutive) {
+    if (!im.isNoneInput(n, 3)) {
+      FailureOr<int64_t> d = im.intInput(n, 3);
+      if (failed(d))
+        return failure();
+      dim = *d;
+    }
+  } else {
+    flags = 2;
+  }
+  FailureOr<bool> wantInverse = im.boolInput(n, flags);
+  FailureOr<bool> wantCounts =
+      op == "_unique" ? FailureOr<bool>(false) : im.boolInput(n, flags + 1);
+  if (failed(wantInverse) || failed(wantCounts))
+    return failure();
+  FailureOr<UniqueResult> r =
+      buildUnique(im.b, l, *x, dim,
+                  consecutive ? UniqueOrder::Consecutive : UniqueOrder::Sorted,
+                  /*isUnsigned=*/false);
+  if (failed(r))
+    return failure();
+  Value inverse = emptyI64(im, l);
+  if (*wantInverse) {
+    inverse = r->inverseIndices;
+    if (!dim) {
+      auto t = cast<RankedTensorType>(x->getType());
+      if (!t.hasStaticShape())
+        return im.unsupported(n, "inverse indices of a dynamic shape");
+      FailureOr<Value> shaped =
+          t.getRank()
+              ? buildReshape(im.b, l, inverse, t.getShape())
+              : buildSqueeze(im.b, l,
+                             tensor::CastOp::create(
+                                 im.b, l,
+                                 RankedTensorType::get({1}, im.b.getI64Type()),
+                                 inverse),
+                             {0});
+      if (failed(shaped))
+        return failure();
+      inverse = *shaped;
+    }
+  }
+  Value counts = *wantCounts ? r->counts : emptyI64(im, l);
+  if (failed(im.setTensor(n, 0, r->values)) ||
+      failed(im.setTensor(n, 1, inverse)))
+    return failure();
+  return n->outputs().size() > 2 ? im.setTensor(n, 2, counts) : success();
+}
+
 } // namespace
 
 void mlprog::torchscript::registerStatisticsOps(OpTable &table) {
@@ -130,5 +217,10 @@ void mlprog::torchscript::registerStatisticsOps(OpTable &table) {
       {"aten::nanquantile", quantile},
       {"aten::histc", histc},
       {"aten::isin", isin},
+      {"aten::_unique", unique},
+      {"aten::_unique2", unique},
+      {"aten::unique_dim", unique},
+      {"aten::unique_consecutive", unique},
+      {"aten::unique_dim_consecutive", unique},
   });
 }
