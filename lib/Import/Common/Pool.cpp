@@ -268,11 +268,12 @@ FailureOr<std::pair<Value, Value>> mlprog::buildMaxPoolWithIndices(
 }
 
 /// Number of window taps of output `o` that land in [lo, hi) (one dim).
-static int64_t countTaps(int64_t o, int64_t stride, int64_t padBegin,
-                         int64_t kernel, int64_t lo, int64_t hi) {
+static int64_t countTaps(int64_t o, int64_t stride, int64_t dilation,
+                         int64_t padBegin, int64_t kernel, int64_t lo,
+                         int64_t hi) {
   int64_t count = 0;
   for (int64_t j = 0; j < kernel; ++j) {
-    int64_t p = o * stride - padBegin + j;
+    int64_t p = o * stride - padBegin + j * dilation;
     count += p >= lo && p < hi;
   }
   return count;
@@ -287,8 +288,6 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
   if (!it || !isa<FloatType>(it.getElementType()))
     return emitError(loc) << "average pool needs a float tensor, got "
                           << input.getType();
-  if (llvm::any_of(params.dilations, [](int64_t d) { return d != 1; }))
-    return emitError(loc) << "unsupported average pool with dilation";
   Type et = it.getElementType();
   TypedAttr zero = b.getZeroAttr(et);
   FailureOr<std::pair<Value, Window>> r =
@@ -305,8 +304,8 @@ FailureOr<Value> mlprog::buildAveragePool(OpBuilder &b, Location loc,
     int64_t hi = countIncludePad ? in + w.padsEnd[i] : in;
     SmallVector<int64_t> counts;
     for (int64_t o = 0; o < w.outputSpatial[i]; ++o)
-      counts.push_back(
-          countTaps(o, w.strides[i], w.padsBegin[i], kernel[i], lo, hi));
+      counts.push_back(countTaps(o, w.strides[i], w.dilations[i],
+                                 w.padsBegin[i], kernel[i], lo, hi));
     perDim.push_back(std::move(counts));
   }
   // The divisor of an output position is the product of its per-dim counts;

@@ -53,13 +53,14 @@ buildMaxPoolWithIndices(mlir::OpBuilder &b, mlir::Location loc,
                         bool planeIndices = false);
 
 /// Average pooling of float `input` [N, C, D1..Dn] (any n >= 1), same
-/// geometry as buildMaxPool (dilations must be 1). The divisor of a window is
-/// the number of its elements inside the input, or inside the explicitly
+/// geometry as buildMaxPool (dilations included). The divisor of a window is
+/// the number of its (dilated) taps inside the input, or inside the explicitly
 /// padded input when `countIncludePad` (elements added by `ceilMode` never
 /// count), matching PyTorch and onnxruntime. A non-zero `divisorOverride`
 /// divides every window by that number instead (aten accepts negative ones).
-/// Errors: a non-float tensor, dilations other than 1.
-/// Spec: ONNX AveragePool; aten::avg_pool{1,2,3}d (divisor_override).
+/// Errors: a non-float tensor.
+/// Spec: ONNX AveragePool (dilations since opset 19); aten::avg_pool{1,2,3}d
+/// (divisor_override).
 mlir::FailureOr<mlir::Value>
 buildAveragePool(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                  llvm::ArrayRef<int64_t> kernel, const WindowParams &params,
