@@ -9,6 +9,8 @@
 
 #include "mlprog/Import/Common/Signal.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -174,6 +176,88 @@ FailureOr<Value> mlprog::buildDFT(OpBuilder &b, Location loc, Value x,
         linalg::YieldOp::create(nb, l, result);
       });
   return generic.getResult(0);
+}
+
+/// Extent [offset, offset + size) of `x` along `axis` (static).
+static Value sliceAxis(OpBuilder &b, Location loc, Value x, int64_t axis,
+                       int64_t offset, int64_t size) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[axis] = b.getIndexAttr(offset);
+  sizes[axis] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+}
+
+FailureOr<Value> mlprog::buildInverseRealDFT(OpBuilder &b, Location loc,
+                                             Value x, int64_t axis,
+                                             std::optional<int64_t> length) {
+  FailureOr<bool> complex = checkSignal(loc, x, "inverse real DFT");
+  if (failed(complex))
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  Type elt = type.getElementType();
+  int64_t rank = type.getRank();
+  if (axis < 0 || axis >= rank - 1)
+    return emitError(loc) << "inverse real DFT: axis " << axis
+                          << " out of range for " << x.getType();
+  int64_t m = type.getDimSize(axis);
+  if (ShapedType::isDynamic(m))
+    return emitError(loc)
+           << "unsupported inverse real DFT along a dynamic extent";
+  int64_t n = length.value_or(2 * (m - 1));
+  if (n <= 0)
+    return emitError(loc) << "inverse real DFT: length must be positive, got "
+                          << n;
+  // A real input is a spectrum with zero imaginary parts.
+  if (!*complex) {
+    SmallVector<int64_t> high(rank, 0);
+    high.back() = 1;
+    x = padStatic(b, loc, x, SmallVector<int64_t>(rank, 0), high,
+                  b.getFloatAttr(elt, 0.0));
+  }
+  // The non-redundant half X[0 .. h): truncated or zero-padded to h.
+  int64_t h = n / 2 + 1;
+  Value half = sliceAxis(b, loc, x, axis, 0, std::min(m, h));
+  if (m < h) {
+    SmallVector<int64_t> high(rank, 0);
+    high[axis] = h - m;
+    half = padStatic(b, loc, half, SmallVector<int64_t>(rank, 0), high,
+                     b.getFloatAttr(elt, 0.0));
+  }
+  // The full spectrum: X[k] = conj(X[n - k]) for k in [h, n).
+  SmallVector<Value> parts = {half};
+  if (n - h > 0) {
+    FailureOr<Value> mirrored =
+        buildReverse(b, loc, sliceAxis(b, loc, half, axis, 1, n - h), {axis});
+    if (failed(mirrored))
+      return failure();
+    SmallVector<int64_t> shape(rank, 1);
+    shape.back() = 2;
+    auto signType = RankedTensorType::get(shape, elt);
+    Value sign = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(signType,
+                               ArrayRef<Attribute>{b.getFloatAttr(elt, 1.0),
+                                                   b.getFloatAttr(elt, -1.0)}));
+    FailureOr<Value> conj =
+        buildElementwiseBinary(b, loc, BinaryOpKind::Mul, *mirrored, sign);
+    if (failed(conj))
+      return failure();
+    parts.push_back(*conj);
+  }
+  FailureOr<Value> full = parts.size() == 1 ? FailureOr<Value>(half)
+                                            : buildConcat(b, loc, parts, axis);
+  if (failed(full))
+    return failure();
+  // Hermitian symmetry makes the inverse real up to the imaginary parts of
+  // X[0] (and X[n / 2]), which numpy and ONNX drop: keep the real plane.
+  FailureOr<Value> y = buildDFT(b, loc, *full, axis, n, /*inverse=*/true,
+                                /*onesided=*/false);
+  if (failed(y))
+    return failure();
+  return sliceAxis(b, loc, *y, rank - 1, 0, 1);
 }
 
 FailureOr<Value> mlprog::buildSTFT(OpBuilder &b, Location loc, Value signal,

@@ -10,6 +10,7 @@
 #include "mlprog/Import/Common/Signal.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -56,9 +57,96 @@ Value refineToOutputShape(NodeContext &ctx, Value v) {
   return tensor::CastOp::create(ctx.b, ctx.loc, type.clone(*out), v);
 }
 
-/// DFT (opset 17): attributes axis (default 1), inverse, onesided; the
-/// optional dft_length input must be a compile-time constant (else
-/// unsupported), as must the extent along `axis`.
+/// DFT-20 along an axis known only at run time (a one-element integer
+/// tensor): the transform along every axis in [0, rank - 1), chosen by an
+/// scf.index_switch on the normalized axis; extents that differ between the
+/// candidates are dynamic in the result. Only the axes `valid` accepts are
+/// candidates; any other axis transforms along the last of them (-2 when it
+/// is valid).
+FailureOr<Value>
+dftAlongRuntimeAxis(NodeContext &ctx, Value axis, int64_t rank,
+                    function_ref<bool(int64_t)> valid,
+                    function_ref<FailureOr<Value>(OpBuilder &, int64_t)> fn) {
+  auto at = dyn_cast<RankedTensorType>(axis.getType());
+  if (!at || !at.hasStaticShape() || at.getNumElements() != 1 ||
+      !at.getElementType().isSignlessInteger())
+    return emitError(ctx.loc)
+           << "DFT: axis must be a one-element integer tensor, got "
+           << axis.getType();
+  if (rank < 2)
+    return emitError(ctx.loc)
+           << "DFT: input of rank " << rank << " has no axis to transform";
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  // The normalized axis as an index.
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> zeros(at.getRank(), c0);
+  Value a = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, axis, zeros));
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, c0);
+  a = arith::SelectOp::create(
+      b, loc, negative,
+      arith::AddIOp::create(b, loc, a,
+                            arith::ConstantIndexOp::create(b, loc, rank)),
+      a);
+  // Build every candidate in the regions of a result-less switch, then move
+  // them into one whose result type joins theirs.
+  SmallVector<int64_t> cases;
+  for (int64_t c = 0; c < rank - 1; ++c)
+    if (valid(c))
+      cases.push_back(c);
+  if (cases.empty())
+    return emitError(ctx.loc) << "DFT: no axis of the input can be transformed";
+  int64_t fallback = cases.back();
+  cases.pop_back();
+  auto probe =
+      scf::IndexSwitchOp::create(b, loc, TypeRange{}, a, cases, cases.size());
+  SmallVector<Value> results;
+  SmallVector<Region *> regions = llvm::to_vector(
+      llvm::map_range(probe.getCaseRegions(), [](Region &r) { return &r; }));
+  regions.push_back(&probe.getDefaultRegion());
+  for (auto [i, region] : llvm::enumerate(regions)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(region);
+    FailureOr<Value> v = fn(b, i < cases.size() ? cases[i] : fallback);
+    if (failed(v)) {
+      probe.erase();
+      return failure();
+    }
+    results.push_back(*v);
+  }
+  auto first = cast<RankedTensorType>(results[0].getType());
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value v : results)
+    for (auto [d, extent] :
+         llvm::enumerate(cast<RankedTensorType>(v.getType()).getShape()))
+      if (extent != shape[d])
+        shape[d] = ShapedType::kDynamic;
+  auto joint = RankedTensorType::get(shape, first.getElementType());
+  auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{joint}, a, cases,
+                                       cases.size());
+  SmallVector<Region *> targets = llvm::to_vector(
+      llvm::map_range(sw.getCaseRegions(), [](Region &r) { return &r; }));
+  targets.push_back(&sw.getDefaultRegion());
+  for (auto [i, region] : llvm::enumerate(targets)) {
+    region->takeBody(*regions[i]);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(&region->front());
+    Value out = results[i];
+    if (out.getType() != joint)
+      out = tensor::CastOp::create(b, loc, joint, out);
+    scf::YieldOp::create(b, loc, out);
+  }
+  probe.erase();
+  return sw.getResult(0);
+}
+
+/// DFT (opset 17: attribute axis, default 1; opset 20: input 2, a constant,
+/// default -2): attributes inverse and onesided; both set is the inverse of
+/// a one-sided spectrum (a real signal, numpy.fft.irfft). The optional
+/// dft_length input must be a compile-time constant (else unsupported), as
+/// must the extent along `axis`.
 LogicalResult importDFT(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -75,13 +163,41 @@ LogicalResult importDFT(NodeContext &ctx) {
   }
   int64_t rank = rankOf(*x);
   int64_t axis = ctx.getInt("axis", 1);
-  // Accepted: [-rank, -2] and [0, rank - 2]; the trailing [1 or 2] dim
-  // cannot be transformed (the builder rejects it).
-  if (axis < 0)
-    axis += rank;
-  return ctx.setResult(0, buildDFT(ctx.b, ctx.loc, *x, axis, length,
-                                   ctx.getInt("inverse", 0) != 0,
-                                   ctx.getInt("onesided", 0) != 0));
+  bool inverse = ctx.getInt("inverse", 0) != 0;
+  bool onesided = ctx.getInt("onesided", 0) != 0;
+  auto transform = [&](OpBuilder &b, int64_t a) -> FailureOr<Value> {
+    // Accepted: [-rank, -2] and [0, rank - 2]; the trailing [1 or 2] dim
+    // cannot be transformed (the builder rejects it).
+    if (a < 0)
+      a += rank;
+    if (inverse && onesided)
+      return buildInverseRealDFT(b, ctx.loc, *x, a, length);
+    return buildDFT(b, ctx.loc, *x, a, length, inverse, onesided);
+  };
+  if (ctx.opset >= 20 && ctx.hasInput(2)) {
+    DenseElementsAttr c = ctx.optionalConstantInput(2);
+    if (!c) {
+      FailureOr<Value> a = ctx.input(2);
+      if (failed(a))
+        return failure();
+      // Axes whose extent is unknown, or too short for an inverse of a
+      // one-sided spectrum of default length, cannot be candidates.
+      auto valid = [&](int64_t c) {
+        int64_t extent = cast<RankedTensorType>(x->getType()).getDimSize(c);
+        return !ShapedType::isDynamic(extent) &&
+               (length || !(inverse && onesided) || extent >= 2);
+      };
+      return ctx.setResult(
+          0, dftAlongRuntimeAxis(ctx, *a, rank, valid, transform));
+    }
+    if (c.getNumElements() != 1 || !c.getElementType().isInteger())
+      return emitError(ctx.loc)
+             << "DFT: axis must be a one-element integer tensor";
+    axis = (*c.getValues<APInt>().begin()).getSExtValue();
+  } else if (ctx.opset >= 20) {
+    axis = -2;
+  }
+  return ctx.setResult(0, transform(ctx.b, axis));
 }
 
 /// STFT (opset 17): inputs signal, frame_step, window (optional),

@@ -37,6 +37,21 @@ mlir::FailureOr<mlir::Value> buildDFT(mlir::OpBuilder &b, mlir::Location loc,
                                       std::optional<int64_t> length,
                                       bool inverse, bool onesided);
 
+/// The real signal [..., n, ..., 1] whose one-sided spectrum is `x`
+/// [..., m, ..., 2] (or [..., m, ..., 1], zero imaginary parts) along
+/// `axis` (in [0, rank - 1), extent static): the inverse DFT of the
+/// Hermitian-symmetric spectrum X[k] (k < n / 2 + 1, truncated or
+/// zero-padded) and conj(X[n - k]) (the rest), with a factor 1 / n; the
+/// imaginary parts of X[0] and X[n / 2] are ignored. n = `length`, or
+/// 2 (m - 1) when absent.
+/// Errors: non-float x, trailing extent other than 1 or 2, axis out of
+/// range, a dynamic extent along `axis`, n <= 0.
+/// Spec: ONNX DFT-20 with inverse = 1 and onesided = 1; numpy.fft.irfft.
+mlir::FailureOr<mlir::Value> buildInverseRealDFT(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 mlir::Value x, int64_t axis,
+                                                 std::optional<int64_t> length);
+
 /// Short-time Fourier transform of `signal` [batch, L, 1 or 2] (float):
 /// frames of `frameLength` samples taken every `frameStep` samples (both
 /// index values, known at compile or run time), each multiplied by `window`

@@ -5,7 +5,9 @@ usage: make_signal_models.py CASE OUT_DIR
 Writes OUT_DIR/model.onnx, input_<i>.npy and reference_<i>.npy for
 run_graph_model.py. Cases cover what ONNX's node tests do not: onesided
 output, a dft_length that pads or truncates, complex input, an inverse
-along another axis, and STFT with a constant frame step and no window.
+along another axis, the inverse of a one-sided spectrum (irfft) along an
+axis given at run time (DFT-20), and STFT with a constant frame step and no
+window.
 """
 import os
 import sys
@@ -73,6 +75,7 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     rng = np.random.default_rng(7)
     inits, inputs, attrs, node_inputs = [], {}, {}, ["x"]
+    opset, extra = 17, []
     if name == "dft_onesided_pad":
         x = rng.standard_normal((2, 6, 1)).astype(np.float32)
         inits.append(helper.make_tensor("len", TensorProto.INT64, [], [9]))
@@ -92,6 +95,15 @@ def main():
         attrs = dict(axis=-2, inverse=1)  # the 5-sample axis
         ref = stack(np.fft.ifft(complex_of(x), axis=2))
         op = "DFT"
+    elif name == "dft20_irfft_runtime_axis":
+        # Candidates: axis 0 (n = 2) and axis 1 (n = 8); the run-time axis
+        # picks 1, so the result extent along it is dynamic in the IR.
+        x = rng.standard_normal((2, 5, 2)).astype(np.float32)
+        node_inputs += ["", "axis"]
+        extra = [("axis", np.array(1, dtype=np.int64))]
+        attrs = dict(inverse=1, onesided=1)
+        ref = np.fft.irfft(complex_of(x), axis=1)[..., None].astype(np.float32)
+        op, opset = "DFT", 20
     elif name == "stft_constant_step":
         x = rng.standard_normal((2, 40, 1)).astype(np.float32)
         inits += [helper.make_tensor("step", TensorProto.INT64, [], [6]),
@@ -110,15 +122,20 @@ def main():
     node = helper.make_node(op, node_inputs, ["y"], **attrs)
     graph = helper.make_graph(
         [node], name,
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)] +
+        [helper.make_tensor_value_info(n, TensorProto.INT64, v.shape)
+         for n, v in extra],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ref.shape)],
         initializer=inits)
     model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 17)])
-    onnx.checker.check_model(model)
+                              opset_imports=[helper.make_opsetid("", opset)])
+    if opset <= 17:  # the checker of onnx 1.12 knows opsets up to 17
+        onnx.checker.check_model(model)
     os.makedirs(out, exist_ok=True)
     onnx.save(model, os.path.join(out, "model.onnx"))
     np.save(os.path.join(out, "input_0.npy"), x)
+    for i, (_, v) in enumerate(extra, start=1):
+        np.save(os.path.join(out, f"input_{i}.npy"), v)
     np.save(os.path.join(out, "reference_0.npy"), ref)
 
 
