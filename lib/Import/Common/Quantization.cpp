@@ -5,6 +5,7 @@
 #include "mlprog/Import/Common/Conv.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/LinearAlgebra.h"
+#include "mlprog/Import/Common/Rearrange.h"
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -12,6 +13,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+
+#include <numeric>
 
 using namespace mlir;
 using namespace mlprog;
@@ -302,6 +305,89 @@ FailureOr<Value> mlprog::buildDequantizeLinear(OpBuilder &b, Location loc,
       });
 }
 
+namespace {
+/// A blockwise-quantized operand and its parameters reshaped so that numpy
+/// broadcasting repeats each parameter over its block.
+struct BlockedOperands {
+  Value x, scale, zeroPoint;
+  /// Whether x was reshaped (the result must be reshaped back).
+  bool reshaped = false;
+};
+} // namespace
+
+/// Checks the blockwise parameters of `x` and splits every blocked dim D (S
+/// parameters, S > 1, D / S > 1) into [S, D / S], giving the parameters a
+/// unit dim there.
+static FailureOr<BlockedOperands>
+splitBlocks(OpBuilder &b, Location loc, RankedTensorType xt, Value x,
+            Value scale, Value zeroPoint, Type zeroPointType, StringRef what) {
+  auto sType = cast<RankedTensorType>(scale.getType());
+  if (!xt.hasStaticShape() || !sType.hasStaticShape() ||
+      sType.getRank() != xt.getRank())
+    return emitError(loc) << what << ": scale " << scale.getType()
+                          << " must have the rank of the input " << x.getType()
+                          << " (static shapes)";
+  if (zeroPoint) {
+    auto zType = dyn_cast<RankedTensorType>(zeroPoint.getType());
+    Type ze = zType ? zType.getElementType() : Type();
+    if (!zType || !zType.hasStaticShape() || zType.getRank() != xt.getRank() ||
+        (ze != zeroPointType && !isa<FloatType>(ze)))
+      return emitError(loc)
+             << what << ": zero point " << zeroPoint.getType()
+             << " must have the rank of the scale " << scale.getType()
+             << " and the element type " << zeroPointType << " or a float";
+    // Parameters of different block sizes (e.g. a per-axis scale with a
+    // per-tensor zero point): repeat each up to the finer blocks.
+    if (zType.getShape() != sType.getShape()) {
+      for (int64_t i = 0; i < xt.getRank(); ++i) {
+        int64_t sd = sType.getDimSize(i), zd = zType.getDimSize(i);
+        int64_t common = sd > 0 && zd > 0 ? std::lcm(sd, zd) : 0;
+        if (common <= 0 || xt.getDimSize(i) % common != 0)
+          return emitError(loc)
+                 << what << ": scale " << scale.getType() << " and zero point "
+                 << zeroPoint.getType() << " do not divide the input "
+                 << x.getType() << " into blocks";
+        for (Value *param : {&scale, &zeroPoint}) {
+          int64_t extent =
+              cast<RankedTensorType>(param->getType()).getDimSize(i);
+          if (extent == common)
+            continue;
+          FailureOr<Value> repeated = buildRepeatInterleave(
+              b, loc, *param, Value(), common / extent, i, common);
+          if (failed(repeated))
+            return failure();
+          *param = *repeated;
+        }
+      }
+      sType = cast<RankedTensorType>(scale.getType());
+    }
+  }
+  SmallVector<int64_t> xShape, pShape;
+  for (auto [d, s] : llvm::zip(xt.getShape(), sType.getShape())) {
+    if (s <= 0 || d % s != 0)
+      return emitError(loc)
+             << what << ": scale " << scale.getType()
+             << " does not divide the input " << x.getType() << " into blocks";
+    if (s > 1 && d / s > 1) {
+      xShape.append({s, d / s});
+      pShape.append({s, 1});
+    } else {
+      xShape.push_back(d);
+      pShape.push_back(s);
+    }
+  }
+  BlockedOperands r{x, scale, zeroPoint};
+  if (xShape.size() == size_t(xt.getRank()))
+    return r;
+  FailureOr<Value> rx = buildReshape(b, loc, x, xShape);
+  FailureOr<Value> rs = buildReshape(b, loc, scale, pShape);
+  FailureOr<Value> rz =
+      zeroPoint ? buildReshape(b, loc, zeroPoint, pShape) : Value();
+  if (failed(rx) || failed(rs) || failed(rz))
+    return failure();
+  return BlockedOperands{*rx, *rs, *rz, /*reshaped=*/true};
+}
+
 FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
                                                         Location loc, Value x,
                                                         Value scale,
@@ -317,53 +403,14 @@ FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
   if (!(xi && xi.getWidth() >= 2 && xi.getWidth() <= 32) && !isa<FloatType>(xe))
     return emitError(loc) << "unsupported " << what << " input " << x.getType()
                           << " (2- to 32-bit integers or floats)";
-  auto sType = cast<RankedTensorType>(scale.getType());
-  if (!xt->hasStaticShape() || !sType.hasStaticShape() ||
-      sType.getRank() != xt->getRank())
-    return emitError(loc) << what << ": scale " << scale.getType()
-                          << " must have the rank of the input " << x.getType()
-                          << " (static shapes)";
-  if (zeroPoint) {
-    auto zType = dyn_cast<RankedTensorType>(zeroPoint.getType());
-    Type ze = zType ? zType.getElementType() : Type();
-    if (!zType || zType.getShape() != sType.getShape() ||
-        (ze != xe && !isa<FloatType>(ze)))
-      return emitError(loc)
-             << what << ": zero point " << zeroPoint.getType()
-             << " must have the shape of the scale " << scale.getType()
-             << " and the input's or a float element type";
-  }
-  // Split every blocked dim D (S scales, S > 1, D / S > 1) into [S, D / S]
-  // and give the parameters a unit dim there, so that numpy broadcasting
-  // repeats each parameter over its block.
-  SmallVector<int64_t> xShape, pShape;
-  for (auto [d, s] : llvm::zip(xt->getShape(), sType.getShape())) {
-    if (s <= 0 || d % s != 0)
-      return emitError(loc)
-             << what << ": scale " << scale.getType()
-             << " does not divide the input " << x.getType() << " into blocks";
-    if (s > 1 && d / s > 1) {
-      xShape.append({s, d / s});
-      pShape.append({s, 1});
-    } else {
-      xShape.push_back(d);
-      pShape.push_back(s);
-    }
-  }
-  Value xs = x, ss = scale, zs = zeroPoint;
-  if (xShape.size() != size_t(xt->getRank())) {
-    FailureOr<Value> rx = buildReshape(b, loc, x, xShape);
-    FailureOr<Value> rs = buildReshape(b, loc, scale, pShape);
-    FailureOr<Value> rz =
-        zeroPoint ? buildReshape(b, loc, zeroPoint, pShape) : Value();
-    if (failed(rx) || failed(rs) || failed(rz))
-      return failure();
-    xs = *rx, ss = *rs, zs = *rz;
-  }
+  FailureOr<BlockedOperands> ops =
+      splitBlocks(b, loc, *xt, x, scale, zeroPoint, xe, what);
+  if (failed(ops))
+    return failure();
   FloatType ct = computeType(b, *st);
-  SmallVector<Value> operands = {xs, ss};
-  if (zs)
-    operands.push_back(zs);
+  SmallVector<Value> operands = {ops->x, ops->scale};
+  if (ops->zeroPoint)
+    operands.push_back(ops->zeroPoint);
   FailureOr<Value> y = buildBroadcastedGeneric(
       b, loc, operands, *st,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
@@ -371,7 +418,41 @@ FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
                                 a.size() > 2 ? a[2] : Value(), ct, *st,
                                 xUnsigned);
       });
-  if (failed(y) || xs == x)
+  if (failed(y) || !ops->reshaped)
+    return y;
+  return buildReshape(b, loc, *y, xt->getShape());
+}
+
+FailureOr<Value> mlprog::buildBlockwiseQuantizeLinear(OpBuilder &b,
+                                                      Location loc, Value x,
+                                                      Value scale,
+                                                      Value zeroPoint,
+                                                      QuantizedType result) {
+  StringRef what = "blockwise quantize";
+  FailureOr<RankedTensorType> xt = getRankedType(loc, x, what);
+  FailureOr<FloatType> st = scaleElementType(loc, scale, what);
+  if (failed(xt) || failed(st) ||
+      failed(checkQuantizedType(loc, result, zeroPoint, what)))
+    return failure();
+  if (!isa<FloatType>(xt->getElementType()))
+    return emitError(loc) << "unsupported " << what << " input " << x.getType();
+  FailureOr<BlockedOperands> ops =
+      splitBlocks(b, loc, *xt, x, scale, zeroPoint, result.type, what);
+  if (failed(ops))
+    return failure();
+  FloatType ct = computeType(b, *st);
+  SmallVector<Value> operands = {ops->x, ops->scale};
+  if (ops->zeroPoint)
+    operands.push_back(ops->zeroPoint);
+  FailureOr<Value> y = buildBroadcastedGeneric(
+      b, loc, operands, result.type,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value xv = toFloat(nb, nl, a[0], ct, /*isUnsigned=*/false);
+        Value sv = toFloat(nb, nl, a[1], ct, false);
+        Value q = arith::DivFOp::create(nb, nl, xv, sv);
+        return saturate(nb, nl, q, a.size() > 2 ? a[2] : Value(), result);
+      });
+  if (failed(y) || !ops->reshaped)
     return y;
   return buildReshape(b, loc, *y, xt->getShape());
 }

@@ -44,8 +44,23 @@ bool isUnsigned(NodeContext &ctx, unsigned i, unsigned other) {
 /// type (uint8 when `dfltUnsigned` and the input is absent).
 FailureOr<QuantizedType> zeroPointType(NodeContext &ctx, unsigned zpIndex) {
   Value zp = ctx.optionalInput(zpIndex);
-  if (!zp)
-    return QuantizedType{ctx.b.getIntegerType(8), /*isUnsigned=*/true};
+  if (!zp) {
+    // Opset 21+: `output_dtype` names the result type; uint8 otherwise.
+    int64_t dtype = ctx.opset >= 21 ? ctx.getInt("output_dtype", 0) : 0;
+    if (!dtype)
+      return QuantizedType{ctx.b.getIntegerType(8), /*isUnsigned=*/true};
+    FailureOr<Type> type = convertElementType(ctx.loc, int32_t(dtype));
+    if (failed(type))
+      return failure();
+    auto it = dyn_cast<IntegerType>(*type);
+    if (!it || it.getWidth() == 1)
+      return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
+                                << " output_dtype " << dtype;
+    bool isUnsigned = dtype == onnx::TensorProto::UINT8 ||
+                      dtype == onnx::TensorProto::UINT16 || dtype == kUInt4 ||
+                      dtype == kUInt2;
+    return QuantizedType{it, isUnsigned};
+  }
   auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(zp.getType()));
   if (!it || it.getWidth() == 1)
     return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
@@ -69,6 +84,10 @@ std::optional<int64_t> quantAxis(NodeContext &ctx, Value x) {
 /// Records the ONNX type of output 0 from a quantized type.
 void recordQuantizedOutput(NodeContext &ctx, QuantizedType t) {
   switch (t.type.getWidth()) {
+  case 16:
+    ctx.setOutputDataType(0, t.isUnsigned ? onnx::TensorProto::UINT16
+                                          : onnx::TensorProto::INT16);
+    return;
   case 8:
     ctx.setOutputDataType(0, t.isUnsigned ? onnx::TensorProto::UINT8
                                           : onnx::TensorProto::INT8);
@@ -100,10 +119,30 @@ FailureOr<FloatType> floatQuantizedType(NodeContext &ctx, unsigned zpIndex) {
   return dyn_cast<FloatType>(*type);
 }
 
+/// Checks that `block_size` divides the static extent of x along `axis`
+/// (QuantizeLinear/DequantizeLinear opset 21+); a partial last block is an
+/// unsupported-feature error.
+LogicalResult checkBlocks(NodeContext &ctx, Value x, int64_t blockSize) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank(), axis = ctx.getInt("axis", 1);
+  if (axis < -rank || axis >= rank)
+    return emitError(ctx.loc) << ctx.node.op_type() << " axis " << axis
+                              << " out of range for rank " << rank;
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t extent = xt.getDimSize(axis);
+  if (ShapedType::isDynamic(extent) || extent % blockSize != 0)
+    return emitError(ctx.loc)
+           << "unsupported " << ctx.node.op_type() << " block_size "
+           << blockSize << " that does not divide the static extent " << extent
+           << " of axis " << axis;
+  return success();
+}
+
 /// QuantizeLinear (opsets 10 and 13): y = saturate(round(x / y_scale) +
 /// y_zero_point), uint8 without a zero point; per-axis scale and zero point
 /// along `axis` from opset 13. Rounding is half to even. Opset 19+: float8
-/// results with `saturate`; opset 21+: int4/uint4 and float4 results.
+/// results with `saturate`; opset 21+: int4/uint4 and float4 results, and
+/// integer results blocked along `axis` with `block_size`.
 LogicalResult importQuantizeLinear(NodeContext &ctx) {
   FailureOr<SmallVector<Value>> in = requiredInputs(ctx, 0, 2);
   if (failed(in))
@@ -120,6 +159,14 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
   if (failed(type))
     return failure();
   recordQuantizedOutput(ctx, *type);
+  if (int64_t blockSize = ctx.opset >= 21 ? ctx.getInt("block_size", 0) : 0;
+      blockSize > 0) {
+    if (failed(checkBlocks(ctx, (*in)[0], blockSize)))
+      return failure();
+    return ctx.setResult(
+        0, buildBlockwiseQuantizeLinear(ctx.b, ctx.loc, (*in)[0], (*in)[1],
+                                        ctx.optionalInput(2), *type));
+  }
   return ctx.setResult(0, buildQuantizeLinear(ctx.b, ctx.loc, (*in)[0],
                                               (*in)[1], ctx.optionalInput(2),
                                               quantAxis(ctx, (*in)[0]), *type));
@@ -131,18 +178,8 @@ LogicalResult importQuantizeLinear(NodeContext &ctx) {
 /// builder; a partial last block is an unsupported-feature error.
 LogicalResult importBlockedDequantizeLinear(NodeContext &ctx, Value x,
                                             Value scale, int64_t blockSize) {
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t rank = xt.getRank(), axis = ctx.getInt("axis", 1);
-  if (axis < -rank || axis >= rank)
-    return emitError(ctx.loc) << "DequantizeLinear axis " << axis
-                              << " out of range for rank " << rank;
-  axis = axis < 0 ? axis + rank : axis;
-  int64_t extent = xt.getDimSize(axis);
-  if (ShapedType::isDynamic(extent) || extent % blockSize != 0)
-    return emitError(ctx.loc)
-           << "unsupported DequantizeLinear block_size " << blockSize
-           << " that does not divide the static extent " << extent
-           << " of axis " << axis;
+  if (failed(checkBlocks(ctx, x, blockSize)))
+    return failure();
   return ctx.setResult(0, buildBlockwiseDequantizeLinear(
                               ctx.b, ctx.loc, x, scale, ctx.optionalInput(2),
                               isUnsigned(ctx, 0, 2)));

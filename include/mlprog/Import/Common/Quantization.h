@@ -102,6 +102,18 @@ buildBlockwiseDequantizeLinear(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value x, mlir::Value scale,
                                mlir::Value zeroPoint, bool xUnsigned);
 
+/// Blockwise linear quantization `y = saturate(round_half_even(x / scale) +
+/// zeroPoint)` of the float `x` into `result` (as buildQuantizeLinear), with
+/// `scale` and `zeroPoint` (may be null; `result.type` elements) laid out as
+/// in buildBlockwiseDequantizeLinear: x's rank, each extent dividing x's.
+/// Errors: as buildBlockwiseDequantizeLinear; a non-float x.
+/// Spec: ONNX QuantizeLinear with `block_size` (opset 21) where the blocks
+/// divide the axis.
+mlir::FailureOr<mlir::Value>
+buildBlockwiseQuantizeLinear(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value x, mlir::Value scale,
+                             mlir::Value zeroPoint, QuantizedType result);
+
 /// Integer matrix product `(a - aZeroPoint) @ (b - bZeroPoint)` with numpy
 /// matmul semantics (see buildMatMul), operands widened to i32 (sign or zero
 /// extension by `aUnsigned` / `bUnsigned`) and accumulated in i32. Zero
