@@ -425,18 +425,21 @@ LogicalResult importUpsample(NodeContext &ctx) {
       0, buildResize(ctx.b, ctx.loc, *x, outSizes, scaleValues, {}, options));
 }
 
-/// ONNX GridSample-16: 4-D input and grid, mode bilinear / nearest /
-/// bicubic (also spelled linear / cubic as in GridSample-20), padding_mode
-/// zeros / border / reflection, align_corners.
-/// Unsupported: other ranks (GridSample-20's N-D sampling).
+/// ONNX GridSample-16/20: 4-D input and grid, and (GridSample-20)
+/// volumetric 5-D ones; mode bilinear / nearest / bicubic (also spelled
+/// linear / cubic as in GridSample-20), padding_mode zeros / border /
+/// reflection, align_corners.
+/// Unsupported: other ranks (GridSample-20's N-D sampling beyond 3-D),
+/// cubic 5-D sampling.
 LogicalResult importGridSample(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   FailureOr<Value> grid = ctx.input(1);
   if (failed(x) || failed(grid))
     return failure();
-  if (rankOf(*x) != 4)
-    return emitError(ctx.loc)
-           << "unsupported GridSample of rank " << rankOf(*x) << " (only 4-D)";
+  int64_t rank = rankOf(*x);
+  if (rank != 4 && (rank != 5 || ctx.opset < 20))
+    return emitError(ctx.loc) << "unsupported GridSample of rank " << rank
+                              << " (4-D, and 5-D from opset 20)";
   if (!isa<FloatType>(cast<RankedTensorType>(x->getType()).getElementType()))
     return emitError(ctx.loc) << "unsupported GridSample of a non-float input";
   std::string modeName = ctx.getString("mode", "bilinear");
@@ -449,6 +452,8 @@ LogicalResult importGridSample(NodeContext &ctx) {
   if (!mode)
     return emitError(ctx.loc)
            << "unsupported GridSample mode '" << modeName << "'";
+  if (rank == 5 && *mode == GridSampleMode::Bicubic)
+    return emitError(ctx.loc) << "unsupported GridSample cubic 5-D sampling";
   std::string padName = ctx.getString("padding_mode", "zeros");
   std::optional<GridSamplePadding> padding =
       llvm::StringSwitch<std::optional<GridSamplePadding>>(padName)
