@@ -233,6 +233,151 @@ Value nearestIndex(Scalar &s, const ResizeAxis &axis, Value c,
 }
 } // namespace
 
+/// x reweighted along dim `d` by the [out, in] matrix `weights` (row-major):
+/// y[..., i, ...] = sum_j w[i, j] x[..., j, ...], as one contraction.
+static FailureOr<Value> applyAxisWeights(OpBuilder &b, Location loc, Value x,
+                                         int64_t d, int64_t out, int64_t in,
+                                         ArrayRef<double> w) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  Type et = xt.getElementType();
+  int64_t rank = xt.getRank();
+  if (rank > 25)
+    return emitError(loc) << "resize: rank " << rank << " too large";
+  SmallVector<Attribute> attrs;
+  for (double v : w)
+    attrs.push_back(b.getFloatAttr(et, v));
+  auto wt = RankedTensorType::get({out, in}, et);
+  Value weights =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(wt, attrs));
+  std::string letters, result;
+  for (int64_t i = 0; i < rank; ++i)
+    letters.push_back(char('a' + i));
+  result = letters;
+  result[d] = 'z';
+  std::string eq = letters + ",z" + letters[d] + "->" + result;
+  return buildEinsum(b, loc, eq, {x, weights});
+}
+
+/// The source coordinate of output index `x` along an axis (see
+/// CoordinateTransform; `len` = scale * in).
+static double sourceCoordinate(CoordinateTransform t, double x, double scale,
+                               double in, double out, double len) {
+  switch (t) {
+  case CoordinateTransform::HalfPixel:
+    return (x + 0.5) / scale - 0.5;
+  case CoordinateTransform::HalfPixelSymmetric:
+    return in / 2 * (1 - out / len) + (x + 0.5) / scale - 0.5;
+  case CoordinateTransform::PytorchHalfPixel:
+    return len > 1 ? (x + 0.5) / scale - 0.5 : -0.5;
+  case CoordinateTransform::AlignCorners:
+    return len == 1 ? 0 : x * (in - 1) / (len - 1);
+  case CoordinateTransform::Asymmetric:
+    return x / scale;
+  case CoordinateTransform::TfHalfPixelForNN:
+  case CoordinateTransform::TfCropAndResize:
+    break;
+  }
+  return (x + 0.5) / scale;
+}
+
+/// The antialiasing interpolation kernel of ONNX Resize-18 at distance t:
+/// the triangle (Linear) or Keys' cubic with parameter `a`.
+static double antialiasKernel(ResampleMode mode, double t, double a) {
+  t = std::abs(t);
+  if (mode == ResampleMode::Linear)
+    return std::clamp(1 - t, 0.0, 1.0);
+  if (t <= 1)
+    return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < 2)
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  return 0;
+}
+
+/// The [out, in] weights of one axis of an antialiased ONNX Resize: output i
+/// at source coordinate c (ratio r = c - floor(c), or 1 when c is an
+/// integer) weighs the n = 2 - 2 * start taps floor(c) + start + k (from
+/// c - 1 when c is an integer), start = floor(-support / s) + 1 with
+/// support 1 (Linear) or 2 (Cubic) and s = min(scale, 1), by the kernel at
+/// s * (start + k - r), normalized; taps outside the input read the edge
+/// (or, with `excludeOutside`, get weight 0 before normalizing).
+static SmallVector<double> onnxAntialiasWeights(const ResizeOptions &o,
+                                                int64_t in, int64_t out,
+                                                double scale, double len) {
+  double s = std::min(scale, 1.0);
+  double support = o.mode == ResampleMode::Linear ? 1 : 2;
+  int64_t start = int64_t(std::floor(-support / s)) + 1;
+  int64_t n = 2 - 2 * start;
+  SmallVector<double> w(out * in, 0.0), taps(n);
+  for (int64_t i = 0; i < out; ++i) {
+    double c = sourceCoordinate(o.transform, double(i), scale, double(in),
+                                double(out), len);
+    double fl = std::floor(c);
+    bool integral = c == fl;
+    double r = integral ? 1.0 : c - fl;
+    int64_t base = int64_t(fl) - (integral ? 1 : 0) + start;
+    double total = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      taps[k] =
+          antialiasKernel(o.mode, s * double(start + k - r), o.cubicCoeffA);
+      total += taps[k];
+    }
+    for (int64_t k = 0; k < n; ++k)
+      taps[k] = total != 0 ? taps[k] / total : 0;
+    if (o.excludeOutside) {
+      double kept = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        int64_t idx = base + k;
+        if (idx < 0 || idx >= in)
+          taps[k] = 0;
+        kept += taps[k];
+      }
+      for (int64_t k = 0; k < n; ++k)
+        taps[k] = kept != 0 ? taps[k] / kept : taps[k];
+    }
+    for (int64_t k = 0; k < n; ++k)
+      w[i * in + std::clamp<int64_t>(base + k, 0, in - 1)] += taps[k];
+  }
+  return w;
+}
+
+/// buildResize with options.antialias: one weight matrix per resized axis.
+static FailureOr<Value> buildAntialiasedResize(OpBuilder &b, Location loc,
+                                               Value x,
+                                               ArrayRef<OpFoldResult> outSizes,
+                                               ArrayRef<OpFoldResult> scales,
+                                               const ResizeOptions &options) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  if (!xt.hasStaticShape())
+    return emitError(loc)
+           << "unsupported antialiased resize of a dynamic shape " << xt;
+  if (options.transform == CoordinateTransform::TfCropAndResize ||
+      options.transform == CoordinateTransform::TfHalfPixelForNN)
+    return emitError(loc) << "unsupported antialiased resize with a tf "
+                             "coordinate transformation";
+  Value y = x;
+  for (int64_t d = xt.getRank() - 1; d >= 0; --d) {
+    int64_t in = xt.getDimSize(d);
+    std::optional<int64_t> out = getConstantIntValue(outSizes[d]);
+    std::optional<double> scale =
+        scales.empty() ? std::optional<double>() : constantFloat(scales[d]);
+    if (!out || (!scales.empty() && !scale))
+      return emitError(loc) << "unsupported antialiased resize with run-time "
+                               "sizes or scales";
+    if (*out <= 0 || in <= 0)
+      return emitError(loc) << "resize: empty extent along dim " << d;
+    double sc = scale ? *scale : double(*out) / double(in);
+    double len = scale ? sc * double(in) : double(*out);
+    if (*out == in && sc == 1.0)
+      continue;
+    SmallVector<double> w = onnxAntialiasWeights(options, in, *out, sc, len);
+    FailureOr<Value> r = applyAxisWeights(b, loc, y, d, *out, in, w);
+    if (failed(r))
+      return failure();
+    y = *r;
+  }
+  return y;
+}
+
 FailureOr<Value> mlprog::buildResize(OpBuilder &b, Location loc, Value x,
                                      ArrayRef<OpFoldResult> outSizes,
                                      ArrayRef<OpFoldResult> scales,
@@ -264,6 +409,8 @@ FailureOr<Value> mlprog::buildResize(OpBuilder &b, Location loc, Value x,
   for (OpFoldResult sc : scales)
     if (std::optional<double> c = constantFloat(sc); c && !(*c > 0))
       return emitError(loc) << "resize: scales must be positive, got " << *c;
+  if (options.antialias && interpolate)
+    return buildAntialiasedResize(b, loc, x, outSizes, scales, options);
 
   Scalar s{b, loc};
   SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, x);
@@ -859,9 +1006,6 @@ mlprog::buildResizeAntialias(OpBuilder &b, Location loc, Value x,
   if (llvm::any_of(outputSizes, [](int64_t o) { return o <= 0; }))
     return emitError(loc) << "antialiased resize: output sizes must be "
                              "positive";
-  if (rank > 25)
-    return emitError(loc) << "antialiased resize: rank " << rank
-                          << " too large";
   Type et = xt.getElementType();
   Value y = x;
   for (int64_t k = n - 1; k >= 0; --k) {
@@ -877,20 +1021,7 @@ mlprog::buildResizeAntialias(OpBuilder &b, Location loc, Value x,
     SmallVector<double> w = et.isF64()
                                 ? antialiasWeights<double>(mode, in, out, s)
                                 : antialiasWeights<float>(mode, in, out, s);
-    SmallVector<Attribute> attrs;
-    for (double v : w)
-      attrs.push_back(b.getFloatAttr(et, v));
-    auto wt = RankedTensorType::get({out, in}, et);
-    Value weights =
-        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(wt, attrs));
-    // y[..., i, ...] = sum_j w[i, j] y[..., j, ...] along dim d.
-    std::string letters, result;
-    for (int64_t i = 0; i < rank; ++i)
-      letters.push_back(char('a' + i));
-    result = letters;
-    result[d] = 'z';
-    std::string eq = letters + ",z" + letters[d] + "->" + result;
-    FailureOr<Value> r = buildEinsum(b, loc, eq, {y, weights});
+    FailureOr<Value> r = applyAxisWeights(b, loc, y, d, out, in, w);
     if (failed(r))
       return failure();
     y = *r;

@@ -288,7 +288,8 @@ void keepAspectRatio(NodeContext &ctx, Value x, ArrayRef<int64_t> axes,
 /// (floor when upsampling, ceil when downsampling).
 /// Errors: `axes` out of range or repeated, scales/sizes/roi lengths other
 /// than the number of resized axes.
-/// Unsupported: antialias=1, linear/cubic on integer tensors.
+/// Resize-18+: `antialias` (linear and cubic; static shapes and scales).
+/// Unsupported: linear/cubic on integer tensors.
 LogicalResult importResize(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
@@ -314,8 +315,7 @@ LogicalResult importResize(NodeContext &ctx) {
       return failure();
     scales = *s;
   } else {
-    if (ctx.getInt("antialias", 0) != 0)
-      return emitError(ctx.loc) << "unsupported Resize attribute antialias=1";
+    options.antialias = ctx.opset >= 18 && ctx.getInt("antialias", 0) != 0;
     policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
     if (policy != "stretch" && policy != "not_larger" &&
         policy != "not_smaller")

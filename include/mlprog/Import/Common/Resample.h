@@ -80,6 +80,9 @@ struct ResizeOptions {
   bool excludeOutside = false;
   /// TfCropAndResize: the value of outputs whose source lies outside.
   double extrapolationValue = 0.0;
+  /// Linear/Cubic: stretch the filter by 1 / scale on downsampled axes
+  /// (ONNX Resize-18 `antialias`), see buildResize.
+  bool antialias = false;
 };
 
 /// Resizes every axis of `x` (a ranked tensor of any rank; float elements
@@ -100,10 +103,19 @@ struct ResizeOptions {
 /// and weights are computed in f64. Axes whose extent and scale are
 /// statically 1 (or equal in and out without scales) are read in place.
 ///
+/// With `options.antialias` (Linear/Cubic), an axis of scale s < 1 weighs
+/// the taps k - c of a window of 2 / s (Linear) or 4 / s (Cubic) neighbours
+/// with the kernel at s * (k - c), normalized to sum 1 (the ONNX reference's
+/// filter, not PIL's); the input and output extents and the scales must be
+/// static, and the weights are computed at import time and applied as one
+/// contraction per resized axis. TfCropAndResize and TfHalfPixelForNN are
+/// not combined with it.
+///
 /// Errors: rank mismatch of outSizes/scales/roi, Linear/Cubic on a
 /// non-float tensor, TfCropAndResize without roi, a static non-positive
-/// scale.
-/// Spec: ONNX Resize-10/11/13/19 (without antialias, axes and
+/// scale; unsupported: antialias with run-time extents or scales, or with
+/// the two tf transforms.
+/// Spec: ONNX Resize-10/11/13/18/19 (without axes and
 /// keep_aspect_ratio_policy), whose reference implementation this follows;
 /// ONNX Upsample-7/9; aten::upsample_{nearest,bilinear,bicubic}*.
 mlir::FailureOr<mlir::Value>
