@@ -1,18 +1,22 @@
-//===- SignalOps.cpp - ONNX DFT, STFT, MelWeightMatrix --------------------===//
+//===- SignalOps.cpp - ONNX signal and text features ----------------------===//
 //
-// Handlers for ONNX's signal processing ops (DFT, STFT, MelWeightMatrix);
-// the transforms themselves are built by Common/Signal.h.
+// Handlers for ONNX's feature extraction ops: signal processing (DFT, STFT,
+// MelWeightMatrix; the transforms are built by Common/Signal.h) and
+// bag-of-n-grams text features (TfIdfVectorizer, Common/Statistics.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "NodeContext.h"
 
 #include "mlprog/Import/Common/Signal.h"
+#include "mlprog/Import/Common/Statistics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -285,6 +289,59 @@ LogicalResult importMelWeightMatrix(NodeContext &ctx) {
   return ctx.setResult(0, refineToOutputShape(ctx, *result));
 }
 
+/// TfIdfVectorizer (opset 9) with an integer pool (`pool_int64s`):
+/// ngram_counts gives where the n-grams of each length n = 1, 2, ... start
+/// in the pool, ngram_indexes the feature of each n-gram, mode TF / IDF /
+/// TFIDF with optional `weights`.
+/// Unsupported: string pools and inputs.
+LogicalResult importTfIdfVectorizer(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  const onnx::AttributeProto *strings = ctx.attribute("pool_strings");
+  if (strings && strings->strings_size() > 0)
+    return emitError(ctx.loc)
+           << "unsupported TfIdfVectorizer with a string pool";
+  std::string mode = ctx.getString("mode", "");
+  std::optional<NGramWeighting> weighting =
+      llvm::StringSwitch<std::optional<NGramWeighting>>(mode)
+          .Case("TF", NGramWeighting::TF)
+          .Case("IDF", NGramWeighting::IDF)
+          .Case("TFIDF", NGramWeighting::TFIDF)
+          .Default(std::nullopt);
+  if (!weighting)
+    return emitError(ctx.loc)
+           << "TfIdfVectorizer: mode must be TF, IDF or TFIDF, got '" << mode
+           << "'";
+  NGramVocabulary vocab;
+  vocab.minLength = ctx.getInt("min_gram_length", 1);
+  vocab.maxLength = ctx.getInt("max_gram_length", 1);
+  vocab.maxSkip = ctx.getInt("max_skip_count", 0);
+  if (vocab.minLength < 1 || vocab.maxLength < vocab.minLength ||
+      vocab.maxSkip < 0)
+    return emitError(ctx.loc) << "TfIdfVectorizer: invalid gram lengths ["
+                              << vocab.minLength << ", " << vocab.maxLength
+                              << "] or max_skip_count " << vocab.maxSkip;
+  SmallVector<int64_t> pool = ctx.getInts("pool_int64s");
+  SmallVector<int64_t> starts = ctx.getInts("ngram_counts");
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t n = i + 1, begin = starts[i];
+    int64_t end = i + 1 < starts.size() ? starts[i + 1] : pool.size();
+    if (begin < 0 || end < begin || end > int64_t(pool.size()) ||
+        (end - begin) % n != 0)
+      return emitError(ctx.loc)
+             << "TfIdfVectorizer: ngram_counts entry " << i
+             << " does not split the pool into " << n << "-grams";
+    for (int64_t g = begin; g < end; g += n)
+      vocab.grams.emplace_back(pool.begin() + g, pool.begin() + g + n);
+  }
+  vocab.featureIndices = ctx.getInts("ngram_indexes");
+  if (const onnx::AttributeProto *w = ctx.attribute("weights"))
+    vocab.weights.assign(w->floats().begin(), w->floats().end());
+  return ctx.setResult(
+      0, buildNGramFeatures(ctx.b, ctx.loc, *x, vocab, *weighting));
+}
+
 } // namespace
 
 void registerSignalOps(OpTable &table) {
@@ -292,6 +349,7 @@ void registerSignalOps(OpTable &table) {
       {"DFT", importDFT},
       {"STFT", importSTFT},
       {"MelWeightMatrix", importMelWeightMatrix},
+      {"TfIdfVectorizer", importTfIdfVectorizer},
   });
 }
 

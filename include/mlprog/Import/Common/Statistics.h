@@ -2,7 +2,7 @@
 //
 // Format-independent builders for descriptive statistics: covariance and
 // correlation matrices, quantiles, histograms, set membership, distinct
-// values (unique).
+// values (unique), bag-of-n-grams features.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,8 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
+
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -120,6 +122,45 @@ mlir::FailureOr<UniqueResult> buildUnique(mlir::OpBuilder &b,
                                           mlir::Location loc, mlir::Value x,
                                           std::optional<int64_t> axis,
                                           UniqueOrder order, bool isUnsigned);
+
+/// How buildNGramFeatures turns n-gram counts into features.
+enum class NGramWeighting {
+  /// The count (term frequency).
+  TF,
+  /// The weight where the count is positive, else 0 (1 without weights).
+  IDF,
+  /// The count times the weight (the count without weights).
+  TFIDF,
+};
+
+/// The n-gram vocabulary of buildNGramFeatures, known at import time.
+struct NGramVocabulary {
+  /// The n-grams, each a sequence of token ids.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> grams;
+  /// The feature index of each n-gram (same length as `grams`).
+  llvm::SmallVector<int64_t> featureIndices;
+  /// Per-feature weights (empty, or one per feature) for IDF and TFIDF.
+  llvm::SmallVector<double> weights;
+  int64_t minLength = 1, maxLength = 1;
+  /// The largest gap allowed between the tokens of an n-gram of length >= 2
+  /// (unigrams are counted once).
+  int64_t maxSkip = 0;
+};
+
+/// Bag-of-n-grams features of the integer token rows of `x` ([C], or
+/// [B, C]; static C): the result is f32 [F] or [B, F], F = max feature index
+/// + 1. Every n-gram of the vocabulary whose length is in [minLength,
+/// maxLength] is counted at each start i and skip s (0 <= s <= maxSkip,
+/// s = 0 only for unigrams) where x[i + k (s + 1)] equals its k-th token for
+/// every k, the counts are summed into the n-gram's feature, and then
+/// weighted by `weighting`. A vocabulary n-gram listed twice counts for its
+/// last feature index.
+/// Errors: a non-integer or dynamic-length `x`, rank > 2, negative feature
+/// indices, weights of another length than F.
+/// Spec: ONNX TfIdfVectorizer (opset 9, integer pools).
+mlir::FailureOr<mlir::Value>
+buildNGramFeatures(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                   const NGramVocabulary &vocabulary, NGramWeighting weighting);
 
 } // namespace mlprog
 

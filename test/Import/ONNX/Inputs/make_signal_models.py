@@ -7,7 +7,8 @@ run_graph_model.py. Cases cover what ONNX's node tests do not: onesided
 output, a dft_length that pads or truncates, complex input, an inverse
 along another axis, the inverse of a one-sided spectrum (irfft) along an
 axis given at run time (DFT-20), and STFT with a constant frame step and no
-window.
+window; TfIdfVectorizer in IDF and TFIDF modes with weights, skips and
+three gram lengths (the node tests only cover TF).
 """
 import os
 import sys
@@ -71,6 +72,50 @@ def make_mel(out):
     np.save(os.path.join(out, "reference_0.npy"), ref)
 
 
+def tfidf_reference(x, grams, features, weights, lo, hi, skip, mode):
+    """Counts each vocabulary n-gram at every start and skip (unigrams once)."""
+    out = np.zeros((x.shape[0], max(features) + 1), np.float32)
+    for r, row in enumerate(x):
+        for g, f in zip(grams, features):
+            n = len(g)
+            if not lo <= n <= hi:
+                continue
+            for s in range(skip + 1 if n > 1 else 1):
+                step = s + 1
+                for i in range(len(row) - (n - 1) * step):
+                    if all(row[i + k * step] == g[k] for k in range(n)):
+                        out[r, f] += 1
+    w = np.array(weights, np.float32)
+    if mode == "IDF":
+        return np.where(out > 0, w, 0).astype(np.float32)
+    return (out * w).astype(np.float32)
+
+
+def make_tfidf(out, mode):
+    rng = np.random.default_rng(3)
+    x = rng.integers(1, 5, size=(2, 9)).astype(np.int64)
+    grams = [[1], [3], [2, 3], [4, 1], [1, 2, 3], [3, 3, 3]]
+    features = [0, 1, 2, 3, 4, 5]
+    weights = [0.5, 2.0, 1.5, 3.0, 4.0, 0.25]
+    pool = [t for g in grams for t in g]
+    node = helper.make_node(
+        "TfIdfVectorizer", ["x"], ["y"], mode=mode, min_gram_length=1,
+        max_gram_length=3, max_skip_count=1, ngram_counts=[0, 2, 6],
+        ngram_indexes=features, pool_int64s=pool, weights=weights)
+    ref = tfidf_reference(x, grams, features, weights, 1, 3, 1, mode)
+    graph = helper.make_graph(
+        [node], "tfidf",
+        [helper.make_tensor_value_info("x", TensorProto.INT64, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ref.shape)])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 9)])
+    onnx.checker.check_model(model)
+    os.makedirs(out, exist_ok=True)
+    onnx.save(model, os.path.join(out, "model.onnx"))
+    np.save(os.path.join(out, "input_0.npy"), x)
+    np.save(os.path.join(out, "reference_0.npy"), ref)
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     rng = np.random.default_rng(7)
@@ -117,6 +162,8 @@ def main():
         op = "STFT"
     elif name == "mel":
         return make_mel(out)
+    elif name in ("tfidf_idf", "tfidf_tfidf"):
+        return make_tfidf(out, name.split("_")[1].upper())
     else:
         sys.exit("unknown case " + name)
     node = helper.make_node(op, node_inputs, ["y"], **attrs)
