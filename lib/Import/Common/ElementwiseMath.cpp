@@ -227,76 +227,85 @@ FailureOr<Value> mlprog::buildSwiGLU(OpBuilder &b, Location loc, Value gate,
       });
 }
 
+/// One parameterized activation of the float scalar `v` of type `ct`.
+static Value paramActivationScalar(OpBuilder &nb, Location nl,
+                                   ParamActivationKind kind, Value v, Type ct,
+                                   double alpha, double beta) {
+  auto c = [&](double d) { return createScalar(nb, nl, ct, d); };
+  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) -> Value {
+    return arith::CmpFOp::create(nb, nl, p, l, r);
+  };
+  auto hardSigmoid = [&](double al, double be) -> Value {
+    Value y = arith::AddFOp::create(
+        nb, nl, arith::MulFOp::create(nb, nl, v, c(al)), c(be));
+    y = arith::MaximumFOp::create(nb, nl, y, c(0.0));
+    return arith::MinimumFOp::create(nb, nl, y, c(1.0));
+  };
+  switch (kind) {
+  case ParamActivationKind::HardSigmoid:
+    return hardSigmoid(alpha, beta);
+  case ParamActivationKind::HardSwish:
+    return arith::MulFOp::create(nb, nl, v, hardSigmoid(1.0 / 6.0, 0.5));
+  case ParamActivationKind::Swish:
+    return swishScalar(nb, nl, v, ct, alpha);
+  case ParamActivationKind::ThresholdedRelu:
+    return arith::SelectOp::create(
+        nb, nl, cmp(arith::CmpFPredicate::OGT, v, c(alpha)), v, c(0.0));
+  case ParamActivationKind::Shrink: {
+    Value low = arith::AddFOp::create(nb, nl, v, c(beta));
+    Value high = arith::SubFOp::create(nb, nl, v, c(beta));
+    Value r = arith::SelectOp::create(
+        nb, nl, cmp(arith::CmpFPredicate::OGT, v, c(alpha)), high, c(0.0));
+    return arith::SelectOp::create(
+        nb, nl, cmp(arith::CmpFPredicate::OLT, v, c(-alpha)), low, r);
+  }
+  case ParamActivationKind::ThresholdedReluInclusive:
+    return arith::SelectOp::create(
+        nb, nl, cmp(arith::CmpFPredicate::OGE, v, c(alpha)), v, c(0.0));
+  case ParamActivationKind::ClampedRelu: {
+    Value scaled = arith::MulFOp::create(nb, nl, v, c(alpha));
+    Value y = arith::SelectOp::create(
+        nb, nl, cmp(arith::CmpFPredicate::OGE, v, c(0.0)), v, scaled);
+    return arith::MinimumFOp::create(nb, nl, y, c(beta));
+  }
+  case ParamActivationKind::ScaledTanh:
+    return arith::MulFOp::create(
+        nb, nl, c(alpha),
+        math::TanhOp::create(nb, nl,
+                             arith::MulFOp::create(nb, nl, v, c(beta))));
+  case ParamActivationKind::Affine:
+    return arith::AddFOp::create(
+        nb, nl, arith::MulFOp::create(nb, nl, v, c(alpha)), c(beta));
+  case ParamActivationKind::Threshold:
+    // An unordered compare keeps NaN (torch: x <= t ? value : x).
+    return arith::SelectOp::create(
+        nb, nl, cmp(arith::CmpFPredicate::OLE, v, c(alpha)), c(beta), v);
+  case ParamActivationKind::Celu: {
+    Value e =
+        math::ExpOp::create(nb, nl, arith::DivFOp::create(nb, nl, v, c(alpha)));
+    Value neg = arith::MulFOp::create(nb, nl, c(alpha),
+                                      arith::SubFOp::create(nb, nl, e, c(1.0)));
+    return arith::AddFOp::create(
+        nb, nl, arith::MaximumFOp::create(nb, nl, v, c(0.0)),
+        arith::MinimumFOp::create(nb, nl, neg, c(0.0)));
+  }
+  }
+  return Value();
+}
+
 FailureOr<Value> mlprog::buildParamActivation(OpBuilder &b, Location loc,
                                               ParamActivationKind kind, Value x,
                                               double alpha, double beta) {
   if (failed(requireFloat(loc, x, "activation")))
     return failure();
   Type et = elementTypeOf(x);
+  // f16 and bf16 compute in f32 and round once, as the references do.
+  Type ct = et.isF16() || et.isBF16() ? Type(b.getF32Type()) : et;
   return buildBroadcastedGeneric(
       b, loc, x, et, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value v = a[0];
-        auto c = [&](double d) { return createScalar(nb, nl, et, d); };
-        auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) -> Value {
-          return arith::CmpFOp::create(nb, nl, p, l, r);
-        };
-        auto hardSigmoid = [&](double al, double be) -> Value {
-          Value y = arith::AddFOp::create(
-              nb, nl, arith::MulFOp::create(nb, nl, v, c(al)), c(be));
-          y = arith::MaximumFOp::create(nb, nl, y, c(0.0));
-          return arith::MinimumFOp::create(nb, nl, y, c(1.0));
-        };
-        switch (kind) {
-        case ParamActivationKind::HardSigmoid:
-          return hardSigmoid(alpha, beta);
-        case ParamActivationKind::HardSwish:
-          return arith::MulFOp::create(nb, nl, v, hardSigmoid(1.0 / 6.0, 0.5));
-        case ParamActivationKind::Swish:
-          return swishScalar(nb, nl, v, et, alpha);
-        case ParamActivationKind::ThresholdedRelu:
-          return arith::SelectOp::create(
-              nb, nl, cmp(arith::CmpFPredicate::OGT, v, c(alpha)), v, c(0.0));
-        case ParamActivationKind::Shrink: {
-          Value low = arith::AddFOp::create(nb, nl, v, c(beta));
-          Value high = arith::SubFOp::create(nb, nl, v, c(beta));
-          Value r = arith::SelectOp::create(
-              nb, nl, cmp(arith::CmpFPredicate::OGT, v, c(alpha)), high,
-              c(0.0));
-          return arith::SelectOp::create(
-              nb, nl, cmp(arith::CmpFPredicate::OLT, v, c(-alpha)), low, r);
-        }
-        case ParamActivationKind::ThresholdedReluInclusive:
-          return arith::SelectOp::create(
-              nb, nl, cmp(arith::CmpFPredicate::OGE, v, c(alpha)), v, c(0.0));
-        case ParamActivationKind::ClampedRelu: {
-          Value scaled = arith::MulFOp::create(nb, nl, v, c(alpha));
-          Value y = arith::SelectOp::create(
-              nb, nl, cmp(arith::CmpFPredicate::OGE, v, c(0.0)), v, scaled);
-          return arith::MinimumFOp::create(nb, nl, y, c(beta));
-        }
-        case ParamActivationKind::ScaledTanh:
-          return arith::MulFOp::create(
-              nb, nl, c(alpha),
-              math::TanhOp::create(nb, nl,
-                                   arith::MulFOp::create(nb, nl, v, c(beta))));
-        case ParamActivationKind::Affine:
-          return arith::AddFOp::create(
-              nb, nl, arith::MulFOp::create(nb, nl, v, c(alpha)), c(beta));
-        case ParamActivationKind::Threshold:
-          // An unordered compare keeps NaN (torch: x <= t ? value : x).
-          return arith::SelectOp::create(
-              nb, nl, cmp(arith::CmpFPredicate::OLE, v, c(alpha)), c(beta), v);
-        case ParamActivationKind::Celu: {
-          Value e = math::ExpOp::create(
-              nb, nl, arith::DivFOp::create(nb, nl, v, c(alpha)));
-          Value neg = arith::MulFOp::create(
-              nb, nl, c(alpha), arith::SubFOp::create(nb, nl, e, c(1.0)));
-          return arith::AddFOp::create(
-              nb, nl, arith::MaximumFOp::create(nb, nl, v, c(0.0)),
-              arith::MinimumFOp::create(nb, nl, neg, c(0.0)));
-        }
-        }
-        return Value();
+        Value v = ct == et ? a[0] : arith::ExtFOp::create(nb, nl, ct, a[0]);
+        Value r = paramActivationScalar(nb, nl, kind, v, ct, alpha, beta);
+        return ct == et ? r : arith::TruncFOp::create(nb, nl, et, r);
       });
 }
 

@@ -317,7 +317,8 @@ enum class ParamActivationKind {
   Threshold,
 };
 
-/// `kind(x; alpha, beta)` elementwise on a float tensor, same type.
+/// `kind(x; alpha, beta)` elementwise on a float tensor, same type (f16 and
+/// bf16 computed in f32 and rounded once).
 /// Errors: non-float element types.
 /// Spec: ONNX HardSigmoid/ThresholdedRelu/Shrink/Celu/HardSwish/Swish (24);
 /// aten::hardshrink/softshrink (Shrink), celu, threshold;
