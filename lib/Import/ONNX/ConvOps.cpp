@@ -79,6 +79,27 @@ LogicalResult importConv(NodeContext &ctx) {
                                  *params, ctx.getInt("group", 1)));
 }
 
+/// DeformConv (opset 19/22): inputs X, W, offset, optional B and mask;
+/// attributes as Conv's plus offset_group. 2-D only.
+LogicalResult importDeformConv(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), w = ctx.input(1), off = ctx.input(2);
+  if (failed(x) || failed(w) || failed(off))
+    return failure();
+  auto wt = cast<RankedTensorType>(w->getType());
+  if (wt.getRank() != 4 || rankOf(*x) != 4)
+    return emitError(ctx.loc)
+           << "unsupported DeformConv of rank " << rankOf(*x) << " (only 2-D)";
+  FailureOr<WindowParams> params =
+      getWindowParams(ctx, *x, wt.getShape().drop_front(2));
+  if (failed(params))
+    return failure();
+  return ctx.setResult(0, buildDeformConv2D(ctx.b, ctx.loc, *x, *w, *off,
+                                            ctx.optionalInput(4),
+                                            ctx.optionalInput(3), *params,
+                                            ctx.getInt("group", 1),
+                                            ctx.getInt("offset_group", 1)));
+}
+
 /// ConvTranspose (opset 1+): group, strides, dilations, pads,
 /// output_padding; output_shape or auto_pad SAME_* derive the pads (ONNX
 /// rule: SAME_UPPER puts the odd padding element at the end).
@@ -154,6 +175,7 @@ void registerConvOps(OpTable &table) {
   table.add({
       {"Conv", importConv},
       {"ConvTranspose", importConvTranspose},
+      {"DeformConv", importDeformConv},
   });
 }
 

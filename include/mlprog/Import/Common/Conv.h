@@ -77,6 +77,25 @@ buildConvTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                    const WindowParams &params, int64_t groups,
                    llvm::ArrayRef<int64_t> outputPadding = {});
 
+/// 2-D deformable convolution of `input` [N, C, H, W] with `filter`
+/// [F, C / groups, kH, kW], the learned `offset` [N, G * 2 * kH * kW, oH, oW]
+/// (per offset group g and tap (i, j): the (dh, dw) pair at channels
+/// g * 2 kH kW + 2 (i kW + j) + {0, 1}), an optional `mask` [N, G * kH * kW,
+/// oH, oW] (null: all ones) and an optional `bias` [F] (null: 0). Tap (i, j)
+/// of output (y, x) samples input channel c (offset group c / (C / G)) at
+/// (y * sh - padTop + i * dh + dh_off, x * sw - padLeft + j * dw + dw_off)
+/// bilinearly, neighbours outside the input reading 0, times the mask;
+/// the samples are then contracted with the filter per channel group.
+/// Computed in f32 for f16/bf16 inputs (rounded once). Static shapes.
+/// Errors: ranks other than 4, channel counts that `groups` or `offsetGroups`
+/// do not divide, offset/mask channel counts or extents that do not match.
+/// Spec: ONNX DeformConv (opset 19); torchvision.ops.deform_conv2d.
+mlir::FailureOr<mlir::Value>
+buildDeformConv2D(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                  mlir::Value filter, mlir::Value offset, mlir::Value mask,
+                  mlir::Value bias, const WindowParams &params, int64_t groups,
+                  int64_t offsetGroups);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_CONV_H
