@@ -115,12 +115,61 @@ LogicalResult importRotaryEmbedding(NodeContext &ctx) {
                            ctx.getInt("rotary_embedding_dim", 0), numHeads));
 }
 
+/// FlexAttention (domain ai.onnx.preview, version 1): rank-4 Q, K, V;
+/// attributes `scale`, `softmax_precision` (the compute type's ONNX data
+/// type), and the `score_mod` / `prob_mod` graphs, each of one input and one
+/// output of the scores' shape and type.
+LogicalResult importFlexAttention(NodeContext &ctx) {
+  FailureOr<Value> q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  std::optional<double> scale;
+  if (ctx.attribute("scale"))
+    scale = ctx.getFloat("scale", 1.0);
+  Type computeType;
+  if (ctx.attribute("softmax_precision")) {
+    FailureOr<Type> t = convertElementType(
+        ctx.loc, int32_t(ctx.getInt("softmax_precision", 1)));
+    if (failed(t))
+      return failure();
+    if (!isa<FloatType>(*t))
+      return emitError(ctx.loc)
+             << "FlexAttention: softmax_precision must be a float type";
+    computeType = *t;
+  }
+  const onnx::GraphProto *scoreGraph = ctx.getGraph("score_mod");
+  const onnx::GraphProto *probGraph = ctx.getGraph("prob_mod");
+  auto runGraph = [&](const onnx::GraphProto *g, StringRef what,
+                      Value in) -> FailureOr<Value> {
+    if (g->input_size() != 1 || g->output_size() != 1)
+      return emitError(ctx.loc) << "FlexAttention: " << what
+                                << " must have one input and one output";
+    if (!ctx.importSubgraph)
+      return emitError(ctx.loc)
+             << "unsupported FlexAttention " << what << " here";
+    FailureOr<SmallVector<Value>> out = (*ctx.importSubgraph)(*g, in);
+    if (failed(out))
+      return failure();
+    return (*out)[0];
+  };
+  auto scoreMod = [&](Value in) {
+    return runGraph(scoreGraph, "score_mod", in);
+  };
+  auto probMod = [&](Value in) { return runGraph(probGraph, "prob_mod", in); };
+  return ctx.setResult(
+      0, buildFlexAttention(
+             ctx.b, ctx.loc, *q, *k, *v, scale, computeType,
+             scoreGraph ? AttentionModifier(scoreMod) : AttentionModifier(),
+             probGraph ? AttentionModifier(probMod) : AttentionModifier()));
+}
+
 } // namespace
 
 void registerAttentionOps(OpTable &table) {
   table.add({
       {"Attention", importAttention},
       {"RotaryEmbedding", importRotaryEmbedding},
+      {"ai.onnx.preview::FlexAttention", importFlexAttention},
   });
 }
 

@@ -8,11 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Import/ONNX/ImportONNX.h"
-#include "mlprog/Support/ModelPath.h"
 #include "ModelLoader.h"
 #include "NodeContext.h"
 #include "StateBindings.h"
 #include "TensorConversion.h"
+#include "mlprog/Support/ModelPath.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/InitAll.h"
@@ -341,8 +341,9 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
                              "subgraphs deeper than "
                           << kMaxDepth;
   bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-  OpHandler handler =
-      defaultDomain ? getOpTable().lookup(node.op_type()) : nullptr;
+  // Ops of other domains are registered as "domain::op_type".
+  OpHandler handler = getOpTable().lookup(
+      defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type());
   if (!handler) {
     if (std::optional<LogicalResult> expanded =
             expandFunction(node, name, nodeOpset, depth))

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelLoader.h"
+#include "NodeContext.h"
 #include "mlprog/Support/ModelPath.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -212,13 +213,15 @@ onnx::ModelProto restoreFromView(const onnx::ModelProto &model,
 }
 
 /// Finds the first node of `graph` (or its subgraphs) that is neither of the
-/// default domain nor a call of a model-local function.
+/// default domain, nor a call of a model-local function, nor an op of
+/// another domain the importer has a handler for.
 const onnx::NodeProto *
 findForeignNode(const onnx::GraphProto &graph,
                 const llvm::StringSet<> &localFunctions) {
   for (const onnx::NodeProto &node : graph.node()) {
+    std::string qualified = node.domain() + "::" + node.op_type();
     if (!isDefaultDomain(node.domain()) &&
-        !localFunctions.contains(node.domain() + "::" + node.op_type()))
+        !localFunctions.contains(qualified) && !getOpTable().lookup(qualified))
       return &node;
     for (const onnx::AttributeProto &attr : node.attribute()) {
       if (attr.has_g())

@@ -99,6 +99,29 @@ buildAttention(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
                mlir::Value pastKey, mlir::Value pastValue,
                mlir::Value kvLengths, const AttentionOptions &options);
 
+/// Rewrites attention scores or probabilities [B, H, L, S] (the compute
+/// type) into a tensor of the same shape and type; errors are emitted.
+using AttentionModifier =
+    llvm::function_ref<mlir::FailureOr<mlir::Value>(mlir::Value)>;
+
+/// Attention with user modifiers, as ONNX FlexAttention defines it: `q`
+/// [B, Hq, L, E], `k` [B, Hkv, S, E], `v` [B, Hkv, S, Ev] (one float type;
+/// Hq a multiple of Hkv, whose heads are repeated for grouped queries).
+/// scores = (q sqrt(scale)) (k sqrt(scale))^T in q's type (scale
+/// 1 / sqrt(E) when absent; sqrt(scale) rounded to f32, then to q's type),
+/// converted to `computeType` (null: f32, or f64 for f64 inputs), passed
+/// through `scoreMod` (may be null), softmax over S, `probMod` (may be
+/// null), times v in `computeType`, converted to v's type: [B, Hq, L, Ev].
+/// Errors: ranks other than 4, mismatched types or extents, Hq not a
+/// multiple of Hkv, a modifier result of another type.
+/// Spec: ONNX ai.onnx.preview FlexAttention (version 1);
+/// torch.nn.attention.flex_attention.
+mlir::FailureOr<mlir::Value>
+buildFlexAttention(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
+                   mlir::Value k, mlir::Value v, std::optional<double> scale,
+                   mlir::Type computeType, AttentionModifier scoreMod,
+                   AttentionModifier probMod);
+
 /// Results of buildPackedMultiHeadAttention.
 struct MultiHeadAttentionResult {
   mlir::Value output;  ///< [B, L, E], the query's element type
