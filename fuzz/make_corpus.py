@@ -53,7 +53,21 @@ NODE_TESTS_1_23 = (
     "col2im", "group_normalization_example", "bitwise_and_i32_2d",
     "gelu_tanh_1", "resize_downsample_scales_linear_antialias",
     "layer_normalization_2d_axis0_expanded_ver18", "loop16_seq_none",
-    "if_opt")
+    "if_opt",
+    # Session 16: Unique, TfIdfVectorizer, DFT-20, DeformConv, FlexAttention
+    # (a non-default domain with subgraphs), blocked QuantizeLinear,
+    # dilated AveragePool, antialiased Resize, volumetric GridSample,
+    # sequences and optionals, BitCast, TensorScatter, AffineGrid, Col2Im,
+    # CausalConvWithState, LinearAttention.
+    "unique_sorted_with_axis", "tfidfvectorizer_tf_uniandbigrams_skip5",
+    "dft_irfft", "dft_axis", "basic_deform_conv_with_padding",
+    "flexattention_score_mod", "quantizelinear_blocked_asymmetric",
+    "averagepool_2d_dilations", "resize_downsample_sizes_cubic_antialias",
+    "gridsample_volumetric_bilinear_align_corners_0",
+    "sequence_insert_at_back", "split_to_sequence_1",
+    "optional_has_element_optional_input", "sequence_map_add_2_sequences",
+    "bitcast_float32_to_int32", "tensorscatter", "affine_grid_2d",
+    "causal_conv_with_state_basic", "linear_attention_gated_delta")
 
 
 def torchscript_parity_seeds():

@@ -146,9 +146,11 @@ LogicalResult importL2Norm(OpContext &ctx) {
   });
 }
 
-/// local_response_norm(x [N, C, H, W] or [C, H, W], size, alpha = 1e-4,
-/// beta = 0.75, k = 1): across the channels at dim -3, the window of an
-/// even size reaching one channel further back (as aten's).
+/// local_response_norm(x [..., C, H, W], size, alpha = 1e-4, beta = 0.75,
+/// k = 1): across the channels at dim -3 (the op's smoke test pins this
+/// for rank 3: [C, H, W]), the window of an even size reaching one channel
+/// further back (as aten's). Leading dims (none for rank 3, N for rank 4,
+/// several for rank 5 and up) are batch dims.
 LogicalResult importLocalResponseNorm(OpContext &ctx) {
   FailureOr<Value> x = ctx.input("x");
   FailureOr<int64_t> size = ctx.getInt("size");
@@ -157,22 +159,29 @@ LogicalResult importLocalResponseNorm(OpContext &ctx) {
                     k = ctx.getFloat("k", 1.0);
   if (failed(x) || failed(size) || failed(alpha) || failed(beta) || failed(k))
     return failure();
-  int64_t rank = rankOf(*x);
-  if (rank != 3 && rank != 4)
-    return emitError(ctx.loc) << "unsupported local_response_norm of rank "
-                              << rank << " (3 or 4: [N,] C, H, W)";
-  Value input = *x;
-  if (rank == 3) {
-    FailureOr<Value> batched = buildUnsqueeze(ctx.b, ctx.loc, input, 0);
-    if (failed(batched))
-      return failure();
-    input = *batched;
-  }
-  FailureOr<Value> y = buildLRN(ctx.b, ctx.loc, input, *size, *alpha, *beta, *k,
-                                /*extraBefore=*/true);
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  if (rank < 3)
+    return emitError(ctx.loc) << "local_response_norm needs x of rank >= 3 "
+                                 "([..., C, H, W]), got "
+                              << x->getType();
+  // One batch dim in front of [C, H, W].
+  FailureOr<Value> input =
+      rank == 3   ? buildUnsqueeze(ctx.b, ctx.loc, *x, 0)
+      : rank == 4 ? FailureOr<Value>(*x)
+                  : buildCollapseDims(ctx.b, ctx.loc, *x, 0, rank - 4);
+  if (failed(input))
+    return failure();
+  FailureOr<Value> y = buildLRN(ctx.b, ctx.loc, *input, *size, *alpha, *beta,
+                                *k, /*extraBefore=*/true);
   if (failed(y) || rank == 4)
     return ctx.setResult(0, y);
-  return ctx.setResult(0, buildSqueeze(ctx.b, ctx.loc, *y, {0}));
+  if (rank == 3)
+    return ctx.setResult(0, buildSqueeze(ctx.b, ctx.loc, *y, {0}));
+  if (!type.hasStaticShape())
+    return emitError(ctx.loc) << "unsupported local_response_norm of rank "
+                              << rank << " with dynamic extents";
+  return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *y, type.getShape()));
 }
 
 } // namespace
