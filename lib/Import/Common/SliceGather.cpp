@@ -214,7 +214,8 @@ static bool isIntegerTensor(Value v) {
 }
 
 FailureOr<Value> mlprog::buildGather(OpBuilder &b, Location loc, Value x,
-                                     Value indices, int64_t axis) {
+                                     Value indices, int64_t axis,
+                                     int64_t batchDims) {
   FailureOr<RankedTensorType> xt = getRankedType(loc, x, "gather");
   if (failed(xt))
     return failure();
@@ -227,16 +228,27 @@ FailureOr<Value> mlprog::buildGather(OpBuilder &b, Location loc, Value x,
     return emitError(loc) << "gather: axis " << axis
                           << " out of range for rank " << rank;
   axis = (axis + rank) % rank;
-  int64_t outRank = rank - 1 + ri;
+  if (batchDims < 0 || batchDims > axis || batchDims > ri)
+    return emitError(loc) << "gather: batch_dims " << batchDims
+                          << " out of range for axis " << axis
+                          << " and indices of rank " << ri;
+  for (int64_t d = 0; d < batchDims; ++d)
+    if (!xt->isDynamicDim(d) && !it.isDynamicDim(d) &&
+        xt->getDimSize(d) != it.getDimSize(d))
+      return emitError(loc) << "gather: batch dim " << d << " of indices " << it
+                            << " differs from the input's " << *xt;
+  // Result dims: x's [0, axis), indices' [batchDims, ri), x's (axis, rank).
+  int64_t gathered = ri - batchDims;
+  int64_t outRank = rank - 1 + gathered;
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < outRank; ++d) {
     Value src = x;
     int64_t sd = d;
-    if (d >= axis && d < axis + ri) {
+    if (d >= axis && d < axis + gathered) {
       src = indices;
-      sd = d - axis;
-    } else if (d >= axis + ri) {
-      sd = d - ri + 1;
+      sd = d - axis + batchDims;
+    } else if (d >= axis + gathered) {
+      sd = d - gathered + 1;
     }
     auto st = cast<RankedTensorType>(src.getType());
     sizes.push_back(
@@ -246,7 +258,9 @@ FailureOr<Value> mlprog::buildGather(OpBuilder &b, Location loc, Value x,
   }
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> idxExprs;
-  for (int64_t k = 0; k < ri; ++k)
+  for (int64_t k = 0; k < batchDims; ++k)
+    idxExprs.push_back(getAffineDimExpr(k, ctx));
+  for (int64_t k = 0; k < gathered; ++k)
     idxExprs.push_back(getAffineDimExpr(axis + k, ctx));
   Value init = createEmpty(b, loc, sizes, xt->getElementType());
   SmallVector<AffineMap> maps = {
@@ -264,7 +278,8 @@ FailureOr<Value> mlprog::buildGather(OpBuilder &b, Location loc, Value x,
                  else if (d == axis)
                    at.push_back(normalizeIndex(nb, nl, args[0], n));
                  else
-                   at.push_back(linalg::IndexOp::create(nb, nl, d + ri - 1));
+                   at.push_back(
+                       linalg::IndexOp::create(nb, nl, d + gathered - 1));
                }
                linalg::YieldOp::create(
                    nb, nl,

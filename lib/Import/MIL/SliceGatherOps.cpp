@@ -393,10 +393,11 @@ LogicalResult importGather(OpContext &ctx) {
   FailureOr<int64_t> batchDims = ctx.getInt("batch_dims", 0);
   if (failed(x) || failed(indices) || failed(axis) || failed(batchDims))
     return failure();
-  if (*batchDims != 0)
-    return emitError(ctx.loc)
-           << "unsupported gather with batch_dims=" << *batchDims;
-  return ctx.setResult(0, buildGather(ctx.b, ctx.loc, *x, *indices, *axis));
+  // batch_dims (iOS16) may be negative, counting from the indices' rank.
+  int64_t bd = *batchDims;
+  if (bd < 0)
+    bd += rankOf(*indices);
+  return ctx.setResult(0, buildGather(ctx.b, ctx.loc, *x, *indices, *axis, bd));
 }
 
 LogicalResult importGatherAlongAxis(OpContext &ctx) {

@@ -148,13 +148,19 @@ mlir::FailureOr<mlir::Value> buildSelectIndex(mlir::OpBuilder &b,
                                               mlir::OpFoldResult index);
 
 /// numpy `take(x, indices, axis)`: result shape x.shape[:axis] +
-/// indices.shape + x.shape[axis+1:]. `indices` has a signless integer
-/// element type; negative indices count from the end; indices out of range
-/// are clamped into [0, extent) (the formats leave them undefined).
-/// Spec: MIL gather (batch_dims = 0); ONNX Gather; aten::index_select.
+/// indices.shape[batchDims:] + x.shape[axis+1:]. `indices` has a signless
+/// integer element type; negative indices count from the end; indices out
+/// of range are clamped into [0, extent) (the formats leave them undefined).
+/// With `batchDims` (0 <= batchDims <= axis), the first batchDims dims of x
+/// and indices are shared batch dims: result[b, a, i, r] =
+/// x[b, a, indices[b, i], r] (tf.gather's batch_dims).
+/// Errors: axis or batchDims out of range, indices' batch extents that
+/// differ from x's (static).
+/// Spec: MIL gather (iOS15, and batch_dims since iOS16); ONNX Gather;
+/// aten::index_select.
 mlir::FailureOr<mlir::Value> buildGather(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::Value x, mlir::Value indices,
-                                         int64_t axis);
+                                         int64_t axis, int64_t batchDims = 0);
 
 /// numpy `take_along_axis(x, indices, axis)`: `indices` has x's rank and
 /// the result its shape; result[i] = x[i with dim axis replaced by
