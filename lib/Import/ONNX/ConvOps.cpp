@@ -100,6 +100,25 @@ LogicalResult importDeformConv(NodeContext &ctx) {
                                             ctx.getInt("offset_group", 1)));
 }
 
+/// CausalConvWithState (opset 27): input [B, C, L], depthwise weight
+/// [C, 1, K], optional bias and past_state; activation none / silu / swish.
+LogicalResult importCausalConvWithState(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), w = ctx.input(1);
+  if (failed(x) || failed(w))
+    return failure();
+  std::string act = ctx.getString("activation", "none");
+  if (act != "none" && act != "silu" && act != "swish")
+    return emitError(ctx.loc) << "CausalConvWithState: activation must be "
+                                 "none, silu or swish, got '"
+                              << act << "'";
+  FailureOr<CausalConvResult> r =
+      buildCausalConvWithState(ctx.b, ctx.loc, *x, *w, ctx.optionalInput(2),
+                               ctx.optionalInput(3), act != "none");
+  if (failed(r) || failed(ctx.setResult(0, r->output)))
+    return failure();
+  return ctx.setResult(1, r->presentState);
+}
+
 /// ConvTranspose (opset 1+): group, strides, dilations, pads,
 /// output_padding; output_shape or auto_pad SAME_* derive the pads (ONNX
 /// rule: SAME_UPPER puts the odd padding element at the end).
@@ -173,6 +192,7 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
 
 void registerConvOps(OpTable &table) {
   table.add({
+      {"CausalConvWithState", importCausalConvWithState},
       {"Conv", importConv},
       {"ConvTranspose", importConvTranspose},
       {"DeformConv", importDeformConv},

@@ -96,6 +96,27 @@ buildDeformConv2D(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                   mlir::Value bias, const WindowParams &params, int64_t groups,
                   int64_t offsetGroups);
 
+/// Results of buildCausalConvWithState.
+struct CausalConvResult {
+  mlir::Value output;       ///< [B, C, L], the input's type
+  mlir::Value presentState; ///< [B, C, K - 1], the input's type
+};
+
+/// Causal depthwise 1-D convolution carrying its left context: `input`
+/// [B, C, L] is prefixed by `pastState` [B, C, K - 1] (null: zeros), the
+/// result convolved with `weight` [C, 1, K] per channel (stride 1, no
+/// padding) plus `bias` [C] (may be null), then SiLU x * sigmoid(x) when
+/// `silu` (computed in f32 for f16/bf16, rounded once); presentState is the
+/// last K - 1 steps of the prefixed sequence (the next call's pastState).
+/// Errors: ranks other than 3, a weight of another channel count or middle
+/// extent than 1, a past state of another shape, a dynamic channel count or
+/// kernel size.
+/// Spec: ONNX CausalConvWithState (opset 27).
+mlir::FailureOr<CausalConvResult>
+buildCausalConvWithState(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value input, mlir::Value weight,
+                         mlir::Value bias, mlir::Value pastState, bool silu);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_CONV_H
