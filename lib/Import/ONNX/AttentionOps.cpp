@@ -14,6 +14,8 @@
 
 #include "mlprog/Import/Common/Attention.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 
 namespace mlprog::onnx_import {
@@ -163,11 +165,44 @@ LogicalResult importFlexAttention(NodeContext &ctx) {
              probGraph ? AttentionModifier(probMod) : AttentionModifier()));
 }
 
+/// LinearAttention (opset 27): query, key, value [B, T, H * d], optional
+/// past_state, decay and beta; attributes q_num_heads, kv_num_heads
+/// (required), scale (0: 1 / sqrt(dk)), update_rule (linear, gated, delta,
+/// gated_delta: the default); chunk_size is a tuning hint without effect.
+LogicalResult importLinearAttention(NodeContext &ctx) {
+  FailureOr<Value> q = ctx.input(0), k = ctx.input(1), v = ctx.input(2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  std::string ruleName = ctx.getString("update_rule", "gated_delta");
+  std::optional<LinearAttentionRule> rule =
+      llvm::StringSwitch<std::optional<LinearAttentionRule>>(ruleName)
+          .Case("linear", LinearAttentionRule::Linear)
+          .Case("gated", LinearAttentionRule::Gated)
+          .Case("delta", LinearAttentionRule::Delta)
+          .Case("gated_delta", LinearAttentionRule::GatedDelta)
+          .Default(std::nullopt);
+  if (!rule)
+    return emitError(ctx.loc)
+           << "LinearAttention: unknown update_rule '" << ruleName << "'";
+  if (!ctx.attribute("q_num_heads") || !ctx.attribute("kv_num_heads"))
+    return emitError(ctx.loc)
+           << "LinearAttention needs the q_num_heads and kv_num_heads "
+              "attributes";
+  FailureOr<LinearAttentionResult> r = buildLinearAttention(
+      ctx.b, ctx.loc, *q, *k, *v, ctx.optionalInput(3), ctx.optionalInput(4),
+      ctx.optionalInput(5), ctx.getInt("q_num_heads", 0),
+      ctx.getInt("kv_num_heads", 0), ctx.getFloat("scale", 0.0), *rule);
+  if (failed(r) || failed(ctx.setResult(0, r->output)))
+    return failure();
+  return ctx.setResult(1, r->presentState);
+}
+
 } // namespace
 
 void registerAttentionOps(OpTable &table) {
   table.add({
       {"Attention", importAttention},
+      {"LinearAttention", importLinearAttention},
       {"RotaryEmbedding", importRotaryEmbedding},
       {"ai.onnx.preview::FlexAttention", importFlexAttention},
   });

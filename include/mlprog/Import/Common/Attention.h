@@ -122,6 +122,38 @@ buildFlexAttention(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
                    mlir::Type computeType, AttentionModifier scoreMod,
                    AttentionModifier probMod);
 
+/// How buildLinearAttention updates its state S [dk, dv] per head and step.
+enum class LinearAttentionRule {
+  Linear,     ///< S += k v^T
+  Gated,      ///< S = exp(g) S; S += k v^T
+  Delta,      ///< v = beta (v - S^T k); S += k v^T
+  GatedDelta, ///< S = exp(g) S; v = beta (v - S^T k); S += k v^T
+};
+
+/// Results of buildLinearAttention.
+struct LinearAttentionResult {
+  mlir::Value output;       ///< [B, T, Hq * dv], the query's type
+  mlir::Value presentState; ///< [B, Hkv, dk, dv], the past state's type
+};
+
+/// Linear attention as a recurrence over the T steps of `query` [B, T,
+/// Hq * dk], `key` [B, T, Hkv * dk] and `value` [B, T, Hkv * dv] (one float
+/// type, computed in f32): per step, the state [B, Hkv, dk, dv] (from
+/// `pastState`, or zeros) is updated by `rule` with `decay` g ([B, T, Hkv]
+/// or [B, T, Hkv * dk], applied as exp(g) per key row; gated rules only) and
+/// `beta` ([B, T, Hkv] or [B, T, 1]; delta rules only), and the output of
+/// the step is scale * q^T S, query head h reading state head h / (Hq /
+/// Hkv). `scale` 0 means 1 / sqrt(dk).
+/// Errors: ranks other than 3, extents that do not split into the heads,
+/// a missing or unexpected decay/beta for the rule, a past state of another
+/// shape.
+/// Spec: ONNX LinearAttention (opset 27).
+mlir::FailureOr<LinearAttentionResult>
+buildLinearAttention(mlir::OpBuilder &b, mlir::Location loc, mlir::Value query,
+                     mlir::Value key, mlir::Value value, mlir::Value pastState,
+                     mlir::Value decay, mlir::Value beta, int64_t qHeads,
+                     int64_t kvHeads, double scale, LinearAttentionRule rule);
+
 /// Results of buildPackedMultiHeadAttention.
 struct MultiHeadAttentionResult {
   mlir::Value output;  ///< [B, L, E], the query's element type
