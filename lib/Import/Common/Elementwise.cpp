@@ -294,3 +294,45 @@ FailureOr<Value> mlprog::buildConvertElementType(
                                   dstUnsigned, narrow);
       });
 }
+
+FailureOr<Value> mlprog::buildBitcast(OpBuilder &b, Location loc, Value x,
+                                      Type elementType) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "bitcast");
+  if (failed(type))
+    return failure();
+  Type from = type->getElementType();
+  if (!from.isIntOrFloat() || !elementType.isIntOrFloat())
+    return emitError(loc) << "bitcast: unsupported element types " << from
+                          << " and " << elementType;
+  if (from == elementType)
+    return x;
+  // bool is one byte wide in the formats.
+  auto width = [](Type t) {
+    return t.isInteger(1) ? 8u : t.getIntOrFloatBitWidth();
+  };
+  if (width(from) != width(elementType))
+    return emitError(loc) << "bitcast: " << from << " and " << elementType
+                          << " differ in width";
+  return buildBroadcastedGeneric(
+      b, loc, x, elementType,
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        if (from.isInteger(1)) {
+          Value byte = arith::ExtUIOp::create(nb, nl, nb.getI8Type(), a[0]);
+          return elementType.isInteger(8)
+                     ? byte
+                     : arith::BitcastOp::create(nb, nl, elementType, byte)
+                           .getResult();
+        }
+        if (elementType.isInteger(1)) {
+          Value byte =
+              from.isInteger(8)
+                  ? a[0]
+                  : arith::BitcastOp::create(nb, nl, nb.getI8Type(), a[0])
+                        .getResult();
+          Value zero = arith::ConstantIntOp::create(nb, nl, nb.getI8Type(), 0);
+          return arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::ne, byte,
+                                       zero);
+        }
+        return arith::BitcastOp::create(nb, nl, elementType, a[0]);
+      });
+}

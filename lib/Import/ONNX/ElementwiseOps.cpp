@@ -171,6 +171,20 @@ LogicalResult importCast(NodeContext &ctx) {
                               isUnsignedDataType(int32_t(to)), *narrow));
 }
 
+/// BitCast (opset 26): the bits of each element as the type `to` of the
+/// same width.
+LogicalResult importBitCast(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  int64_t to = ctx.getInt("to", 0);
+  FailureOr<Type> et = convertElementType(ctx.loc, int32_t(to));
+  if (failed(et))
+    return failure();
+  ctx.setOutputDataType(0, int32_t(to));
+  return ctx.setResult(0, buildBitcast(ctx.b, ctx.loc, *x, *et));
+}
+
 /// CastLike (opset 15+): Cast to the element type of input 1.
 LogicalResult importCastLike(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0), like = ctx.input(1);
@@ -421,6 +435,7 @@ void registerElementwiseOps(OpTable &table) {
       {"Atan", importMath<MathFunctionKind::Atan>},
       {"Atanh", importMath<MathFunctionKind::Atanh>},
       {"BitShift", importBitShift},
+      {"BitCast", importBitCast},
       {"Cast", importCast},
       {"CastLike", importCastLike},
       {"Ceil", importPointwise<PointwiseKind::Ceil>},

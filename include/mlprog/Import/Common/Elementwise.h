@@ -116,6 +116,16 @@ buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         bool dstUnsigned = false,
                         const NarrowFloatCast &narrow = {});
 
+/// Reinterprets the bits of every element of the ranked tensor `x` as
+/// `elementType` of the same width (arith.bitcast); bool (i1, one byte in
+/// the formats) and 8-bit integers convert as the byte 0/1 and as
+/// "non-zero", the only bit patterns bool has.
+/// Errors: element types of different widths, non-numeric types.
+/// Spec: ONNX BitCast (opset 26); aten::view(dtype) of the same width.
+mlir::FailureOr<mlir::Value> buildBitcast(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value x,
+                                          mlir::Type elementType);
+
 /// Parameterless pointwise functions of float tensors.
 enum class PointwiseKind {
   Rsqrt,      ///< 1 / sqrt(x)
