@@ -197,6 +197,23 @@ LogicalResult importLinearAttention(NodeContext &ctx) {
   return ctx.setResult(1, r->presentState);
 }
 
+/// TensorScatter (opset 24): past_cache, update, optional write_indices;
+/// attributes axis (default -2) and mode (linear or circular).
+LogicalResult importTensorScatter(NodeContext &ctx) {
+  FailureOr<Value> cache = ctx.input(0), update = ctx.input(1);
+  if (failed(cache) || failed(update))
+    return failure();
+  std::string mode = ctx.getString("mode", "linear");
+  if (mode != "linear" && mode != "circular")
+    return emitError(ctx.loc) << "TensorScatter: mode must be linear or "
+                                 "circular, got '"
+                              << mode << "'";
+  return ctx.setResult(0, buildTensorScatter(ctx.b, ctx.loc, *cache, *update,
+                                             ctx.optionalInput(2),
+                                             ctx.getInt("axis", -2),
+                                             mode == "circular"));
+}
+
 } // namespace
 
 void registerAttentionOps(OpTable &table) {
@@ -204,6 +221,7 @@ void registerAttentionOps(OpTable &table) {
       {"Attention", importAttention},
       {"LinearAttention", importLinearAttention},
       {"RotaryEmbedding", importRotaryEmbedding},
+      {"TensorScatter", importTensorScatter},
       {"ai.onnx.preview::FlexAttention", importFlexAttention},
   });
 }

@@ -154,6 +154,19 @@ buildLinearAttention(mlir::OpBuilder &b, mlir::Location loc, mlir::Value query,
                      mlir::Value decay, mlir::Value beta, int64_t qHeads,
                      int64_t kvHeads, double scale, LinearAttentionRule rule);
 
+/// A key/value cache update: `cache` [B, ..., M, ...] with `update`
+/// [B, ..., S, ...] (S <= M along `axis`, in [-rank, rank), the same
+/// extents elsewhere, one element type) written at sequence positions
+/// writeIndices[b] + s of batch b (`writeIndices` int64 [B], null: 0),
+/// modulo M when `circular` (a later s wins); positions past M in linear
+/// mode are not written. Built as one linalg.generic over the cache.
+/// Errors: ranks or extents that do not match, a bad axis.
+/// Spec: ONNX TensorScatter (opset 24).
+mlir::FailureOr<mlir::Value>
+buildTensorScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cache,
+                   mlir::Value update, mlir::Value writeIndices, int64_t axis,
+                   bool circular);
+
 /// Results of buildPackedMultiHeadAttention.
 struct MultiHeadAttentionResult {
   mlir::Value output;  ///< [B, L, E], the query's element type
