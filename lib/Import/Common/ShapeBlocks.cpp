@@ -13,6 +13,7 @@
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -505,4 +506,59 @@ FailureOr<Value> mlprog::buildIm2Col(OpBuilder &b, Location loc, Value x,
                       .getResult(0);
   return buildReshape(b, loc, patches,
                       {s[0], s[1] * kernel[0] * kernel[1], out[0] * out[1]});
+}
+
+FailureOr<Value> mlprog::buildCenterCropPad(OpBuilder &b, Location loc, Value x,
+                                            Value shape,
+                                            ArrayRef<int64_t> axes) {
+  FailureOr<RankedTensorType> xt = getRankedType(loc, x, "center crop/pad");
+  if (failed(xt))
+    return failure();
+  auto st = dyn_cast<RankedTensorType>(shape.getType());
+  int64_t rank = xt->getRank(), n = axes.size();
+  if (!st || st.getRank() != 1 || !st.getElementType().isSignlessInteger() ||
+      st.getDimSize(0) != n)
+    return emitError(loc) << "center crop/pad: shape must be a 1-D integer "
+                             "tensor of "
+                          << n << " elements, got " << shape.getType();
+  SmallVector<bool> seen(rank, false);
+  for (int64_t a : axes) {
+    if (a < 0 || a >= rank || seen[a])
+      return emitError(loc)
+             << "center crop/pad: bad axis " << a << " for rank " << rank;
+    seen[a] = true;
+  }
+  IndexMath m{b, loc};
+  SmallVector<Value> targets = readIndices(m, shape);
+  SmallVector<OpFoldResult> inSizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> outSizes = inSizes, cropAt(rank, b.getIndexAttr(0)),
+                            padAt(rank, b.getIndexAttr(0)), copy = inSizes;
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    Value dim = getValueOrCreateConstantIndexOp(b, loc, inSizes[a]);
+    Value target = m.max(targets[i], m.c(0));
+    Value two = m.c(2);
+    cropAt[a] =
+        arith::DivSIOp::create(b, loc, m.max(m.sub(dim, target), m.c(0)), two)
+            .getResult();
+    padAt[a] =
+        arith::DivSIOp::create(b, loc, m.max(m.sub(target, dim), m.c(0)), two)
+            .getResult();
+    copy[a] = m.min(dim, target);
+    outSizes[a] = target;
+  }
+  // Static where the folder can tell (constant shapes).
+  auto fold = [&](SmallVector<OpFoldResult> &v) {
+    for (OpFoldResult &f : v)
+      if (std::optional<int64_t> c = getConstantIntValue(f))
+        f = b.getIndexAttr(*c);
+  };
+  fold(outSizes), fold(cropAt), fold(padAt), fold(copy);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  Value cropped =
+      tensor::ExtractSliceOp::create(b, loc, x, cropAt, copy, strides);
+  Value zeros =
+      createFilled(b, loc, outSizes, b.getZeroAttr(xt->getElementType()));
+  return tensor::InsertSliceOp::create(b, loc, cropped, zeros, padAt, copy,
+                                       strides)
+      .getResult();
 }

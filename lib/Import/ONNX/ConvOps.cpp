@@ -119,6 +119,26 @@ LogicalResult importCausalConvWithState(NodeContext &ctx) {
   return ctx.setResult(1, r->presentState);
 }
 
+/// Col2Im (opset 18): input [N, C * prod(block), L], image_shape and
+/// block_shape (constant or run-time); attributes dilations, pads, strides.
+LogicalResult importCol2Im(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), image = ctx.input(1), block = ctx.input(2);
+  if (failed(x) || failed(image) || failed(block))
+    return failure();
+  WindowParams params;
+  params.strides = ctx.getInts("strides");
+  params.dilations = ctx.getInts("dilations");
+  SmallVector<int64_t> pads = ctx.getInts("pads");
+  if (!pads.empty()) {
+    if (pads.size() % 2)
+      return emitError(ctx.loc) << "Col2Im: pads needs an even length";
+    params.padsBegin.assign(pads.begin(), pads.begin() + pads.size() / 2);
+    params.padsEnd.assign(pads.begin() + pads.size() / 2, pads.end());
+  }
+  return ctx.setResult(0,
+                       buildCol2Im(ctx.b, ctx.loc, *x, *image, *block, params));
+}
+
 /// ConvTranspose (opset 1+): group, strides, dilations, pads,
 /// output_padding; output_shape or auto_pad SAME_* derive the pads (ONNX
 /// rule: SAME_UPPER puts the odd padding element at the end).
@@ -193,6 +213,7 @@ LogicalResult importConvTranspose(NodeContext &ctx) {
 void registerConvOps(OpTable &table) {
   table.add({
       {"CausalConvWithState", importCausalConvWithState},
+      {"Col2Im", importCol2Im},
       {"Conv", importConv},
       {"ConvTranspose", importConvTranspose},
       {"DeformConv", importDeformConv},

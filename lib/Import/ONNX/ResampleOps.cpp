@@ -425,6 +425,20 @@ LogicalResult importUpsample(NodeContext &ctx) {
       0, buildResize(ctx.b, ctx.loc, *x, outSizes, scaleValues, {}, options));
 }
 
+/// ONNX AffineGrid-20: theta [N, 2, 3] or [N, 3, 4], size (N, C, H, W) or
+/// (N, C, D, H, W) as a constant or run-time int64 tensor; align_corners.
+LogicalResult importAffineGrid(NodeContext &ctx) {
+  FailureOr<Value> theta = ctx.input(0);
+  FailureOr<VectorInput> size = vectorInput(ctx, 1, "size", false);
+  if (failed(theta) || failed(size))
+    return failure();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < size->size; ++i)
+    sizes.push_back(size->indexAt(ctx, i));
+  return ctx.setResult(0, buildAffineGrid(ctx.b, ctx.loc, *theta, sizes,
+                                          ctx.getInt("align_corners", 0) != 0));
+}
+
 /// ONNX GridSample-16/20: 4-D input and grid, and (GridSample-20)
 /// volumetric 5-D ones; mode bilinear / nearest / bicubic (also spelled
 /// linear / cubic as in GridSample-20), padding_mode zeros / border /
@@ -508,6 +522,7 @@ void registerResampleOps(OpTable &table) {
   table.add({
       {"Resize", importResize},
       {"Upsample", importUpsample},
+      {"AffineGrid", importAffineGrid},
       {"GridSample", importGridSample},
       {"RoiAlign", importRoiAlign},
   });

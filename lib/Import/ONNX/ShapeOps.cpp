@@ -520,6 +520,25 @@ LogicalResult importPadDynamic(NodeContext &ctx, Value x) {
                                           fill, outputHint(ctx, 0)));
 }
 
+/// CenterCropPad (opset 18): input, shape (one extent per axis, constant
+/// or run-time); attribute axes (default: all dims).
+LogicalResult importCenterCropPad(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), shape = ctx.input(1);
+  if (failed(x) || failed(shape))
+    return failure();
+  int64_t rank = rankOf(*x);
+  SmallVector<int64_t> axes = ctx.getInts("axes");
+  if (axes.empty())
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> n = normalizeAxis(ctx, a, rank);
+    if (failed(n))
+      return failure();
+    a = *n;
+  }
+  return ctx.setResult(0, buildCenterCropPad(ctx.b, ctx.loc, *x, *shape, axes));
+}
+
 /// Pad: mode constant (default), reflect, edge or (19+) wrap; pads as an
 /// attribute (before opset 11, `value` the fill) or input 1 (11+, with the
 /// fill in optional input 2 and, since 18, the padded axes in input 3).
@@ -585,6 +604,7 @@ void registerShapeOps(OpTable &table) {
       {"DepthToSpace", importDepthToSpace},
       {"Expand", importExpand},
       {"Flatten", importFlatten},
+      {"CenterCropPad", importCenterCropPad},
       {"Pad", importPad},
       {"Reshape", importReshape},
       {"Shape", importShape},

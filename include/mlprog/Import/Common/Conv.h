@@ -117,6 +117,23 @@ buildCausalConvWithState(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value input, mlir::Value weight,
                          mlir::Value bias, mlir::Value pastState, bool silu);
 
+/// The inverse of im2col: sums the columns of `input` [N, C * prod(K), L]
+/// (float) back into an image [N, C, I1..In]. `imageShape` (I) and
+/// `blockShape` (K) are 1-D integer tensors of n elements (constants or
+/// read at run time); column l holds the block at the l-th position (row
+/// major) of the sliding window with `strides`, `dilations` and
+/// `padsBegin`/`padsEnd` (n entries each), and its row c * prod(K) + k the
+/// block offset k (row major) of channel c; overlapping entries add, padded
+/// positions are dropped. Built as scalar loops over the input.
+/// Errors: a non-float input of another rank, shape tensors that are not
+/// 1-D integer tensors of one static length n matching the parameters.
+/// Spec: ONNX Col2Im (opset 18); torch.nn.functional.fold.
+mlir::FailureOr<mlir::Value> buildCol2Im(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value input,
+                                         mlir::Value imageShape,
+                                         mlir::Value blockShape,
+                                         const WindowParams &params);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_CONV_H

@@ -134,6 +134,20 @@ enum class GridSampleMode { Bilinear, Nearest, Bicubic };
 /// align_corners, at the image edges without) and then clamps.
 enum class GridSamplePadding { Zeros, Border, Reflection };
 
+/// The sampling grid of an affine transformation, for buildGridSample:
+/// `theta` [N, 2, 3] (2-D) or [N, 3, 4] (3-D, float) maps the normalized
+/// coordinates (x, y[, z], 1) of every output position to its source; the
+/// result is [N, H, W, 2] or [N, D, H, W, 3] of theta's type, where
+/// `sizes` is (N, C, H, W) or (N, C, D, H, W) (index values or attributes;
+/// C unused). A coordinate along an extent n is -1 + 2 i / (n - 1) with
+/// `alignCorners` (-1 when n = 1), else -1 + (2 i + 1) / n; computed in f64.
+/// Errors: theta of another rank or shape, a size count other than
+/// theta's spatial rank + 2.
+/// Spec: ONNX AffineGrid (opset 20); torch.nn.functional.affine_grid.
+mlir::FailureOr<mlir::Value>
+buildAffineGrid(mlir::OpBuilder &b, mlir::Location loc, mlir::Value theta,
+                llvm::ArrayRef<mlir::OpFoldResult> sizes, bool alignCorners);
+
 /// Samples `x` [N, C, H, W] (float) at the normalized positions of `grid`
 /// [N, Hout, Wout, 2] (float; grid[n, h, w] = (x, y) in [-1, 1], x along W):
 /// the result is [N, C, Hout, Wout] of x's element type; or, volumetric,

@@ -273,6 +273,17 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 buildBroadcastTensors(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::ValueRange tensors);
 
+/// `x` cropped or zero-padded, centred, to `shape` along `axes` (distinct,
+/// in [0, rank)): `shape` is a 1-D integer tensor with one extent per axis
+/// (a constant gives static extents). Along an axis of extent D and target
+/// T, a crop keeps [floor((D - T) / 2), + T) and a pad puts the input at
+/// floor((T - D) / 2).
+/// Errors: `shape` not a 1-D integer tensor of len(axes) elements, bad axes.
+/// Spec: ONNX CenterCropPad (opset 18).
+mlir::FailureOr<mlir::Value>
+buildCenterCropPad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                   mlir::Value shape, llvm::ArrayRef<int64_t> axes);
+
 /// Rolls `x` by `shift` elements along `axis` (in [0, rank)): element i of
 /// the result is element (i - shift) mod n of `x`, n the extent (any shift,
 /// negative too; n = 0 gives `x`). A static extent is two slices and a
