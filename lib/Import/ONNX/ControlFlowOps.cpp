@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeContext.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -28,12 +29,23 @@ namespace {
 /// How often a loop is rebuilt with relaxed types before giving up.
 constexpr int kMaxAttempts = 4;
 
+/// Whether `t` is a statically shaped one-element tensor.
+bool isSingleElement(RankedTensorType t) {
+  return t.hasStaticShape() && t.getNumElements() == 1;
+}
+
 /// The least static tensor type both `a` and `b` cast to: same rank and
-/// element type, extents that differ dynamic; null if there is none.
+/// element type, extents that differ dynamic; null if there is none. Two
+/// one-element tensors of different ranks (a scalar and a [1], as branches
+/// of exported function bodies produce) join to the higher rank.
 Type joinTypes(Type a, Type b) {
   if (a == b)
     return a;
   auto ra = dyn_cast<RankedTensorType>(a), rb = dyn_cast<RankedTensorType>(b);
+  if (ra && rb && ra.getElementType() == rb.getElementType() &&
+      ra.getRank() != rb.getRank() && isSingleElement(ra) &&
+      isSingleElement(rb))
+    return ra.getRank() > rb.getRank() ? ra : rb;
   if (!ra || !rb || ra.getRank() != rb.getRank() ||
       ra.getElementType() != rb.getElementType())
     return Type();
@@ -64,9 +76,19 @@ SmallVector<Type> typesOf(ValueRange values) {
   return SmallVector<Type>(values.getTypes());
 }
 
-/// Casts `v` to `type` if it is not of that type already.
+/// Casts `v` to `type` if it is not of that type already (a one-element
+/// tensor of another rank is reshaped; see joinTypes).
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
-  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v);
+  if (v.getType() == type)
+    return v;
+  auto from = cast<RankedTensorType>(v.getType());
+  auto to = cast<RankedTensorType>(type);
+  if (from.getRank() != to.getRank()) {
+    FailureOr<Value> r = buildReshape(b, loc, v, to.getShape());
+    if (succeeded(r))
+      return *r;
+  }
+  return tensor::CastOp::create(b, loc, type, v);
 }
 
 /// The single element of a one-element tensor (ONNX scalars such as If's
@@ -115,13 +137,28 @@ LogicalResult importIf(NodeContext &ctx) {
   FailureOr<Value> condTensor = ctx.input(0);
   if (failed(thenGraph) || failed(elseGraph) || failed(condTensor))
     return failure();
-  FailureOr<Value> cond = extractScalar(ctx, *condTensor, "If condition");
-  if (failed(cond))
-    return failure();
   if ((*thenGraph)->output_size() != ctx.node.output_size() ||
       (*elseGraph)->output_size() != ctx.node.output_size())
     return emitError(ctx.loc) << "If branches must produce the node's "
                               << ctx.node.output_size() << " outputs";
+  // A condition known at import time (rank and shape tests of exported
+  // function bodies) imports only the branch taken, so its shapes stay
+  // static.
+  if (DenseElementsAttr c = ctx.optionalConstantInput(0);
+      c && c.getNumElements() == 1 && c.getElementType().isInteger(1)) {
+    bool taken = *c.getValues<bool>().begin();
+    FailureOr<SmallVector<Value>> out =
+        importSubgraph(ctx, taken ? **thenGraph : **elseGraph, {});
+    if (failed(out))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(*out))
+      if (failed(ctx.setResult(i, v)))
+        return failure();
+    return success();
+  }
+  FailureOr<Value> cond = extractScalar(ctx, *condTensor, "If condition");
+  if (failed(cond))
+    return failure();
   // Import both branches into a result-less scf.if, then move them into
   // one with the joined result types.
   auto probe = scf::IfOp::create(ctx.b, ctx.loc, TypeRange(), *cond,

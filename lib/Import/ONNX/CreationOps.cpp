@@ -130,6 +130,15 @@ LogicalResult importRange(NodeContext &ctx) {
       return failure();
     return setFolded(ctx, 0, *r);
   }
+  // One-element tensors of rank 1 (what exported function bodies pass)
+  // stand for the scalars the spec asks for.
+  for (FailureOr<Value> *v : {&s, &l, &d}) {
+    auto t = dyn_cast<RankedTensorType>((*v)->getType());
+    if (t && t.getRank() > 0 && t.hasStaticShape() && t.getNumElements() == 1)
+      *v = buildReshape(ctx.b, ctx.loc, **v, {});
+    if (failed(*v))
+      return failure();
+  }
   return ctx.setResult(0, buildRangeDynamic(ctx.b, ctx.loc, *s, *l, *d));
 }
 

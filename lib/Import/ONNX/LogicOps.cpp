@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HandlerUtils.h"
 #include "NodeContext.h"
 
 #include "mlprog/Import/Common/Elementwise.h"
@@ -22,10 +23,36 @@ namespace {
 
 /// Equal, Less, LessOrEqual, Greater, GreaterOrEqual (opset 7+
 /// broadcasting; integers compare unsigned for unsigned ONNX types).
+/// A comparison of two one-element integer constants (the rank and shape
+/// tests of exported function bodies), or null.
+template <CompareKind Kind> DenseElementsAttr foldIntCompare(NodeContext &ctx) {
+  DenseElementsAttr l = ctx.optionalConstantInput(0),
+                    r = ctx.optionalConstantInput(1);
+  if (!l || !r || l.getNumElements() != 1 || r.getNumElements() != 1 ||
+      l.getElementType() != r.getElementType() ||
+      !l.getElementType().isSignlessInteger() || ctx.isUnsignedInput(0))
+    return {};
+  int64_t a = (*l.getValues<APInt>().begin()).getSExtValue();
+  int64_t c = (*r.getValues<APInt>().begin()).getSExtValue();
+  bool v = Kind == CompareKind::Equal          ? a == c
+           : Kind == CompareKind::Greater      ? a > c
+           : Kind == CompareKind::GreaterEqual ? a >= c
+           : Kind == CompareKind::Less         ? a < c
+           : Kind == CompareKind::LessEqual    ? a <= c
+                                               : a != c;
+  auto lt = cast<RankedTensorType>(l.getType()),
+       rt = cast<RankedTensorType>(r.getType());
+  auto shape = lt.getRank() >= rt.getRank() ? lt.getShape() : rt.getShape();
+  return DenseElementsAttr::get(
+      RankedTensorType::get(shape, IntegerType::get(l.getContext(), 1)), v);
+}
+
 template <CompareKind Kind> LogicalResult importCompare(NodeContext &ctx) {
   FailureOr<Value> lhs = ctx.input(0), rhs = ctx.input(1);
   if (failed(lhs) || failed(rhs))
     return failure();
+  if (DenseElementsAttr folded = foldIntCompare<Kind>(ctx))
+    return setFolded(ctx, 0, folded);
   return ctx.setResult(0, buildCompare(ctx.b, ctx.loc, Kind, *lhs, *rhs,
                                        ctx.isUnsignedInput(0)));
 }
