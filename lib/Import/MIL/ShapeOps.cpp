@@ -81,9 +81,18 @@ LogicalResult importConcat(OpContext &ctx) {
   FailureOr<bool> interleave = ctx.getBool("interleave", false);
   if (failed(values) || failed(axis) || failed(interleave))
     return failure();
-  if (*interleave)
-    return emitError(ctx.loc) << "unsupported concat with interleave=True";
-  return ctx.setResult(0, buildConcat(ctx.b, ctx.loc, *values, *axis));
+  if (!*interleave || values->empty())
+    return ctx.setResult(0, buildConcat(ctx.b, ctx.loc, *values, *axis));
+  // Interleaved (inputs of one shape): slice i of input k lands at
+  // i * n + k, i.e. stack after `axis` and merge the two dims.
+  FailureOr<int64_t> ax = normalizeAxis(ctx, *axis, rankOf((*values)[0]));
+  if (failed(ax))
+    return failure();
+  FailureOr<Value> stacked = buildStack(ctx.b, ctx.loc, *values, *ax + 1);
+  if (failed(stacked))
+    return failure();
+  return ctx.setResult(
+      0, buildCollapseDims(ctx.b, ctx.loc, *stacked, *ax, *ax + 1));
 }
 
 LogicalResult importExpandDims(OpContext &ctx) {
