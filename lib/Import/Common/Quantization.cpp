@@ -388,6 +388,22 @@ splitBlocks(OpBuilder &b, Location loc, RankedTensorType xt, Value x,
   return BlockedOperands{*rx, *rs, *rz, /*reshaped=*/true};
 }
 
+/// `fn` elementwise over the blocked operands (x, scale[, zero point]),
+/// giving `resultType` elements in x's original shape.
+static FailureOr<Value>
+mapBlocked(OpBuilder &b, Location loc, RankedTensorType xt,
+           const BlockedOperands &ops, Type resultType,
+           function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
+  SmallVector<Value> operands = {ops.x, ops.scale};
+  if (ops.zeroPoint)
+    operands.push_back(ops.zeroPoint);
+  FailureOr<Value> y =
+      buildBroadcastedGeneric(b, loc, operands, resultType, fn);
+  if (failed(y) || !ops.reshaped)
+    return y;
+  return buildReshape(b, loc, *y, xt.getShape());
+}
+
 FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
                                                         Location loc, Value x,
                                                         Value scale,
@@ -408,19 +424,12 @@ FailureOr<Value> mlprog::buildBlockwiseDequantizeLinear(OpBuilder &b,
   if (failed(ops))
     return failure();
   FloatType ct = computeType(b, *st);
-  SmallVector<Value> operands = {ops->x, ops->scale};
-  if (ops->zeroPoint)
-    operands.push_back(ops->zeroPoint);
-  FailureOr<Value> y = buildBroadcastedGeneric(
-      b, loc, operands, *st,
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        return dequantizeScalar(nb, nl, a[0], a[1],
-                                a.size() > 2 ? a[2] : Value(), ct, *st,
-                                xUnsigned);
-      });
-  if (failed(y) || !ops->reshaped)
-    return y;
-  return buildReshape(b, loc, *y, xt->getShape());
+  return mapBlocked(b, loc, *xt, *ops, *st,
+                    [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                      return dequantizeScalar(nb, nl, a[0], a[1],
+                                              a.size() > 2 ? a[2] : Value(), ct,
+                                              *st, xUnsigned);
+                    });
 }
 
 FailureOr<Value> mlprog::buildBlockwiseQuantizeLinear(OpBuilder &b,
@@ -441,20 +450,14 @@ FailureOr<Value> mlprog::buildBlockwiseQuantizeLinear(OpBuilder &b,
   if (failed(ops))
     return failure();
   FloatType ct = computeType(b, *st);
-  SmallVector<Value> operands = {ops->x, ops->scale};
-  if (ops->zeroPoint)
-    operands.push_back(ops->zeroPoint);
-  FailureOr<Value> y = buildBroadcastedGeneric(
-      b, loc, operands, result.type,
+  return mapBlocked(
+      b, loc, *xt, *ops, result.type,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         Value xv = toFloat(nb, nl, a[0], ct, /*isUnsigned=*/false);
         Value sv = toFloat(nb, nl, a[1], ct, false);
         Value q = arith::DivFOp::create(nb, nl, xv, sv);
         return saturate(nb, nl, q, a.size() > 2 ? a[2] : Value(), result);
       });
-  if (failed(y) || !ops->reshaped)
-    return y;
-  return buildReshape(b, loc, *y, xt->getShape());
 }
 
 /// `v - zeroPoint` widened to i32 (zeroPoint may be null).

@@ -105,6 +105,18 @@ FailureOr<bool> checkSignal(Location loc, Value x, StringRef what) {
 
 } // namespace
 
+/// Extent [offset, offset + size) of `x` along `axis` (static).
+static Value sliceAxis(OpBuilder &b, Location loc, Value x, int64_t axis,
+                       int64_t offset, int64_t size) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  offsets[axis] = b.getIndexAttr(offset);
+  sizes[axis] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+}
+
 FailureOr<Value> mlprog::buildDFT(OpBuilder &b, Location loc, Value x,
                                   int64_t axis, std::optional<int64_t> length,
                                   bool inverse, bool onesided) {
@@ -127,13 +139,8 @@ FailureOr<Value> mlprog::buildDFT(OpBuilder &b, Location loc, Value x,
     return emitError(loc) << "DFT: length must be positive, got " << n;
   // Samples past n are dropped; missing ones are zeros (left out of the
   // sum).
-  if (inLength > n) {
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    sizes[axis] = b.getIndexAttr(n);
-    x = tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
-  }
+  if (inLength > n)
+    x = sliceAxis(b, loc, x, axis, 0, n);
   Value xr = plane(b, loc, x, 0);
   Value xi = *complex ? plane(b, loc, x, 1) : Value();
 
@@ -176,18 +183,6 @@ FailureOr<Value> mlprog::buildDFT(OpBuilder &b, Location loc, Value x,
         linalg::YieldOp::create(nb, l, result);
       });
   return generic.getResult(0);
-}
-
-/// Extent [offset, offset + size) of `x` along `axis` (static).
-static Value sliceAxis(OpBuilder &b, Location loc, Value x, int64_t axis,
-                       int64_t offset, int64_t size) {
-  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-  offsets[axis] = b.getIndexAttr(offset);
-  sizes[axis] = b.getIndexAttr(size);
-  return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
 }
 
 FailureOr<Value> mlprog::buildInverseRealDFT(OpBuilder &b, Location loc,
