@@ -410,7 +410,9 @@ static Value sliceElements(OpBuilder &b, Location loc, Value seq,
                            OpFoldResult offset, OpFoldResult count) {
   int64_t rank = cast<RankedTensorType>(seq.getType()).getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  offsets[0] = offset;
+  // No elements: any offset in range (the verifier refuses offset n).
+  std::optional<int64_t> c = getConstantIntValue(count);
+  offsets[0] = c && *c == 0 ? b.getIndexAttr(0) : offset;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, seq);
   sizes[0] = count;
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
@@ -420,7 +422,10 @@ static Value sliceElements(OpBuilder &b, Location loc, Value seq,
 /// The elements of sequence `src` written into `dest` from element `offset`.
 static Value insertElements(OpBuilder &b, Location loc, Value src, Value dest,
                             OpFoldResult offset) {
-  int64_t rank = cast<RankedTensorType>(src.getType()).getRank();
+  auto srcType = cast<RankedTensorType>(src.getType());
+  if (srcType.getDimSize(0) == 0)
+    return dest;
+  int64_t rank = srcType.getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   offsets[0] = offset;
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));

@@ -405,8 +405,14 @@ ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
       for (const std::string &input : node.input()) {
         onnx::TypeProto type;
         Value value = input.empty() ? Value() : state.lookup(input, loc);
-        if (auto tensor = dyn_cast_or_null<RankedTensorType>(
-                value ? value.getType() : Type())) {
+        // Sequences and optionals (e.g. SequenceMap's inputs) keep the
+        // type the model declares for them.
+        if (const onnx::TypeProto *declared =
+                input.empty() ? nullptr : state.declaredType(input);
+            declared && !declared->has_tensor_type()) {
+          type = *declared;
+        } else if (auto tensor = dyn_cast_or_null<RankedTensorType>(
+                       value ? value.getType() : Type())) {
           int32_t dataType = state.dataType(input);
           onnx::TypeProto_Tensor *t = type.mutable_tensor_type();
           t->set_elem_type(dataType ? dataType

@@ -70,6 +70,11 @@ public:
   }
   /// Records the declared (or inferred) type of a graph value.
   void recordValueInfo(const onnx::ValueInfoProto &info);
+  /// The declared (or inferred) type of `name` (a tensor, sequence or
+  /// optional type), or null.
+  const onnx::TypeProto *declaredType(llvm::StringRef name) const {
+    return declaredTypes.lookup(name);
+  }
   /// The static shape declared for `name`, if every extent is known.
   std::optional<llvm::SmallVector<int64_t>>
   staticShape(llvm::StringRef name) const;
