@@ -170,13 +170,95 @@ def load_npy(path):
     return array, False
 
 
-def graph_input_types(case_dir):
-    """ONNX element types of the model's non-initializer inputs, in order."""
+def graph_io_types(case_dir):
+    """ONNX TypeProtos of the model's non-initializer inputs and of its
+    outputs, in order."""
     m = onnx.load(os.path.join(case_dir, "model.onnx"),
                   load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
-    return [i.type.tensor_type.elem_type for i in m.graph.input
-            if i.name not in inits]
+    return ([i.type for i in m.graph.input if i.name not in inits],
+            [o.type for o in m.graph.output])
+
+
+# Sequences and optionals (docs/importers/onnx.md, "Sequences and
+# optionals"): mlprog passes a sequence of tensors as one stacked tensor
+# [n, element dims] and an optional as its element (an empty optional
+# sequence as an empty sequence). The test data holds SequenceProto and
+# OptionalProto messages; a sequence whose elements differ in shape, or an
+# empty optional where mlprog cannot represent one, skips the case as
+# unsupported.
+class Unsupported(Exception):
+    pass
+
+
+def read_value(path, type_proto):
+    """The test value in `path`: an array, a list (sequence) or None (an
+    empty optional), read as `type_proto` says (a tensor when None)."""
+    kind = type_proto.WhichOneof("value") if type_proto else "tensor_type"
+    cls = {"sequence_type": onnx.SequenceProto,
+           "optional_type": onnx.OptionalProto}.get(kind, onnx.TensorProto)
+    proto = cls()
+    with open(path, "rb") as f:
+        proto.ParseFromString(f.read())
+    if kind == "sequence_type":
+        return numpy_helper.to_list(proto)
+    if kind == "optional_type":
+        return numpy_helper.to_optional(proto)
+    return numpy_helper.to_array(proto)
+
+
+def element_tensor_type(type_proto):
+    """The tensor TypeProto.Tensor inside optional/sequence types, or None."""
+    while type_proto is not None:
+        kind = type_proto.WhichOneof("value")
+        if kind == "tensor_type":
+            return type_proto.tensor_type
+        if kind == "sequence_type":
+            type_proto = type_proto.sequence_type.elem_type
+        elif kind == "optional_type":
+            type_proto = type_proto.optional_type.elem_type
+        else:
+            return None
+    return None
+
+
+def is_sequence(type_proto):
+    while type_proto is not None:
+        kind = type_proto.WhichOneof("value")
+        if kind == "sequence_type":
+            return True
+        if kind != "optional_type":
+            return False
+        type_proto = type_proto.optional_type.elem_type
+    return False
+
+
+def stack_sequence(values, type_proto, what):
+    """The stacked tensor [n, element dims] of a list of arrays."""
+    if values and any(v.shape != values[0].shape for v in values):
+        raise Unsupported(f"unsupported sequence whose elements differ in "
+                          f"shape ({what})")
+    if values:
+        return np.stack(values)
+    tensor = element_tensor_type(type_proto)
+    if tensor is None or not tensor.HasField("shape"):
+        raise Unsupported(f"unsupported empty sequence of unknown element "
+                          f"shape ({what})")
+    dims = [d.dim_value if d.HasField("dim_value") else 0
+            for d in tensor.shape.dim]
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+    return np.zeros([0] + dims, dtype)
+
+
+def to_boundary(value, type_proto, what):
+    """The array mlprog passes for a test value (see read_value)."""
+    if isinstance(value, list):
+        return stack_sequence(value, type_proto, what)
+    if value is None:
+        if is_sequence(type_proto):
+            return stack_sequence([], type_proto, what)
+        raise Unsupported(f"unsupported empty optional ({what})")
+    return value
 
 
 def compare(got, want, rtol, atol):
@@ -223,30 +305,45 @@ def run_case(case_dir, tools, rtol, atol, timeout):
                 return "skipped", m.group(1)[:200]
             return "failed", "import: " + error
         try:
-            input_types = graph_input_types(case_dir)
+            io_types = graph_io_types(case_dir)
         except Exception:  # the importer accepted it; types are a nicety
-            input_types = []
+            io_types = ([], [])
         for data_set in sorted(glob.glob(os.path.join(case_dir,
                                                       "test_data_set_*"))):
-            status, detail = run_data_set(run, mlir, data_set, tmp, rtol,
-                                          atol, timeout, input_types)
+            try:
+                status, detail = run_data_set(run, mlir, data_set, tmp,
+                                              rtol, atol, timeout, io_types)
+            except Unsupported as e:
+                status, detail = "skipped", str(e)
             if status != "passed":
                 return status, detail
     return "passed", ""
 
 
 def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
-                 input_types=()):
+                 io_types=((), ())):
     inputs = sorted(glob.glob(os.path.join(data_set, "input_*.pb")),
                     key=index_of)
     outputs = sorted(glob.glob(os.path.join(data_set, "output_*.pb")),
                      key=index_of)
+    input_types, output_types = io_types
+    type_of = lambda types, i: types[i] if i < len(types) else None
     cmd = run + [mlir, "--output-dir", os.path.join(tmp, "out")]
     for i, path in enumerate(inputs):
         npy = os.path.join(tmp, f"input_{i}.npy")
-        save_npy(npy, read_tensor(path),
-                 input_types[i] if i < len(input_types) else 0)
+        t = type_of(input_types, i)
+        value = to_boundary(read_value(path, t), t, f"input {i}")
+        tensor = element_tensor_type(t)
+        save_npy(npy, value, tensor.elem_type if tensor else 0)
         cmd += ["--input", npy]
+    # Expected outputs mlprog cannot produce skip the case before it runs.
+    wanted = []
+    for i, path in enumerate(outputs):
+        t = type_of(output_types, i)
+        value = read_value(path, t)
+        wanted.append(
+            (to_boundary(value, t, f"output {i}"), isinstance(value, list)
+             or (value is None and is_sequence(t))))
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True,
                               timeout=timeout)
@@ -259,7 +356,10 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
         if not os.path.exists(got_path):
             return "failed", f"output {i} missing"
         got, got_bf16 = load_npy(got_path)
-        want = read_tensor(path)
+        want, sequence = wanted[i]
+        if sequence and got.shape[:1] != want.shape[:1]:
+            return "failed", (f"output {i}: a sequence of {got.shape[0]} "
+                              f"elements, expected {want.shape[0]}")
         if got_bf16:
             got, want = bf16_bits_to_f32(got), bf16_bits_to_f32(
                 to_bf16_bits(want))

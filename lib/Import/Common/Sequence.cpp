@@ -8,6 +8,7 @@
 
 #include "Utils.h"
 #include "mlprog/Import/Common/Reduction.h"
+#include "mlprog/Import/Common/Shape.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -336,4 +337,292 @@ FailureOr<Value> mlprog::buildSequenceScatter(OpBuilder &b, Location loc,
   Value positions = insertUnitDim(b, loc, indices, 1);
   return buildScatterND(b, loc, dest, positions, elements,
                         ScatterReduction::None);
+}
+
+//===--- Insert, erase, construct, concat, split --------------------------===//
+
+/// The element type both `a` and `b` cast to without losing a static
+/// extent: same rank and element type, each extent static where either is.
+static FailureOr<RankedTensorType>
+joinElementTypes(Location loc, RankedTensorType a, RankedTensorType b) {
+  if (a.getElementType() != b.getElementType())
+    return emitError(loc) << "sequence element type " << a.getElementType()
+                          << " does not match " << b.getElementType();
+  auto differ = [&] {
+    return emitError(loc) << "unsupported sequence whose elements differ in "
+                             "shape ("
+                          << a << " and " << b << ")";
+  };
+  if (a.getRank() != b.getRank())
+    return differ();
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape())) {
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return differ();
+    shape.push_back(ShapedType::isDynamic(x) ? y : x);
+  }
+  return RankedTensorType::get(shape, a.getElementType());
+}
+
+/// x + y on index values, folded when both are constants.
+static OpFoldResult addIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                             OpFoldResult y) {
+  std::optional<int64_t> cx = getConstantIntValue(x),
+                         cy = getConstantIntValue(y);
+  if (cx && cy)
+    return b.getIndexAttr(*cx + *cy);
+  return arith::AddIOp::create(b, loc,
+                               getValueOrCreateConstantIndexOp(b, loc, x),
+                               getValueOrCreateConstantIndexOp(b, loc, y))
+      .getResult();
+}
+
+/// x - y on index values, folded when both are constants.
+static OpFoldResult subIndex(OpBuilder &b, Location loc, OpFoldResult x,
+                             OpFoldResult y) {
+  std::optional<int64_t> cx = getConstantIntValue(x),
+                         cy = getConstantIntValue(y);
+  if (cx && cy)
+    return b.getIndexAttr(*cx - *cy);
+  return arith::SubIOp::create(b, loc,
+                               getValueOrCreateConstantIndexOp(b, loc, x),
+                               getValueOrCreateConstantIndexOp(b, loc, y))
+      .getResult();
+}
+
+/// `index` (possibly negative, counting from the end of a sequence of
+/// `length` elements) wrapped once and clamped into [0, `last`], at run
+/// time.
+static Value wrapAndClamp(OpBuilder &b, Location loc, OpFoldResult index,
+                          Value length, Value last) {
+  Value i = getValueOrCreateConstantIndexOp(b, loc, index);
+  Value zero = cIndex(b, loc, 0);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, loc, negative,
+                              arith::AddIOp::create(b, loc, i, length), i);
+  i = arith::MinSIOp::create(b, loc, i, last);
+  return arith::MaxSIOp::create(b, loc, i, zero);
+}
+
+/// Elements [offset, offset + count) of `seq`.
+static Value sliceElements(OpBuilder &b, Location loc, Value seq,
+                           OpFoldResult offset, OpFoldResult count) {
+  int64_t rank = cast<RankedTensorType>(seq.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  // No elements: any offset in range (the verifier refuses offset n).
+  std::optional<int64_t> c = getConstantIntValue(count);
+  offsets[0] = c && *c == 0 ? b.getIndexAttr(0) : offset;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, seq);
+  sizes[0] = count;
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, seq, offsets, sizes, strides);
+}
+
+/// The elements of sequence `src` written into `dest` from element `offset`.
+static Value insertElements(OpBuilder &b, Location loc, Value src, Value dest,
+                            OpFoldResult offset) {
+  auto srcType = cast<RankedTensorType>(src.getType());
+  if (srcType.getDimSize(0) == 0)
+    return dest;
+  int64_t rank = srcType.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[0] = offset;
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(
+      b, loc, src, dest, offsets, tensor::getMixedSizes(b, loc, src), strides);
+}
+
+FailureOr<Value> mlprog::buildSequenceConstruct(OpBuilder &b, Location loc,
+                                                ValueRange elements) {
+  if (elements.empty())
+    return emitError(loc) << "a sequence needs at least one element";
+  auto first = dyn_cast<RankedTensorType>(elements[0].getType());
+  if (!first)
+    return emitError(loc) << "sequence element of type "
+                          << elements[0].getType() << " is not a tensor";
+  RankedTensorType joined = first;
+  for (Value e : elements.drop_front()) {
+    auto et = dyn_cast<RankedTensorType>(e.getType());
+    if (!et)
+      return emitError(loc)
+             << "sequence element of type " << e.getType() << " is not a "
+             << "tensor";
+    FailureOr<RankedTensorType> j = joinElementTypes(loc, joined, et);
+    if (failed(j))
+      return failure();
+    joined = *j;
+  }
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(elements.size())};
+  llvm::append_range(sizes, tensor::getMixedSizes(
+                                b, loc, castTo(b, loc, elements[0], joined)));
+  Value seq = createEmpty(b, loc, sizes, joined.getElementType());
+  for (auto [k, e] : llvm::enumerate(elements))
+    seq = insertElement(b, loc, seq, b.getIndexAttr(k),
+                        castTo(b, loc, e, joined));
+  return seq;
+}
+
+FailureOr<Value> mlprog::buildSequenceInsert(OpBuilder &b, Location loc,
+                                             Value seq, Value element,
+                                             OpFoldResult position) {
+  FailureOr<RankedTensorType> t = getSeqType(loc, seq);
+  if (failed(t))
+    return failure();
+  auto et = dyn_cast<RankedTensorType>(element.getType());
+  if (!et)
+    return emitError(loc) << "sequence element of type " << element.getType()
+                          << " is not a tensor";
+  FailureOr<RankedTensorType> joined = joinElementTypes(loc, elementOf(*t), et);
+  if (failed(joined))
+    return failure();
+  int64_t n = t->getDimSize(0);
+  seq = castTo(b, loc, seq, getSequenceType(*joined, n));
+  element = castTo(b, loc, element, *joined);
+  OpFoldResult length = tensor::getMixedSize(b, loc, seq, 0);
+  OpFoldResult pos = length;
+  std::optional<int64_t> c =
+      position ? getConstantIntValue(position) : std::nullopt;
+  if (position && c && !ShapedType::isDynamic(n)) {
+    if (*c < -n || *c > n)
+      return emitError(loc)
+             << "insert position " << *c
+             << " is out of range for a sequence of " << n << " elements";
+    pos = b.getIndexAttr(*c < 0 ? *c + n : *c);
+  } else if (position) {
+    Value len = getValueOrCreateConstantIndexOp(b, loc, length);
+    pos = wrapAndClamp(b, loc, position, len, len);
+  }
+  SmallVector<OpFoldResult> sizes{addIndex(b, loc, length, b.getIndexAttr(1))};
+  llvm::append_range(sizes, tensor::getMixedSizes(b, loc, element));
+  Value dest = createEmpty(b, loc, sizes, joined->getElementType());
+  dest =
+      insertElements(b, loc, sliceElements(b, loc, seq, b.getIndexAttr(0), pos),
+                     dest, b.getIndexAttr(0));
+  dest = insertElement(b, loc, dest, pos, element);
+  return insertElements(
+      b, loc, sliceElements(b, loc, seq, pos, subIndex(b, loc, length, pos)),
+      dest, addIndex(b, loc, pos, b.getIndexAttr(1)));
+}
+
+FailureOr<Value> mlprog::buildSequenceErase(OpBuilder &b, Location loc,
+                                            Value seq, OpFoldResult position) {
+  FailureOr<RankedTensorType> t = getSeqType(loc, seq);
+  if (failed(t))
+    return failure();
+  int64_t n = t->getDimSize(0);
+  OpFoldResult length = tensor::getMixedSize(b, loc, seq, 0);
+  OpFoldResult pos, newLength;
+  if (!ShapedType::isDynamic(n)) {
+    int64_t p = n - 1;
+    if (position) {
+      std::optional<int64_t> c = getConstantIntValue(position);
+      p = c ? *c : 0;
+    }
+    if (n == 0 || p < -n || p >= n)
+      return emitError(loc)
+             << "erase position " << (position ? "" : "(the last) ") << p
+             << " is out of range for a sequence of " << n << " elements";
+    newLength = b.getIndexAttr(n - 1);
+    if (!position || getConstantIntValue(position))
+      pos = b.getIndexAttr(p < 0 ? p + n : p);
+  } else {
+    Value len = getValueOrCreateConstantIndexOp(b, loc, length);
+    newLength =
+        arith::MaxSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, len, cIndex(b, loc, 1)),
+            cIndex(b, loc, 0))
+            .getResult();
+  }
+  if (!pos) {
+    Value len = getValueOrCreateConstantIndexOp(b, loc, length);
+    Value last = getValueOrCreateConstantIndexOp(b, loc, newLength);
+    pos = position ? OpFoldResult(wrapAndClamp(b, loc, position, len, last))
+                   : OpFoldResult(last);
+  }
+  SmallVector<OpFoldResult> sizes{newLength};
+  llvm::append_range(sizes, elementSizes(b, loc, seq));
+  Value dest = createEmpty(b, loc, sizes, t->getElementType());
+  dest =
+      insertElements(b, loc, sliceElements(b, loc, seq, b.getIndexAttr(0), pos),
+                     dest, b.getIndexAttr(0));
+  // The offset of the rest stays within the sequence even when it is empty
+  // at run time.
+  OpFoldResult restStart = addIndex(b, loc, pos, b.getIndexAttr(1));
+  if (ShapedType::isDynamic(n))
+    restStart = arith::MinSIOp::create(
+                    b, loc, getValueOrCreateConstantIndexOp(b, loc, restStart),
+                    getValueOrCreateConstantIndexOp(b, loc, length))
+                    .getResult();
+  return insertElements(
+      b, loc,
+      sliceElements(b, loc, seq, restStart, subIndex(b, loc, newLength, pos)),
+      dest, pos);
+}
+
+/// The permutation of a rank-`rank` tensor that moves dim `from` to `to`.
+static SmallVector<int64_t> moveDim(int64_t rank, int64_t from, int64_t to) {
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != from)
+      perm.push_back(i);
+  perm.insert(perm.begin() + to, from);
+  return perm;
+}
+
+FailureOr<Value> mlprog::buildConcatFromSequence(OpBuilder &b, Location loc,
+                                                 Value seq, int64_t axis,
+                                                 bool newAxis) {
+  FailureOr<RankedTensorType> t = getSeqType(loc, seq);
+  if (failed(t))
+    return failure();
+  int64_t r = t->getRank() - 1;
+  int64_t lo = newAxis ? -(r + 1) : -r, hi = newAxis ? r : r - 1;
+  if (axis < lo || axis > hi)
+    return emitError(loc) << "ConcatFromSequence axis " << axis
+                          << " is out of range for elements of rank " << r
+                          << (newAxis ? " with new_axis" : "");
+  int64_t a = axis < 0 ? axis - lo : axis;
+  FailureOr<Value> moved = buildTranspose(b, loc, seq, moveDim(r + 1, 0, a));
+  if (failed(moved) || newAxis)
+    return moved;
+  return mergeDims(b, loc, *moved, a);
+}
+
+FailureOr<Value> mlprog::buildSplitToSequence(OpBuilder &b, Location loc,
+                                              Value x, int64_t axis,
+                                              std::optional<int64_t> chunk,
+                                              bool keepDims) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || xt.getRank() < 1)
+    return emitError(loc) << "SplitToSequence needs a tensor of rank >= 1, "
+                             "got "
+                          << x.getType();
+  int64_t rank = xt.getRank();
+  if (axis < -rank || axis >= rank)
+    return emitError(loc) << "split axis " << axis
+                          << " is out of range for rank " << rank;
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (chunk && *chunk <= 0)
+    return emitError(loc) << "split length " << *chunk << " must be positive";
+  if (!chunk || *chunk == 1) {
+    Value v = (chunk || keepDims) ? insertUnitDim(b, loc, x, a + 1) : x;
+    int64_t vRank = cast<RankedTensorType>(v.getType()).getRank();
+    return buildTranspose(b, loc, v, moveDim(vRank, a, 0));
+  }
+  int64_t d = xt.getDimSize(a);
+  if (ShapedType::isDynamic(d) || d % *chunk != 0)
+    return emitError(loc) << "unsupported sequence whose elements differ in "
+                             "shape (split of extent "
+                          << (ShapedType::isDynamic(d) ? std::string("?")
+                                                       : std::to_string(d))
+                          << " into pieces of " << *chunk << ")";
+  if (d == 0) {
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    sizes[a] = b.getIndexAttr(*chunk);
+    sizes.insert(sizes.begin(), b.getIndexAttr(0));
+    return createEmpty(b, loc, sizes, xt.getElementType());
+  }
+  Value v = splitDim(b, loc, x, a, d / *chunk);
+  return buildTranspose(b, loc, v, moveDim(rank + 1, a, 0));
 }

@@ -17,6 +17,8 @@
 #include "NodeContext.h"
 #include "mlprog/Import/Common/Shape.h"
 
+#include "mlprog/Import/Common/Sequence.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -91,6 +93,21 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return tensor::CastOp::create(b, loc, type, v);
 }
 
+/// An empty sequence of elements of type `element` (extents it leaves
+/// dynamic are 0), typed with a dynamic length: the start of a sequence
+/// that grows by one element per iteration.
+FailureOr<Value> emptyGrowable(OpBuilder &b, Location loc,
+                               RankedTensorType element) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : element.getShape())
+    sizes.push_back(b.getIndexAttr(ShapedType::isDynamic(d) ? 0 : d));
+  FailureOr<Value> empty =
+      buildSequenceEmpty(b, loc, element, b.getIndexAttr(0), sizes);
+  if (failed(empty))
+    return failure();
+  return castTo(b, loc, *empty, getSequenceType(element, ShapedType::kDynamic));
+}
+
 /// The single element of a one-element tensor (ONNX scalars such as If's
 /// condition and Loop's trip count are 0-d or 1-element tensors).
 FailureOr<Value> extractScalar(NodeContext &ctx, Value tensor, StringRef what) {
@@ -130,7 +147,9 @@ FailureOr<const onnx::GraphProto *> getGraph(NodeContext &ctx, StringRef name) {
 /// reading outer values) runs depending on the one-element bool `cond`;
 /// lowered to scf.if. Outputs whose shapes differ between the branches get
 /// the joined type (differing extents dynamic); branches producing
-/// different ranks, sequences or optionals are unsupported.
+/// different ranks are unsupported. Sequences are their tensors (an empty
+/// one of unknown element type takes the other branch's shape); an
+/// optional output also yields its presence flag.
 LogicalResult importIf(NodeContext &ctx) {
   FailureOr<const onnx::GraphProto *> thenGraph = getGraph(ctx, "then_branch");
   FailureOr<const onnx::GraphProto *> elseGraph = getGraph(ctx, "else_branch");
@@ -175,29 +194,78 @@ LogicalResult importIf(NodeContext &ctx) {
     }
     outputs.push_back(*out);
   }
+  int numOutputs = ctx.node.output_size();
+  Block *blocks[2] = {probe.thenBlock(), probe.elseBlock()};
+  const onnx::GraphProto *graphs[2] = {*thenGraph, *elseGraph};
+  // Outputs that are optionals in either branch, and both branches' flags.
+  SmallVector<int> optionalOutputs;
+  SmallVector<Value> flags[2];
+  SmallVector<bool> untyped;
+  for (int i = 0; i < numOutputs; ++i) {
+    Value f0 = ctx.presenceOf(graphs[0]->output(i).name());
+    Value f1 = ctx.presenceOf(graphs[1]->output(i).name());
+    if (f0 || f1) {
+      optionalOutputs.push_back(i);
+      flags[0].push_back(f0);
+      flags[1].push_back(f1);
+    }
+    bool u0 = ctx.isUntypedSequence(outputs[0][i]);
+    bool u1 = ctx.isUntypedSequence(outputs[1][i]);
+    untyped.push_back(u0 && u1);
+    if (u0 == u1)
+      continue;
+    // The untyped empty sequence becomes an empty one of the other's type.
+    int br = u0 ? 0 : 1;
+    auto other = dyn_cast<RankedTensorType>(outputs[1 - br][i].getType());
+    if (!other || other.getRank() < 1) {
+      probe.erase();
+      return emitError(ctx.loc) << "If output " << i << " is a sequence in "
+                                << "one branch only";
+    }
+    OpBuilder::InsertionGuard guard(ctx.b);
+    ctx.b.setInsertionPointToEnd(blocks[br]);
+    FailureOr<Value> empty =
+        emptyGrowable(ctx.b, ctx.loc,
+                      RankedTensorType::get(other.getShape().drop_front(),
+                                            other.getElementType()));
+    if (failed(empty)) {
+      probe.erase();
+      return failure();
+    }
+    outputs[br][i] = *empty;
+  }
   SmallVector<Type> types = typesOf(outputs[0]);
   if (failed(joinInto(ctx, types, typesOf(outputs[1]), "If output"))) {
     probe.erase();
     return failure();
   }
-  for (auto [block, values] : {std::pair(probe.thenBlock(), outputs[0]),
-                               std::pair(probe.elseBlock(), outputs[1])}) {
+  for (int br = 0; br < 2; ++br) {
     OpBuilder::InsertionGuard guard(ctx.b);
-    ctx.b.setInsertionPointToEnd(block);
+    ctx.b.setInsertionPointToEnd(blocks[br]);
     SmallVector<Value> yielded;
-    for (auto [v, t] : llvm::zip(values, types))
+    for (auto [v, t] : llvm::zip(outputs[br], types))
       yielded.push_back(castTo(ctx.b, ctx.loc, v, t));
+    for (Value f : flags[br])
+      yielded.push_back(f ? f
+                          : arith::ConstantIntOp::create(ctx.b, ctx.loc,
+                                                         ctx.b.getI1Type(), 1));
     scf::YieldOp::create(ctx.b, ctx.loc, yielded);
   }
+  types.append(optionalOutputs.size(), ctx.b.getI1Type());
   auto ifOp = scf::IfOp::create(ctx.b, ctx.loc, types, *cond,
                                 /*addThenBlock=*/false,
                                 /*addElseBlock=*/false);
   ifOp.getThenRegion().takeBody(probe.getThenRegion());
   ifOp.getElseRegion().takeBody(probe.getElseRegion());
   probe.erase();
-  for (unsigned i = 0; i < ifOp.getNumResults(); ++i)
+  for (int i = 0; i < numOutputs; ++i) {
     if (failed(ctx.setResult(i, ifOp.getResult(i))))
       return failure();
+    if (untyped[i])
+      ctx.markUntypedSequence(ifOp.getResult(i));
+  }
+  for (auto [j, i] : llvm::enumerate(optionalOutputs))
+    ctx.setOutputPresence(i, ifOp.getResult(numOutputs + j));
   return success();
 }
 
@@ -233,11 +301,13 @@ Value emptyAccumulator(OpBuilder &b, Location loc, RankedTensorType elementType,
                                  ValueRange{count});
 }
 
-/// Statically shaped element types of scan outputs, or an error.
-LogicalResult checkScanElements(NodeContext &ctx, TypeRange types) {
+/// Scan outputs must be ranked tensors; Scan's, statically shaped ones
+/// (`needStatic`).
+LogicalResult checkScanElements(NodeContext &ctx, TypeRange types,
+                                bool needStatic = true) {
   for (auto [k, t] : llvm::enumerate(types)) {
     auto ranked = dyn_cast<RankedTensorType>(t);
-    if (!ranked || !ranked.hasStaticShape())
+    if (!ranked || (needStatic && !ranked.hasStaticShape()))
       return emitError(ctx.loc)
              << "unsupported scan output " << k << " of dynamic type " << t;
   }
@@ -250,8 +320,11 @@ LogicalResult checkScanElements(NodeContext &ctx, TypeRange types) {
 /// loop-carried values...) and returns (condition, loop-carried values...,
 /// scan outputs...); the node returns the final loop-carried values and
 /// the scan outputs stacked along a new leading axis. Lowered to
-/// scf.while. Unsupported: a loop with neither M nor cond (unbounded), scan
-/// outputs without M or of non-static shape, sequence/optional values.
+/// scf.while. Sequences are carried as their tensors (an empty one of
+/// unknown element type takes the shape the body gives it); scan outputs
+/// of dynamic shape, or without M, grow by one element per iteration.
+/// Unsupported: a loop with neither M nor cond (unbounded), optional
+/// loop-carried values.
 LogicalResult importLoop(NodeContext &ctx) {
   FailureOr<const onnx::GraphProto *> bodyOr = getGraph(ctx, "body");
   if (failed(bodyOr))
@@ -284,15 +357,16 @@ LogicalResult importLoop(NodeContext &ctx) {
                           << " inputs and return at least " << numCarried + 1
                           << " outputs";
   int numScan = body.output_size() - 1 - numCarried;
-  if (numScan > 0 && !tripCount)
-    return emitError(loc) << "unsupported Loop scan outputs without a trip "
-                             "count M";
   SmallVector<Value> inits;
+  SmallVector<bool> untyped;
   for (int i = 0; i < numCarried; ++i) {
     FailureOr<Value> v = ctx.input(i + 2);
     if (failed(v))
       return failure();
+    if (ctx.inputPresence(i + 2))
+      return emitError(loc) << "unsupported optional Loop-carried value " << i;
     inits.push_back(*v);
+    untyped.push_back(ctx.isUntypedSequence(*v));
   }
 
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
@@ -308,14 +382,27 @@ LogicalResult importLoop(NodeContext &ctx) {
   SmallVector<Type> carriedTypes = typesOf(inits);
   SmallVector<Type> scanTypes; // known once the body was imported once
   bool haveScanTypes = numScan == 0;
+  // Whether a scan output grows per iteration rather than filling a
+  // preallocated [M, element dims] tensor.
+  auto growable = [&](Type t) {
+    return !count || !cast<RankedTensorType>(t).hasStaticShape();
+  };
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     SmallVector<Value> whileInits = {zero, initCond};
     for (auto [v, t] : llvm::zip(inits, carriedTypes))
       whileInits.push_back(castTo(b, loc, v, t));
     if (haveScanTypes)
-      for (Type t : scanTypes)
-        whileInits.push_back(
-            emptyAccumulator(b, loc, cast<RankedTensorType>(t), count, 0));
+      for (Type t : scanTypes) {
+        auto et = cast<RankedTensorType>(t);
+        if (!growable(t)) {
+          whileInits.push_back(emptyAccumulator(b, loc, et, count, 0));
+          continue;
+        }
+        FailureOr<Value> acc = emptyGrowable(b, loc, et);
+        if (failed(acc))
+          return failure();
+        whileInits.push_back(*acc);
+      }
     SmallVector<Type> types = typesOf(whileInits);
     SmallVector<Location> locs(types.size(), loc);
     auto whileOp = scf::WhileOp::create(b, loc, types, whileInits);
@@ -339,8 +426,11 @@ LogicalResult importLoop(NodeContext &ctx) {
       SmallVector<Value> bodyInputs = {
           makeScalarTensor(b, loc, iteration),
           makeScalarTensor(b, loc, after->getArgument(1))};
-      for (int i = 0; i < numCarried; ++i)
+      for (int i = 0; i < numCarried; ++i) {
         bodyInputs.push_back(after->getArgument(i + 2));
+        if (untyped[i])
+          ctx.markUntypedSequence(after->getArgument(i + 2));
+      }
       FailureOr<SmallVector<Value>> outputs =
           importSubgraph(ctx, body, bodyInputs);
       if (failed(outputs))
@@ -348,10 +438,34 @@ LogicalResult importLoop(NodeContext &ctx) {
       ArrayRef<Value> out = *outputs;
       ValueRange carriedOut(out.slice(1, numCarried));
       ValueRange scanOut(out.slice(1 + numCarried, numScan));
+      // An empty sequence of unknown element type starts as an empty
+      // sequence of the elements the body inserts.
+      bool retyped = false;
+      for (int i = 0; i < numCarried; ++i) {
+        if (!untyped[i] || ctx.isUntypedSequence(carriedOut[i]))
+          continue;
+        auto seqType = dyn_cast<RankedTensorType>(carriedOut[i].getType());
+        if (!seqType || seqType.getRank() < 1)
+          return emitError(loc) << "Loop-carried sequence " << i
+                                << " is not a sequence in the body";
+        OpBuilder before(whileOp);
+        FailureOr<Value> init =
+            emptyGrowable(before, loc,
+                          RankedTensorType::get(seqType.getShape().drop_front(),
+                                                seqType.getElementType()));
+        if (failed(init))
+          return failure();
+        inits[i] = *init;
+        carriedTypes[i] = init->getType();
+        untyped[i] = false;
+        retyped = true;
+      }
       FailureOr<bool> changed = joinInto(
           ctx, carriedTypes, TypeRange(carriedOut), "Loop-carried value");
-      if (failed(changed) || failed(checkScanElements(ctx, TypeRange(scanOut))))
+      if (failed(changed) ||
+          failed(checkScanElements(ctx, TypeRange(scanOut), false)))
         return failure();
+      *changed |= retyped;
       SmallVector<Type> observedScan = typesOf(scanOut);
       if (haveScanTypes && observedScan != scanTypes)
         return emitError(loc) << "unsupported Loop scan output whose type "
@@ -371,10 +485,19 @@ LogicalResult importLoop(NodeContext &ctx) {
         yielded.push_back(castTo(b, loc, v, t));
       Value position =
           arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
-      for (auto [k, element] : llvm::enumerate(scanOut))
-        yielded.push_back(insertSlice(b, loc, element,
-                                      after->getArgument(2 + numCarried + k),
-                                      position, /*axis=*/0));
+      for (auto [k, element] : llvm::enumerate(scanOut)) {
+        Value acc = after->getArgument(2 + numCarried + k);
+        if (!growable(scanTypes[k])) {
+          yielded.push_back(
+              insertSlice(b, loc, element, acc, position, /*axis=*/0));
+          continue;
+        }
+        FailureOr<Value> grown =
+            buildSequenceInsert(b, loc, acc, element, OpFoldResult());
+        if (failed(grown))
+          return failure();
+        yielded.push_back(castTo(b, loc, *grown, acc.getType()));
+      }
       scf::YieldOp::create(b, loc, yielded);
       return true;
     };
@@ -385,9 +508,12 @@ LogicalResult importLoop(NodeContext &ctx) {
         return failure();
       continue;
     }
-    for (int i = 0; i < numCarried; ++i)
+    for (int i = 0; i < numCarried; ++i) {
       if (failed(ctx.setResult(i, whileOp.getResult(2 + i))))
         return failure();
+      if (untyped[i])
+        ctx.markUntypedSequence(whileOp.getResult(2 + i));
+    }
     // The condition may stop the loop early: keep the slices written.
     Value done = arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                             whileOp.getResult(0));

@@ -89,11 +89,13 @@ template <UnaryOpKind Kind> LogicalResult importUnary(NodeContext &ctx) {
   return ctx.setResult(0, buildElementwiseUnary(ctx.b, ctx.loc, Kind, *x));
 }
 
-/// Identity: the output is the input value.
+/// Identity: the output is the input value (a tensor, a sequence or an
+/// optional, whose presence flag it keeps).
 LogicalResult importIdentity(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  ctx.setOutputPresence(0, ctx.inputPresence(0));
   // A constant stays one, so that operands read as attributes (axes,
   // shapes) fold through Identity (exported function bodies use it).
   if (DenseElementsAttr c = ctx.optionalConstantInput(0)) {

@@ -21,6 +21,7 @@
 #include "mlprog/Import/Common/ProgramBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -82,7 +83,7 @@ private:
   FailureOr<SmallVector<Value>>
   importSubgraph(const onnx::GraphProto &subgraph, ValueRange inputs,
                  StringRef parentName, int64_t nodeOpset, unsigned depth);
-  LogicalResult importOutputs(FunctionType type);
+  LogicalResult importOutputs(FuncOp func);
 
   MLIRContext *ctx;
   StringRef file;
@@ -103,6 +104,10 @@ private:
   /// Graph inputs kept in mutable globals, and their input and output names.
   SmallVector<StateBinding> stateBindings;
   llvm::StringMap<const StateBinding *> stateInputs, stateOutputs;
+  /// Graph inputs of optional type (present: an empty optional cannot be
+  /// passed), and how each (unbound) graph output is returned.
+  llvm::StringSet<> optionalInputs;
+  SmallVector<BoundaryType> outputTypes;
 };
 
 /// Nesting limit for function expansions and subgraphs (a recursive
@@ -303,25 +308,27 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
     record(info);
     if (stateInputs.count(info.name()))
       continue;
-    FailureOr<RankedTensorType> type =
-        convertTensorType(locFor(info.name()), info.name(), info.type());
+    FailureOr<BoundaryType> type = convertBoundaryType(
+        locFor(info.name()), info.name(), info.type(), /*isOutput=*/false);
     if (failed(type))
       return failure();
-    inputs.push_back(*type);
-    unsignedInputs.push_back(
-        isUnsignedDataType(info.type().tensor_type().elem_type()));
+    inputs.push_back(type->type);
+    unsignedInputs.push_back(isUnsignedDataType(type->dataType));
+    if (type->optional)
+      optionalInputs.insert(info.name());
   }
   for (const onnx::ValueInfoProto &info : graph.output()) {
     record(info);
     if (stateOutputs.count(info.name()))
       continue;
-    FailureOr<RankedTensorType> type =
-        convertTensorType(locFor(info.name()), info.name(), info.type());
+    FailureOr<BoundaryType> type = convertBoundaryType(
+        locFor(info.name()), info.name(), info.type(), /*isOutput=*/true);
     if (failed(type))
       return failure();
-    results.push_back(*type);
-    unsignedOutputs.push_back(
-        isUnsignedDataType(info.type().tensor_type().elem_type()));
+    // A sequence of undeclared element rank is typed once imported.
+    results.push_back(type->type ? Type(type->type) : builder.getNoneType());
+    unsignedOutputs.push_back(isUnsignedDataType(type->dataType));
+    outputTypes.push_back(*type);
   }
   return builder.getFunctionType(inputs, results);
 }
@@ -399,8 +406,14 @@ ModelImporter::expandFunction(const onnx::NodeProto &node, StringRef name,
       for (const std::string &input : node.input()) {
         onnx::TypeProto type;
         Value value = input.empty() ? Value() : state.lookup(input, loc);
-        if (auto tensor = dyn_cast_or_null<RankedTensorType>(
-                value ? value.getType() : Type())) {
+        // Sequences and optionals (e.g. SequenceMap's inputs) keep the
+        // type the model declares for them.
+        if (const onnx::TypeProto *declared =
+                input.empty() ? nullptr : state.declaredType(input);
+            declared && !declared->has_tensor_type()) {
+          type = *declared;
+        } else if (auto tensor = dyn_cast_or_null<RankedTensorType>(
+                       value ? value.getType() : Type())) {
           int32_t dataType = state.dataType(input);
           onnx::TypeProto_Tensor *t = type.mutable_tensor_type();
           t->set_elem_type(dataType ? dataType
@@ -508,9 +521,23 @@ ModelImporter::importSubgraph(const onnx::GraphProto &subgraph,
   return results;
 }
 
-LogicalResult ModelImporter::importOutputs(FunctionType type) {
+/// The sequence `seq` when `present`, else its first 0 elements: an empty
+/// optional sequence is returned as an empty sequence.
+static Value sequenceIfPresent(OpBuilder &b, Location loc, Value seq,
+                               Value present) {
+  auto t = cast<RankedTensorType>(seq.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, seq);
+  Value length = getValueOrCreateConstantIndexOp(b, loc, sizes[0]);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  sizes[0] = arith::SelectOp::create(b, loc, present, length, zero).getResult();
+  SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(t.getRank(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, seq, offsets, sizes, strides);
+}
+
+LogicalResult ModelImporter::importOutputs(FuncOp func) {
   SmallVector<Value> results;
-  TypeRange resultTypes = type.getResults();
+  TypeRange resultTypes = func.getFunctionType().getResults();
   for (const onnx::ValueInfoProto &info : graph.output()) {
     Location loc = locFor(info.name());
     Value value = state.lookup(info.name(), loc);
@@ -519,7 +546,13 @@ LogicalResult ModelImporter::importOutputs(FunctionType type) {
                             << "' is not produced by any node";
     if (stateOutputs.count(info.name()))
       continue;
+    const BoundaryType &boundary = outputTypes[results.size()];
+    Value present = state.presence(info.name());
+    if (boundary.optional && boundary.sequence && present)
+      value = sequenceIfPresent(builder, loc, value, present);
     Type expected = resultTypes[results.size()];
+    if (isa<NoneType>(expected))
+      expected = value.getType();
     // Shape inference may know more (or less) than the builders; reconcile
     // with a cast where the shapes are compatible.
     if (value.getType() != expected) {
@@ -539,6 +572,7 @@ LogicalResult ModelImporter::importOutputs(FunctionType type) {
       return failure();
   }
   ReturnOp::create(builder, fileLoc, results);
+  ProgramBuilder::setResultTypes(func, TypeRange(ValueRange(results)));
   return success();
 }
 
@@ -588,6 +622,10 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
                                FlatSymbolRefAttr::get(ctx, binding->symbol)));
     else
       state.define(info.name(), entry->getArgument(argIndex++));
+    if (optionalInputs.contains(info.name()))
+      state.setPresence(info.name(),
+                        arith::ConstantIntOp::create(builder, fileLoc,
+                                                     builder.getI1Type(), 1));
   }
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node,
@@ -596,7 +634,7 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
                               : node.name(),
                           opset, /*depth=*/0)))
       return nullptr;
-  if (failed(importOutputs(*type)))
+  if (failed(importOutputs(func)))
     return nullptr;
   if (!stateBindings.empty()) {
     builder.setInsertionPointToEnd(module->getBody());

@@ -33,16 +33,17 @@ Value GraphState::lookup(StringRef name, Location loc) {
 }
 
 void GraphState::recordValueInfo(const onnx::ValueInfoProto &info) {
-  if (!info.type().has_tensor_type())
+  if (info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
     return;
-  dataTypes[info.name()] = info.type().tensor_type().elem_type();
   declaredTypes[info.name()] = &info.type();
+  if (info.type().has_tensor_type())
+    dataTypes[info.name()] = info.type().tensor_type().elem_type();
 }
 
 std::optional<SmallVector<int64_t>>
 GraphState::staticShape(StringRef name) const {
   const onnx::TypeProto *type = declaredTypes.lookup(name);
-  if (!type || !type->tensor_type().has_shape())
+  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape())
     return std::nullopt;
   SmallVector<int64_t> shape;
   for (const auto &dim : type->tensor_type().shape().dim()) {

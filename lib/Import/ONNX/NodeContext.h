@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
@@ -69,6 +70,11 @@ public:
   }
   /// Records the declared (or inferred) type of a graph value.
   void recordValueInfo(const onnx::ValueInfoProto &info);
+  /// The declared (or inferred) type of `name` (a tensor, sequence or
+  /// optional type), or null.
+  const onnx::TypeProto *declaredType(llvm::StringRef name) const {
+    return declaredTypes.lookup(name);
+  }
   /// The static shape declared for `name`, if every extent is known.
   std::optional<llvm::SmallVector<int64_t>>
   staticShape(llvm::StringRef name) const;
@@ -76,6 +82,25 @@ public:
   /// nested region (If branch, Loop body) are placed before that region's
   /// ancestor op in this block, so they dominate every later use.
   void setEntryBlock(mlir::Block *block) { entryBlock = block; }
+
+  /// Optional values (docs/importers/onnx.md, "Sequences and optionals"):
+  /// an optional is its element's value (a placeholder when empty) plus an
+  /// i1 flag, recorded here, that says whether it holds the element. Values
+  /// without a flag are not optionals (or are known to be present).
+  mlir::Value presence(llvm::StringRef name) const {
+    return presenceFlags.lookup(name);
+  }
+  void setPresence(llvm::StringRef name, mlir::Value flag) {
+    presenceFlags[name] = flag;
+  }
+  /// Empty sequences whose element type is not known yet (SequenceEmpty
+  /// gives only the element data type): held as [0] tensors of scalars,
+  /// they take the shape of the first element inserted, and a loop-carried
+  /// or If-produced one takes the other side's shape.
+  bool isUntypedSequence(mlir::Value v) const {
+    return untypedSequences.contains(v);
+  }
+  void markUntypedSequence(mlir::Value v) { untypedSequences.insert(v); }
 
 private:
   mlir::OpBuilder &builder;
@@ -86,6 +111,8 @@ private:
   llvm::StringMap<mlir::Type> externalTypes;
   llvm::StringMap<int32_t> dataTypes;
   llvm::StringMap<const onnx::TypeProto *> declaredTypes;
+  llvm::StringMap<mlir::Value> presenceFlags;
+  llvm::DenseSet<mlir::Value> untypedSequences;
 };
 
 /// Imports the nodes of an ONNX subgraph (an If branch, a Loop or Scan body)
@@ -166,6 +193,33 @@ public:
       graph.recordDataType(node.output(i), dataType);
   }
 
+  /// The presence flag (i1) of input `i` when it is an optional value,
+  /// else null (a tensor or sequence, or an optional known to be present).
+  mlir::Value inputPresence(unsigned i) const {
+    return hasInput(i) ? graph.presence(node.input(i)) : mlir::Value();
+  }
+  /// The presence flag of the value named `name` (a subgraph output), or
+  /// null.
+  mlir::Value presenceOf(llvm::StringRef name) const {
+    return graph.presence(name);
+  }
+  /// Records output `i` as an optional whose presence is the i1 `flag`
+  /// (nothing when `flag` is null).
+  void setOutputPresence(unsigned i, mlir::Value flag) {
+    if (flag && hasOutput(i))
+      graph.setPresence(node.output(i), flag);
+  }
+  /// Records the presence flag of the value named `name` (a subgraph input).
+  void setPresenceOf(llvm::StringRef name, mlir::Value flag) {
+    if (flag)
+      graph.setPresence(name, flag);
+  }
+  /// See GraphState::isUntypedSequence.
+  bool isUntypedSequence(mlir::Value v) const {
+    return graph.isUntypedSequence(v);
+  }
+  void markUntypedSequence(mlir::Value v) { graph.markUntypedSequence(v); }
+
 private:
   GraphState &graph;
 };
@@ -221,6 +275,10 @@ void registerQuantizationOps(OpTable &table);
 void registerSignalOps(OpTable &table);
 /// ControlFlowOps.cpp: If, Loop, Scan (ops that carry subgraphs).
 void registerControlFlowOps(OpTable &table);
+/// SequenceOps.cpp: Sequence*, ConcatFromSequence, SplitToSequence,
+/// Optional, OptionalHasElement, OptionalGetElement (SequenceMap expands to
+/// its ONNX function body, a Loop).
+void registerSequenceOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

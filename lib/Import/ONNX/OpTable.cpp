@@ -31,6 +31,7 @@ const OpTable &getOpTable() {
     registerQuantizationOps(t);
     registerSignalOps(t);
     registerControlFlowOps(t);
+    registerSequenceOps(t);
     return t;
   }();
   return table;

@@ -144,6 +144,43 @@ FailureOr<RankedTensorType> convertTensorType(Location loc, StringRef name,
   return RankedTensorType::get(shape, *elementType);
 }
 
+FailureOr<BoundaryType> convertBoundaryType(Location loc, StringRef name,
+                                            const onnx::TypeProto &type,
+                                            bool isOutput) {
+  BoundaryType result;
+  const onnx::TypeProto *t = &type;
+  if (t->has_optional_type()) {
+    result.optional = true;
+    t = &t->optional_type().elem_type();
+  }
+  if (t->has_sequence_type()) {
+    result.sequence = true;
+    t = &t->sequence_type().elem_type();
+    if (!t->has_tensor_type())
+      return emitError(loc) << "unsupported sequence of " << valueKind(*t)
+                            << " values for '" << name << "'";
+    result.dataType = t->tensor_type().elem_type();
+    if (!t->tensor_type().has_shape()) {
+      if (isOutput)
+        return result;
+      return emitError(loc) << "unsupported sequence of unknown element rank "
+                               "for '"
+                            << name << "'";
+    }
+  }
+  FailureOr<RankedTensorType> tensor = convertTensorType(loc, name, *t);
+  if (failed(tensor))
+    return failure();
+  result.dataType = t->tensor_type().elem_type();
+  result.type = *tensor;
+  if (result.sequence) {
+    SmallVector<int64_t> shape{ShapedType::kDynamic};
+    llvm::append_range(shape, tensor->getShape());
+    result.type = RankedTensorType::get(shape, tensor->getElementType());
+  }
+  return result;
+}
+
 /// Appends the low `width` bytes of `value` (little endian host).
 static void appendBytes(std::vector<char> &out, uint64_t value,
                         unsigned width) {

@@ -54,6 +54,29 @@ mlir::FailureOr<mlir::RankedTensorType>
 convertTensorType(mlir::Location loc, llvm::StringRef name,
                   const onnx::TypeProto &type);
 
+/// How a graph input or output is passed to and from `@main`
+/// (docs/importers/onnx.md, "Sequences and optionals"): a tensor as itself,
+/// a sequence of tensors as one stacked tensor [n, element dims] (n
+/// dynamic), an optional as its element.
+struct BoundaryType {
+  /// Null for a sequence output whose element rank the model does not
+  /// declare: the imported value's type is used.
+  mlir::RankedTensorType type;
+  /// The ONNX TensorProto::DataType of the (element) tensors.
+  int32_t dataType = 0;
+  bool sequence = false;
+  bool optional = false;
+};
+
+/// The BoundaryType of graph input (or, when `isOutput`, output) `name` of
+/// ONNX type `type`. Errors: the convertTensorType errors; "unsupported"
+/// maps, sparse tensors, optionals of optionals, sequences of non-tensors,
+/// and sequence inputs of unknown element rank.
+mlir::FailureOr<BoundaryType> convertBoundaryType(mlir::Location loc,
+                                                  llvm::StringRef name,
+                                                  const onnx::TypeProto &type,
+                                                  bool isOutput);
+
 /// Converts a TensorProto (raw_data or typed repeated fields) to a dense
 /// elements attribute. 4- and 2-bit elements, packed two or four to a byte
 /// from the least significant bits up in raw_data and int32_data, come out

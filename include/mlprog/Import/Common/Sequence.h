@@ -24,6 +24,8 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
+
 namespace mlprog {
 
 /// The tensor type of a sequence of `length` (ShapedType::kDynamic when not
@@ -97,6 +99,68 @@ mlir::FailureOr<mlir::Value> buildSequenceGather(mlir::OpBuilder &b,
 mlir::FailureOr<mlir::Value>
 buildSequenceScatter(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq,
                      mlir::Value indices, mlir::Value elements, bool growable);
+
+/// The sequence [k, element dims] of `elements` (at least one; same rank and
+/// element type; a dim static in some element gives the result that static
+/// extent, the others are assumed to match at run time).
+/// Errors: no elements; differing element types; "unsupported sequence
+/// whose elements differ in shape" for differing ranks or static extents.
+/// Spec: ONNX SequenceConstruct-11; MIL make_list with initial elements.
+mlir::FailureOr<mlir::Value> buildSequenceConstruct(mlir::OpBuilder &b,
+                                                    mlir::Location loc,
+                                                    mlir::ValueRange elements);
+
+/// `seq` [n, E] with `element` inserted before position `position` (an
+/// attribute or an index Value in [-n, n], negative counting from the end;
+/// null appends), later elements shifting back: the result is [n + 1, E'],
+/// E' the join of E and the element's extents (the element's run-time
+/// extents size the result, so an empty sequence of any extents takes the
+/// element's). A run-time position is wrapped once and clamped into [0, n].
+/// Errors: element type mismatch; a static position out of range;
+/// "unsupported sequence whose elements differ in shape" for a rank or
+/// static extent mismatch.
+/// Spec: ONNX SequenceInsert-11; TensorListPushBack (position null).
+mlir::FailureOr<mlir::Value>
+buildSequenceInsert(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq,
+                    mlir::Value element, mlir::OpFoldResult position);
+
+/// `seq` [n, E] without element `position` (an attribute or an index Value
+/// in [-n, n), negative counting from the end; null removes the last):
+/// [n - 1, E]. A run-time position is wrapped once and clamped into
+/// [0, n - 1]; erasing from a sequence that is empty at run time gives an
+/// empty sequence.
+/// Errors: a static position out of range (including any position into a
+/// statically empty sequence).
+/// Spec: ONNX SequenceErase-11; TensorListPopBack (position null).
+mlir::FailureOr<mlir::Value> buildSequenceErase(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::Value seq,
+                                                mlir::OpFoldResult position);
+
+/// The elements of `seq` [n, D0..Dr-1] joined into one tensor: with
+/// `newAxis`, stacked along a new dim `axis` in [-(r+1), r] (result
+/// [D0..D(axis-1), n, Daxis..]); otherwise concatenated along `axis` in
+/// [-r, r) (result extent n * Daxis there; elements of rank >= 1).
+/// Errors: an axis out of range; concatenation of rank-0 elements.
+/// Spec: ONNX ConcatFromSequence-11; TensorListStack / TensorArray.concat.
+mlir::FailureOr<mlir::Value>
+buildConcatFromSequence(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq,
+                        int64_t axis, bool newAxis);
+
+/// `x` split along `axis` (in [-rank, rank), rank >= 1) into a sequence of
+/// pieces of `chunk` extent each ([Daxis / chunk, x dims with Daxis ->
+/// chunk]); without a chunk, into the Daxis pieces of extent 1, whose
+/// unit dim is dropped unless `keepDims` ([Daxis, x dims without axis]).
+/// Pieces of differing extents (a chunk that does not divide the extent)
+/// cannot be one sequence tensor.
+/// Errors: an axis out of range, chunk <= 0; "unsupported sequence whose
+/// elements differ in shape" when chunk does not divide a static Daxis or
+/// Daxis is dynamic (chunk != 1).
+/// Spec: ONNX SplitToSequence-11 (split a scalar, or absent);
+/// TensorListSplit with equal lengths.
+mlir::FailureOr<mlir::Value>
+buildSplitToSequence(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     int64_t axis, std::optional<int64_t> chunk, bool keepDims);
 
 } // namespace mlprog
 

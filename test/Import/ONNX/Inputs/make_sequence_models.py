@@ -1,0 +1,183 @@
+"""Writes ONNX models using sequences and optionals, with inputs and numpy
+references, for the importer and execution tests.
+
+usage: make_sequence_models.py NAME OUT_DIR
+
+Writes OUT_DIR/model.onnx, OUT_DIR/input_<i>.npy and OUT_DIR/reference_<i>.npy
+like make_graph_models.py. A sequence at the graph boundary is one stacked
+tensor [n, element dims], an optional its element (an empty optional
+sequence an empty one): docs/importers/onnx.md, "Sequences and optionals".
+NAME: see MODELS below.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+B = TensorProto.BOOL
+rng = np.random.default_rng(0)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def seq_vi(name, dtype, shape):
+    return helper.make_tensor_sequence_value_info(name, dtype, shape)
+
+
+def model(nodes, inputs, outputs, opset=16):
+    graph = helper.make_graph(nodes, "g", inputs, outputs)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", opset)])
+
+
+def seq_ops():
+    # [X, Y] -> insert Z at run-time position 1 -> [X, Z, Y]; erase the last
+    # -> [X, Z]; length, concatenation, stacking, a negative SequenceAt.
+    nodes = [
+        helper.make_node("SequenceConstruct", ["x", "y"], ["s1"]),
+        helper.make_node("SequenceInsert", ["s1", "z", "pos"], ["s2"]),
+        helper.make_node("SequenceErase", ["s2"], ["s3"]),
+        helper.make_node("SequenceLength", ["s2"], ["len"]),
+        helper.make_node("ConcatFromSequence", ["s2"], ["cat"], axis=1),
+        helper.make_node("ConcatFromSequence", ["s3"], ["stack"], axis=-1,
+                         new_axis=1),
+        helper.make_node("Constant", [], ["minus1"], value_int=-1),
+        helper.make_node("SequenceAt", ["s2", "minus1"], ["last"]),
+    ]
+    m = model(nodes, [vi("x", F, [2, 3]), vi("y", F, [2, 3]),
+                      vi("z", F, [2, 3]), vi("pos", I64, [])],
+              [vi("len", I64, []), vi("cat", F, [2, 9]),
+               vi("stack", F, [2, 3, 2]), vi("last", F, [2, 3]),
+               seq_vi("s2", F, [2, 3])])
+    x, y, z = (rng.standard_normal((2, 3)).astype(np.float32)
+               for _ in range(3))
+    s2 = np.stack([x, z, y])
+    return m, [x, y, z, np.array(1, np.int64)], [
+        np.array(3, np.int64), np.concatenate([x, z, y], axis=1),
+        np.stack([x, z], axis=-1), y, s2]
+
+
+def seq_loop():
+    # SequenceEmpty (element shape unknown) carried through a Loop that
+    # appends x + i each iteration: the sequence takes the body's element
+    # shape and grows to [3, 4].
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=F),
+         helper.make_node("Add", ["x", "fi"], ["e"]),
+         helper.make_node("SequenceInsert", ["s_in", "e"], ["s_out"])],
+        "body", [vi("i", I64, []), vi("c_in", B, []),
+                 helper.make_tensor_sequence_value_info("s_in", F, None)],
+        [vi("c_out", B, []),
+         helper.make_tensor_sequence_value_info("s_out", F, None)])
+    nodes = [
+        helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+        helper.make_node("Constant", [], ["m"], value_int=3),
+        helper.make_node("Constant", [], ["t"],
+                         value=helper.make_tensor("t", B, [], [True])),
+        helper.make_node("Loop", ["m", "t", "empty"], ["seq"], body=body),
+    ]
+    m = model(nodes, [vi("x", F, [4])], [seq_vi("seq", F, [4])])
+    x = rng.standard_normal(4).astype(np.float32)
+    return m, [x], [np.stack([x + i for i in range(3)])]
+
+
+def split():
+    # Pieces of 2 along axis 1, and unit pieces along axis 0 without their
+    # axis.
+    nodes = [
+        helper.make_node("Constant", [], ["two"], value_int=2),
+        helper.make_node("SplitToSequence", ["x", "two"], ["pieces"], axis=1),
+        helper.make_node("Constant", [], ["one"], value_int=1),
+        helper.make_node("SequenceAt", ["pieces", "one"], ["second"]),
+        helper.make_node("SplitToSequence", ["x"], ["rows"], keepdims=0),
+    ]
+    m = model(nodes, [vi("x", F, [4, 6])],
+              [seq_vi("pieces", F, [4, 2]), vi("second", F, [4, 2]),
+               seq_vi("rows", F, [6])])
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    pieces = np.stack(np.split(x, 3, axis=1))
+    return m, [x], [pieces, pieces[1], x]
+
+
+def optional_if(cond):
+    # An If whose branches give an empty optional sequence and a present
+    # one; OptionalHasElement and the optional itself are outputs.
+    seq_type = helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(F, [3]))
+    then_branch = helper.make_graph(
+        [helper.make_node("Optional", [], ["none"], type=seq_type)], "then",
+        [], [helper.make_value_info(
+            "none", helper.make_optional_type_proto(seq_type))])
+    else_branch = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x", "x"], ["s"]),
+         helper.make_node("Optional", ["s"], ["some"])], "else", [],
+        [helper.make_value_info(
+            "some", helper.make_optional_type_proto(seq_type))])
+    nodes = [
+        helper.make_node("If", ["c"], ["opt"], then_branch=then_branch,
+                         else_branch=else_branch),
+        helper.make_node("OptionalHasElement", ["opt"], ["has"]),
+    ]
+    m = model(nodes, [vi("c", B, []), vi("x", F, [3])],
+              [vi("has", B, []),
+               helper.make_value_info(
+                   "opt", helper.make_optional_type_proto(seq_type))])
+    x = rng.standard_normal(3).astype(np.float32)
+    seq = np.zeros((0, 3), np.float32) if cond else np.stack([x, x])
+    return m, [np.array(cond), x], [np.array(not cond), seq]
+
+
+def ragged():
+    nodes = [helper.make_node("SequenceConstruct", ["x", "y"], ["s"]),
+             helper.make_node("ConcatFromSequence", ["s"], ["c"], axis=0)]
+    return model(nodes, [vi("x", F, [2, 3]), vi("y", F, [1, 3])],
+                 [vi("c", F, [3, 3])]), [], []
+
+
+def at_untyped():
+    nodes = [helper.make_node("SequenceEmpty", [], ["s"]),
+             helper.make_node("Constant", [], ["zero"], value_int=0),
+             helper.make_node("SequenceAt", ["s", "zero"], ["e"])]
+    return model(nodes, [], [vi("e", F, [2])]), [], []
+
+
+def uneven_split():
+    nodes = [helper.make_node("Constant", [], ["split"],
+                              value_ints=[1, 3]),
+             helper.make_node("SplitToSequence", ["x", "split"], ["s"]),
+             helper.make_node("SequenceLength", ["s"], ["n"])]
+    return model(nodes, [vi("x", F, [4])], [vi("n", I64, [])]), [], []
+
+
+MODELS = {
+    "seq_ops": seq_ops,
+    "seq_loop": seq_loop,
+    "split": split,
+    "optional_if_true": lambda: optional_if(True),
+    "optional_if_false": lambda: optional_if(False),
+    "ragged": ragged,
+    "at_untyped": at_untyped,
+    "uneven_split": uneven_split,
+}
+
+
+def main():
+    name, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    m, inputs, references = MODELS[name]()
+    onnx.save(m, os.path.join(out_dir, "model.onnx"))
+    for i, a in enumerate(inputs):
+        np.save(os.path.join(out_dir, f"input_{i}.npy"), a)
+    for i, a in enumerate(references):
+        np.save(os.path.join(out_dir, f"reference_{i}.npy"), a)
+
+
+if __name__ == "__main__":
+    main()
