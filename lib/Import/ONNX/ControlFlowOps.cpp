@@ -544,8 +544,8 @@ LogicalResult importLoop(NodeContext &ctx) {
 /// next state and one element per scan output, which the node stacks along
 /// `scan_output_axes` (reversed per `scan_output_directions`). Lowered to
 /// scf.for over the sequence length (the extent of the first scan input).
-/// Unsupported: Scan-8 (batched, with sequence_lens), scan outputs of
-/// non-static shape.
+/// Scan outputs whose elements have a run-time shape grow by one element
+/// per iteration. Unsupported: Scan-8 (batched, with sequence_lens).
 LogicalResult importScan(NodeContext &ctx) {
   OpBuilder &b = ctx.b;
   Location loc = ctx.loc;
@@ -631,9 +631,19 @@ LogicalResult importScan(NodeContext &ctx) {
     for (auto [v, t] : llvm::zip(states, stateTypes))
       inits.push_back(castTo(b, loc, v, t));
     if (haveScanTypes)
-      for (auto [t, axis] : llvm::zip(scanTypes, outAxes))
-        inits.push_back(
-            emptyAccumulator(b, loc, cast<RankedTensorType>(t), length, axis));
+      for (auto [t, axis] : llvm::zip(scanTypes, outAxes)) {
+        auto et = cast<RankedTensorType>(t);
+        if (et.hasStaticShape()) {
+          inits.push_back(emptyAccumulator(b, loc, et, length, axis));
+          continue;
+        }
+        // Elements of run-time shape: a sequence [n, element dims] that
+        // grows by one element per iteration, moved to `axis` at the end.
+        FailureOr<Value> acc = emptyGrowable(b, loc, et);
+        if (failed(acc))
+          return failure();
+        inits.push_back(*acc);
+      }
     auto forOp = scf::ForOp::create(b, loc, zero, length, one, inits);
     auto buildBody = [&]() -> FailureOr<bool> {
       OpBuilder::InsertionGuard guard(b);
@@ -670,8 +680,12 @@ LogicalResult importScan(NodeContext &ctx) {
       ValueRange scanOut(out.drop_front(numState));
       FailureOr<bool> changed =
           joinInto(ctx, stateTypes, TypeRange(stateOut), "Scan state value");
-      if (failed(changed) || failed(checkScanElements(ctx, TypeRange(scanOut))))
+      if (failed(changed))
         return failure();
+      for (auto [k, t] : llvm::enumerate(TypeRange(scanOut)))
+        if (!isa<RankedTensorType>(t))
+          return emitError(loc)
+                 << "unsupported scan output " << k << " of type " << t;
       SmallVector<Type> observedScan = typesOf(scanOut);
       if (haveScanTypes && observedScan != scanTypes)
         return emitError(loc) << "unsupported Scan output whose type "
@@ -691,10 +705,21 @@ LogicalResult importScan(NodeContext &ctx) {
       SmallVector<Value> yielded;
       for (auto [v, t] : llvm::zip(stateOut, stateTypes))
         yielded.push_back(castTo(b, loc, v, t));
-      for (auto [k, element] : llvm::enumerate(scanOut))
-        yielded.push_back(
-            insertSlice(b, loc, element, forOp.getRegionIterArg(numState + k),
-                        (*outDirs)[k] ? reversed : iv, outAxes[k]));
+      for (auto [k, element] : llvm::enumerate(scanOut)) {
+        Value acc = forOp.getRegionIterArg(numState + k);
+        if (cast<RankedTensorType>(scanTypes[k]).hasStaticShape()) {
+          yielded.push_back(insertSlice(
+              b, loc, element, acc, (*outDirs)[k] ? reversed : iv, outAxes[k]));
+          continue;
+        }
+        // Reversed outputs are built front to back by inserting first.
+        FailureOr<Value> grown = buildSequenceInsert(
+            b, loc, acc, element,
+            (*outDirs)[k] ? OpFoldResult(b.getIndexAttr(0)) : OpFoldResult());
+        if (failed(grown))
+          return failure();
+        yielded.push_back(castTo(b, loc, *grown, acc.getType()));
+      }
       scf::YieldOp::create(b, loc, yielded);
       return true;
     };
@@ -705,9 +730,29 @@ LogicalResult importScan(NodeContext &ctx) {
         return failure();
       continue;
     }
-    for (unsigned i = 0; i < forOp.getNumResults(); ++i)
-      if (failed(ctx.setResult(i, forOp.getResult(i))))
+    for (unsigned i = 0; i < forOp.getNumResults(); ++i) {
+      Value r = forOp.getResult(i);
+      int k = int(i) - numState;
+      if (k >= 0 && !cast<RankedTensorType>(scanTypes[k]).hasStaticShape() &&
+          outAxes[k] != 0) {
+        // [n, element dims] -> n at the output axis.
+        int64_t rank = rankOf(r);
+        SmallVector<int64_t> perm;
+        for (int64_t d = 1; d < rank; ++d) {
+          if (d - 1 == outAxes[k])
+            perm.push_back(0);
+          perm.push_back(d);
+        }
+        if (int64_t(perm.size()) < rank)
+          perm.push_back(0);
+        FailureOr<Value> moved = buildTranspose(b, loc, r, perm);
+        if (failed(moved))
+          return failure();
+        r = *moved;
+      }
+      if (failed(ctx.setResult(i, r)))
         return failure();
+    }
     return success();
   }
   return emitError(loc) << "unsupported Scan: state types did not settle "
