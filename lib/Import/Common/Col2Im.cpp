@@ -46,9 +46,17 @@ FailureOr<Value> mlprog::buildCol2Im(OpBuilder &b, Location loc, Value input,
       int64_t(padsBegin.size()) != n || int64_t(padsEnd.size()) != n)
     return emitError(loc) << "col2im: strides, dilations and pads need " << n
                           << " entries";
+  for (int64_t d = 0; d < n; ++d)
+    if (strides[d] < 1 || dilations[d] < 1)
+      return emitError(loc) << "col2im: strides and dilations must be "
+                               "positive";
   IndexMath m{b, loc};
   SmallVector<Value> image = readIndices(m, imageShape);
   SmallVector<Value> block = readIndices(m, blockShape);
+  // Block extents read at run time are at least 1, so that no division
+  // below is by zero (an empty block leaves the image zero anyway).
+  for (Value &k : block)
+    k = m.max(k, m.c(1));
   Value blockSize = m.c(1);
   for (Value k : block)
     blockSize = m.mul(blockSize, k);
@@ -60,7 +68,7 @@ FailureOr<Value> mlprog::buildCol2Im(OpBuilder &b, Location loc, Value input,
               m.add(m.mul(m.c(dilations[d]), m.sub(block[d], m.c(1))), m.c(1)));
     positions.push_back(m.max(
         m.add(arith::DivSIOp::create(b, loc, span, m.c(strides[d])), m.c(1)),
-        m.c(0)));
+        m.c(1)));
   }
   Value batch = tensor::DimOp::create(b, loc, input, 0);
   Value rows = tensor::DimOp::create(b, loc, input, 1);

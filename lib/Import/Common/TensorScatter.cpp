@@ -59,7 +59,10 @@ FailureOr<Value> mlprog::buildTensorScatter(OpBuilder &b, Location loc,
                SmallVector<Value> at;
                for (int64_t d = 0; d < rank; ++d)
                  at.push_back(linalg::IndexOp::create(nb, nl, d));
-               Value maxLen = tensor::DimOp::create(nb, nl, cache, axis);
+               // At least 1: an empty cache is never read (no iterations),
+               // and the remainder below must not divide by zero.
+               Value maxLen =
+                   m.max(tensor::DimOp::create(nb, nl, cache, axis), m.c(1));
                Value len = tensor::DimOp::create(nb, nl, update, axis);
                Value start = m.c(0);
                if (writeIndices)
