@@ -146,6 +146,16 @@ alignParams(OpBuilder &b, Location loc, RankedTensorType xt, Value scale,
   return std::make_pair(*s, zp);
 }
 
+/// saturate(x / scale + zero point) of the scalars `a` = (x, scale[, zero
+/// point]), the division in `ct`.
+static Value quantizeScalar(OpBuilder &b, Location loc, ValueRange a,
+                            FloatType ct, QuantizedType result) {
+  Value xv = toFloat(b, loc, a[0], ct, /*isUnsigned=*/false);
+  Value sv = toFloat(b, loc, a[1], ct, false);
+  Value q = arith::DivFOp::create(b, loc, xv, sv);
+  return saturate(b, loc, q, a.size() > 2 ? a[2] : Value(), result);
+}
+
 FailureOr<Value> mlprog::buildQuantizeLinear(OpBuilder &b, Location loc,
                                              Value x, Value scale,
                                              Value zeroPoint,
@@ -170,10 +180,7 @@ FailureOr<Value> mlprog::buildQuantizeLinear(OpBuilder &b, Location loc,
   return buildBroadcastedGeneric(
       b, loc, operands, result.type,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value xv = toFloat(nb, nl, a[0], ct, /*isUnsigned=*/false);
-        Value sv = toFloat(nb, nl, a[1], ct, false);
-        Value q = arith::DivFOp::create(nb, nl, xv, sv);
-        return saturate(nb, nl, q, a.size() > 2 ? a[2] : Value(), result);
+        return quantizeScalar(nb, nl, a, ct, result);
       });
 }
 
@@ -450,14 +457,10 @@ FailureOr<Value> mlprog::buildBlockwiseQuantizeLinear(OpBuilder &b,
   if (failed(ops))
     return failure();
   FloatType ct = computeType(b, *st);
-  return mapBlocked(
-      b, loc, *xt, *ops, result.type,
-      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
-        Value xv = toFloat(nb, nl, a[0], ct, /*isUnsigned=*/false);
-        Value sv = toFloat(nb, nl, a[1], ct, false);
-        Value q = arith::DivFOp::create(nb, nl, xv, sv);
-        return saturate(nb, nl, q, a.size() > 2 ? a[2] : Value(), result);
-      });
+  return mapBlocked(b, loc, *xt, *ops, result.type,
+                    [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+                      return quantizeScalar(nb, nl, a, ct, result);
+                    });
 }
 
 /// `v - zeroPoint` widened to i32 (zeroPoint may be null).
