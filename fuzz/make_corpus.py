@@ -91,6 +91,29 @@ def torchscript_parity_seeds():
         put("fuzz-torchscript", str(graph).encode(), "parity-" + case["name"])
 
 
+def node_tests_per_op(node_dir, max_bytes=8192):
+    """One passing onnx 1.23 node test per op type (the first by name whose
+    model is at most max_bytes): every opset 18+ handler gets a seed."""
+    import onnx
+    xfail = os.path.join(ROOT, "test", "Import", "ONNX",
+                         "conformance-xfail-1.23.txt")
+    failing = {l.split()[0].split("/")[-1] for l in open(xfail)
+               if l.strip() and not l.startswith("#")}
+    seen = set()
+    for case in sorted(os.listdir(node_dir)):
+        path = os.path.join(node_dir, case, "model.onnx")
+        if case in failing or not os.path.exists(path) or \
+                os.path.getsize(path) > max_bytes:
+            continue
+        model = onnx.load(path)
+        key = tuple(sorted({(n.domain, n.op_type) for n in model.graph.node}))
+        if key in seen:
+            continue
+        seen.add(key)
+        with open(path, "rb") as f:
+            put("fuzz-onnx", f.read(), "onnx123-" + case[len("test_"):])
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     import make_bad
@@ -113,6 +136,7 @@ def main():
             with open(os.path.join(node_123, "test_" + case,
                                    "model.onnx"), "rb") as f:
                 put("fuzz-onnx", f.read(), "onnx123-" + case)
+        node_tests_per_op(node_123)
     else:
         print(f"make_corpus: {node_123} missing; no onnx 1.23 seeds "
               "(run scripts/onnx_conformance.py --onnx-version 1.23 first)")
@@ -159,6 +183,19 @@ def main():
             data = mil_encode(text)
             if len(data) <= 65536:  # the campaign's -max_len
                 put("fuzz-mil", data, "program-" + kind)
+
+    # ... and coremltools' own op tests (the whole MIL op set of iOS15-18),
+    # kept by the conformance CI subset when it runs with
+    # MLPROG_MIL_KEEP_MODELS=build/mil-ci-models (programs without blobs).
+    mil_ci = os.path.join(ROOT, "build", "mil-ci-models")
+    if os.path.isdir(mil_ci):
+        for name in sorted(os.listdir(mil_ci)):
+            with open(os.path.join(mil_ci, name), "rb") as f:
+                put("fuzz-mil", f.read(), "optest-" + name[:-len(".mlmodel")])
+    else:
+        print(f"make_corpus: {mil_ci} missing; no MIL op-test seeds (run "
+              "MLPROG_MIL_KEEP_MODELS=build/mil-ci-models scripts/"
+              "mil_conformance.py --ci-subset first)")
 
     # weight.bin: the MIL test writer's file and the bad-input suite's.
     from mil_writer import BlobWriter

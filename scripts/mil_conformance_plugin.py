@@ -53,6 +53,10 @@ _DESELECT = os.environ.get("MLPROG_MIL_DESELECT")
 # "fp32" or "fp16": only the backends of that precision.
 _PRECISION = os.environ.get("MLPROG_MIL_PRECISION")
 _WORK = tempfile.mkdtemp(prefix="mlprog-mil-conformance-")
+# A folder: each saved case whose weights are all inline also leaves its
+# `model.mlmodel` there (at most 64 KiB, named after the test id), as seeds
+# for the fuzz-mil target (fuzz/make_corpus.py copies them).
+_KEEP_MODELS = os.environ.get("MLPROG_MIL_KEEP_MODELS")
 
 # Per test: what the replacement compare_backend saw.
 _state = {}
@@ -94,6 +98,22 @@ def _first_error(stage, message):
     return f"{stage}: " + (m.group(1) if m else message.strip()[:200])
 
 
+def _keep_model(package):
+    """Copies the package's model.mlmodel into _KEEP_MODELS when it names
+    no weight blob (so the fuzz target can import it from its bytes)."""
+    data = os.path.join(package, "Data", "com.apple.CoreML")
+    blob = os.path.join(data, "weights", "weight.bin")
+    model = os.path.join(data, "model.mlmodel")
+    if os.path.exists(blob) and os.path.getsize(blob) > 64:
+        return
+    if not os.path.exists(model) or os.path.getsize(model) > 65536:
+        return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "case").split(" ")[0]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", test.split("ops/tests/")[-1])
+    os.makedirs(_KEEP_MODELS, exist_ok=True)
+    shutil.copyfile(model, os.path.join(_KEEP_MODELS, name[:180] + ".mlmodel"))
+
+
 def _executable(mlmodel):
     """Imports and compiles the model once per test (state lives in it)."""
     cached = _state.get("exe")
@@ -102,6 +122,8 @@ def _executable(mlmodel):
     path = os.path.join(_WORK, "case.mlpackage")
     shutil.rmtree(path, ignore_errors=True)
     mlmodel.save(path)
+    if _KEEP_MODELS:
+        _keep_model(path)
     try:
         module = mlprog.import_mil(path)
     except mlprog.Error as e:
