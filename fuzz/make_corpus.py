@@ -164,7 +164,9 @@ def main():
     put("fuzz-mil", mil_encode(open(os.path.join(inputs, "mil-blob.pbtxt")).read()), "blob")
     put("fuzz-mil", mil_encode(open(os.path.join(inputs, "mil-model.pbtxt")).read(), "Model"), "model")
     mil_dir = os.path.join(ROOT, "test", "Import", "MIL")
-    for name in ("basic.pbtxt", "control-flow.pbtxt", "opset.pbtxt"):
+    # Every importer test program (states, lists, einsum, attention, ...):
+    # the files that hold one Program message encode; the others are skipped.
+    for name in sorted(n for n in os.listdir(mil_dir) if n.endswith(".pbtxt")):
         try:
             put("fuzz-mil", mil_encode(strip_comments(os.path.join(mil_dir, name))), name[:-6])
         except subprocess.CalledProcessError:
