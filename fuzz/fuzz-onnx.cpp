@@ -1,7 +1,10 @@
 //===- fuzz-onnx.cpp - ONNX model bytes -> importONNX ---------------------===//
 //
-// Imports with --state=auto, so models with past_key_values.* / present.*
-// names also reach the state bindings.
+// A model whose bytes name a `past_key_values.` input is imported with
+// --state=auto, so models with past_key_values.* / present.* names (and their
+// mutations) also reach the state bindings; every other model is imported
+// as mlprog-translate does by default (--state=auto refuses a model without
+// such inputs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.onnx",
       /*RequiresNullTerminator=*/false);
   // --state=auto: every past_key_values.* input that has a present.*
-  // output becomes a mutable global (StateBindings.cpp); a no-op for models
-  // without those names.
+  // output becomes a mutable global (StateBindings.cpp).
   ONNXImportOptions options;
-  options.autoState = true;
+  options.autoState = buffer->getBuffer().contains("past_key_values.");
   auto module = importONNX(*buffer, &ctx, options);
   fuzz::checkFailureExplained(!module, diags, "importONNX");
   return 0;
