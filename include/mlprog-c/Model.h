@@ -9,8 +9,18 @@
 // rank-0 tensors. Inputs are only read. Results are freshly allocated with
 // malloc and released with mlprog_tensor_release.
 //
-// Thread safety: mlprog_model_run may not be called concurrently on one
-// library when the model has mutable globals; otherwise it is reentrant.
+// State: a model's mutable globals (a KV cache, a step counter, the
+// `ml_program.global`s that `global_store` writes) keep their values from
+// one call to the next. The library holds one copy, used by
+// mlprog_model_run (the library's default instance); each
+// mlprog_instance_create makes another, used by mlprog_instance_run, so two
+// instances of one model in one process never share state. A new instance
+// starts from the model's initial values; its `reset` entry point, where the
+// model has one, resets only it.
+//
+// Thread safety: a model without state is reentrant. Calls of a model with
+// state (on any of its instances) run one at a time: each takes a lock for
+// its whole length.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +34,9 @@
 extern "C" {
 #endif
 
-/** Version of this ABI; mlprog_model_abi_version returns it. */
-#define MLPROG_MODEL_ABI_VERSION 1
+/** Version of this ABI; mlprog_model_abi_version returns it. Version 2
+ *  added model instances (mlprog_instance_*). */
+#define MLPROG_MODEL_ABI_VERSION 2
 
 /** Element types. The numbering equals mlprog::DType (Formats/Npy.h). */
 typedef enum mlprog_dtype {
@@ -145,6 +156,29 @@ int32_t mlprog_model_run(int32_t entry, const mlprog_tensor *inputs,
 
 /** Frees a result's data and shape and zeroes it. NULL is ignored. */
 void mlprog_tensor_release(mlprog_tensor *tensor);
+
+/** A model instance: its own copy of the model's state. */
+typedef struct mlprog_instance mlprog_instance;
+
+/** Number of state globals (mutable globals) of the model; 0 for a
+ *  stateless model, whose instances all behave alike. */
+int32_t mlprog_model_num_state_globals(void);
+
+/** A new instance whose state holds the model's initial values. Returns NULL
+ *  on failure and writes a message to `error` (as mlprog_model_run): out of
+ *  memory, a mutable global whose data the library maps from an external
+ *  file (it cannot be copied), or a CUDA library with state. */
+mlprog_instance *mlprog_instance_create(char *error, size_t error_size);
+
+/** Frees `instance` and every buffer its state holds. NULL is ignored. */
+void mlprog_instance_destroy(mlprog_instance *instance);
+
+/** mlprog_model_run on the state of `instance`: the same checks, results
+ *  and errors. */
+int32_t mlprog_instance_run(mlprog_instance *instance, int32_t entry,
+                            const mlprog_tensor *inputs, int32_t num_inputs,
+                            mlprog_tensor *results, int32_t num_results,
+                            char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Compiler/AotCompiler.h"
+#include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
 #include "mlprog/Pipelines/CPU/CPUTarget.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
+#include "mlprog/Pipelines/Passes.h"
 #include "mlprog/Pipelines/Pipelines.h"
 #include "mlprog/Runtime/ConstantPool.h"
 #include "mlprog/Runtime/JitRunner.h"
@@ -48,7 +50,7 @@ using namespace mlprog;
 using llvm::Error;
 
 /// The ABI version of include/mlprog-c/Model.h.
-static constexpr int32_t kAbiVersion = 1;
+static constexpr int32_t kAbiVersion = 2;
 /// mlprog_value_type flags.
 static constexpr int32_t kValueTensor = 1, kValueSignless = 2;
 
@@ -127,6 +129,35 @@ struct EntryInfo {
   FunctionType signature;
 };
 } // namespace
+
+namespace {
+/// One global of the state table (see --mlprog-per-instance-state).
+struct StateInfo {
+  std::string global, slot, initial;
+};
+} // namespace
+
+/// Runs --mlprog-per-instance-state on the lowered CPU `module` and returns
+/// what it recorded: the per-instance globals and the number of shared ones.
+static llvm::Expected<std::pair<std::vector<StateInfo>, int32_t>>
+indirectState(ModuleOp module) {
+  PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  pm.addPass(createPerInstanceStatePass());
+  if (failed(pm.run(module)))
+    return llvm::createStringError("--mlprog-per-instance-state failed");
+  std::vector<StateInfo> state;
+  auto name = [](DictionaryAttr entry, StringRef key) {
+    auto ref = entry.getAs<FlatSymbolRefAttr>(key);
+    return ref ? ref.getValue().str() : std::string();
+  };
+  if (auto entries = module->getAttrOfType<ArrayAttr>(kInstanceStateAttrName))
+    for (auto entry : entries.getAsRange<DictionaryAttr>())
+      state.push_back(
+          {name(entry, "global"), name(entry, "slot"), name(entry, "initial")});
+  auto shared = module->getAttrOfType<ArrayAttr>(kSharedStateAttrName);
+  return std::make_pair(std::move(state),
+                        shared ? int32_t(shared.size()) : int32_t(0));
+}
 
 /// Public functions with a recorded tensor signature, checked against what
 /// the C ABI can pass.
@@ -228,8 +259,10 @@ public:
         valueType(llvm::StructType::get(context, {i32, i32, i32, i32, ptr})),
         entryType(
             llvm::StructType::get(context, {ptr, i32, i32, ptr, ptr, ptr})),
-        modelType(llvm::StructType::get(
-            context, {i32, i32, i32, i32, ptr, ptr, ptr, ptr})) {}
+        stateType(llvm::StructType::get(context, {ptr, ptr, ptr, i64, i64})),
+        modelType(
+            llvm::StructType::get(context, {i32, i32, i32, i32, ptr, ptr, ptr,
+                                            ptr, ptr, ptr, i32, i32})) {}
 
   llvm::Constant *privateConstant(llvm::Constant *init, const Twine &name) {
     return new llvm::GlobalVariable(
@@ -278,8 +311,40 @@ public:
             .getCallee());
   }
 
-  void emit(ArrayRef<EntryInfo> entries, ArrayRef<llvm::Function *> wrappers,
-            AotTarget target) {
+  /// The state table (mlprog_internal_state in ModelSupport.c): per
+  /// global, its slot, its initial bytes (null: zeros), its own storage
+  /// (the library's default instance), its size and alignment in bytes.
+  llvm::Expected<llvm::Constant *> stateTable(ArrayRef<StateInfo> state) {
+    if (state.empty())
+      return llvm::ConstantPointerNull::get(ptr);
+    SmallVector<llvm::Constant *> values;
+    for (const StateInfo &info : state) {
+      llvm::GlobalVariable *global = module.getNamedGlobal(info.global);
+      llvm::GlobalVariable *slot = module.getNamedGlobal(info.slot);
+      llvm::GlobalVariable *initial =
+          info.initial.empty() ? nullptr : module.getNamedGlobal(info.initial);
+      if (!global || !slot || (!info.initial.empty() && !initial))
+        return llvm::createStringError("state global @" + info.global +
+                                       " vanished in the translation");
+      uint64_t alignment =
+          std::max<uint64_t>(global->getAlign().valueOrOne().value(), 16);
+      values.push_back(llvm::ConstantStruct::get(
+          stateType,
+          {slot,
+           initial ? static_cast<llvm::Constant *>(initial)
+                   : llvm::ConstantPointerNull::get(ptr),
+           global, llvm::ConstantExpr::getSizeOf(global->getValueType()),
+           llvm::ConstantInt::get(i64, alignment)}));
+    }
+    return privateConstant(
+        llvm::ConstantArray::get(llvm::ArrayType::get(stateType, values.size()),
+                                 values),
+        "__mlprog_state");
+  }
+
+  llvm::Error emit(ArrayRef<EntryInfo> entries,
+                   ArrayRef<llvm::Function *> wrappers, AotTarget target,
+                   ArrayRef<StateInfo> state, int32_t numSharedState) {
     SmallVector<llvm::Constant *> values;
     for (auto [i, entry] : llvm::enumerate(entries)) {
       std::string prefix = "__mlprog_entry" + std::to_string(i);
@@ -307,6 +372,12 @@ public:
       release =
           function("mlprog_cuda_free", llvm::Type::getVoidTy(context), {ptr});
     }
+    auto stateArray = stateTable(state);
+    if (!stateArray)
+      return stateArray.takeError();
+    llvm::Constant *releaseState = null;
+    if (llvm::Function *func = module.getFunction(kReleaseGlobalsFunction))
+      releaseState = func;
     auto *model = new llvm::GlobalVariable(
         module, modelType, /*isConstant=*/true,
         llvm::GlobalValue::ExternalLinkage,
@@ -315,9 +386,13 @@ public:
             {llvm::ConstantInt::get(i32, kAbiVersion),
              llvm::ConstantInt::get(i32, target == AotTarget::CUDA ? 1 : 0),
              llvm::ConstantInt::get(i32, entries.size()),
-             llvm::ConstantInt::get(i32, 0), table, prepare, alloc, release}),
+             llvm::ConstantInt::get(i32, 0), table, prepare, alloc, release,
+             *stateArray, releaseState,
+             llvm::ConstantInt::get(i32, state.size()),
+             llvm::ConstantInt::get(i32, numSharedState)}),
         "__mlprog_model");
     model->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    return llvm::Error::success();
   }
 
 private:
@@ -325,7 +400,7 @@ private:
   llvm::LLVMContext &context;
   llvm::Type *i32, *i64;
   llvm::PointerType *ptr;
-  llvm::StructType *valueType, *entryType, *modelType;
+  llvm::StructType *valueType, *entryType, *stateType, *modelType;
 };
 } // namespace
 
@@ -516,6 +591,16 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
   if (!entries)
     return entries.takeError();
   bool openMP = usesOpenMP(module);
+  // Model instances (mlprog_instance_create) each get a copy of the state;
+  // CUDA libraries keep one state, in the library.
+  std::vector<StateInfo> state;
+  int32_t numSharedState = 0;
+  if (options.target == AotTarget::CPU) {
+    auto indirect = indirectState(module);
+    if (!indirect)
+      return indirect.takeError();
+    std::tie(state, numSharedState) = std::move(*indirect);
+  }
 
   // Weights go around LLVM into a data section the assembler copies from a
   // file (see ConstantPool.h); ELF only, as that is what `link` makes.
@@ -555,7 +640,10 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                                      " vanished in the translation");
     wrappers.push_back(createPackedWrapper(func));
   }
-  TableBuilder(*llvmModule).emit(*entries, wrappers, options.target);
+  if (Error err =
+          TableBuilder(*llvmModule)
+              .emit(*entries, wrappers, options.target, state, numSharedState))
+    return err;
 
   // Object and library go to temporaries next to the output, renamed last.
   SmallString<256> objectPath, libraryPath;

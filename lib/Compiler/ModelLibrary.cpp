@@ -74,10 +74,12 @@ ModelLibrary::load(llvm::StringRef path) {
     return std::move(err);
   if (Error err = lookup("mlprog_tensor_release", api.release))
     return std::move(err);
-  if (api.abiVersion() != MLPROG_MODEL_ABI_VERSION)
+  // Version 2 only added functions (model instances): version 1 libraries
+  // run the same way.
+  if (api.abiVersion() < 1 || api.abiVersion() > MLPROG_MODEL_ABI_VERSION)
     return llvm::createStringError(
         path + ": ABI version " + llvm::Twine(api.abiVersion()) +
-        ", this runner supports " + llvm::Twine(MLPROG_MODEL_ABI_VERSION));
+        ", this runner supports 1 to " + llvm::Twine(MLPROG_MODEL_ABI_VERSION));
   return library;
 }
 

@@ -488,6 +488,40 @@ def SetTargetAttrsPass : Pass<"mlprog-set-target-attrs", "mlir::ModuleOp"> {
   ];
 }
 
+def PerInstanceStatePass
+    : Pass<"mlprog-per-instance-state", "mlir::ModuleOp"> {
+  let summary = "Reads the program's state (mutable globals) through "
+                "pointer slots, so that each model instance has its own";
+  let description = [{
+    For AOT libraries (`mlprog-compile`), on the LLVM dialect (the end of
+    `--mlprog-lower-to-cpu`). The state of a lowered program is its
+    non-constant `llvm.mlir.global`s with an initializer: the storage of
+    mutable `ml_program.global`s, and the `__value`/`__stored` pair of
+    those with dynamic extents (see `--mlprog-convert-ml-program-to-memref`).
+    For each such global `@g` this pass
+    - creates `@g__slot`, a private pointer global that initially holds
+      `@g`'s address;
+    - replaces every `llvm.mlir.addressof @g` in a function by a load of
+      `@g__slot`, so the code reads and writes whatever storage the slot
+      points at;
+    - keeps a constant copy `@g__initial` of the initial value when it is
+      not all zeros (a new instance starts from it; zeros need no copy).
+    It records the globals, in symbol order, in the module attribute
+    `mlprog.instance_state`: an array of dictionaries `{global = @g, slot =
+    @g__slot, initial = @g__initial}` (`initial` absent for zeros).
+    Non-constant globals without an initializer (external data bound at
+    link time) cannot be copied per instance: they are listed in
+    `mlprog.shared_state` and keep their direct accesses.
+
+    The AOT compiler turns the attribute into the state table of the
+    library's C ABI: `mlprog_instance_create` allocates storage for every
+    entry, `mlprog_instance_run` points the slots at it for one call
+    (include/mlprog-c/Model.h). Without instances, the slots keep pointing
+    at the library's own storage, so `mlprog_model_run` behaves as before:
+    one load of a slot per `memref.get_global`, outside the loops.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU pipeline (--mlprog-lower-to-gpu)
 //===----------------------------------------------------------------------===//

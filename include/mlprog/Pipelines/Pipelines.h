@@ -21,6 +21,17 @@ namespace mlprog {
 /// module.
 inline constexpr llvm::StringLiteral kSignatureAttrName = "mlprog.signature";
 
+/// Module attributes of --mlprog-per-instance-state: `mlprog.instance_state`
+/// lists the state globals an AOT library copies per model instance, as
+/// dictionaries {global = @g, slot = @g__slot, initial = @g__initial}
+/// (`initial` absent when the initial value is all zeros);
+/// `mlprog.shared_state` lists the mutable globals that stay shared by
+/// every instance (external data).
+inline constexpr llvm::StringLiteral kInstanceStateAttrName =
+    "mlprog.instance_state";
+inline constexpr llvm::StringLiteral kSharedStateAttrName =
+    "mlprog.shared_state";
+
 /// Parses an optimization level: an unsigned integer from 0 to 3; anything
 /// larger is a command-line error ("'9' is not an optimization level 0-3")
 /// instead of being taken as -O3.

@@ -17,6 +17,7 @@
 
 #include "mlprog-c/Model.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +35,26 @@ typedef struct mlprog_internal_entry {
   void (*packed)(void **);
 } mlprog_internal_entry;
 
+/** One global of the program's state (--mlprog-per-instance-state): the
+ *  compiled code reaches its storage through `*slot`, which points at
+ *  `storage` (the library's own, the default instance's) except while
+ *  mlprog_instance_run runs an instance. */
+typedef struct mlprog_internal_state {
+  void **slot;
+  const void *initial; /**< the initial bytes; NULL: all zeros */
+  void *storage;
+  int64_t size;      /**< bytes */
+  int64_t alignment; /**< bytes, a power of two, at least 16 */
+} mlprog_internal_state;
+
 /** The table the compiler emits. For MLPROG_TARGET_CUDA, `prepare` loads
  *  the driver and the kernels, and `alloc`/`release` manage memory that both
  *  the host and the device can access (the compiled code allocates its
- *  buffers the same way); for the CPU they are NULL (malloc/free). */
+ *  buffers the same way); for the CPU they are NULL (malloc/free).
+ *  `release_state` (`__mlprog_release_globals`, NULL when the program has
+ *  no state of dynamic shape) frees the heap buffers the bound state holds.
+ *  `num_shared_state` counts mutable globals that cannot be copied per
+ *  instance (external data). */
 typedef struct mlprog_internal_model {
   int32_t abi_version;
   int32_t target;
@@ -47,6 +64,10 @@ typedef struct mlprog_internal_model {
   int32_t (*prepare)(char *error, size_t error_size);
   void *(*alloc)(size_t size);
   void (*release)(void *ptr);
+  const mlprog_internal_state *state;
+  void (*release_state)(void);
+  int32_t num_state;
+  int32_t num_shared_state;
 } mlprog_internal_model;
 
 extern const mlprog_internal_model __mlprog_model MLPROG_HIDDEN;
@@ -96,14 +117,12 @@ static unsigned dtypeBits(int32_t dtype) {
 
 static const char *dtypeName(int32_t dtype) {
   static const char *names[] = {
-      "bool",       "i8",         "i16",        "i32",       "i64",
-      "u8",         "u16",        "u32",        "u64",       "f16",
-      "bf16",       "f32",        "f64",        "f8E4M3FN",  "f8E4M3FNUZ",
-      "f8E5M2",     "f8E5M2FNUZ", "f8E8M0FNU",  "f4E2M1FN",  "i4",
-      "u4",         "i2",         "u2"};
+      "bool",     "i8",       "i16",        "i32",    "i64",        "u8",
+      "u16",      "u32",      "u64",        "f16",    "bf16",       "f32",
+      "f64",      "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU",
+      "f4E2M1FN", "i4",       "u4",         "i2",     "u2"};
   return dtype >= 0 && dtype <= MLPROG_DTYPE_U2 ? names[dtype] : "?";
 }
-
 
 static int32_t fail(char *error, size_t size, const char *format, ...) {
   if (error && size) {
@@ -334,12 +353,10 @@ static void setNumThreads(void) {
     omp_set_num_threads((int)value);
 }
 
-MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
-                                       const mlprog_tensor *inputs,
-                                       int32_t num_inputs,
-                                       mlprog_tensor *results,
-                                       int32_t num_results, char *error,
-                                       size_t error_size) {
+/** Runs `entry` on the state the slots point at. */
+static int32_t runEntry(int32_t entry, const mlprog_tensor *inputs,
+                        int32_t num_inputs, mlprog_tensor *results,
+                        int32_t num_results, char *error, size_t error_size) {
   const mlprog_internal_model *model = &__mlprog_model;
   tuneAllocator();
   setNumThreads();
@@ -475,6 +492,126 @@ cleanup:
   free(packed);
   free(offsets);
   free(resultStorage);
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// Model instances: the state slots point at an instance's storage for the
+// length of one call, under a lock, so that calls of different instances
+// (and of the library's default instance) never see each other's state.
+//===----------------------------------------------------------------------===//
+
+struct mlprog_instance {
+  void **storage; /**< one buffer per state global */
+};
+
+static pthread_mutex_t stateLock = PTHREAD_MUTEX_INITIALIZER;
+
+/** Points every slot at `storage` (NULL: the library's own). */
+static void bindState(void **storage) {
+  const mlprog_internal_model *model = &__mlprog_model;
+  for (int32_t i = 0; i < model->num_state; ++i)
+    *model->state[i].slot = storage ? storage[i] : model->state[i].storage;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_run(int32_t entry,
+                                       const mlprog_tensor *inputs,
+                                       int32_t num_inputs,
+                                       mlprog_tensor *results,
+                                       int32_t num_results, char *error,
+                                       size_t error_size) {
+  if (__mlprog_model.num_state + __mlprog_model.num_shared_state == 0)
+    return runEntry(entry, inputs, num_inputs, results, num_results, error,
+                    error_size);
+  pthread_mutex_lock(&stateLock);
+  int32_t status = runEntry(entry, inputs, num_inputs, results, num_results,
+                            error, error_size);
+  pthread_mutex_unlock(&stateLock);
+  return status;
+}
+
+MLPROG_EXPORT int32_t mlprog_model_num_state_globals(void) {
+  return __mlprog_model.num_state + __mlprog_model.num_shared_state;
+}
+
+MLPROG_EXPORT mlprog_instance *mlprog_instance_create(char *error,
+                                                      size_t error_size) {
+  const mlprog_internal_model *model = &__mlprog_model;
+  if (model->num_shared_state) {
+    fail(error, error_size,
+         "the library has %d mutable global(s) of external data, which "
+         "model instances cannot copy",
+         model->num_shared_state);
+    return NULL;
+  }
+  if (model->target != MLPROG_TARGET_CPU && model->num_state) {
+    fail(error, error_size, "model instances need a CPU library");
+    return NULL;
+  }
+  mlprog_instance *instance = calloc(1, sizeof(*instance));
+  void **storage =
+      calloc(model->num_state ? model->num_state : 1, sizeof(void *));
+  if (!instance || !storage) {
+    free(instance);
+    free(storage);
+    fail(error, error_size, "out of memory");
+    return NULL;
+  }
+  instance->storage = storage;
+  for (int32_t i = 0; i < model->num_state; ++i) {
+    const mlprog_internal_state *state = &model->state[i];
+    size_t alignment = (size_t)state->alignment;
+    size_t size = (size_t)state->size;
+    size_t rounded =
+        (size ? size + alignment - 1 : alignment) & ~(alignment - 1);
+    void *buffer = NULL;
+    if (posix_memalign(&buffer, alignment, rounded)) {
+      mlprog_instance_destroy(instance);
+      fail(error, error_size, "out of memory for %lld bytes of state",
+           (long long)size);
+      return NULL;
+    }
+    if (state->initial)
+      memcpy(buffer, state->initial, size);
+    else
+      memset(buffer, 0, rounded);
+    storage[i] = buffer;
+  }
+  return instance;
+}
+
+MLPROG_EXPORT void mlprog_instance_destroy(mlprog_instance *instance) {
+  const mlprog_internal_model *model = &__mlprog_model;
+  if (!instance)
+    return;
+  int complete = 1;
+  for (int32_t i = 0; i < model->num_state; ++i)
+    complete &= instance->storage[i] != NULL;
+  if (complete && model->release_state) {
+    pthread_mutex_lock(&stateLock);
+    bindState(instance->storage);
+    model->release_state();
+    bindState(NULL);
+    pthread_mutex_unlock(&stateLock);
+  }
+  for (int32_t i = 0; i < model->num_state; ++i)
+    free(instance->storage[i]);
+  free(instance->storage);
+  free(instance);
+}
+
+MLPROG_EXPORT int32_t mlprog_instance_run(
+    mlprog_instance *instance, int32_t entry, const mlprog_tensor *inputs,
+    int32_t num_inputs, mlprog_tensor *results, int32_t num_results,
+    char *error, size_t error_size) {
+  if (!instance)
+    return fail(error, error_size, "instance is NULL");
+  pthread_mutex_lock(&stateLock);
+  bindState(instance->storage);
+  int32_t status = runEntry(entry, inputs, num_inputs, results, num_results,
+                            error, error_size);
+  bindState(NULL);
+  pthread_mutex_unlock(&stateLock);
   return status;
 }
 
