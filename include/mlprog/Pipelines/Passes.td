@@ -520,6 +520,7 @@ def PerInstanceStatePass
     at the library's own storage, so `mlprog_model_run` behaves as before:
     one load of a slot per `memref.get_global`, outside the loops.
   }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 //===----------------------------------------------------------------------===//

@@ -62,3 +62,9 @@ llvm.func @step(%x: f32) -> f32 {
 
 // A second run changes nothing (the slots are not state).
 // TWICE-NOT: __slot__slot
+
+// A module that is not lowered yet has no LLVM globals: nothing changes
+// but the (empty) record.
+// RUN: mlprog-opt --mlprog-per-instance-state %mlprog_src_root/test/Integration/repeat-counter.mlir | FileCheck %s --check-prefix=UNLOWERED
+// UNLOWERED: module attributes {mlprog.instance_state = []}
+// UNLOWERED: ml_program.global private mutable @c
