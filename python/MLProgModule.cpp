@@ -224,13 +224,27 @@ static std::unique_ptr<PyModule> runImport(ImportFn &&import,
 using PyStateBinding =
     std::tuple<std::string, std::string, std::optional<std::vector<int64_t>>>;
 
-/// The ONNX import options of `state` (the `--state` text) and `bindings`.
+/// Input shapes from Python: lists of extents, None for an unknown one.
+using PyShapes = std::vector<std::vector<std::optional<int64_t>>>;
+
+/// The ONNX import options of `state` (the `--state` text), `bindings`,
+/// `weightsDir` and `shapes` (`--input-shapes`).
 static ONNXImportOptions
 getONNXImportOptions(const std::string &state,
                      const std::vector<PyStateBinding> &bindings,
-                     const std::string &weightsDir) {
+                     const std::string &weightsDir, const PyShapes &shapes) {
   ONNXImportOptions options;
   options.weightsDir = weightsDir;
+  for (const auto &shape : shapes) {
+    std::vector<int64_t> extents;
+    for (std::optional<int64_t> extent : shape) {
+      if (extent && *extent < 0)
+        throw DiagnosticError("error: input_shapes: extent " +
+                              std::to_string(*extent) + " is negative");
+      extents.push_back(extent ? *extent : ShapedType::kDynamic);
+    }
+    options.inputShapes.push_back(std::move(extents));
+  }
   if (llvm::Error error = parseONNXStateOption(state, options))
     throw DiagnosticError("error: " + llvm::toString(std::move(error)));
   for (const auto &[input, output, shape] : bindings)
@@ -241,10 +255,11 @@ getONNXImportOptions(const std::string &state,
 static std::unique_ptr<PyModule>
 importONNXFile(const std::string &path, const std::string &state,
                const std::vector<PyStateBinding> &bindings,
-               const std::string &weightsDir) {
+               const std::string &weightsDir, const PyShapes &shapes) {
   // importONNX reads stdin for "-"; Python callers always mean a file.
   std::string file = path == "-" ? "./-" : path;
-  ONNXImportOptions options = getONNXImportOptions(state, bindings, weightsDir);
+  ONNXImportOptions options =
+      getONNXImportOptions(state, bindings, weightsDir, shapes);
   return runImport(
       [&](MLIRContext *ctx) { return mlprog::importONNX(file, ctx, options); },
       path);
@@ -254,9 +269,10 @@ static std::unique_ptr<PyModule>
 importONNXBytes(const py::bytes &data, const std::string &name,
                 const std::string &state,
                 const std::vector<PyStateBinding> &bindings,
-                const std::string &weightsDir) {
+                const std::string &weightsDir, const PyShapes &shapes) {
   std::string bytes = data; // Copied under the GIL.
-  ONNXImportOptions options = getONNXImportOptions(state, bindings, weightsDir);
+  ONNXImportOptions options =
+      getONNXImportOptions(state, bindings, weightsDir, shapes);
   return runImport(
       [&](MLIRContext *ctx) {
         auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, name, false);
@@ -549,11 +565,11 @@ PYBIND11_MODULE(_mlprog, m) {
   m.def("import_onnx_file", &importONNXFile, py::arg("path"),
         py::arg("state") = "",
         py::arg("state_bindings") = std::vector<PyStateBinding>(),
-        py::arg("weights_dir") = "");
+        py::arg("weights_dir") = "", py::arg("input_shapes") = PyShapes());
   m.def("import_onnx_bytes", &importONNXBytes, py::arg("data"), py::arg("name"),
         py::arg("state") = "",
         py::arg("state_bindings") = std::vector<PyStateBinding>(),
-        py::arg("weights_dir") = "");
+        py::arg("weights_dir") = "", py::arg("input_shapes") = PyShapes());
 #endif
 #ifdef MLPROG_HAVE_MIL
   m.attr("have_mil") = true;

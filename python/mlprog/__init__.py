@@ -106,7 +106,8 @@ def _is_bytes(value):
     return isinstance(value, (bytes, bytearray, memoryview))
 
 
-def import_onnx(model, name=None, state=None, weights_dir=None):
+def import_onnx(model, name=None, state=None, weights_dir=None,
+                input_shapes=None):
     """Imports an ONNX model: a file path, the serialized bytes, or an
     ``onnx.ModelProto``. The graph becomes the public ``ml_program.func
     @main``; initializers become globals (see docs/importers/onnx.md).
@@ -124,6 +125,11 @@ def import_onnx(model, name=None, state=None, weights_dir=None):
     from and must stay inside (``mlprog-translate --weights-dir``); by
     default the model file's folder, or the working directory for bytes and
     protos.
+
+    ``input_shapes`` pins the shapes of the graph inputs that are not
+    initializers, in order (``mlprog-translate --input-shapes``): one list of
+    extents per input, ``None`` keeping an extent as the model declares it,
+    e.g. ``[[1, 3, 224, 224]]`` for a model exported with a dynamic batch.
     """
     if not HAVE_ONNX:
         raise Error("built without the ONNX importer")
@@ -144,11 +150,14 @@ def import_onnx(model, name=None, state=None, weights_dir=None):
     if hasattr(model, "SerializeToString"):
         model = model.SerializeToString()
     weights_dir = "" if weights_dir is None else os.fspath(weights_dir)
+    shapes = [[None if e is None else int(e) for e in s]
+              for s in (input_shapes or [])]
     if _is_bytes(model):
         return Module(_mlprog.import_onnx_bytes(
-            bytes(model), name or "<bytes>", spec, bindings, weights_dir))
+            bytes(model), name or "<bytes>", spec, bindings, weights_dir,
+            shapes))
     return Module(_mlprog.import_onnx_file(os.fspath(model), spec, bindings,
-                                           weights_dir))
+                                           weights_dir, shapes))
 
 
 def _torch():

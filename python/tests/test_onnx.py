@@ -54,6 +54,25 @@ def test_mlp_from_bytes_with_dynamic_batch():
             np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
 
 
+def test_input_shapes_pin_a_dynamic_batch():
+    """input_shapes= is mlprog-translate --input-shapes: the batch the model
+    leaves dynamic becomes static, None keeps an extent as declared."""
+    model, x = make_mlp()
+    data = export_onnx(model, x, dynamic_batch=True)
+    module = mlprog.import_onnx(data, name="mlp.onnx", input_shapes=[[4, 6]])
+    exe = mlprog.compile(module)
+    assert exe.main.signature["inputs"][0]["shape"] == (4, 6)
+    xb = torch.randn(4, 6)
+    for g, r in zip(exe.main(xb), reference(model, xb)):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+    kept = mlprog.import_onnx(data, name="mlp.onnx", input_shapes=[[None, 6]])
+    assert mlprog.compile(kept).main.signature["inputs"][0]["shape"] == \
+        (None, 6)
+    with pytest.raises(mlprog.Error, match="input 'x' has rank 2, the shape "
+                       "given has rank 3"):
+        mlprog.import_onnx(data, name="mlp.onnx", input_shapes=[[4, 6, 1]])
+
+
 def test_import_onnx_model_proto(tmp_path):
     onnx = pytest.importorskip("onnx")
     model, x = make_mlp()

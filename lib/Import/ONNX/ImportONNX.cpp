@@ -12,6 +12,7 @@
 #include "NodeContext.h"
 #include "StateBindings.h"
 #include "TensorConversion.h"
+#include "mlprog/Import/Common/InputShapes.h"
 #include "mlprog/Support/ModelPath.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
@@ -660,7 +661,7 @@ OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
     modelDir = ".";
   onnx::ModelProto model;
   if (failed(loadModel(buffer, FileLineColLoc::get(ctx, file, 0, 0), modelDir,
-                       model)))
+                       options.inputShapes, model)))
     return nullptr;
   return ModelImporter(ctx, file, modelDir, model, options).run();
 }
@@ -679,8 +680,10 @@ OwningOpRef<ModuleOp> mlprog::importONNX(StringRef path, MLIRContext *ctx,
 
 void mlprog::registerImportONNXTranslation() {
   static llvm::cl::OptionCategory category("ONNX import options");
-  // Registers --weights-dir before the command line is parsed.
+  // Registers --weights-dir and --input-shapes before the command line is
+  // parsed.
   (void)importWeightsDirOption();
+  (void)importInputShapesOption();
   static llvm::cl::opt<std::string> stateOption(
       "state", llvm::cl::value_desc("IN:OUT,...|auto"),
       llvm::cl::desc(
@@ -699,6 +702,16 @@ void mlprog::registerImportONNXTranslation() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         ONNXImportOptions options;
         options.weightsDir = importWeightsDirOption();
+        auto shapes = parseInputShapes(importInputShapesOption());
+        if (!shapes) {
+          emitError(
+              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
+              << "malformed --input-shapes '"
+              << importInputShapesOption().getValue()
+              << "': expected shapes like 2x3,?x4 separated by ','";
+          return nullptr;
+        }
+        options.inputShapes = std::move(*shapes);
         if (llvm::Error error = parseONNXStateOption(stateOption, options)) {
           emitError(
               FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))

@@ -12,6 +12,7 @@
 #include "mlprog/Support/ModelPath.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,6 +26,7 @@
 
 #include <climits>
 #include <functional>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -527,12 +529,86 @@ void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
   }
 }
 
+/// Pins the shapes of `graph`'s inputs that are not initializers, in order,
+/// to `shapes` (`--input-shapes`): a static extent replaces a symbolic or
+/// unknown one, `?` keeps what the model declares. A symbolic extent
+/// (`dim_param`) pinned on an input takes the same value wherever the graph's
+/// outputs and value infos name it (ONNX: one name, one extent). A count or
+/// rank that differs from the model's, a static extent that contradicts the
+/// model's, or an input that is not a tensor is an error naming the input.
+LogicalResult applyInputShapes(Location fileLoc, onnx::GraphProto &graph,
+                               ArrayRef<std::vector<int64_t>> shapes) {
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+  SmallVector<onnx::ValueInfoProto *> inputs;
+  for (onnx::ValueInfoProto &input : *graph.mutable_input())
+    if (!initializers.contains(input.name()))
+      inputs.push_back(&input);
+  auto names = [&] {
+    std::string list;
+    for (onnx::ValueInfoProto *input : inputs)
+      list += (list.empty() ? "'" : ", '") + input->name() + "'";
+    return list;
+  };
+  if (shapes.size() != inputs.size())
+    return emitError(fileLoc) << "--input-shapes gives " << shapes.size()
+                              << " shape(s), the model has " << inputs.size()
+                              << " input(s) that are not initializers"
+                              << (inputs.empty() ? "" : ": ") << names();
+  std::map<std::string, int64_t> pinned;
+  for (auto [input, shape] : llvm::zip(inputs, shapes)) {
+    if (!input->type().has_tensor_type())
+      return emitError(fileLoc) << "--input-shapes: input '" << input->name()
+                                << "' is not a tensor";
+    onnx::TypeProto_Tensor *tensor =
+        input->mutable_type()->mutable_tensor_type();
+    bool ranked = tensor->has_shape();
+    if (ranked && tensor->shape().dim_size() != int64_t(shape.size()))
+      return emitError(fileLoc)
+             << "--input-shapes: input '" << input->name() << "' has rank "
+             << tensor->shape().dim_size() << ", the shape given has rank "
+             << shape.size();
+    onnx::TensorShapeProto *dims = tensor->mutable_shape();
+    for (auto [i, extent] : llvm::enumerate(shape)) {
+      onnx::TensorShapeProto_Dimension *dim =
+          ranked ? dims->mutable_dim(i) : dims->add_dim();
+      if (extent == ShapedType::kDynamic)
+        continue;
+      if (dim->has_dim_value() && dim->dim_value() != extent)
+        return emitError(fileLoc)
+               << "--input-shapes: input '" << input->name() << "' has extent "
+               << dim->dim_value() << " in dimension " << i
+               << ", the shape given has " << extent;
+      if (dim->has_dim_param())
+        pinned[dim->dim_param()] = extent;
+      dim->set_dim_value(extent);
+    }
+  }
+  auto pin = [&](onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    for (onnx::TensorShapeProto_Dimension &dim : *info.mutable_type()
+                                                      ->mutable_tensor_type()
+                                                      ->mutable_shape()
+                                                      ->mutable_dim())
+      if (dim.has_dim_param())
+        if (auto it = pinned.find(dim.dim_param()); it != pinned.end())
+          dim.set_dim_value(it->second);
+  };
+  for (onnx::ValueInfoProto &info : *graph.mutable_output())
+    pin(info);
+  for (onnx::ValueInfoProto &info : *graph.mutable_value_info())
+    pin(info);
+  return success();
+}
+
 } // namespace
 
-LogicalResult mlprog::onnx_import::loadModel(const llvm::MemoryBuffer &buffer,
-                                             Location fileLoc,
-                                             StringRef modelDir,
-                                             onnx::ModelProto &model) {
+LogicalResult mlprog::onnx_import::loadModel(
+    const llvm::MemoryBuffer &buffer, Location fileLoc, StringRef modelDir,
+    ArrayRef<std::vector<int64_t>> inputShapes, onnx::ModelProto &model) {
   if (buffer.getBufferSize() > size_t(INT_MAX) ||
       !model.ParseFromArray(buffer.getBufferStart(),
                             int(buffer.getBufferSize())))
@@ -547,6 +623,9 @@ LogicalResult mlprog::onnx_import::loadModel(const llvm::MemoryBuffer &buffer,
   if (failed(sortTopologically(fileLoc, *model.mutable_graph())))
     return failure();
   if (failed(checkDomains(fileLoc, model)))
+    return failure();
+  if (!inputShapes.empty() &&
+      failed(applyInputShapes(fileLoc, *model.mutable_graph(), inputShapes)))
     return failure();
   // The checker would look for external files relative to the working
   // directory, and refuses data types newer than libonnx 1.12: check them

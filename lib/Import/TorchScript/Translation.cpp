@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Import/Common/InputShapes.h"
 #include "mlprog/Import/TorchScript/ImportTorchScript.h"
 #include "mlprog/InitAll.h"
 
@@ -18,37 +19,6 @@
 
 using namespace mlir;
 using namespace mlprog;
-
-std::optional<std::vector<std::vector<int64_t>>>
-mlprog::parseTorchScriptInputShapes(StringRef text) {
-  std::vector<std::vector<int64_t>> shapes;
-  if (text.trim().empty())
-    return shapes;
-  SmallVector<StringRef> items;
-  text.split(items, ',');
-  for (StringRef item : items) {
-    item = item.trim();
-    std::vector<int64_t> shape;
-    if (item.empty() || item == "scalar") {
-      shapes.push_back(shape);
-      continue;
-    }
-    SmallVector<StringRef> dims;
-    item.split(dims, 'x');
-    for (StringRef d : dims) {
-      d = d.trim();
-      int64_t v;
-      if (d == "?")
-        shape.push_back(ShapedType::kDynamic);
-      else if (!d.getAsInteger(10, v) && v >= 0)
-        shape.push_back(v);
-      else
-        return std::nullopt;
-    }
-    shapes.push_back(shape);
-  }
-  return shapes;
-}
 
 std::optional<std::vector<std::pair<std::string, std::string>>>
 mlprog::parseTorchScriptInputConstants(StringRef text) {
@@ -76,12 +46,8 @@ void mlprog::registerImportTorchScriptTranslation() {
                      "(--import-torchscript; default: forward and the "
                      "@torch.jit.export methods; '*': every method)"),
       llvm::cl::init(""), llvm::cl::cat(category));
-  static llvm::cl::opt<std::string> inputShapes(
-      "input-shapes",
-      llvm::cl::desc("Shapes of the method's tensor inputs for "
-                     "--import-torchscript, e.g. '1x3x224x224,?x10' ('?' "
-                     "unknown extent, 'scalar' rank 0)"),
-      llvm::cl::init(""), llvm::cl::cat(category));
+  // --input-shapes is shared with --import-onnx.
+  (void)importInputShapesOption();
   static llvm::cl::opt<std::string> inputDtypes(
       "input-dtypes",
       llvm::cl::desc("Element types of the method's inputs for "
@@ -103,7 +69,8 @@ void mlprog::registerImportTorchScriptTranslation() {
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
         TorchScriptImportOptions options;
         options.method = method;
-        auto shapes = parseTorchScriptInputShapes(inputShapes);
+        const std::string &inputShapes = importInputShapesOption();
+        auto shapes = parseInputShapes(inputShapes);
         if (!shapes) {
           emitError(
               FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))

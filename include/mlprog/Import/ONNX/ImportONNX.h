@@ -60,6 +60,11 @@ struct ONNXImportOptions {
   /// and must stay inside (`--weights-dir`). Empty: the model file's folder,
   /// or the working directory for stdin and in-memory models.
   std::string weightsDir;
+  /// Shapes pinned on the graph inputs that are not initializers, in order
+  /// (`--input-shapes`; mlir::ShapedType::kDynamic keeps an extent as the
+  /// model declares it). Empty: the model's own shapes. Applied before
+  /// shape inference, so the extents they fix propagate through the graph.
+  std::vector<std::vector<int64_t>> inputShapes;
 };
 
 /// Parses a `--state` value into `options` (adding to it): items separated

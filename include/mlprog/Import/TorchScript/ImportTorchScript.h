@@ -67,12 +67,6 @@ struct TorchScriptImportOptions {
   int64_t maxInlineConstantElements = 16;
 };
 
-/// Parses an `--input-shapes` value: shapes separated by ',', extents by 'x',
-/// `?` an unknown extent, an empty shape (`""` between commas or `scalar`)
-/// rank 0. Returns std::nullopt on malformed text.
-std::optional<std::vector<std::vector<int64_t>>>
-parseTorchScriptInputShapes(llvm::StringRef text);
-
 /// Parses an `--input-constants` value: `name=value` pairs separated by
 /// ','. Returns std::nullopt on malformed text (a pair without '=' or with
 /// an empty name).

@@ -32,6 +32,34 @@ def matmul_dynamic():
                  [helper.make_tensor_value_info("y", F, ["N", 2, 5])], [w])
 
 
+def channel_shuffle_dynamic():
+    # shufflenet's channel shuffle on [N, 4, H, W] with symbolic N, H, W:
+    # Reshape to [n, 2, 2, h, w] (n, h, w from Shape/Gather, the groups
+    # constant), Transpose the two channel axes, Reshape back to [n, 4, h, w].
+    i64 = TensorProto.INT64
+    def const(name, values):
+        return helper.make_node("Constant", [], [name], name=name,
+                                value=helper.make_tensor(name + "_v", i64,
+                                                         [len(values)], values))
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+             const("i0", [0]), const("i2", [2]), const("i3", [3]),
+             const("two", [2]), const("four", [4]),
+             helper.make_node("Gather", ["s", "i0"], ["n"], name="n"),
+             helper.make_node("Gather", ["s", "i2"], ["h"], name="h"),
+             helper.make_node("Gather", ["s", "i3"], ["w"], name="w"),
+             helper.make_node("Concat", ["n", "two", "two", "h", "w"], ["s5"],
+                              name="s5", axis=0),
+             helper.make_node("Reshape", ["x", "s5"], ["x5"], name="split"),
+             helper.make_node("Transpose", ["x5"], ["t5"], name="shuffle",
+                              perm=[0, 2, 1, 3, 4]),
+             helper.make_node("Concat", ["n", "four", "h", "w"], ["s4"],
+                              name="s4", axis=0),
+             helper.make_node("Reshape", ["t5", "s4"], ["y"], name="merge")]
+    return model(nodes,
+                 [helper.make_tensor_value_info("x", F, ["N", 4, "H", "W"])],
+                 [helper.make_tensor_value_info("y", F, ["N", 4, "H", "W"])])
+
+
 def initializers():
     # Names that are not MLIR identifiers; typed (non-raw) data; int64 and
     # float16 raw data; an initializer read by Reshape as its shape.
@@ -190,6 +218,7 @@ MODELS = {
     "boundary_dtypes": boundary_dtypes,
     "add_bcast_dynamic": add_bcast_dynamic,
     "matmul_dynamic": matmul_dynamic,
+    "channel_shuffle_dynamic": channel_shuffle_dynamic,
     "initializers": initializers,
     "unsupported_op": unsupported_op,
     "unnamed_node_error": unnamed_node_error,
