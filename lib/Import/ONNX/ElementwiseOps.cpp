@@ -27,8 +27,10 @@ namespace mlprog::onnx_import {
 
 namespace {
 
-/// Integer Add/Sub/Mul of two constants, one of them a single element (the
-/// shape and axis arithmetic of exported function bodies), or null.
+/// Integer Add/Sub/Mul of two constants with multidirectional (numpy)
+/// broadcasting, as the shape and axis arithmetic of exported graphs and
+/// function bodies computes them (`Sub(Mul(c, c), Gather(Shape(c), [0]))`
+/// of torch's padding export: a rank-0 and a rank-1 operand), or null.
 DenseElementsAttr foldIntBinary(NodeContext &ctx, BinaryOpKind kind) {
   DenseElementsAttr l = ctx.optionalConstantInput(0),
                     r = ctx.optionalConstantInput(1);
@@ -38,23 +40,44 @@ DenseElementsAttr foldIntBinary(NodeContext &ctx, BinaryOpKind kind) {
       (kind != BinaryOpKind::Add && kind != BinaryOpKind::Sub &&
        kind != BinaryOpKind::Mul))
     return {};
-  auto lt = cast<RankedTensorType>(l.getType()),
-       rt = cast<RankedTensorType>(r.getType());
-  if (rt.getNumElements() != 1 &&
-      (lt.getNumElements() != 1 || lt.getRank() > rt.getRank()))
-    return {};
-  if (rt.getNumElements() == 1 && lt.getRank() < rt.getRank())
+  ArrayRef<int64_t> ls = cast<RankedTensorType>(l.getType()).getShape(),
+                    rs = cast<RankedTensorType>(r.getType()).getShape();
+  size_t rank = std::max(ls.size(), rs.size());
+  // Shapes and strides aligned on the right; a broadcast dimension has
+  // stride 0.
+  SmallVector<int64_t> shape(rank), lStride(rank, 0), rStride(rank, 0);
+  int64_t lStep = 1, rStep = 1;
+  for (size_t k = rank; k-- > 0;) {
+    size_t fromEnd = rank - 1 - k;
+    int64_t a = fromEnd < ls.size() ? ls[ls.size() - 1 - fromEnd] : 1;
+    int64_t c = fromEnd < rs.size() ? rs[rs.size() - 1 - fromEnd] : 1;
+    if (a != c && a != 1 && c != 1)
+      return {};
+    shape[k] = a == 1 ? c : a;
+    lStride[k] = a == 1 ? 0 : lStep;
+    rStride[k] = c == 1 ? 0 : rStep;
+    lStep *= a;
+    rStep *= c;
+  }
+  int64_t n = ShapedType::getNumElements(shape);
+  if (n > kFoldLimit)
     return {};
   SmallVector<APInt> lv(l.getValues<APInt>()), rv(r.getValues<APInt>()), out;
-  size_t n = std::max(lv.size(), rv.size());
-  for (size_t i = 0; i < n; ++i) {
-    const APInt &a = lv[lv.size() == 1 ? 0 : i],
-                &c = rv[rv.size() == 1 ? 0 : i];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, li = 0, ri = 0;
+    for (size_t k = rank; k-- > 0;) {
+      int64_t index = rest % shape[k];
+      rest /= shape[k];
+      li += index * lStride[k];
+      ri += index * rStride[k];
+    }
+    const APInt &a = lv[li], &c = rv[ri];
     out.push_back(kind == BinaryOpKind::Add   ? a + c
                   : kind == BinaryOpKind::Sub ? a - c
                                               : a * c);
   }
-  return DenseElementsAttr::get(rt.getNumElements() == 1 ? lt : rt, out);
+  return DenseElementsAttr::get(
+      RankedTensorType::get(shape, l.getElementType()), out);
 }
 
 /// Add, Sub, Mul, Div, Pow (ONNX opset 7+: multidirectional broadcasting).
@@ -168,6 +191,22 @@ LogicalResult importCast(NodeContext &ctx) {
   if (failed(et) || failed(narrow))
     return failure();
   ctx.setOutputDataType(0, int32_t(to));
+  // Integer casts of constants fold (the Cast(Constant) of shape and pad
+  // arithmetic in exported graphs), so that what reads them stays static.
+  DenseElementsAttr c = ctx.optionalConstantInput(0);
+  auto from = dyn_cast_if_present<IntegerType>(c ? c.getElementType() : Type());
+  auto target = dyn_cast<IntegerType>(*et);
+  if (foldable(c) && from && target && c.getNumElements() <= kFoldLimit) {
+    bool zeroExtend = from.getWidth() == 1 || ctx.isUnsignedInput(0);
+    SmallVector<APInt> out;
+    for (const APInt &v : c.getValues<APInt>())
+      out.push_back(target.getWidth() == 1
+                        ? APInt(1, !v.isZero())
+                        : (zeroExtend ? v.zextOrTrunc(target.getWidth())
+                                      : v.sextOrTrunc(target.getWidth())));
+    return setFolded(
+        ctx, 0, DenseElementsAttr::get(c.getType().clone(Type(target)), out));
+  }
   return ctx.setResult(0, buildConvertElementType(
                               ctx.b, ctx.loc, *x, *et, ctx.isUnsignedInput(0),
                               isUnsignedDataType(int32_t(to)), *narrow));

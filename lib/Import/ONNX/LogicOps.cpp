@@ -74,6 +74,16 @@ LogicalResult importNot(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  // A known condition stays known (torch's `if x.numel() != 0` exports
+  // Not(Equal(Size(x), 0)), which decides an If at import).
+  DenseElementsAttr c = ctx.optionalConstantInput(0);
+  if (foldable(c) && c.getElementType().isInteger(1) &&
+      c.getNumElements() <= kFoldLimit) {
+    SmallVector<bool> out;
+    for (bool v : c.getValues<bool>())
+      out.push_back(!v);
+    return setFolded(ctx, 0, DenseElementsAttr::get(c.getType(), out));
+  }
   return ctx.setResult(0, buildLogicalNot(ctx.b, ctx.loc, *x));
 }
 

@@ -60,6 +60,39 @@ def channel_shuffle_dynamic():
                  [helper.make_tensor_value_info("y", F, ["N", 4, "H", "W"])])
 
 
+def fold_chain():
+    # torch's padding and `if x.numel() != 0` exports on [N, 4]: a Reshape
+    # shape from Concat(Cast(int32 constant), Sub(rank-0, rank-1)) and an If
+    # on Cast(Not(Equal(Size(x), 0))) whose branches differ in rank.
+    i64, i32, B = TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL
+    def const(name, dtype, dims, values):
+        return helper.make_node("Constant", [], [name], name=name,
+                                value=helper.make_tensor(name + "_v", dtype,
+                                                         dims, values))
+    then_branch = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape")],
+        "then", [], [helper.make_tensor_value_info("r", F, ["A", "B"])])
+    else_branch = helper.make_graph(
+        [const("axes", i64, [1], [0]),
+         helper.make_node("Unsqueeze", ["x", "axes"], ["u"], name="unsq")],
+        "else", [], [helper.make_tensor_value_info("u", F, [1, "N", 4])])
+    nodes = [const("two32", i32, [1], [2]), const("six", i64, [], [6]),
+             const("two", i64, [1], [2]), const("zero", i64, [], [0]),
+             helper.make_node("Cast", ["two32"], ["rows"], name="cast", to=i64),
+             helper.make_node("Sub", ["six", "two"], ["cols"], name="sub"),
+             helper.make_node("Concat", ["rows", "cols"], ["shape"],
+                              name="concat", axis=0),
+             helper.make_node("Size", ["x"], ["n"], name="size"),
+             helper.make_node("Equal", ["n", "zero"], ["empty"], name="eq"),
+             helper.make_node("Not", ["empty"], ["some"], name="not"),
+             helper.make_node("Cast", ["some"], ["cond"], name="cond", to=B),
+             helper.make_node("If", ["cond"], ["y"], name="if",
+                              then_branch=then_branch,
+                              else_branch=else_branch)]
+    return model(nodes, [helper.make_tensor_value_info("x", F, ["N", 4])],
+                 [helper.make_tensor_value_info("y", F, ["A", "B"])])
+
+
 def initializers():
     # Names that are not MLIR identifiers; typed (non-raw) data; int64 and
     # float16 raw data; an initializer read by Reshape as its shape.
@@ -219,6 +252,7 @@ MODELS = {
     "add_bcast_dynamic": add_bcast_dynamic,
     "matmul_dynamic": matmul_dynamic,
     "channel_shuffle_dynamic": channel_shuffle_dynamic,
+    "fold_chain": fold_chain,
     "initializers": initializers,
     "unsupported_op": unsupported_op,
     "unnamed_node_error": unnamed_node_error,
