@@ -16,8 +16,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlprog;
@@ -406,17 +409,25 @@ LogicalResult Importer::importPrim(Node *node, bool &handled) {
       return failure();
     if (*st == 0)
       return emitError(l) << "range() step must not be zero";
-    int64_t n =
-        *st > 0 ? (*hi - *lo + *st - 1) / *st : (*lo - *hi - *st - 1) / -*st;
-    return set(node, 0, TSValue::ofInt(std::max<int64_t>(n, 0)));
+    // In 128 bits: the bounds of a program may be any int64.
+    __int128 low = *lo, high = *hi, step = *st;
+    __int128 n = step > 0 ? (high - low + step - 1) / step
+                          : (low - high - step - 1) / -step;
+    n = std::clamp<__int128>(n, 0, std::numeric_limits<int64_t>::max());
+    return set(node, 0, TSValue::ofInt(int64_t(n)));
   }
   if (name == "aten::__derive_index") {
     TSValue &idx = get(inputs[0]);
     FailureOr<int64_t> start = intInput(node, 1), step = intInput(node, 2);
     if (failed(start) || failed(step))
       return failure();
-    if (idx.intConst)
-      return set(node, 0, TSValue::ofInt(*start + *idx.intConst * *step));
+    if (idx.intConst) {
+      std::optional<int64_t> derived =
+          llvm::checkedMulAdd(*idx.intConst, *step, *start);
+      if (!derived)
+        return emitError(l) << "range index overflows int64";
+      return set(node, 0, TSValue::ofInt(*derived));
+    }
     Value i = scalarValue(idx, l);
     Value r = arith::AddIOp::create(
         b, l, arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*start)),

@@ -46,8 +46,22 @@ FailureOr<Value> sliceAlong(Im &im, Node *n, Value x, int64_t dim,
 }
 
 /// Splits `x` along `dim` into pieces of `sizes`, as a list value.
-LogicalResult splitInto(Im &im, Node *n, Value x, int64_t dim,
+LogicalResult splitInto(Im &im, Node *n, Value x, int64_t dim, int64_t extent,
                         ArrayRef<int64_t> sizes) {
+  // As aten's split_with_sizes: sizes are non-negative and sum to the
+  // extent (checked before any offset can overflow).
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0 || s > extent - total)
+      return emitError(im.loc(n))
+             << "split sizes must be non-negative and sum to the extent "
+             << extent << " of dim " << dim;
+    total += s;
+  }
+  if (total != extent)
+    return emitError(im.loc(n))
+           << "split sizes sum to " << total << ", not to the extent " << extent
+           << " of dim " << dim;
   std::vector<TSValue> parts;
   int64_t offset = 0;
   for (int64_t s : sizes) {
@@ -90,11 +104,14 @@ LogicalResult chunk(Im &im, Node *n) {
   FailureOr<int64_t> e = staticExtent(im, n, *x, dim);
   if (failed(e))
     return failure();
-  int64_t size = (*e + *chunks - 1) / *chunks;
+  if (*chunks <= 0)
+    return emitError(im.loc(n))
+           << "chunk expects 'chunks' to be greater than 0, got " << *chunks;
+  int64_t size = *e / *chunks + (*e % *chunks != 0);
   SmallVector<int64_t> sizes;
   for (int64_t off = 0; off < *e; off += size)
     sizes.push_back(std::min(size, *e - off));
-  return splitInto(im, n, *x, dim, sizes);
+  return splitInto(im, n, *x, dim, *e, sizes);
 }
 
 /// split.Tensor(self, split_size, dim), split.sizes / split_with_sizes
@@ -119,10 +136,14 @@ LogicalResult split(Im &im, Node *n) {
     FailureOr<int64_t> size = im.intInput(n, 1);
     if (failed(size))
       return failure();
-    for (int64_t off = 0; off < *e; off += *size)
+    if (*size < 0 || (*size == 0 && *e != 0))
+      return emitError(im.loc(n))
+             << "split_size must be positive (0 only for an empty dim), got "
+             << *size;
+    for (int64_t off = 0; off < *e; off += std::min(*size, *e - off))
       sizes.push_back(std::min(*size, *e - off));
   }
-  return splitInto(im, n, *x, dim, sizes);
+  return splitInto(im, n, *x, dim, *e, sizes);
 }
 
 LogicalResult unbind(Im &im, Node *n) {
