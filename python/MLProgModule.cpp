@@ -229,11 +229,15 @@ using PyShapes = std::vector<std::vector<std::optional<int64_t>>>;
 
 /// The ONNX import options of `state` (the `--state` text), `bindings`,
 /// `weightsDir` and `shapes` (`--input-shapes`).
+using PyConstants = std::vector<std::pair<std::string, std::string>>;
+
 static ONNXImportOptions
 getONNXImportOptions(const std::string &state,
                      const std::vector<PyStateBinding> &bindings,
-                     const std::string &weightsDir, const PyShapes &shapes) {
+                     const std::string &weightsDir, const PyShapes &shapes,
+                     const PyConstants &constants) {
   ONNXImportOptions options;
+  options.constantInputs = constants;
   options.weightsDir = weightsDir;
   for (const auto &shape : shapes) {
     std::vector<int64_t> extents;
@@ -255,24 +259,24 @@ getONNXImportOptions(const std::string &state,
 static std::unique_ptr<PyModule>
 importONNXFile(const std::string &path, const std::string &state,
                const std::vector<PyStateBinding> &bindings,
-               const std::string &weightsDir, const PyShapes &shapes) {
+               const std::string &weightsDir, const PyShapes &shapes,
+               const PyConstants &constants) {
   // importONNX reads stdin for "-"; Python callers always mean a file.
   std::string file = path == "-" ? "./-" : path;
   ONNXImportOptions options =
-      getONNXImportOptions(state, bindings, weightsDir, shapes);
+      getONNXImportOptions(state, bindings, weightsDir, shapes, constants);
   return runImport(
       [&](MLIRContext *ctx) { return mlprog::importONNX(file, ctx, options); },
       path);
 }
 
-static std::unique_ptr<PyModule>
-importONNXBytes(const py::bytes &data, const std::string &name,
-                const std::string &state,
-                const std::vector<PyStateBinding> &bindings,
-                const std::string &weightsDir, const PyShapes &shapes) {
+static std::unique_ptr<PyModule> importONNXBytes(
+    const py::bytes &data, const std::string &name, const std::string &state,
+    const std::vector<PyStateBinding> &bindings, const std::string &weightsDir,
+    const PyShapes &shapes, const PyConstants &constants) {
   std::string bytes = data; // Copied under the GIL.
   ONNXImportOptions options =
-      getONNXImportOptions(state, bindings, weightsDir, shapes);
+      getONNXImportOptions(state, bindings, weightsDir, shapes, constants);
   return runImport(
       [&](MLIRContext *ctx) {
         auto buffer = llvm::MemoryBuffer::getMemBuffer(bytes, name, false);
@@ -565,11 +569,13 @@ PYBIND11_MODULE(_mlprog, m) {
   m.def("import_onnx_file", &importONNXFile, py::arg("path"),
         py::arg("state") = "",
         py::arg("state_bindings") = std::vector<PyStateBinding>(),
-        py::arg("weights_dir") = "", py::arg("input_shapes") = PyShapes());
+        py::arg("weights_dir") = "", py::arg("input_shapes") = PyShapes(),
+        py::arg("constant_inputs") = PyConstants());
   m.def("import_onnx_bytes", &importONNXBytes, py::arg("data"), py::arg("name"),
         py::arg("state") = "",
         py::arg("state_bindings") = std::vector<PyStateBinding>(),
-        py::arg("weights_dir") = "", py::arg("input_shapes") = PyShapes());
+        py::arg("weights_dir") = "", py::arg("input_shapes") = PyShapes(),
+        py::arg("constant_inputs") = PyConstants());
 #endif
 #ifdef MLPROG_HAVE_MIL
   m.attr("have_mil") = true;

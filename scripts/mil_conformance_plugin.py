@@ -13,7 +13,8 @@ model description's order and compares every output with the expected one
 under the test's own tolerances (widened for fp16 programs exactly as
 `compare_backend` widens them; an fp16 output is allowed at least one fp16
 ulp, 2^-10 relative, since its rounding alone can be that far from an
-expected value the test computed in fp32).
+expected value the test computed in fp32; so is any output whose expected
+value the test computed in fp16).
 
 Each test's verdict is appended, as one JSON object per line, to the file
 named by MLPROG_MIL_RESULTS:
@@ -193,9 +194,11 @@ def compare_backend(mlmodel, input_key_values, expected_outputs,
                            f"expected {expected.shape}")
         if expected.dtype.kind in "fc" or actual.dtype.kind in "fc":
             # An fp16 output cannot come closer to an fp32 expected value
-            # than its own rounding: at least one fp16 ulp (2^-10) relative.
-            out_rtol = max(rtol, 2.0 ** -10) if actual.dtype == np.float16 \
-                else rtol
+            # than its own rounding, and an expected value the test computed
+            # in fp16 (numpy keeps `fp16_array + 1` in fp16) carries that
+            # rounding itself: at least one fp16 ulp (2^-10) relative.
+            out_rtol = max(rtol, 2.0 ** -10) \
+                if np.float16 in (actual.dtype, expected.dtype) else rtol
             close = np.isclose(actual.astype(np.float64),
                                expected.astype(np.float64),
                                atol=atol, rtol=out_rtol, equal_nan=True)

@@ -2,8 +2,8 @@
 """Runs any ONNX model with mlprog and with onnxruntime and compares them.
 
   .venv/bin/python scripts/onnx_vs_ort.py MODEL.onnx [--input NAME=FILE.npy]...
-      [--input-shapes 1x3x224x224,...] [--seed N] [--rtol R] [--atol A]
-      [-O N] [--build-dir build] [--keep DIR]
+      [--input-shapes 1x3x224x224,...] [--input-constants sr=16000,...]
+      [--seed N] [--rtol R] [--atol A] [-O N] [--build-dir build] [--keep DIR]
 
 The first thing to run when a model fails: it says at which step (import,
 compile and run, or the comparison) and prints the error or, per output,
@@ -14,7 +14,9 @@ Inputs: each graph input that is not an initializer gets the array given by
 (floats from a standard normal, integers in [0, 10), bools at random) and
 shape. Extents the model leaves symbolic or unknown come from
 `--input-shapes` (the mlprog-translate option, which mlprog's import also
-gets: pinned extents make static code), else 1.
+gets: pinned extents make static code), else 1. `--input-constants`
+binds scalar inputs to numbers (mlprog-translate's option: mlprog imports
+them as constants, onnxruntime is fed them).
 
 mlprog: `mlprog-translate --import-onnx` (with --input-shapes and
 --weights-dir next to the model), then `mlprog-run` at `-O` (default 2).
@@ -124,6 +126,7 @@ def main():
     parser.add_argument("--input", action="append", default=[],
                         metavar="NAME=FILE.npy")
     parser.add_argument("--input-shapes", default="")
+    parser.add_argument("--input-constants", default="")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rtol", type=float, default=1e-4)
     parser.add_argument("--atol", type=float, default=1e-5)
@@ -157,10 +160,21 @@ def main():
     if shapes and len(shapes) != len(inputs):
         parser.error(f"--input-shapes gives {len(shapes)} shape(s) for "
                      f"{len(inputs)} input(s)")
+    constants = {}
+    for item in filter(None, args.input_constants.split(",")):
+        name, _, value = item.partition("=")
+        match = [i for i in inputs if i.name == name.strip()]
+        if not value or not match:
+            parser.error(f"--input-constants {item}: expected NAME=VALUE "
+                         "naming a graph input")
+        dtype = helper.tensor_dtype_to_np_dtype(
+            match[0].type.tensor_type.elem_type)
+        dims = [1] * len(match[0].type.tensor_type.shape.dim)
+        constants[name.strip()] = np.full(dims, float(value)).astype(dtype)
     rng = np.random.default_rng(args.seed)
     feed = {}
     for k, info in enumerate(inputs):
-        feed[info.name] = given.get(info.name)
+        feed[info.name] = constants.get(info.name, given.get(info.name))
         if feed[info.name] is None:
             feed[info.name] = make_input(info, shapes[k] if shapes else None,
                                          rng, np, helper)
@@ -191,6 +205,8 @@ def main():
                      args.model, "-o", mlir]
         if args.input_shapes:
             translate.append("--input-shapes=" + args.input_shapes)
+        if args.input_constants:
+            translate.append("--input-constants=" + args.input_constants)
         ok, err = run(translate)
         if not ok:
             print(f"mlprog: import failed:\n{err}")
@@ -199,6 +215,8 @@ def main():
                    f"-O{args.opt_level}", "--output-dir",
                    os.path.join(work, "out")]
         for k, info in enumerate(inputs):
+            if info.name in constants:
+                continue
             path = os.path.join(work, f"input{k}.npy")
             np.save(path, feed[info.name])
             command += ["--input", path]

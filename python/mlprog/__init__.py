@@ -107,7 +107,7 @@ def _is_bytes(value):
 
 
 def import_onnx(model, name=None, state=None, weights_dir=None,
-                input_shapes=None):
+                input_shapes=None, constant_inputs=None):
     """Imports an ONNX model: a file path, the serialized bytes, or an
     ``onnx.ModelProto``. The graph becomes the public ``ml_program.func
     @main``; initializers become globals (see docs/importers/onnx.md).
@@ -130,6 +130,10 @@ def import_onnx(model, name=None, state=None, weights_dir=None,
     initializers, in order (``mlprog-translate --input-shapes``): one list of
     extents per input, ``None`` keeping an extent as the model declares it,
     e.g. ``[[1, 3, 224, 224]]`` for a model exported with a dynamic batch.
+    ``constant_inputs`` binds scalar graph inputs to numbers at import time
+    (``mlprog-translate --input-constants``), e.g. ``{"sr": 16000}`` for
+    silero-vad: the function has no argument for them and the branches they
+    decide fold away.
     """
     if not HAVE_ONNX:
         raise Error("built without the ONNX importer")
@@ -152,12 +156,14 @@ def import_onnx(model, name=None, state=None, weights_dir=None,
     weights_dir = "" if weights_dir is None else os.fspath(weights_dir)
     shapes = [[None if e is None else int(e) for e in s]
               for s in (input_shapes or [])]
+    constants = [(str(k), _constant_text(v))
+                 for k, v in (constant_inputs or {}).items()]
     if _is_bytes(model):
         return Module(_mlprog.import_onnx_bytes(
             bytes(model), name or "<bytes>", spec, bindings, weights_dir,
-            shapes))
+            shapes, constants))
     return Module(_mlprog.import_onnx_file(os.fspath(model), spec, bindings,
-                                           weights_dir, shapes))
+                                           weights_dir, shapes, constants))
 
 
 def _torch():

@@ -50,3 +50,33 @@ llvm::cl::opt<std::string> &mlprog::importInputShapesOption() {
       llvm::cl::init(""));
   return inputShapes;
 }
+
+std::optional<std::vector<std::pair<std::string, std::string>>>
+mlprog::parseInputConstants(llvm::StringRef text) {
+  std::vector<std::pair<std::string, std::string>> constants;
+  if (text.trim().empty())
+    return constants;
+  llvm::SmallVector<llvm::StringRef> pairs;
+  text.split(pairs, ',');
+  for (llvm::StringRef pair : pairs) {
+    auto [name, value] = pair.split('=');
+    name = name.trim();
+    value = value.trim();
+    if (name.empty() || value.empty() || !pair.contains('='))
+      return std::nullopt;
+    constants.emplace_back(name.str(), value.str());
+  }
+  return constants;
+}
+
+llvm::cl::opt<std::string> &mlprog::importInputConstantsOption() {
+  static llvm::cl::opt<std::string> inputConstants(
+      "input-constants", llvm::cl::value_desc("NAME=VALUE,..."),
+      llvm::cl::desc(
+          "Inputs bound to a number at import time, e.g. 'sr=16000' "
+          "(--import-onnx: scalar or one-element graph inputs; "
+          "--import-torchscript: number parameters of the methods); the "
+          "function has no argument for them and what they decide folds"),
+      llvm::cl::init(""));
+  return inputConstants;
+}

@@ -754,6 +754,35 @@ mlprog::buildRecurrent(OpBuilder &b, Location loc,
   if (!isa<FloatType>(elt))
     return emitError(loc) << name << ": X must be a float tensor, got "
                           << operands.x.getType();
+  // f16/bf16 layers run in f32 and round their outputs once, as Core ML,
+  // PyTorch and onnxruntime do on CPUs: rounding the carried state to 11 or
+  // 8 bits at every step would compound (MIL rnn/gru/lstm of fp16 inputs
+  // were off by more than one fp16 ulp against coremltools' references).
+  if (elt.isF16() || elt.isBF16()) {
+    RecurrentOperands wide = operands;
+    for (Value *v : {&wide.x, &wide.w, &wide.r, &wide.b, &wide.initialH,
+                     &wide.initialC, &wide.peepholes}) {
+      auto t = *v ? dyn_cast<RankedTensorType>(v->getType()) : nullptr;
+      if (!t || !(t.getElementType().isF16() || t.getElementType().isBF16()))
+        continue;
+      FailureOr<Value> w = buildConvertElementType(b, loc, *v, b.getF32Type());
+      if (failed(w))
+        return failure();
+      *v = *w;
+    }
+    FailureOr<RecurrentResults> r = buildRecurrent(b, loc, wide, options);
+    if (failed(r))
+      return failure();
+    for (Value *v : {&r->y, &r->yH, &r->yC}) {
+      if (!*v)
+        continue;
+      FailureOr<Value> n = buildConvertElementType(b, loc, *v, elt);
+      if (failed(n))
+        return failure();
+      *v = *n;
+    }
+    return r;
+  }
   if (xType->getRank() != 3)
     return emitError(loc) << name << ": X must have rank 3, got "
                           << operands.x.getType();

@@ -661,7 +661,7 @@ OwningOpRef<ModuleOp> mlprog::importONNX(const llvm::MemoryBuffer &buffer,
     modelDir = ".";
   onnx::ModelProto model;
   if (failed(loadModel(buffer, FileLineColLoc::get(ctx, file, 0, 0), modelDir,
-                       options.inputShapes, model)))
+                       options.inputShapes, options.constantInputs, model)))
     return nullptr;
   return ModelImporter(ctx, file, modelDir, model, options).run();
 }
@@ -684,6 +684,7 @@ void mlprog::registerImportONNXTranslation() {
   // parsed.
   (void)importWeightsDirOption();
   (void)importInputShapesOption();
+  (void)importInputConstantsOption();
   static llvm::cl::opt<std::string> stateOption(
       "state", llvm::cl::value_desc("IN:OUT,...|auto"),
       llvm::cl::desc(
@@ -712,6 +713,16 @@ void mlprog::registerImportONNXTranslation() {
           return nullptr;
         }
         options.inputShapes = std::move(*shapes);
+        auto constants = parseInputConstants(importInputConstantsOption());
+        if (!constants) {
+          emitError(
+              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
+              << "malformed --input-constants '"
+              << importInputConstantsOption().getValue()
+              << "': expected name=value pairs separated by ','";
+          return nullptr;
+        }
+        options.constantInputs = std::move(*constants);
         if (llvm::Error error = parseONNXStateOption(stateOption, options)) {
           emitError(
               FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))

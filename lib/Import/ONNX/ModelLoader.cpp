@@ -604,11 +604,93 @@ LogicalResult applyInputShapes(Location fileLoc, onnx::GraphProto &graph,
   return success();
 }
 
+/// Binds the graph inputs named in `constants` (`--input-constants`) to
+/// their values: each becomes an initializer of the input's element type
+/// (integers, floats, bool) and shape (rank 0, or one element). An unknown
+/// name, an input of another type or size, or a value that does not parse
+/// is an error naming the input.
+LogicalResult
+applyInputConstants(Location fileLoc, onnx::GraphProto &graph,
+                    ArrayRef<std::pair<std::string, std::string>> constants) {
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (const auto &[name, text] : constants) {
+    onnx::ValueInfoProto *input = nullptr;
+    for (onnx::ValueInfoProto &candidate : *graph.mutable_input())
+      if (candidate.name() == name && !initializers.contains(name))
+        input = &candidate;
+    if (!input)
+      return emitError(fileLoc) << "--input-constants: the graph has no input "
+                                   "named '"
+                                << name << "' that is not an initializer";
+    if (!input->type().has_tensor_type())
+      return emitError(fileLoc)
+             << "--input-constants: input '" << name << "' is not a tensor";
+    const onnx::TypeProto_Tensor &type = input->type().tensor_type();
+    onnx::TensorProto value;
+    value.set_name(name);
+    value.set_data_type(type.elem_type());
+    for (const onnx::TensorShapeProto_Dimension &dim : type.shape().dim()) {
+      if (dim.has_dim_value() && dim.dim_value() != 1)
+        return emitError(fileLoc)
+               << "--input-constants: input '" << name
+               << "' is not a scalar or a one-element tensor";
+      value.add_dims(1);
+    }
+    StringRef literal = StringRef(text).trim();
+    int64_t integer;
+    double real;
+    bool parsed = true;
+    switch (type.elem_type()) {
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::UINT16:
+      parsed = !literal.getAsInteger(10, integer);
+      value.add_int32_data(int32_t(integer));
+      break;
+    case onnx::TensorProto::INT64:
+      parsed = !literal.getAsInteger(10, integer);
+      value.add_int64_data(integer);
+      break;
+    case onnx::TensorProto::BOOL:
+      parsed = literal == "true" || literal == "false" || literal == "1" ||
+               literal == "0";
+      value.add_int32_data(literal == "true" || literal == "1");
+      break;
+    case onnx::TensorProto::FLOAT:
+      parsed = !literal.getAsDouble(real);
+      value.add_float_data(float(real));
+      break;
+    case onnx::TensorProto::DOUBLE:
+      parsed = !literal.getAsDouble(real);
+      value.add_double_data(real);
+      break;
+    default:
+      return emitError(fileLoc)
+             << "--input-constants: input '" << name
+             << "' has ONNX element type " << type.elem_type()
+             << "; only integers, float, double and bool can be bound";
+    }
+    if (!parsed)
+      return emitError(fileLoc)
+             << "--input-constants: '" << text << "' is not a value of input '"
+             << name << "''s element type";
+    *graph.add_initializer() = std::move(value);
+    initializers.insert(name);
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlprog::onnx_import::loadModel(
     const llvm::MemoryBuffer &buffer, Location fileLoc, StringRef modelDir,
-    ArrayRef<std::vector<int64_t>> inputShapes, onnx::ModelProto &model) {
+    ArrayRef<std::vector<int64_t>> inputShapes,
+    ArrayRef<std::pair<std::string, std::string>> constantInputs,
+    onnx::ModelProto &model) {
   if (buffer.getBufferSize() > size_t(INT_MAX) ||
       !model.ParseFromArray(buffer.getBufferStart(),
                             int(buffer.getBufferSize())))
@@ -626,6 +708,9 @@ LogicalResult mlprog::onnx_import::loadModel(
     return failure();
   if (!inputShapes.empty() &&
       failed(applyInputShapes(fileLoc, *model.mutable_graph(), inputShapes)))
+    return failure();
+  if (failed(
+          applyInputConstants(fileLoc, *model.mutable_graph(), constantInputs)))
     return failure();
   // The checker would look for external files relative to the working
   // directory, and refuses data types newer than libonnx 1.12: check them

@@ -75,13 +75,16 @@ mlir::LogicalResult sortTopologically(mlir::Location fileLoc,
                                       onnx::GraphProto &graph);
 
 /// Parses `buffer` into `model`, sorts it topologically, pins the input
-/// shapes `inputShapes` (`--input-shapes`, none when empty), checks it
+/// shapes `inputShapes` (`--input-shapes`, none when empty), binds the
+/// inputs of `constantInputs` (`--input-constants`) as initializers, checks it
 /// (`onnx::checker::check_model`), upgrades opsets older than 7 and runs
 /// shape inference. External data is resolved against `modelDir`.
 /// Errors are reported at `fileLoc`.
 mlir::LogicalResult loadModel(const llvm::MemoryBuffer &buffer,
                               mlir::Location fileLoc, llvm::StringRef modelDir,
                               llvm::ArrayRef<std::vector<int64_t>> inputShapes,
+                              llvm::ArrayRef<std::pair<std::string, std::string>>
+                                  constantInputs,
                               onnx::ModelProto &model);
 
 } // namespace mlprog::onnx_import

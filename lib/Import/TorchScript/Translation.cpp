@@ -20,24 +20,6 @@
 using namespace mlir;
 using namespace mlprog;
 
-std::optional<std::vector<std::pair<std::string, std::string>>>
-mlprog::parseTorchScriptInputConstants(StringRef text) {
-  std::vector<std::pair<std::string, std::string>> constants;
-  if (text.trim().empty())
-    return constants;
-  SmallVector<StringRef> pairs;
-  text.split(pairs, ',');
-  for (StringRef pair : pairs) {
-    auto [name, value] = pair.split('=');
-    name = name.trim();
-    value = value.trim();
-    if (name.empty() || value.empty() || !pair.contains('='))
-      return std::nullopt;
-    constants.emplace_back(name.str(), value.str());
-  }
-  return constants;
-}
-
 void mlprog::registerImportTorchScriptTranslation() {
   static llvm::cl::OptionCategory category("TorchScript import options");
   static llvm::cl::opt<std::string> method(
@@ -54,12 +36,8 @@ void mlprog::registerImportTorchScriptTranslation() {
                      "--import-torchscript, e.g. 'float32,int64' (default: "
                      "the IR annotation, else float32)"),
       llvm::cl::init(""), llvm::cl::cat(category));
-  static llvm::cl::opt<std::string> inputConstants(
-      "input-constants",
-      llvm::cl::desc("Number parameters of the methods bound at import time "
-                     "for --import-torchscript, e.g. 'sr=16000' (the "
-                     "function is specialized and has no argument for them)"),
-      llvm::cl::init(""), llvm::cl::cat(category));
+  // --input-constants is shared with --import-onnx.
+  (void)importInputConstantsOption();
   static TranslateToMLIRRegistration registration(
       "import-torchscript",
       "Import a TorchScript archive (.pt) or graph IR text into ml_program",
@@ -79,7 +57,8 @@ void mlprog::registerImportTorchScriptTranslation() {
           return nullptr;
         }
         options.inputShapes = *shapes;
-        auto constants = parseTorchScriptInputConstants(inputConstants);
+        const std::string &inputConstants = importInputConstantsOption();
+        auto constants = parseInputConstants(inputConstants);
         if (!constants) {
           emitError(
               FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))

@@ -5,6 +5,8 @@
 // every importer that takes it (TorchScript: the method's tensor inputs;
 // ONNX: the graph inputs that are not initializers), so that extents a
 // model leaves symbolic become static and the code generation can use them.
+// `--input-constants` binds inputs to numbers at import time (silero-vad's
+// sample rate), so that the branches they decide fold away.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlprog {
@@ -33,6 +36,16 @@ parseInputShapes(llvm::StringRef text);
 /// that take it; the first call (from a translation's registration, before
 /// the command line is parsed) registers it.
 llvm::cl::opt<std::string> &importInputShapesOption();
+
+/// Parses an `--input-constants` value: `name=value` pairs separated by
+/// ','. Returns std::nullopt on malformed text (a pair without '=' or with
+/// an empty name or value).
+std::optional<std::vector<std::pair<std::string, std::string>>>
+parseInputConstants(llvm::StringRef text);
+
+/// The `--input-constants` option of mlprog-translate (inputs bound to a
+/// number at import time), shared like importInputShapesOption().
+llvm::cl::opt<std::string> &importInputConstantsOption();
 
 } // namespace mlprog
 

@@ -65,6 +65,11 @@ struct ONNXImportOptions {
   /// model declares it). Empty: the model's own shapes. Applied before
   /// shape inference, so the extents they fix propagate through the graph.
   std::vector<std::vector<int64_t>> inputShapes;
+  /// Graph inputs bound to a number at import time (`--input-constants`,
+  /// `sr=16000`): each becomes an initializer of its declared element type
+  /// (int, float or bool; rank 0 or one element) and is no argument, so the
+  /// Equal/If that test it fold. Applied after `inputShapes`, which count it.
+  std::vector<std::pair<std::string, std::string>> constantInputs;
 };
 
 /// Parses a `--state` value into `options` (adding to it): items separated

@@ -67,12 +67,6 @@ struct TorchScriptImportOptions {
   int64_t maxInlineConstantElements = 16;
 };
 
-/// Parses an `--input-constants` value: `name=value` pairs separated by
-/// ','. Returns std::nullopt on malformed text (a pair without '=' or with
-/// an empty name).
-std::optional<std::vector<std::pair<std::string, std::string>>>
-parseTorchScriptInputConstants(llvm::StringRef text);
-
 /// Imports the TorchScript program in `path`: a zip archive written by
 /// `torch.jit.save` (loaded with `torch::jit::load`) or IR text (parsed with
 /// `torch::jit::parseIR`). Calls are inlined (torch's Inline pass), in-place

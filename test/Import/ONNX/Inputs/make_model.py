@@ -93,6 +93,26 @@ def fold_chain():
                  [helper.make_tensor_value_info("y", F, ["A", "B"])])
 
 
+def sample_rate_branch():
+    # silero-vad's `if sr == 16000` on a scalar int64 input: [3] -> [3].
+    i64 = TensorProto.INT64
+    then_branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["a"], name="same")], "then", [],
+        [helper.make_tensor_value_info("a", F, [3])])
+    else_branch = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["n"], name="neg")], "else", [],
+        [helper.make_tensor_value_info("n", F, [3])])
+    nodes = [helper.make_node("Constant", [], ["rate"], name="rate",
+                              value=helper.make_tensor("r", i64, [], [16000])),
+             helper.make_node("Equal", ["sr", "rate"], ["is16k"], name="eq"),
+             helper.make_node("If", ["is16k"], ["y"], name="if",
+                              then_branch=then_branch,
+                              else_branch=else_branch)]
+    return model(nodes, [helper.make_tensor_value_info("x", F, [3]),
+                         helper.make_tensor_value_info("sr", i64, [])],
+                 [helper.make_tensor_value_info("y", F, [3])])
+
+
 def initializers():
     # Names that are not MLIR identifiers; typed (non-raw) data; int64 and
     # float16 raw data; an initializer read by Reshape as its shape.
@@ -253,6 +273,7 @@ MODELS = {
     "matmul_dynamic": matmul_dynamic,
     "channel_shuffle_dynamic": channel_shuffle_dynamic,
     "fold_chain": fold_chain,
+    "sample_rate_branch": sample_rate_branch,
     "initializers": initializers,
     "unsupported_op": unsupported_op,
     "unnamed_node_error": unnamed_node_error,
