@@ -701,32 +701,28 @@ void mlprog::registerImportONNXTranslation() {
          MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        Location fileLoc =
+            FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0);
+        auto malformed = [&](const llvm::cl::opt<std::string> &option,
+                             StringRef expected) {
+          emitError(fileLoc) << "malformed --" << option.ArgStr << " '"
+                             << option.getValue() << "': expected " << expected;
+          return nullptr;
+        };
         ONNXImportOptions options;
         options.weightsDir = importWeightsDirOption();
         auto shapes = parseInputShapes(importInputShapesOption());
-        if (!shapes) {
-          emitError(
-              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
-              << "malformed --input-shapes '"
-              << importInputShapesOption().getValue()
-              << "': expected shapes like 2x3,?x4 separated by ','";
-          return nullptr;
-        }
+        if (!shapes)
+          return malformed(importInputShapesOption(),
+                           "shapes like 2x3,?x4 separated by ','");
         options.inputShapes = std::move(*shapes);
         auto constants = parseInputConstants(importInputConstantsOption());
-        if (!constants) {
-          emitError(
-              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
-              << "malformed --input-constants '"
-              << importInputConstantsOption().getValue()
-              << "': expected name=value pairs separated by ','";
-          return nullptr;
-        }
+        if (!constants)
+          return malformed(importInputConstantsOption(),
+                           "name=value pairs separated by ','");
         options.constantInputs = std::move(*constants);
         if (llvm::Error error = parseONNXStateOption(stateOption, options)) {
-          emitError(
-              FileLineColLoc::get(ctx, buffer->getBufferIdentifier(), 0, 0))
-              << llvm::toString(std::move(error));
+          emitError(fileLoc) << llvm::toString(std::move(error));
           return nullptr;
         }
         return OwningOpRef<Operation *>(
