@@ -80,12 +80,12 @@ mlir::LogicalResult sortTopologically(mlir::Location fileLoc,
 /// (`onnx::checker::check_model`), upgrades opsets older than 7 and runs
 /// shape inference. External data is resolved against `modelDir`.
 /// Errors are reported at `fileLoc`.
-mlir::LogicalResult loadModel(const llvm::MemoryBuffer &buffer,
-                              mlir::Location fileLoc, llvm::StringRef modelDir,
-                              llvm::ArrayRef<std::vector<int64_t>> inputShapes,
-                              llvm::ArrayRef<std::pair<std::string, std::string>>
-                                  constantInputs,
-                              onnx::ModelProto &model);
+mlir::LogicalResult
+loadModel(const llvm::MemoryBuffer &buffer, mlir::Location fileLoc,
+          llvm::StringRef modelDir,
+          llvm::ArrayRef<std::vector<int64_t>> inputShapes,
+          llvm::ArrayRef<std::pair<std::string, std::string>> constantInputs,
+          onnx::ModelProto &model);
 
 } // namespace mlprog::onnx_import
 
