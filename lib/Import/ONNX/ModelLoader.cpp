@@ -112,14 +112,46 @@ bool mlprog::onnx_import::isNewerThanLibONNX(StringRef opType, int64_t opset) {
 
 namespace {
 
+/// Ops whose libonnx 1.12 shape inference crashes on malformed input instead
+/// of throwing: STFT reads dims 1 and 2 of `signal` without checking its
+/// rank (a rank-1 signal is a SEGV in TensorShapeProto_Dimension's copy,
+/// found by fuzz-onnx). The builders check these ops themselves.
+bool hasUnsafeLibONNXInference(StringRef opType) { return opType == "STFT"; }
+
+/// Whether libonnx must not see `opType` at `opset`: newer than its schema,
+/// or unsafe to infer.
+bool hiddenFromLibONNX(StringRef opType, int64_t opset) {
+  return mlprog::onnx_import::isNewerThanLibONNX(opType, opset) ||
+         hasUnsafeLibONNXInference(opType);
+}
+
+/// Whether `graph` (or a subgraph) has a default-domain node of an op whose
+/// libonnx inference is unsafe.
+bool hasUnsafeInferenceNode(const onnx::GraphProto &graph) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (isDefaultDomain(node.domain()) &&
+        hasUnsafeLibONNXInference(node.op_type()))
+      return true;
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g() && hasUnsafeInferenceNode(attr.g()))
+        return true;
+      for (const onnx::GraphProto &sub : attr.graphs())
+        if (hasUnsafeInferenceNode(sub))
+          return true;
+    }
+  }
+  return false;
+}
+
 /// Rewrites the nodes of `graph` (and its subgraphs) that libonnx 1.12 would
-/// check against an outdated schema into kHiddenDomain; returns whether any
-/// was. Their outputs stay uninferred, which only costs inference detail.
+/// check against an outdated schema, or whose inference is unsafe, into
+/// kHiddenDomain; returns whether any was. Their outputs stay uninferred,
+/// which only costs inference detail.
 bool hideNewerNodes(onnx::GraphProto &graph, int64_t opset) {
   bool hidden = false;
   for (onnx::NodeProto &node : *graph.mutable_node()) {
     if (isDefaultDomain(node.domain()) &&
-        mlprog::onnx_import::isNewerThanLibONNX(node.op_type(), opset)) {
+        hiddenFromLibONNX(node.op_type(), opset)) {
       node.set_domain(kHiddenDomain);
       hidden = true;
     }
@@ -166,13 +198,19 @@ clampOpsets(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> &ids,
   return original;
 }
 
-/// True if `model` uses an IR version or opset libonnx 1.12 does not know.
+/// True if `model` uses an IR version or opset libonnx 1.12 does not know,
+/// or an op whose libonnx inference is unsafe.
 bool needsLibONNXView(const onnx::ModelProto &model) {
   if (model.ir_version() > kLibONNXMaxIRVersion ||
-      getDefaultOpset(model.opset_import()) > kLibONNXMaxOpset)
+      getDefaultOpset(model.opset_import()) > kLibONNXMaxOpset ||
+      hasUnsafeInferenceNode(model.graph()))
     return true;
   return llvm::any_of(model.functions(), [](const onnx::FunctionProto &f) {
-    return getDefaultOpset(f.opset_import()) > kLibONNXMaxOpset;
+    return getDefaultOpset(f.opset_import()) > kLibONNXMaxOpset ||
+           llvm::any_of(f.node(), [](const onnx::NodeProto &node) {
+             return isDefaultDomain(node.domain()) &&
+                    hasUnsafeLibONNXInference(node.op_type());
+           });
   });
 }
 
@@ -192,8 +230,7 @@ onnx::ModelProto makeLibONNXView(const onnx::ModelProto &model) {
     bool hiddenHere = false;
     for (onnx::NodeProto &node : *function.mutable_node())
       if (isDefaultDomain(node.domain()) &&
-          mlprog::onnx_import::isNewerThanLibONNX(node.op_type(),
-                                                  functionOpset)) {
+          hiddenFromLibONNX(node.op_type(), functionOpset)) {
         node.set_domain(kHiddenDomain);
         hiddenHere = true;
       }
