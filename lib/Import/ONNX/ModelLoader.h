@@ -74,6 +74,26 @@ mlir::FailureOr<ExternalData> getExternalData(mlir::Location fileLoc,
 mlir::LogicalResult sortTopologically(mlir::Location fileLoc,
                                       onnx::GraphProto &graph);
 
+/// Pins the shapes of `graph`'s inputs that are not initializers, in order,
+/// to `shapes` (`--input-shapes`): a static extent replaces a symbolic or
+/// unknown one, `ShapedType::kDynamic` keeps what the model declares. A
+/// symbolic extent (`dim_param`) pinned on an input takes the same value
+/// wherever the graph's outputs and value infos name it. Errors, naming the
+/// input: a count or rank that differs from the model's, a static extent
+/// that contradicts it, an input that is not a tensor.
+mlir::LogicalResult
+applyInputShapes(mlir::Location fileLoc, onnx::GraphProto &graph,
+                 llvm::ArrayRef<std::vector<int64_t>> shapes);
+
+/// Binds the graph inputs named in `constants` (`--input-constants`) to
+/// their values: each becomes an initializer of the input's element type
+/// (integers, float, double, bool) and shape (rank 0 or one element).
+/// Errors, naming the input: an unknown name, another type or size, a value
+/// that does not parse.
+mlir::LogicalResult applyInputConstants(
+    mlir::Location fileLoc, onnx::GraphProto &graph,
+    llvm::ArrayRef<std::pair<std::string, std::string>> constants);
+
 /// Parses `buffer` into `model`, sorts it topologically, pins the input
 /// shapes `inputShapes` (`--input-shapes`, none when empty), binds the
 /// inputs of `constantInputs` (`--input-constants`) as initializers, checks it
