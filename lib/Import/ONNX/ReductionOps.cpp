@@ -329,6 +329,10 @@ template <ReduceKind Kind> LogicalResult importCumulative(NodeContext &ctx) {
   if (!at || at.getNumElements() != 1)
     return emitError(ctx.loc) << ctx.node.op_type() << " axis must be a scalar";
   int64_t rank = rankOf(*x);
+  if (rank == 0)
+    return emitError(ctx.loc) << ctx.node.op_type()
+                              << " input must have rank >= 1 (a scalar has no "
+                                 "axis to accumulate along)";
   Value zero = arith::ConstantIndexOp::create(ctx.b, ctx.loc, 0);
   Value axis = tensor::ExtractOp::create(
       ctx.b, ctx.loc, *axisValue, SmallVector<Value>(at.getRank(), zero));
