@@ -2,8 +2,8 @@
 """Runs any ONNX model with mlprog and with onnxruntime and compares them.
 
   .venv/bin/python scripts/onnx_vs_ort.py MODEL.onnx [--input NAME=FILE.npy]...
-      [--input-shapes 1x3x224x224,...] [--input-constants sr=16000,...]
-      [--seed N] [--rtol R] [--atol A] [-O N] [--build-dir build] [--keep DIR]
+      [--input-shapes 1x3x224x224,... | --run-shapes 3x16,...]
+      [--input-constants sr=16000,...] [--seed N] [--rtol R] [--atol A] [-O N] [--build-dir build] [--keep DIR]
 
 The first thing to run when a model fails: it says at which step (import,
 compile and run, or the comparison) and prints the error or, per output,
@@ -14,7 +14,9 @@ Inputs: each graph input that is not an initializer gets the array given by
 (floats from a standard normal, integers in [0, 10), bools at random) and
 shape. Extents the model leaves symbolic or unknown come from
 `--input-shapes` (the mlprog-translate option, which mlprog's import also
-gets: pinned extents make static code), else 1. `--input-constants`
+gets: pinned extents make static code) or `--run-shapes` (the same spelling,
+for the inputs only: mlprog's import keeps the dynamic extents, to test
+dynamic code), else 1. `--input-constants`
 binds scalar inputs to numbers (mlprog-translate's option: mlprog imports
 them as constants, onnxruntime is fed them).
 
@@ -126,6 +128,10 @@ def main():
     parser.add_argument("--input", action="append", default=[],
                         metavar="NAME=FILE.npy")
     parser.add_argument("--input-shapes", default="")
+    parser.add_argument("--run-shapes", default="",
+                        help="shapes of the generated inputs only, same "
+                        "spelling as --input-shapes; the import keeps the "
+                        "model's dynamic extents")
     parser.add_argument("--input-constants", default="")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rtol", type=float, default=1e-4)
@@ -157,9 +163,16 @@ def main():
         shapes = parse_shapes(args.input_shapes)
     except ValueError:
         parser.error(f"malformed --input-shapes '{args.input_shapes}'")
+    if args.run_shapes and shapes:
+        parser.error("--run-shapes and --input-shapes exclude each other")
+    if args.run_shapes:
+        try:
+            shapes = parse_shapes(args.run_shapes)
+        except ValueError:
+            parser.error(f"malformed --run-shapes '{args.run_shapes}'")
     if shapes and len(shapes) != len(inputs):
-        parser.error(f"--input-shapes gives {len(shapes)} shape(s) for "
-                     f"{len(inputs)} input(s)")
+        parser.error(f"--input-shapes/--run-shapes gives {len(shapes)} "
+                     f"shape(s) for {len(inputs)} input(s)")
     constants = {}
     for item in filter(None, args.input_constants.split(",")):
         name, _, value = item.partition("=")

@@ -26,16 +26,19 @@ FailureOr<Value> mlprog::buildBroadcastedGeneric(OpBuilder &b, Location loc,
   FailureOr<BroadcastPlan> plan = planBroadcast(loc, shapes);
   if (failed(plan))
     return failure();
+  proveBroadcastExtents(*plan, operands);
   unsigned rank = plan->shape.size();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   for (ArrayRef<bool> stretched : plan->stretched)
     maps.push_back(broadcastMap(ctx, rank, 0, rank, stretched));
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  Value init = createEmpty(b, loc, broadcastSizes(b, loc, *plan, operands),
-                           resultElementType);
+  SmallVector<OpFoldResult> sizes = broadcastSizes(b, loc, *plan, operands);
+  SmallVector<Value> inputs =
+      materializeRuntimeBroadcasts(b, loc, *plan, operands, sizes);
+  Value init = createEmpty(b, loc, sizes, resultElementType);
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), operands, init, maps, parallelIterators(rank),
+      b, loc, init.getType(), inputs, init, maps, parallelIterators(rank),
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value result = body(nb, nl, args.drop_back());
         linalg::YieldOp::create(nb, nl, result);

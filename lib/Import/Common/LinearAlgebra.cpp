@@ -80,6 +80,7 @@ static FailureOr<Value> batchMatmulBroadcast(OpBuilder &b, Location loc,
   FailureOr<BroadcastPlan> plan = planBroadcast(loc, {aBatch, bBatch});
   if (failed(plan))
     return failure();
+  proveBroadcastExtents(*plan, {a, bm});
   unsigned nb = plan->shape.size();
   MLIRContext *ctx = b.getContext();
   AffineExpr m = getAffineDimExpr(nb, ctx), n = getAffineDimExpr(nb + 1, ctx),
@@ -89,6 +90,10 @@ static FailureOr<Value> batchMatmulBroadcast(OpBuilder &b, Location loc,
       broadcastMap(ctx, nb + 3, 0, nb, plan->stretched[1], {k, n}),
       broadcastMap(ctx, nb + 3, 0, nb, SmallVector<bool>(nb, false), {m, n})};
   SmallVector<OpFoldResult> sizes = broadcastSizes(b, loc, *plan, {a, bm});
+  SmallVector<Value> stretched =
+      materializeRuntimeBroadcasts(b, loc, *plan, {a, bm}, sizes, 2);
+  a = stretched[0];
+  bm = stretched[1];
   sizes.push_back(tensor::getMixedSize(b, loc, a, at.getRank() - 2));
   sizes.push_back(tensor::getMixedSize(b, loc, bm, bt.getRank() - 1));
   Value acc = zeroAccumulator(b, loc, sizes, at.getElementType());

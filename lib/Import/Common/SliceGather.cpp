@@ -163,10 +163,17 @@ FailureOr<SmallVector<Value>> mlprog::buildSplit(OpBuilder &b, Location loc,
       return emitError(loc) << "split: negative size " << s;
     total += s;
   }
-  if (ShapedType::isDynamic(extent) || total != extent)
+  if (ShapedType::isDynamic(extent)) {
+    // The sizes decide the extent (ONNX and aten require them to sum to it).
+    SmallVector<int64_t> shape(type->getShape());
+    shape[axis] = total;
+    x = tensor::CastOp::create(b, loc, type->clone(shape), x);
+    type = cast<RankedTensorType>(x.getType());
+  } else if (total != extent) {
     return emitError(loc) << "split: sizes sum to " << total
                           << ", not the extent of dim " << axis << " of "
                           << *type;
+  }
   SmallVector<Value> pieces;
   int64_t offset = 0;
   for (int64_t s : sizes) {

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
 
@@ -59,13 +60,61 @@ FailureOr<BroadcastPlan> planBroadcast(Location loc,
       plan.dynamicSource[d] = *dynamicFrom;
     }
   }
-  for (ArrayRef<int64_t> s : shapes) {
-    SmallVector<bool> stretched;
+  // Dims in which more than one operand has a dynamic extent.
+  SmallVector<unsigned> numDynamic(rank, 0);
+  for (ArrayRef<int64_t> s : shapes)
     for (auto [od, extent] : llvm::enumerate(s))
-      stretched.push_back(extent == 1 && plan.shape[od + rank - s.size()] != 1);
+      numDynamic[od + rank - s.size()] += ShapedType::isDynamic(extent);
+  for (ArrayRef<int64_t> s : shapes) {
+    SmallVector<bool> stretched, maybe;
+    for (auto [od, extent] : llvm::enumerate(s)) {
+      int64_t result = plan.shape[od + rank - s.size()];
+      stretched.push_back(extent == 1 && result != 1);
+      maybe.push_back(ShapedType::isDynamic(extent) &&
+                      (!ShapedType::isDynamic(result) ||
+                       numDynamic[od + rank - s.size()] > 1));
+    }
     plan.stretched.push_back(std::move(stretched));
+    plan.maybeStretched.push_back(std::move(maybe));
   }
   return plan;
+}
+
+void proveBroadcastExtents(BroadcastPlan &plan, ValueRange operands) {
+  unsigned rank = plan.shape.size();
+  using Variable = ValueBoundsConstraintSet::Variable;
+  auto provedEqual = [](const Variable &a, const Variable &b) {
+    FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual(a, b);
+    return succeeded(eq) && *eq;
+  };
+  for (unsigned d = 0; d < rank; ++d) {
+    // The operands (and their dims) with a maybe-stretched extent in d.
+    SmallVector<std::pair<unsigned, int64_t>> maybe;
+    for (auto [i, flags] : llvm::enumerate(plan.maybeStretched))
+      if (d + flags.size() >= rank && flags[d + flags.size() - rank])
+        maybe.push_back({unsigned(i), int64_t(d + flags.size() - rank)});
+    if (maybe.empty())
+      continue;
+    bool proved;
+    if (!ShapedType::isDynamic(plan.shape[d])) {
+      proved = llvm::all_of(maybe, [&](auto m) {
+        Builder b(operands[m.first].getContext());
+        return provedEqual(Variable(operands[m.first], m.second),
+                           Variable(b.getIndexAttr(plan.shape[d])));
+      });
+    } else {
+      proved = llvm::all_of(ArrayRef(maybe).drop_front(), [&](auto m) {
+        return provedEqual(Variable(operands[maybe[0].first], maybe[0].second),
+                           Variable(operands[m.first], m.second));
+      });
+    }
+    if (!proved)
+      continue;
+    for (auto [i, od] : maybe) {
+      SmallVector<bool> &flags = plan.maybeStretched[i];
+      flags[od] = false;
+    }
+  }
 }
 
 AffineMap broadcastMap(MLIRContext *ctx, unsigned numLoops, unsigned firstDim,
@@ -83,6 +132,7 @@ AffineMap broadcastMap(MLIRContext *ctx, unsigned numLoops, unsigned firstDim,
 SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
                                          const BroadcastPlan &plan,
                                          ValueRange operands) {
+  unsigned rank = plan.shape.size();
   SmallVector<OpFoldResult> sizes;
   for (auto [d, extent] : llvm::enumerate(plan.shape)) {
     if (!ShapedType::isDynamic(extent)) {
@@ -90,10 +140,109 @@ SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
       continue;
     }
     auto [operand, dim] = plan.dynamicSource[d];
-    sizes.push_back(
-        tensor::DimOp::create(b, loc, operands[operand], dim).getResult());
+    Value size = tensor::DimOp::create(b, loc, operands[operand], dim);
+    // Several dynamic extents: the one that is not 1 (ONNX and numpy allow
+    // only equal extents or 1), so [?] + [?] is 4 for 1 + 4 and 4 + 1.
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [i, maybe] : llvm::enumerate(plan.maybeStretched)) {
+      unsigned opRank = maybe.size();
+      if (i == operand || d + opRank < rank || !maybe[d + opRank - rank])
+        continue;
+      Value other =
+          tensor::DimOp::create(b, loc, operands[i], d + opRank - rank);
+      Value isOne =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one);
+      size = arith::SelectOp::create(b, loc, isOne, other, size);
+    }
+    sizes.push_back(size);
   }
   return sizes;
+}
+
+/// A copy of `operand` whose dims `maybe` take the extents `sizes` (by
+/// operand dim), reading index 0 of those whose extent is 1.
+static Value stretchAtRunTime(OpBuilder &b, Location loc, Value operand,
+                              ArrayRef<bool> maybe,
+                              ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> copySizes;
+  for (int64_t d = 0; d < rank; ++d)
+    copySizes.push_back(maybe[d] ? sizes[d]
+                                 : tensor::getMixedSize(b, loc, operand, d));
+  Value init =
+      tensor::EmptyOp::create(b, loc, copySizes, type.getElementType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> isOne;
+  for (int64_t d = 0; d < rank; ++d)
+    isOne.push_back(maybe[d]
+                        ? arith::CmpIOp::create(
+                              b, loc, arith::CmpIPredicate::eq,
+                              tensor::DimOp::create(b, loc, operand, d), one)
+                              .getResult()
+                        : Value());
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{}, init,
+      AffineMap::getMultiDimIdentityMap(rank, b.getContext()),
+      parallelIterators(rank), [&](OpBuilder &nb, Location nl, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, nl, d);
+          if (maybe[d])
+            i = arith::SelectOp::create(nb, nl, isOne[d], zero, i);
+          indices.push_back(i);
+        }
+        Value v = tensor::ExtractOp::create(nb, nl, operand, indices);
+        linalg::YieldOp::create(nb, nl, v);
+      });
+  Value copy = generic.getResult(0);
+  if (copy.getType() != type)
+    copy = tensor::CastOp::create(b, loc, type, copy);
+  return copy;
+}
+
+SmallVector<Value> materializeRuntimeBroadcasts(OpBuilder &b, Location loc,
+                                                const BroadcastPlan &plan,
+                                                ValueRange operands,
+                                                ArrayRef<OpFoldResult> sizes,
+                                                unsigned trailing) {
+  unsigned rank = plan.shape.size();
+  SmallVector<Value> result(operands);
+  for (auto [i, maybeInPlan] : llvm::enumerate(plan.maybeStretched)) {
+    if (llvm::none_of(maybeInPlan, [](bool m) { return m; }))
+      continue;
+    Value operand = operands[i];
+    // Per operand dim: maybe-stretched flags and the result extents.
+    unsigned planRank = maybeInPlan.size();
+    SmallVector<bool> maybe(maybeInPlan);
+    maybe.append(trailing, false);
+    SmallVector<OpFoldResult> target;
+    for (unsigned od = 0; od < planRank; ++od)
+      target.push_back(sizes[od + rank - planRank]);
+    target.append(trailing, b.getIndexAttr(1)); // not read
+    Value same = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    for (unsigned od = 0; od < planRank; ++od) {
+      if (!maybe[od])
+        continue;
+      Value extent = tensor::DimOp::create(b, loc, operand, od);
+      Value want = getValueOrCreateConstantIndexOp(b, loc, target[od]);
+      Value eq =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, extent, want);
+      same = arith::AndIOp::create(b, loc, same, eq);
+    }
+    auto ifOp = scf::IfOp::create(
+        b, loc, same,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(tb, tl, operand);
+        },
+        [&](OpBuilder &eb, Location el) {
+          scf::YieldOp::create(
+              eb, el, stretchAtRunTime(eb, el, operand, maybe, target));
+        });
+    result[i] = ifOp.getResult(0);
+  }
+  return result;
 }
 
 Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,

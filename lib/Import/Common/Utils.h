@@ -35,12 +35,24 @@ struct BroadcastPlan {
   llvm::SmallVector<std::pair<unsigned, unsigned>> dynamicSource;
   /// Per operand, per operand dim: true if a static 1 stretches.
   llvm::SmallVector<llvm::SmallVector<bool>> stretched;
+  /// Per operand, per operand dim: true if a dynamic extent may be 1 where
+  /// the result's is not (the result extent is a static N > 1, or another
+  /// operand's extent in that dim is dynamic too), so whether it stretches
+  /// is known only at run time.
+  llvm::SmallVector<llvm::SmallVector<bool>> maybeStretched;
 };
 
 /// Broadcasts `shapes` numpy-style (aligned at the trailing dim).
 mlir::FailureOr<BroadcastPlan>
 planBroadcast(mlir::Location loc,
               llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+
+/// Clears the maybe-stretched flags of `plan` whose extents the IR proves
+/// equal to the result's (ValueBoundsConstraintSet: e.g. `x` and a mask
+/// computed from `x` share tensor.dim %x), so that no run-time broadcast is
+/// built for them. `operands` are those the plan was made from (they may
+/// have more dims after the plan's).
+void proveBroadcastExtents(BroadcastPlan &plan, mlir::ValueRange operands);
 
 /// Indexing map of an operand of rank `operandRank` in a loop nest of
 /// `numLoops` whose dims [firstDim, firstDim + resultRank) are the broadcast
@@ -51,10 +63,27 @@ mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, unsigned numLoops,
                              llvm::ArrayRef<mlir::AffineExpr> trailing = {});
 
 /// Sizes of a broadcast result, reading dynamic extents with tensor.dim.
+/// Where several operands have a dynamic extent in a dim, the result's is
+/// computed at run time (the extent that is not 1, else 1). Operands may
+/// have more dims after the plan's (a matmul's [M, K] after its batch dims);
+/// only the plan's dims are read.
 llvm::SmallVector<mlir::OpFoldResult> broadcastSizes(mlir::OpBuilder &b,
                                                      mlir::Location loc,
                                                      const BroadcastPlan &plan,
                                                      mlir::ValueRange operands);
+
+/// Makes run-time broadcasting explicit: each operand with maybe-stretched
+/// dims (BroadcastPlan::maybeStretched) is replaced by
+/// `scf.if (its extents equal the result's) { operand } else { a copy
+/// stretched to the result's extents }`, so the ops built on the returned
+/// operands may treat dynamic extents as equal to the result's. `sizes` are
+/// the result sizes of broadcastSizes; operands have `trailing` dims after
+/// the plan's (a matmul's [M, K]), never stretched. Operand types are
+/// unchanged.
+llvm::SmallVector<mlir::Value> materializeRuntimeBroadcasts(
+    mlir::OpBuilder &b, mlir::Location loc, const BroadcastPlan &plan,
+    mlir::ValueRange operands, llvm::ArrayRef<mlir::OpFoldResult> sizes,
+    unsigned trailing = 0);
 
 /// Runs the contraction `build` on f32 copies of `operands` when they are
 /// f16 or bf16, and converts its result back: products of 16-bit floats

@@ -529,6 +529,33 @@ std::string findUnproducedOutput(const onnx::GraphProto &graph) {
   return "";
 }
 
+/// The first Gemm of `graph` (not its subgraphs: the converter's Gemm 6 -> 7
+/// adapter reads the top graph's shapes) whose A or B has a known rank other
+/// than 2, or "". That adapter indexes both shapes at 0 and 1 unchecked (a
+/// segfault in libonnx 1.12, found by fuzz-onnx).
+std::string findMisrankedGemm(const onnx::GraphProto &graph) {
+  llvm::StringMap<int> ranks;
+  auto note = [&](const onnx::ValueInfoProto &v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  llvm::for_each(graph.input(), note);
+  llvm::for_each(graph.value_info(), note);
+  llvm::for_each(graph.output(), note);
+  for (const onnx::TensorProto &init : graph.initializer())
+    ranks[init.name()] = init.dims_size();
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (node.op_type() != "Gemm" || !node.domain().empty())
+      continue;
+    for (int i = 0; i < std::min(node.input_size(), 2); ++i) {
+      auto it = ranks.find(node.input(i));
+      if (it != ranks.end() && it->second != 2)
+        return node.name().empty() ? std::string("Gemm") : node.name();
+    }
+  }
+  return "";
+}
+
 /// Upgrades a model of a default-domain opset older than kMinOpset with
 /// libonnx's version converter (ONNX's documented way to read old models).
 /// The converter needs inferred shapes for some adapters (Gemm 6 -> 7); if
@@ -552,6 +579,15 @@ void upgradeOpset(Location fileLoc, onnx::ModelProto &model) {
     try {
       onnx::ModelProto inferred = model;
       inferLeniently(inferred);
+      if (std::string gemm = findMisrankedGemm(inferred.graph());
+          !gemm.empty()) {
+        emitWarning(fileLoc)
+            << "not upgrading opset " << id.version()
+            << " with the ONNX version converter: node '" << gemm
+            << "' has an operand A or B that is not 2-D; importing at opset "
+            << id.version();
+        return;
+      }
       model = onnx::version_conversion::ConvertVersion(inferred, kMinOpset);
     } catch (const std::exception &e) {
       emitWarning(fileLoc) << "upgrading opset " << id.version() << " to opset "

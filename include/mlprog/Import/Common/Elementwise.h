@@ -30,9 +30,10 @@ using ScalarBodyFn = llvm::function_ref<mlir::Value(
 
 /// Builds a `linalg.generic` over the numpy-style broadcast of `operands`
 /// (ranked tensors of any rank, aligned at the trailing dimension; a static
-/// extent 1 stretches to the other extent). A dynamic extent is assumed, not
-/// checked, to equal the result extent. The result has `resultElementType`;
-/// `body` computes one element from the operand elements.
+/// extent 1 stretches to the other extent). A dynamic extent that may be 1
+/// where the result's is not stretches at run time: an `scf.if` makes a
+/// stretched copy of that operand only when its extent is 1. The result has
+/// `resultElementType`; `body` computes one element from the operand elements.
 ///
 /// Errors: unranked operands, or static extents that differ and are not 1.
 /// Spec: numpy broadcasting, ONNX "Broadcasting in ONNX" (multidirectional).

@@ -122,7 +122,8 @@ buildSliceDynamic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                   llvm::ArrayRef<int64_t> hint = {});
 
 /// Splits `x` along `axis` (in [-rank, rank)) into consecutive pieces of
-/// `sizes` extents (non-negative, summing to the static extent of `axis`).
+/// `sizes` extents (non-negative, summing to the extent of `axis`; a
+/// dynamic extent is taken to be their sum, as the specs require).
 /// Spec: MIL split; ONNX Split; aten::split_with_sizes.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 buildSplit(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t axis,

@@ -9,6 +9,12 @@ Usage: make_runtime_arg_models.py NAME OUT_DIR
              has rank 4 and symbolic extents.
   pad        Pad (constant mode) of x [3, 4] with run-time pads that crop
              one side (a negative pad) and a run-time fill value.
+  bcast_add  Add of x [a, b] and y [c, d, e] (every extent symbolic), fed
+             [1, 4] and [2, 3, 1]: both stretch at run time to [2, 3, 4].
+  bcast_matmul MatMul of [p, q, 2, 3] by [r, s, 3, 4], fed [2, 1, 2, 3] and
+             [1, 3, 3, 4]: the batch dims stretch at run time.
+  split_dynamic Split of x [n, m] (symbolic) into [2, 3] along axis 1,
+             the pieces concatenated in reverse order; fed [3, 5].
   bad_axes   Unsqueeze whose axes input is a float tensor (an error).
   bad_starts Slice whose starts input is 2-D (an error).
 Writes OUT_DIR/model.onnx, the inputs OUT_DIR/in_<i>.npy and the numpy
@@ -73,6 +79,31 @@ def main():
              [vi("y", TensorProto.FLOAT, ["a", "b"])],
              [x34, arg([1, -1, 2, 2]), fill],
              np.pad(x34[:, 1:], ((1, 2), (0, 2)), constant_values=7.5))
+    elif name == "bcast_add":
+        a = np.arange(4, dtype=np.float32).reshape(1, 4)
+        b = np.arange(6, dtype=np.float32).reshape(2, 3, 1) * 10
+        save(out, [helper.make_node("Add", ["x", "y"], ["z"])],
+             [vi("x", TensorProto.FLOAT, ["a", "b"]),
+              vi("y", TensorProto.FLOAT, ["c", "d", "e"])],
+             [vi("z", TensorProto.FLOAT, ["c", "d", "f"])], [a, b], a + b)
+    elif name == "bcast_matmul":
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((2, 1, 2, 3)).astype(np.float32)
+        b = rng.standard_normal((1, 3, 3, 4)).astype(np.float32)
+        save(out, [helper.make_node("MatMul", ["x", "y"], ["z"])],
+             [vi("x", TensorProto.FLOAT, ["p", "q", 2, 3]),
+              vi("y", TensorProto.FLOAT, ["r", "s", 3, 4])],
+             [vi("z", TensorProto.FLOAT, ["t", "u", 2, 4])], [a, b], a @ b)
+    elif name == "split_dynamic":
+        x35 = np.arange(15, dtype=np.float32).reshape(3, 5)
+        split = helper.make_tensor("split", TensorProto.INT64, [2], [2, 3])
+        graph_nodes = [
+            helper.make_node("Constant", [], ["sizes"], value=split),
+            helper.make_node("Split", ["x", "sizes"], ["p0", "p1"], axis=1),
+            helper.make_node("Concat", ["p1", "p0"], ["y"], axis=1)]
+        save(out, graph_nodes, [vi("x", TensorProto.FLOAT, ["n", "m"])],
+             [vi("y", TensorProto.FLOAT, ["n", 5])], [x35],
+             np.concatenate([x35[:, 2:], x35[:, :2]], axis=1))
     elif name == "bad_axes":
         save(out, [helper.make_node("Unsqueeze", ["x", "axes"], ["y"])],
              [vi("x", TensorProto.FLOAT, [3, 4]),
