@@ -44,7 +44,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Today's peers from PyPI, pinned, in the project's own virtual environment.
-bash "$(dirname "$0")/setup-venv.sh" --with torch --with coreml
+bash "$(dirname "$0")/setup-venv.sh" --with torch --with transformers --with coreml
 
 
 # Test data from PyPI: silero-vad's ONNX models (the reference of the

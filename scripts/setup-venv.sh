@@ -9,6 +9,7 @@
 #
 #   bash scripts/setup-venv.sh              # base group (install-deps runs this)
 #   bash scripts/setup-venv.sh --with torch # also torch 2.x + torchvision
+#   bash scripts/setup-venv.sh --with transformers  # transformers (+ its deps)
 #   bash scripts/setup-venv.sh --with coreml
 #       <root>/.venv-coreml, a second environment over Debian's python3
 #       packages (--system-site-packages: torch 1.13, numpy 1.24) plus the

@@ -110,25 +110,91 @@ bool mlprog::onnx_import::isNewerThanLibONNX(StringRef opType, int64_t opset) {
 
 namespace {
 
-/// Ops whose libonnx 1.12 shape inference crashes on malformed input instead
-/// of throwing: STFT reads dims 1 and 2 of `signal` without checking its
-/// rank (a rank-1 signal is a SEGV in TensorShapeProto_Dimension's copy,
-/// found by fuzz-onnx). The builders check these ops themselves.
-bool hasUnsafeLibONNXInference(StringRef opType) { return opType == "STFT"; }
+/// The input holding the weight W of a convolution whose libonnx 1.12
+/// inference reads its kernel shape from W, or -1 for other ops.
+int convWeightInput(StringRef opType) {
+  if (opType == "Conv" || opType == "ConvInteger")
+    return 1;
+  return opType == "QLinearConv" ? 3 : -1;
+}
 
-/// Whether libonnx must not see `opType` at `opset`: newer than its schema,
+bool hasAttribute(const onnx::NodeProto &node, StringRef name) {
+  return llvm::any_of(node.attribute(), [&](const onnx::AttributeProto &a) {
+    return a.name() == name;
+  });
+}
+
+/// Nodes whose libonnx 1.12 shape inference crashes on malformed input
+/// instead of throwing (both found by fuzz-onnx); the builders check these
+/// ops themselves:
+///  - STFT reads dims 1 and 2 of `signal` without checking its rank (a
+///    rank-1 signal is a SEGV in TensorShapeProto_Dimension's copy);
+///  - Conv, ConvInteger and QLinearConv without `kernel_shape` take it from
+///    W and index the dilations, sized by X's rank, with it unchecked (X of
+///    rank 2 and a 4-D W read an empty vector). addConvKernelShapes sets the
+///    attribute where W's shape is known, which libonnx then checks.
+bool hasUnsafeLibONNXInference(const onnx::NodeProto &node) {
+  return node.op_type() == "STFT" || (convWeightInput(node.op_type()) >= 0 &&
+                                      !hasAttribute(node, "kernel_shape"));
+}
+
+/// Whether libonnx must not see `node` at `opset`: newer than its schema,
 /// or unsafe to infer.
-bool hiddenFromLibONNX(StringRef opType, int64_t opset) {
-  return mlprog::onnx_import::isNewerThanLibONNX(opType, opset) ||
-         hasUnsafeLibONNXInference(opType);
+bool hiddenFromLibONNX(const onnx::NodeProto &node, int64_t opset) {
+  return mlprog::onnx_import::isNewerThanLibONNX(node.op_type(), opset) ||
+         hasUnsafeLibONNXInference(node);
+}
+
+/// Gives every default-domain Conv, ConvInteger and QLinearConv of `graph`
+/// (and its subgraphs) without `kernel_shape` the attribute from W's static
+/// shape when W is an initializer or a declared value of the same graph
+/// (ONNX: "If not present, should be inferred from input W"), so that
+/// libonnx's inference checks it against X instead of crashing.
+void addConvKernelShapes(onnx::GraphProto &graph) {
+  llvm::StringMap<SmallVector<int64_t>> shapes;
+  for (const onnx::TensorProto &init : graph.initializer())
+    shapes[init.name()] =
+        SmallVector<int64_t>(init.dims().begin(), init.dims().end());
+  auto note = [&](const onnx::ValueInfoProto &v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
+      return;
+    SmallVector<int64_t> dims;
+    for (const auto &d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value())
+        return;
+      dims.push_back(d.dim_value());
+    }
+    shapes.try_emplace(v.name(), std::move(dims));
+  };
+  llvm::for_each(graph.input(), note);
+  llvm::for_each(graph.value_info(), note);
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      if (attr.has_g())
+        addConvKernelShapes(*attr.mutable_g());
+      for (onnx::GraphProto &sub : *attr.mutable_graphs())
+        addConvKernelShapes(sub);
+    }
+    int w = convWeightInput(node.op_type());
+    if (!isDefaultDomain(node.domain()) || w < 0 || node.input_size() <= w ||
+        hasAttribute(node, "kernel_shape"))
+      continue;
+    auto it = shapes.find(node.input(w));
+    if (it == shapes.end() || it->second.size() < 3)
+      continue;
+    onnx::AttributeProto *attr = node.add_attribute();
+    attr->set_name("kernel_shape");
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int64_t d : ArrayRef(it->second).drop_front(2))
+      attr->add_ints(d);
+  }
 }
 
 /// Whether `graph` (or a subgraph) has a default-domain node of an op whose
 /// libonnx inference is unsafe.
 bool hasUnsafeInferenceNode(const onnx::GraphProto &graph) {
   for (const onnx::NodeProto &node : graph.node()) {
-    if (isDefaultDomain(node.domain()) &&
-        hasUnsafeLibONNXInference(node.op_type()))
+    if (isDefaultDomain(node.domain()) && hasUnsafeLibONNXInference(node))
       return true;
     for (const onnx::AttributeProto &attr : node.attribute()) {
       if (attr.has_g() && hasUnsafeInferenceNode(attr.g()))
@@ -148,8 +214,7 @@ bool hasUnsafeInferenceNode(const onnx::GraphProto &graph) {
 bool hideNewerNodes(onnx::GraphProto &graph, int64_t opset) {
   bool hidden = false;
   for (onnx::NodeProto &node : *graph.mutable_node()) {
-    if (isDefaultDomain(node.domain()) &&
-        hiddenFromLibONNX(node.op_type(), opset)) {
+    if (isDefaultDomain(node.domain()) && hiddenFromLibONNX(node, opset)) {
       node.set_domain(kHiddenDomain);
       hidden = true;
     }
@@ -207,7 +272,7 @@ bool needsLibONNXView(const onnx::ModelProto &model) {
     return getDefaultOpset(f.opset_import()) > kLibONNXMaxOpset ||
            llvm::any_of(f.node(), [](const onnx::NodeProto &node) {
              return isDefaultDomain(node.domain()) &&
-                    hasUnsafeLibONNXInference(node.op_type());
+                    hasUnsafeLibONNXInference(node);
            });
   });
 }
@@ -228,7 +293,7 @@ onnx::ModelProto makeLibONNXView(const onnx::ModelProto &model) {
     bool hiddenHere = false;
     for (onnx::NodeProto &node : *function.mutable_node())
       if (isDefaultDomain(node.domain()) &&
-          hiddenFromLibONNX(node.op_type(), functionOpset)) {
+          hiddenFromLibONNX(node, functionOpset)) {
         node.set_domain(kHiddenDomain);
         hiddenHere = true;
       }
@@ -628,6 +693,7 @@ LogicalResult mlprog::onnx_import::loadModel(
   if (failed(
           applyInputConstants(fileLoc, *model.mutable_graph(), constantInputs)))
     return failure();
+  addConvKernelShapes(*model.mutable_graph());
   // The checker would look for external files relative to the working
   // directory, and refuses data types newer than libonnx 1.12: check them
   // ourselves (external files relative to the model, data in

@@ -269,6 +269,37 @@ LogicalResult importSplitDynamic(NodeContext &ctx, Value x, int64_t axis) {
   return success();
 }
 
+/// Split of a dynamic extent E into `parts` equal pieces at run time: each
+/// ceil(E / parts) long, the last one what is left (ONNX Split-18).
+static LogicalResult importSplitEqualDynamic(NodeContext &ctx, Value x,
+                                             int64_t axis, int64_t parts) {
+  if (parts != ctx.node.output_size())
+    return emitError(ctx.loc) << "Split: num_outputs " << parts << " but "
+                              << ctx.node.output_size() << " outputs";
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  Value extent = tensor::DimOp::create(b, loc, x, axis);
+  Value n = arith::ConstantIndexOp::create(b, loc, parts);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value piece = arith::CeilDivUIOp::create(b, loc, extent, n);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < parts; ++i) {
+    Value start = arith::MulIOp::create(
+        b, loc, piece, arith::ConstantIndexOp::create(b, loc, i));
+    Value left = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, extent, start), zero);
+    sizes.push_back(arith::MinSIOp::create(b, loc, piece, left).getResult());
+  }
+  FailureOr<SmallVector<Value>> pieces =
+      buildSplitDynamic(b, loc, x, axis, sizes);
+  if (failed(pieces))
+    return failure();
+  for (auto [i, p] : llvm::enumerate(*pieces))
+    if (failed(ctx.setResult(i, refineToShape(b, loc, p, outputHint(ctx, i)))))
+      return failure();
+  return success();
+}
+
 /// Split: sizes from the `split` attribute (before 13) or input 1 (13+; a
 /// constant, else importSplitDynamic), else equal parts over the outputs
 /// (num_outputs in opset 18: the last piece may be smaller).
@@ -293,11 +324,10 @@ LogicalResult importSplit(NodeContext &ctx) {
   int64_t extent = type.getDimSize(*axis);
   if (sizes.empty()) {
     int64_t parts = ctx.getInt("num_outputs", ctx.node.output_size());
-    if (ShapedType::isDynamic(extent))
-      return emitError(ctx.loc)
-             << "unsupported Split of a dynamic extent into equal parts";
     if (parts <= 0)
       return emitError(ctx.loc) << "Split: no outputs";
+    if (ShapedType::isDynamic(extent))
+      return importSplitEqualDynamic(ctx, *x, *axis, parts);
     int64_t piece = (extent + parts - 1) / parts;
     for (int64_t i = 0, left = extent; i < parts; ++i) {
       sizes.push_back(std::min(piece, left));

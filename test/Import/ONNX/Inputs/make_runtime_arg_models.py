@@ -15,6 +15,8 @@ Usage: make_runtime_arg_models.py NAME OUT_DIR
              [1, 3, 3, 4]: the batch dims stretch at run time.
   split_dynamic Split of x [n, m] (symbolic) into [2, 3] along axis 1,
              the pieces concatenated in reverse order; fed [3, 5].
+  split_equal_dynamic Split-18 (num_outputs 3) of x [n] (symbolic), fed
+             [7]: pieces of 3, 3 and 1 at run time, concatenated in reverse.
   bad_axes   Unsqueeze whose axes input is a float tensor (an error).
   bad_starts Slice whose starts input is 2-D (an error).
 Writes OUT_DIR/model.onnx, the inputs OUT_DIR/in_<i>.npy and the numpy
@@ -32,10 +34,10 @@ def vi(name, elem, shape):
     return helper.make_tensor_value_info(name, elem, shape)
 
 
-def save(out, nodes, inputs, outputs, feeds, ref, check=True):
+def save(out, nodes, inputs, outputs, feeds, ref, check=True, opset=13):
     graph = helper.make_graph(nodes, "g", inputs, outputs)
     model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 13)])
+                              opset_imports=[helper.make_opsetid("", opset)])
     if check:
         onnx.checker.check_model(model)
     onnx.save(model, os.path.join(out, "model.onnx"))
@@ -104,6 +106,16 @@ def main():
         save(out, graph_nodes, [vi("x", TensorProto.FLOAT, ["n", "m"])],
              [vi("y", TensorProto.FLOAT, ["n", 5])], [x35],
              np.concatenate([x35[:, 2:], x35[:, :2]], axis=1))
+    elif name == "split_equal_dynamic":
+        x7 = np.arange(7, dtype=np.float32)
+        graph_nodes = [
+            helper.make_node("Split", ["x"], ["p0", "p1", "p2"], axis=0,
+                             num_outputs=3),
+            helper.make_node("Concat", ["p2", "p1", "p0"], ["y"], axis=0)]
+        # libonnx 1.12's checker does not know opset 18; onnx 1.23's does.
+        save(out, graph_nodes, [vi("x", TensorProto.FLOAT, ["n"])],
+             [vi("y", TensorProto.FLOAT, ["n"])], [x7],
+             np.concatenate([x7[6:], x7[3:6], x7[:3]]), check=False, opset=18)
     elif name == "bad_axes":
         save(out, [helper.make_node("Unsqueeze", ["x", "axes"], ["y"])],
              [vi("x", TensorProto.FLOAT, [3, 4]),
