@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <climits>
 #include <cmath>
@@ -44,10 +45,13 @@ mlprog::resolveReshapeShape(Location loc, ArrayRef<int64_t> inputShape,
     return shape;
   int64_t total = 1, known = 1;
   for (int64_t d : inputShape)
-    total *= d;
+    if (llvm::MulOverflow(total, d, total))
+      return emitError(loc) << "reshape: the input's element count overflows";
   for (auto [i, d] : llvm::enumerate(shape))
-    if (!inferred || i != *inferred)
-      known = ShapedType::isDynamic(d) ? known : known * d;
+    if ((!inferred || i != *inferred) && !ShapedType::isDynamic(d) &&
+        llvm::MulOverflow(known, d, known))
+      return emitError(loc) << "reshape: the requested shape's element count "
+                               "overflows";
   if (llvm::count_if(shape, ShapedType::isDynamic) > (inferred ? 1 : 0))
     return shape;
   if (inferred) {
