@@ -10,7 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 using namespace mlir;
 
@@ -80,13 +80,68 @@ FailureOr<BroadcastPlan> planBroadcast(Location loc,
   return plan;
 }
 
+/// Where the extent of `dim` of `v` comes from, followed back through ops
+/// whose result extents are those of their destination (linalg ops,
+/// tensor.empty's size operands, tensor.dim, tensor.cast, one-dim groups of
+/// collapse/expand_shape): a static extent, an index Value (dim -1), or the
+/// first (tensor, dim) the walk cannot see through. Two extents with the
+/// same origin are equal.
+using ExtentOrigin = std::pair<PointerUnion<Value, Attribute>, int64_t>;
+static ExtentOrigin originOfExtent(Value v, int64_t dim) {
+  for (int steps = 0; steps < 256; ++steps) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || dim < 0 || dim >= type.getRank())
+      break;
+    if (!type.isDynamicDim(dim))
+      return {Builder(v.getContext()).getIndexAttr(type.getDimSize(dim)), -1};
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      break;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+      v = dps.getDpsInits()[cast<OpResult>(v).getResultNumber()];
+      continue;
+    }
+    if (auto cast = dyn_cast<tensor::CastOp>(op)) {
+      v = cast.getSource();
+      continue;
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      Value size = empty.getDynamicSize(dim);
+      auto dimOp = size.getDefiningOp<tensor::DimOp>();
+      std::optional<int64_t> index =
+          dimOp ? dimOp.getConstantIndex() : std::nullopt;
+      if (!index)
+        return {size, -1};
+      v = dimOp.getSource();
+      dim = *index;
+      continue;
+    }
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      ReassociationIndices group = collapse.getReassociationIndices()[dim];
+      if (group.size() != 1)
+        break;
+      v = collapse.getSrc();
+      dim = group[0];
+      continue;
+    }
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      std::optional<int64_t> from;
+      for (auto [i, group] : llvm::enumerate(expand.getReassociationIndices()))
+        if (llvm::is_contained(group, dim))
+          from = group.size() == 1 ? std::optional<int64_t>(i) : std::nullopt;
+      if (!from)
+        break;
+      v = expand.getSrc();
+      dim = *from;
+      continue;
+    }
+    break;
+  }
+  return {v, dim};
+}
+
 void proveBroadcastExtents(BroadcastPlan &plan, ValueRange operands) {
   unsigned rank = plan.shape.size();
-  using Variable = ValueBoundsConstraintSet::Variable;
-  auto provedEqual = [](const Variable &a, const Variable &b) {
-    FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual(a, b);
-    return succeeded(eq) && *eq;
-  };
   for (unsigned d = 0; d < rank; ++d) {
     // The operands (and their dims) with a maybe-stretched extent in d.
     SmallVector<std::pair<unsigned, int64_t>> maybe;
@@ -95,25 +150,21 @@ void proveBroadcastExtents(BroadcastPlan &plan, ValueRange operands) {
         maybe.push_back({unsigned(i), int64_t(d + flags.size() - rank)});
     if (maybe.empty())
       continue;
-    bool proved;
-    if (!ShapedType::isDynamic(plan.shape[d])) {
-      proved = llvm::all_of(maybe, [&](auto m) {
-        Builder b(operands[m.first].getContext());
-        return provedEqual(Variable(operands[m.first], m.second),
-                           Variable(b.getIndexAttr(plan.shape[d])));
-      });
-    } else {
-      proved = llvm::all_of(ArrayRef(maybe).drop_front(), [&](auto m) {
-        return provedEqual(Variable(operands[maybe[0].first], maybe[0].second),
-                           Variable(operands[m.first], m.second));
-      });
-    }
+    // Provably equal when every one has the same origin; with a static
+    // result extent, when that origin is that static extent.
+    ExtentOrigin first =
+        originOfExtent(operands[maybe[0].first], maybe[0].second);
+    bool proved = llvm::all_of(maybe, [&](auto m) {
+      return originOfExtent(operands[m.first], m.second) == first;
+    });
+    if (!ShapedType::isDynamic(plan.shape[d]))
+      proved &= first.second == -1 && isa<Attribute>(first.first) &&
+                cast<IntegerAttr>(cast<Attribute>(first.first)).getInt() ==
+                    plan.shape[d];
     if (!proved)
       continue;
-    for (auto [i, od] : maybe) {
-      SmallVector<bool> &flags = plan.maybeStretched[i];
-      flags[od] = false;
-    }
+    for (auto [i, od] : maybe)
+      plan.maybeStretched[i][od] = false;
   }
 }
 

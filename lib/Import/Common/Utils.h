@@ -47,11 +47,13 @@ mlir::FailureOr<BroadcastPlan>
 planBroadcast(mlir::Location loc,
               llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
 
-/// Clears the maybe-stretched flags of `plan` whose extents the IR proves
-/// equal to the result's (ValueBoundsConstraintSet: e.g. `x` and a mask
-/// computed from `x` share tensor.dim %x), so that no run-time broadcast is
-/// built for them. `operands` are those the plan was made from (they may
-/// have more dims after the plan's).
+/// Clears the maybe-stretched flags of `plan` whose extents the IR shows
+/// equal: traced back through destination-style ops, tensor.empty sizes and
+/// tensor.dim to one origin (e.g. `x` and a mask computed from `x` share
+/// tensor.dim %x), so that no run-time broadcast is built for them. A
+/// structural walk, not MLIR's value-bounds analysis, whose Presburger
+/// checks took 70% of a 2-layer BERT's import. `operands` are those the plan
+/// was made from (they may have more dims after the plan's).
 void proveBroadcastExtents(BroadcastPlan &plan, mlir::ValueRange operands);
 
 /// Indexing map of an operand of rank `operandRank` in a loop nest of
