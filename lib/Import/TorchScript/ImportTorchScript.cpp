@@ -54,6 +54,37 @@ static std::string firstLine(const std::exception &e) {
   return line;
 }
 
+/// libtorch's IR parser skips the type of an `annotate(T, ...)` attribute by
+/// reading tokens until T's outermost `[...]` closes, and at the end of the
+/// text reads the end token forever (a hang found by fuzz-torchscript). This
+/// finds the first `annotate(` whose brackets do not open and close before
+/// the text ends, scanning characters (string literals skipped), and returns
+/// its offset, or npos.
+static size_t findUnclosedAnnotate(StringRef text) {
+  for (size_t at = text.find("annotate("); at != StringRef::npos;
+       at = text.find("annotate(", at + 1)) {
+    int depth = 0;
+    bool opened = false;
+    size_t i = at + strlen("annotate(");
+    for (; i < text.size() && (depth != 0 || !opened); ++i) {
+      char c = text[i];
+      if (c == '"' || c == '\'') {
+        for (++i; i < text.size() && text[i] != c; ++i)
+          if (text[i] == '\\')
+            ++i;
+      } else if (c == '[') {
+        opened = true;
+        ++depth;
+      } else if (c == ']') {
+        --depth;
+      }
+    }
+    if (depth != 0 || !opened)
+      return at;
+  }
+  return StringRef::npos;
+}
+
 /// libtorch's IR parser maps value names to values in one table and lets a
 /// later definition of `%x` silently replace an earlier one, so uses after
 /// the second definition read a different value than the text's author may
@@ -514,6 +545,13 @@ mlprog::importTorchScript(const llvm::MemoryBuffer &buffer, MLIRContext *ctx,
   if (!StringRef(text).ltrim().starts_with("graph(")) {
     emitError(fileLoc) << "not a TorchScript archive (zip) or IR text "
                           "('graph(...)')";
+    return nullptr;
+  }
+  if (size_t at = findUnclosedAnnotate(text); at != StringRef::npos) {
+    unsigned line = 1 + llvm::count(StringRef(text).take_front(at), '\n');
+    emitError(FileLineColLoc::get(ctx, fileName, line, 1))
+        << "cannot parse TorchScript IR: the type list of 'annotate(' is "
+           "not closed before the end of the text";
     return nullptr;
   }
   auto graph = std::make_shared<torch::jit::Graph>();
