@@ -8,8 +8,7 @@ attention: 4 query heads, 2 key/value heads), t5 (the encoder), vit,
 whisper (the encoder). Each is built from its config with random weights
 (seed 0, nothing downloaded): hidden size 64, 2 layers, 4 heads, so that a
 test exports, imports and runs it in seconds. The attention is the
-`eager` implementation (torch's SDPA kernels export to the same ops but
-trace with data-dependent branches).
+`eager` implementation (the SDPA one was not tried).
 
 EXPORTER: `legacy17` (torch.onnx.export(dynamo=False), opset 17, batch and
 sequence axes dynamic through dynamic_axes) or `dynamo18` (torch 2.x's
