@@ -15,6 +15,7 @@
 #include "ExtensionSupport.h"
 #include "NumpyConversion.h"
 
+#include "mlprog/Dialect/MLProgram/Transforms/ExternalizeGlobals.h"
 #include "mlprog/Formats/Npy.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Pipelines/Pipelines.h"
@@ -46,6 +47,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,6 +80,9 @@ namespace {
 struct PyModule {
   std::shared_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
+  /// Directory that relative external storage paths resolve against: that
+  /// of the file the module was loaded from; empty: the current directory.
+  std::string baseDirectory;
 
   PyModule(std::shared_ptr<MLIRContext> context, OwningOpRef<ModuleOp> module)
       : context(std::move(context)), module(std::move(module)) {}
@@ -135,7 +140,9 @@ static std::unique_ptr<PyModule> loadFile(const std::string &path) {
   if (!buffer)
     throw DiagnosticError("error: cannot read " + path + ": " +
                           buffer.getError().message());
-  return parseModule(std::move(*buffer));
+  std::unique_ptr<PyModule> module = parseModule(std::move(*buffer));
+  module->baseDirectory = llvm::sys::path::parent_path(path).str();
+  return module;
 }
 
 /// Runs a textual pass pipeline on a copy of the module and keeps the copy
@@ -174,27 +181,44 @@ static void verifyModule(PyModule &self) {
 }
 
 /// Writes the module to `path`: MLIR bytecode if the name ends in ".mlirbc",
-/// text otherwise. Nothing is left behind on failure.
+/// text otherwise. Text moves initial values of at least `weightsThreshold`
+/// bytes (when given) into the safetensors bundle `path` with the extension
+/// ".safetensors" and names it by file name (mlprog-translate's default);
+/// the module itself keeps its weights. Nothing is left behind on failure.
 static void saveModule(PyModule &self, const std::string &path,
-                       bool debugInfo) {
+                       bool debugInfo,
+                       std::optional<uint64_t> weightsThreshold) {
+  DiagnosticCapture capture(self.context.get());
+  bool bytecode = StringRef(path).ends_with(".mlirbc");
+  OwningOpRef<ModuleOp> copy;
+  ModuleOp toWrite = *self.module;
+  if (!bytecode && weightsThreshold) {
+    copy = self.module->clone();
+    llvm::SmallString<256> bundle(path);
+    llvm::sys::path::replace_extension(bundle, "safetensors");
+    if (failed(externalizeGlobals(*copy, bundle, *weightsThreshold)))
+      capture.raise("error: cannot write the weights of " + path);
+    toWrite = *copy;
+  }
   std::string message;
   auto file = openOutputFile(path, &message);
   if (!file)
     throw DiagnosticError("error: " + message);
-  if (StringRef(path).ends_with(".mlirbc")) {
-    if (failed(writeBytecodeToFile(*self.module, file->os())))
+  if (bytecode) {
+    if (failed(writeBytecodeToFile(toWrite, file->os())))
       throw DiagnosticError("error: cannot write bytecode to " + path);
   } else {
     OpPrintingFlags flags;
     if (debugInfo)
       flags.enableDebugInfo();
-    self.module->print(file->os(), flags);
+    toWrite.print(file->os(), flags);
   }
   file->os().flush();
   if (file->os().has_error())
     throw DiagnosticError("error: cannot write " + path + ": " +
                           file->os().error().message());
   file->keep();
+  capture.flush();
 }
 
 //===----------------------------------------------------------------------===//
@@ -449,11 +473,15 @@ compileModule(PyModule &module, const std::string &target, int optLevel,
   std::shared_ptr<ExternalStorage> storage;
   if (!isLLVMModule(*lowered)) {
     // Map extern globals' files while the module still names them;
-    // relative paths resolve against the current directory.
-    auto mapped = ExternalStorage::resolve(*lowered, ExternalStorageOptions());
+    // relative paths resolve against the directory of the file the module
+    // was loaded from, else the current directory.
+    ExternalStorageOptions options;
+    options.baseDirectory = module.baseDirectory;
+    auto mapped = ExternalStorage::resolve(*lowered, options);
     if (!mapped)
       throw DiagnosticError("error: " + llvm::toString(mapped.takeError()));
     storage = std::move(*mapped);
+    storage->inlineConstants(*lowered, options.prepackLimit);
     py::gil_scoped_release release;
     PassManager pm = PassManager::on<ModuleOp>(ctx);
     // The lowering runs at the same level as the JIT, as in mlprog-run.
@@ -541,11 +569,14 @@ PYBIND11_MODULE(_mlprog, m) {
            py::arg("generic") = false)
       .def("run_pipeline", &runPipeline, py::arg("pipeline"))
       .def("verify", &verifyModule)
-      .def("save", &saveModule, py::arg("path"), py::arg("debug_info") = false)
+      .def("save", &saveModule, py::arg("path"), py::arg("debug_info") = false,
+           py::arg("weights_threshold") = std::nullopt)
       .def("clone",
            [](PyModule &self) {
-             return std::make_unique<PyModule>(
+             auto copy = std::make_unique<PyModule>(
                  self.context, OwningOpRef<ModuleOp>(self.module->clone()));
+             copy->baseDirectory = self.baseDirectory;
+             return copy;
            })
       .def_property_readonly("functions", [](PyModule &self) {
         return getPublicFunctions(*self.module);

@@ -584,6 +584,7 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
     if (!resolved)
       return resolved.takeError();
     storage = std::move(*resolved);
+    storage->inlineConstants(module, options.externalStorage.prepackLimit);
     if (Error err = lower(module, options))
       return err;
   }

@@ -181,6 +181,38 @@ ExternalStorage::resolve(mlir::ModuleOp module,
   return storage;
 }
 
+uint64_t ExternalStorage::inlineConstants(mlir::ModuleOp module,
+                                          uint64_t limit) {
+  llvm::SmallVector<std::pair<GlobalOp, mlir::RankedTensorType>> globals;
+  uint64_t total = 0;
+  for (auto global : module.getOps<GlobalOp>()) {
+    auto value = dyn_cast_if_present<ExternAttr>(global.getValueAttr());
+    if (!value || global.getIsMutable() ||
+        !addresses.count(global.getSymName()))
+      continue;
+    auto type = dyn_cast<mlir::RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+      continue;
+    // resolveGlobal checked the size against overflow.
+    total += type.getNumElements() * getElementByteSize(type.getElementType());
+    globals.push_back({global, type});
+  }
+  if (globals.empty() || total > limit)
+    return 0;
+  for (auto [global, type] : globals) {
+    auto it = addresses.find(global.getSymName());
+    uint64_t size =
+        type.getNumElements() * getElementByteSize(type.getElementType());
+    llvm::ArrayRef<char> bytes(static_cast<const char *>(it->second), size);
+    global.setValueAttr(mlir::DenseElementsAttr::getFromRawBuffer(type, bytes));
+    global->removeAttr(ExternalStorageAttr::getAttrName());
+    addresses.erase(it);
+  }
+  return total;
+}
+
 ExternalStorageCLOptions::ExternalStorageCLOptions(
     llvm::cl::OptionCategory &category)
     : bundle("bundle", llvm::cl::value_desc("FILE.safetensors"),
@@ -192,12 +224,24 @@ ExternalStorageCLOptions::ExternalStorageCLOptions(
                  llvm::cl::cat(category),
                  llvm::cl::desc("Directory against which relative external "
                                 "storage paths resolve (default: the "
-                                "directory of FILE.mlir)")) {}
+                                "directory of FILE.mlir)")),
+      prepackLimitMiB(
+          "prepack-weights-limit", llvm::cl::value_desc("MiB"),
+          llvm::cl::cat(category),
+          llvm::cl::desc(
+              "Weights read from files (bundles, ONNX external data) are "
+              "copied into the compiler and pre-packed for the kernels when "
+              "they total at most this many MiB; larger ones are used in "
+              "place from the memory-mapped file"),
+          llvm::cl::init(ExternalStorageOptions::kDefaultPrepackLimit >> 20)) {}
 
 ExternalStorageOptions
 ExternalStorageCLOptions::get(llvm::StringRef inputFile) const {
   ExternalStorageOptions options;
   options.defaultBundle = bundle;
+  options.prepackLimit = prepackLimitMiB >= (uint64_t(1) << 44)
+                             ? UINT64_MAX
+                             : uint64_t(prepackLimitMiB) << 20;
   options.baseDirectory = weightsDir.empty()
                               ? llvm::sys::path::parent_path(inputFile).str()
                               : weightsDir.getValue();

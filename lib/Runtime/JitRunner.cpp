@@ -451,6 +451,8 @@ JitRunner::create(OwningOpRef<ModuleOp> module,
       auto storage = ExternalStorage::resolve(*module, options.externalStorage);
       if (!storage)
         return storage.takeError();
+      (*storage)->inlineConstants(*module,
+                                  options.externalStorage.prepackLimit);
       shared->externalStorage = std::move(*storage);
     }
     // A private entry would get internal linkage and vanish from the JIT.

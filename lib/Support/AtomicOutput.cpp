@@ -22,6 +22,14 @@ static std::string &getPendingTemp() {
   return path;
 }
 
+/// The final output path of the running tool (getAtomicOutputPath).
+static std::string &getFinalOutput() {
+  static std::string path;
+  return path;
+}
+
+StringRef mlprog::getAtomicOutputPath() { return getFinalOutput(); }
+
 static void removePendingTemp() {
   if (!getPendingTemp().empty())
     sys::fs::remove(getPendingTemp());
@@ -72,7 +80,9 @@ int mlprog::runWithAtomicOutput(int argc, char **argv,
   for (std::string &arg : args)
     newArgv.push_back(arg.data());
   newArgv.push_back(nullptr);
+  getFinalOutput() = output;
   int status = toolMain(argc, newArgv.data());
+  getFinalOutput().clear();
   if (status == 0) {
     if (std::error_code ec = sys::fs::rename(temp, output)) {
       WithColor::error(errs(), sys::path::filename(args[0]))

@@ -81,11 +81,22 @@ class Module:
         """Runs the MLIR verifier; raises :class:`Error` on failure."""
         self._impl.verify()
 
-    def save(self, path, debug_info=False):
+    def save(self, path, debug_info=False, weights_threshold=1024):
         """Writes the module to ``path``: MLIR bytecode when the name ends in
         ``.mlirbc``, text otherwise (readable by ``mlprog-opt``/``mlprog-run``).
+
+        Text leaves weights out, as ``mlprog-translate -o`` does: initial
+        values of at least ``weights_threshold`` bytes go to a safetensors
+        bundle beside ``path`` (its name with the extension
+        ``.safetensors``), which :func:`load`, ``mlprog-run`` and
+        ``mlprog-compile`` read from there (docs/weights.md). ``None`` keeps
+        every weight in the text. This module keeps its weights either way.
         """
-        self._impl.save(os.fspath(path), debug_info)
+        if weights_threshold is not None and int(weights_threshold) < 0:
+            raise ValueError("weights_threshold must be >= 0 or None")
+        self._impl.save(os.fspath(path), debug_info,
+                        None if weights_threshold is None
+                        else int(weights_threshold))
 
     def clone(self):
         """A deep copy (in the same context)."""
@@ -98,7 +109,9 @@ def parse(text, name="<string>"):
 
 
 def load(path):
-    """Reads an MLIR text or bytecode file into a Module."""
+    """Reads an MLIR text or bytecode file into a Module. Weights it keeps
+    in files (a bundle written by :meth:`Module.save` or ``mlprog-translate
+    -o``) are read from the file's folder when the module is compiled."""
     return Module(_mlprog.load(os.fspath(path)))
 
 

@@ -35,6 +35,15 @@ struct ExternalStorageOptions {
   /// no `ml_program.external_storage` (a relative path is taken as is).
   /// Empty: such globals are an error.
   std::string defaultBundle;
+  /// Largest total, in bytes, of immutable extern weights that
+  /// ExternalStorage::inlineConstants reads into the module so that the
+  /// compiler can pre-pack them (mlprog-run/mlprog-compile
+  /// --prepack-weights-limit, in MiB).
+  uint64_t prepackLimit = kDefaultPrepackLimit;
+
+  /// 1 GiB: every model of the benchmarks, while a 1B-parameter model's
+  /// 4 GB of fp32 weights stay memory-mapped.
+  static constexpr uint64_t kDefaultPrepackLimit = uint64_t(1) << 30;
 };
 
 /// The `--bundle FILE.safetensors` and `--weights-dir DIR` command-line
@@ -48,6 +57,7 @@ struct ExternalStorageCLOptions {
 
   llvm::cl::opt<std::string> bundle;
   llvm::cl::opt<std::string> weightsDir;
+  llvm::cl::opt<uint64_t> prepackLimitMiB;
 };
 
 /// The data of a module's extern globals, memory-mapped copy-on-write: reads
@@ -69,6 +79,19 @@ public:
   resolve(mlir::ModuleOp module, const ExternalStorageOptions &options);
 
   ~ExternalStorage();
+
+  /// Gives each immutable extern global of `module` whose data this storage
+  /// mapped its data as an inline dense initial value (a copy), and drops
+  /// its `ml_program.external_storage` and address, when the total of
+  /// those globals is at most `limit` bytes; otherwise changes nothing. The
+  /// CPU pipeline pre-packs and folds constant weights at compile time
+  /// (FoldConstantPanels, FoldConstantTransposes), which it cannot do for
+  /// data it only sees at run time, so a model runs as fast from a bundle as
+  /// with its weights in the IR; above the limit the weights are read in
+  /// place from the mapping and memory stays near their size. Only
+  /// statically shaped int/float tensors of whole bytes (not i1) are
+  /// inlined. Returns the bytes inlined.
+  uint64_t inlineConstants(mlir::ModuleOp module, uint64_t limit);
 
   /// Address of each extern global's data, by symbol name.
   const llvm::StringMap<void *> &getAddresses() const { return addresses; }

@@ -11,6 +11,7 @@
 #define MLPROG_SUPPORT_ATOMICOUTPUT_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlprog {
 
@@ -24,6 +25,13 @@ namespace mlprog {
 /// `toolMain` runs.
 int runWithAtomicOutput(int argc, char **argv,
                         llvm::function_ref<int(int, char **)> toolMain);
+
+/// While `runWithAtomicOutput` runs its `toolMain`: the FILE the tool's
+/// output will be renamed to (not the temporary file `-o` now names), so
+/// that a tool can write companion files beside it (mlprog-translate's
+/// weights bundle). Empty when the output goes to stdout or no
+/// `runWithAtomicOutput` is running.
+llvm::StringRef getAtomicOutputPath();
 
 } // namespace mlprog
 

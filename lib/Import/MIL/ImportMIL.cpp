@@ -12,6 +12,7 @@
 #include "Importer.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/Common/Compression.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Support/ModelPath.h"
@@ -636,6 +637,7 @@ void mlprog::registerImportMILTranslation() {
       llvm::cl::init(""));
   // Registers --weights-dir before the command line is parsed.
   (void)importWeightsDirOption();
+  registerImportWeightsOptions();
   static TranslateToMLIRRegistration registration(
       "import-mil",
       "Import a Core ML ML Program (MIL Program, .mlmodel or .mlpackage) "
@@ -647,8 +649,8 @@ void mlprog::registerImportMILTranslation() {
         MILImportOptions options;
         options.opset = opset;
         options.weightsDir = importWeightsDirOption();
-        return OwningOpRef<Operation *>(
-            importMIL(*buffer, ctx, options).release());
+        return writeTranslatedWeights(OwningOpRef<Operation *>(
+            importMIL(*buffer, ctx, options).release()));
       },
       [](DialectRegistry &registry) { registerMLProgDialects(registry); });
 }

@@ -12,6 +12,7 @@
 #include "NodeContext.h"
 #include "StateBindings.h"
 #include "TensorConversion.h"
+#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/Common/InputShapes.h"
 #include "mlprog/Support/ModelPath.h"
 
@@ -230,10 +231,11 @@ LogicalResult ModelImporter::readOpset() {
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = id.version();
-  // loadModel refused models without a default-domain opset.
+  // A model of other domains only (ai.onnx.preview.training) has no
+  // default-domain nodes, whose handlers are all the opset selects; loadModel
+  // refused such a model unless every node has a handler.
   if (opset == 0)
-    return emitError(fileLoc) << "model imports no opset of the default "
-                                 "ONNX domain";
+    opset = 1;
   return success();
 }
 
@@ -685,6 +687,7 @@ void mlprog::registerImportONNXTranslation() {
   (void)importWeightsDirOption();
   (void)importInputShapesOption();
   (void)importInputConstantsOption();
+  registerImportWeightsOptions();
   static llvm::cl::opt<std::string> stateOption(
       "state", llvm::cl::value_desc("IN:OUT,...|auto"),
       llvm::cl::desc(
@@ -725,8 +728,8 @@ void mlprog::registerImportONNXTranslation() {
           emitError(fileLoc) << llvm::toString(std::move(error));
           return nullptr;
         }
-        return OwningOpRef<Operation *>(
-            importONNX(*buffer, ctx, options).release());
+        return writeTranslatedWeights(OwningOpRef<Operation *>(
+            importONNX(*buffer, ctx, options).release()));
       },
       [](DialectRegistry &registry) { registerMLProgDialects(registry); });
 }

@@ -344,18 +344,21 @@ findForeignNode(const onnx::GraphProto &graph,
 /// some of those domains only up to 1.12's versions and would call a newer
 /// model malformed.
 LogicalResult checkDomains(Location fileLoc, const onnx::ModelProto &model) {
-  // A model of another domain only (e.g. the training operators of
-  // ai.onnx.preview.training) is valid ONNX we do not implement. (One that
-  // imports no opset at all is the checker's to report.)
-  if (getDefaultOpset(model.opset_import()) == 0 &&
-      !model.opset_import().empty())
-    return emitError(fileLoc)
-           << "unsupported ONNX domain '" << model.opset_import(0).domain()
-           << "': the model imports no opset of the default ONNX domain";
   llvm::StringSet<> localFunctions;
   for (const onnx::FunctionProto &function : model.functions())
     localFunctions.insert(function.domain() + "::" + function.name());
   const onnx::NodeProto *node = findForeignNode(model.graph(), localFunctions);
+  // A model of other domains only (the training operators of
+  // ai.onnx.preview.training) imports when every node has a handler. (One
+  // that imports no opset at all is the checker's to report.)
+  if (!node && getDefaultOpset(model.opset_import()) == 0 &&
+      !model.opset_import().empty() &&
+      llvm::any_of(model.graph().node(), [](const onnx::NodeProto &n) {
+        return isDefaultDomain(n.domain());
+      }))
+    return emitError(fileLoc)
+           << "unsupported ONNX model: it has nodes of the default domain but "
+              "imports no opset of it";
   if (!node)
     return success();
   std::string name = node->name().empty() ? node->op_type() : node->name();

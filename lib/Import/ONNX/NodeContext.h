@@ -279,6 +279,8 @@ void registerControlFlowOps(OpTable &table);
 /// Optional, OptionalHasElement, OptionalGetElement (SequenceMap expands to
 /// its ONNX function body, a Loop).
 void registerSequenceOps(OpTable &table);
+/// TrainingOps.cpp: Adagrad, Momentum, Adam (ai.onnx.preview.training).
+void registerTrainingOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

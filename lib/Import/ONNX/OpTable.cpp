@@ -32,6 +32,7 @@ const OpTable &getOpTable() {
     registerSignalOps(t);
     registerControlFlowOps(t);
     registerSequenceOps(t);
+    registerTrainingOps(t);
     return t;
   }();
   return table;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/Common/InputShapes.h"
 #include "mlprog/Import/TorchScript/ImportTorchScript.h"
 #include "mlprog/InitAll.h"
@@ -38,6 +39,7 @@ void mlprog::registerImportTorchScriptTranslation() {
       llvm::cl::init(""), llvm::cl::cat(category));
   // --input-constants is shared with --import-onnx.
   (void)importInputConstantsOption();
+  registerImportWeightsOptions();
   static TranslateToMLIRRegistration registration(
       "import-torchscript",
       "Import a TorchScript archive (.pt) or graph IR text into ml_program",
@@ -73,8 +75,8 @@ void mlprog::registerImportTorchScriptTranslation() {
           for (StringRef d : dtypes)
             options.inputDtypes.push_back(d.trim().str());
         }
-        return OwningOpRef<Operation *>(
-            importTorchScript(*buffer, ctx, options).release());
+        return writeTranslatedWeights(OwningOpRef<Operation *>(
+            importTorchScript(*buffer, ctx, options).release()));
       },
       [](DialectRegistry &registry) { registerMLProgDialects(registry); });
 }

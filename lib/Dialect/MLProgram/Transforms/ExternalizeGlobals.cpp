@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Dialect/MLProgram/Transforms/ExternalizeGlobals.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Dialect/MLProgram/Transforms/Passes.h"
 #include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
@@ -30,6 +31,63 @@ namespace mlprog {
 using namespace mlir;
 using namespace mlprog;
 
+FailureOr<unsigned> mlprog::externalizeGlobals(ModuleOp module,
+                                               StringRef bundlePath,
+                                               uint64_t threshold,
+                                               StringRef storagePath) {
+  std::deque<std::vector<char>> storage;
+  std::vector<SafeTensorsWriteEntry> entries;
+  SmallVector<GlobalOp> moved;
+  for (GlobalOp global : module.getOps<GlobalOp>()) {
+    auto value = dyn_cast_if_present<ElementsAttr>(global.getValueAttr());
+    if (!value)
+      continue;
+    auto type = cast<ShapedType>(value.getType());
+    std::optional<SafeTensorsDType> dtype =
+        getSafeTensorsDType(type.getElementType());
+    if (!dtype) {
+      // Only a value that would have moved is worth a remark.
+      if (type.getElementType().isIntOrFloat() &&
+          uint64_t(type.getNumElements()) *
+                  llvm::divideCeil(
+                      type.getElementType().getIntOrFloatBitWidth(), 8) >=
+              threshold)
+        global.emitRemark() << "stays inline: a bundle cannot hold "
+                            << type.getElementType() << " elements";
+      continue;
+    }
+    uint64_t size = type.getNumElements() * getSafeTensorsDTypeSize(*dtype);
+    if (size < threshold)
+      continue;
+    storage.emplace_back();
+    FailureOr<ArrayRef<char>> bytes = getRawElementBytes(value, storage.back());
+    if (failed(bytes)) {
+      global.emitRemark("stays inline: its initial value has no raw data");
+      continue;
+    }
+    entries.push_back({global.getSymName().str(), *dtype,
+                       llvm::to_vector(type.getShape()), *bytes});
+    moved.push_back(global);
+  }
+  if (moved.empty())
+    return 0u;
+  if (llvm::Error err = writeSafeTensors(bundlePath, entries))
+    return module.emitError() << llvm::toString(std::move(err));
+  StringRef file = storagePath.empty() ? llvm::sys::path::filename(bundlePath)
+                                       : storagePath;
+  MLIRContext *ctx = module.getContext();
+  for (GlobalOp global : moved) {
+    Type type = cast<TypedAttr>(global.getValueAttr()).getType();
+    global.setValueAttr(ExternAttr::get(ctx, type));
+    global->setAttr(
+        ExternalStorageAttr::getAttrName(),
+        ExternalStorageAttr::get(ctx, StringAttr::get(ctx, file),
+                                 StringAttr::get(ctx, global.getSymName()),
+                                 std::nullopt, std::nullopt));
+  }
+  return unsigned(moved.size());
+}
+
 namespace {
 struct ExternalizeGlobalsPass
     : mlprog::impl::ExternalizeGlobalsBase<ExternalizeGlobalsPass> {
@@ -42,53 +100,8 @@ struct ExternalizeGlobalsPass
                        "(bundle=FILE.safetensors)");
       return signalPassFailure();
     }
-    std::deque<std::vector<char>> storage;
-    std::vector<SafeTensorsWriteEntry> entries;
-    SmallVector<GlobalOp> moved;
-    for (GlobalOp global : module.getOps<GlobalOp>()) {
-      auto value = dyn_cast_if_present<ElementsAttr>(global.getValueAttr());
-      if (!value)
-        continue;
-      auto type = cast<ShapedType>(value.getType());
-      std::optional<SafeTensorsDType> dtype =
-          getSafeTensorsDType(type.getElementType());
-      if (!dtype) {
-        global.emitRemark() << "stays inline: a bundle cannot hold "
-                            << type.getElementType() << " elements";
-        continue;
-      }
-      uint64_t size = type.getNumElements() * getSafeTensorsDTypeSize(*dtype);
-      if (size < threshold)
-        continue;
-      storage.emplace_back();
-      FailureOr<ArrayRef<char>> bytes =
-          getRawElementBytes(value, storage.back());
-      if (failed(bytes)) {
-        global.emitRemark("stays inline: its initial value has no raw data");
-        continue;
-      }
-      entries.push_back({global.getSymName().str(), *dtype,
-                         llvm::to_vector(type.getShape()), *bytes});
-      moved.push_back(global);
-    }
-    if (moved.empty())
-      return;
-    if (llvm::Error err = writeSafeTensors(bundle, entries)) {
-      module.emitError() << llvm::toString(std::move(err));
-      return signalPassFailure();
-    }
-    StringRef file = storagePath.empty() ? llvm::sys::path::filename(bundle)
-                                         : StringRef(storagePath);
-    MLIRContext *ctx = &getContext();
-    for (GlobalOp global : moved) {
-      Type type = cast<TypedAttr>(global.getValueAttr()).getType();
-      global.setValueAttr(ExternAttr::get(ctx, type));
-      global->setAttr(
-          ExternalStorageAttr::getAttrName(),
-          ExternalStorageAttr::get(ctx, StringAttr::get(ctx, file),
-                                   StringAttr::get(ctx, global.getSymName()),
-                                   std::nullopt, std::nullopt));
-    }
+    if (failed(externalizeGlobals(module, bundle, threshold, storagePath)))
+      signalPassFailure();
   }
 };
 
