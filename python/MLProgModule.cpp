@@ -185,8 +185,7 @@ static void verifyModule(PyModule &self) {
 /// bytes (when given) into the safetensors bundle `path` with the extension
 /// ".safetensors" and names it by file name (mlprog-translate's default);
 /// the module itself keeps its weights. Nothing is left behind on failure.
-static void saveModule(PyModule &self, const std::string &path,
-                       bool debugInfo,
+static void saveModule(PyModule &self, const std::string &path, bool debugInfo,
                        std::optional<uint64_t> weightsThreshold) {
   DiagnosticCapture capture(self.context.get());
   bool bytecode = StringRef(path).ends_with(".mlirbc");

@@ -13,8 +13,8 @@ seed 0, nothing downloaded; `torch.onnx.export(dynamo=False, opset 17,
 external_data=True)`), then the model is freed. mlprog's phases run as
 child processes, each measured on its own (peak RSS from wait4):
   import   mlprog-translate --import-onnx model.onnx -o model.mlir
-  run      mlprog-run model.mlir --input input_ids.npy (JIT compile + one
-           forward pass)
+  run      mlprog-run model.mlir --input input_ids.npy --input
+           attention_mask.npy (JIT compile + one forward pass)
 The weights stay in the exporter's external data file: the import records
 where each tensor lies and mlprog-run memory-maps them (above
 --prepack-weights-limit they are not copied into the compiler).
@@ -52,24 +52,29 @@ def export(args, out):
             super().__init__()
             self.m = m
 
-        def forward(self, input_ids):
-            return self.m(input_ids=input_ids, use_cache=False).logits
+        def forward(self, input_ids, attention_mask):
+            return self.m(input_ids=input_ids, attention_mask=attention_mask,
+                          use_cache=False).logits
 
     wrapper = Logits(model).eval()
     rng = np.random.default_rng(0)
     ids = rng.integers(0, args.vocab, (1, args.seq), dtype=np.int64)
+    mask = np.ones_like(ids)
     np.save(os.path.join(out, "input_ids.npy"), ids)
+    np.save(os.path.join(out, "attention_mask.npy"), mask)
+    inputs = (torch.from_numpy(ids), torch.from_numpy(mask))
     with torch.no_grad():
-        ref = wrapper(torch.from_numpy(ids)).numpy()
+        ref = wrapper(*inputs).numpy()
         np.save(os.path.join(out, "reference.npy"), ref)
         start = time.time()
-        torch.onnx.export(wrapper, (torch.from_numpy(ids),),
+        torch.onnx.export(wrapper, inputs,
                           os.path.join(out, "model.onnx"), opset_version=17,
                           dynamo=False, external_data=True,
-                          input_names=["input_ids"], output_names=["logits"])
+                          input_names=["input_ids", "attention_mask"],
+                          output_names=["logits"])
+    np.save(os.path.join(out, "parameters.npy"), np.int64(params))
     print(f"export: {params / 1e9:.3f} B parameters, "
           f"{time.time() - start:.0f} s", flush=True)
-    return params
 
 
 def measure(cmd):
@@ -98,15 +103,35 @@ def main():
     p.add_argument("--seq", type=int, default=8)
     p.add_argument("--keep", action="store_true",
                    help="keep the work directory")
+    p.add_argument("--reuse", action="store_true",
+                   help="reuse the export a kept --work-dir holds")
+    p.add_argument("--export-only", action="store_true",
+                   help=argparse.SUPPRESS)
     args = p.parse_args()
     work = args.work_dir or tempfile.mkdtemp(prefix="mlprog-large-")
     os.makedirs(work, exist_ok=True)
+    if args.export_only:
+        export(args, work)
+        return 0
     try:
-        params = export(args, work)
+        # The export runs in its own process: a child forked from a process
+        # holding the PyTorch model would start with its resident pages and
+        # report them as its own peak.
+        if not (args.reuse and
+                os.path.exists(os.path.join(work, "reference.npy"))):
+            subprocess.run([sys.executable, os.path.abspath(__file__),
+                            "--export-only", "--work-dir", work,
+                            "--layers", str(args.layers),
+                            "--hidden", str(args.hidden),
+                            "--ffn", str(args.ffn), "--heads", str(args.heads),
+                            "--kv-heads", str(args.kv_heads),
+                            "--vocab", str(args.vocab),
+                            "--seq", str(args.seq)], check=True)
+        params = int(np.load(os.path.join(work, "parameters.npy")))
         weights = sum(os.path.getsize(os.path.join(work, f))
                       for f in os.listdir(work)
-                      if f not in ("model.onnx", "input_ids.npy",
-                                   "reference.npy"))
+                      if os.path.isfile(os.path.join(work, f)) and
+                      not f.startswith("model.") and not f.endswith(".npy"))
         bin_dir = os.path.join(args.build_dir, "bin")
         mlir = os.path.join(work, "model.mlir")
         out = os.path.join(work, "out")
@@ -117,6 +142,8 @@ def main():
             ("compile + run", [os.path.join(bin_dir, "mlprog-run"), mlir,
                                "--input",
                                os.path.join(work, "input_ids.npy"),
+                               "--input",
+                               os.path.join(work, "attention_mask.npy"),
                                "--output-dir", out]),
         ]
         print(f"weights: {weights / 1e9:.2f} GB in external data "

@@ -57,6 +57,41 @@ def test_parse_print_save_load(tmp_path):
     assert (tmp_path / "p.mlirbc").read_bytes()[:4] == b"ML\xefR"
 
 
+def test_save_writes_weights_beside_the_ir(tmp_path, monkeypatch):
+    weights = np.arange(512, dtype=np.float32).reshape(2, 256)
+    text = ("ml_program.global private @w(dense<%s> : tensor<2x256xf32>) : "
+            "tensor<2x256xf32>\n"
+            "ml_program.global private @b(dense<[1.0, 2.0]> : tensor<2xf32>) "
+            ": tensor<2xf32>\n"
+            "ml_program.func @main() -> (tensor<2x256xf32>, tensor<2xf32>) {\n"
+            "  %%w = ml_program.global_load_const @w : tensor<2x256xf32>\n"
+            "  %%b = ml_program.global_load_const @b : tensor<2xf32>\n"
+            "  ml_program.return %%w, %%b : tensor<2x256xf32>, tensor<2xf32>\n"
+            "}\n" % np.array2string(weights, separator=",",
+                                     threshold=10**6).replace("\n", ""))
+    module = mlprog.parse(text)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    module.save(folder / "m.mlir")
+    saved = (folder / "m.mlir").read_text()
+    # The 2 KiB weight went to the bundle, the 8-byte bias stayed.
+    assert ('external_storage<file = "m.safetensors", key = "w">' in saved)
+    assert "dense<[1.000000e+00, 2.000000e+00]>" in saved
+    assert (folder / "m.safetensors").stat().st_size > weights.nbytes
+    # The module itself keeps its weights.
+    assert "external_storage" not in str(module)
+    # load() reads the bundle from the IR's folder, from any directory.
+    monkeypatch.chdir(tmp_path)
+    w, b = mlprog.compile(mlprog.load(folder / "m.mlir"))()
+    np.testing.assert_array_equal(w, weights)
+    np.testing.assert_array_equal(b, [1.0, 2.0])
+    module.save(folder / "inline.mlir", weights_threshold=None)
+    assert "external_storage" not in (folder / "inline.mlir").read_text()
+    assert not (folder / "inline.safetensors").exists()
+    with pytest.raises(ValueError):
+        module.save(folder / "bad.mlir", weights_threshold=-1)
+
+
 def test_functions_results_and_scalars():
     exe = mlprog.compile(mlprog.parse(PROGRAM))
     assert exe.functions == ["main", "scaled_sum", "count"]

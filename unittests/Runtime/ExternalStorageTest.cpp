@@ -96,8 +96,8 @@ TEST_F(ExternalStorageTest, InlinesImmutableWeightsWithinTheLimit) {
   std::vector<float> values(w.getValues<float>().begin(),
                             w.getValues<float>().end());
   EXPECT_EQ(values, (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}));
-  EXPECT_FALSE(lookup(*module, "w")->hasAttr(
-      ExternalStorageAttr::getAttrName()));
+  EXPECT_FALSE(
+      lookup(*module, "w")->hasAttr(ExternalStorageAttr::getAttrName()));
   auto h = dyn_cast<DenseElementsAttr>(lookup(*module, "h").getValueAttr());
   ASSERT_TRUE(h);
   EXPECT_EQ(h.getType().getElementType(), Float16Type::get(&context));
@@ -119,8 +119,8 @@ TEST_F(ExternalStorageTest, LeavesEverythingMappedAboveTheLimit) {
   for (StringRef name : {"w", "h", "state", "mask"}) {
     EXPECT_TRUE(isa<ExternAttr>(lookup(*module, name).getValueAttr()))
         << name.str();
-    EXPECT_TRUE(lookup(*module, name)->hasAttr(
-        ExternalStorageAttr::getAttrName()));
+    EXPECT_TRUE(
+        lookup(*module, name)->hasAttr(ExternalStorageAttr::getAttrName()));
   }
   EXPECT_EQ(storage->getAddresses().size(), 4u);
 }

@@ -50,13 +50,12 @@ LogicalResult checkOperands(Location loc, StringRef op, Value r, Value t,
     return emitError(loc) << op << ": X must be a float tensor";
   for (Value v : tensors.drop_front())
     if (v.getType() != xType)
-      return emitError(loc) << op << ": the gradient and state tensors must "
-                            << "have X's type " << xType << ", got "
-                            << v.getType();
+      return emitError(loc)
+             << op << ": the gradient and state tensors must "
+             << "have X's type " << xType << ", got " << v.getType();
   auto rType = dyn_cast<RankedTensorType>(r.getType());
   auto tType = dyn_cast<RankedTensorType>(t.getType());
-  if (!rType || rType.getRank() != 0 ||
-      !isa<FloatType>(rType.getElementType()))
+  if (!rType || rType.getRank() != 0 || !isa<FloatType>(rType.getElementType()))
     return emitError(loc) << op << ": R must be a float scalar";
   if (!tType || tType.getRank() != 0 ||
       !isa<IntegerType>(tType.getElementType()))
@@ -91,9 +90,10 @@ Value isPositive(OpBuilder &b, Location loc, Value tF64) {
 
 } // namespace
 
-FailureOr<SmallVector<Value>>
-mlprog::buildAdagrad(OpBuilder &b, Location loc, Value r, Value t, Value x,
-                     Value g, Value h, const AdagradParams &p) {
+FailureOr<SmallVector<Value>> mlprog::buildAdagrad(OpBuilder &b, Location loc,
+                                                   Value r, Value t, Value x,
+                                                   Value g, Value h,
+                                                   const AdagradParams &p) {
   if (failed(checkOperands(loc, "Adagrad", r, t, {x, g, h})))
     return failure();
   Type type = elementTypeOf(x);
@@ -124,16 +124,17 @@ mlprog::buildAdagrad(OpBuilder &b, Location loc, Value r, Value t, Value x,
   return SmallVector<Value>{*xNew, *hNew};
 }
 
-FailureOr<SmallVector<Value>>
-mlprog::buildMomentum(OpBuilder &b, Location loc, Value r, Value t, Value x,
-                      Value g, Value v, const MomentumParams &p) {
+FailureOr<SmallVector<Value>> mlprog::buildMomentum(OpBuilder &b, Location loc,
+                                                    Value r, Value t, Value x,
+                                                    Value g, Value v,
+                                                    const MomentumParams &p) {
   if (failed(checkOperands(loc, "Momentum", r, t, {x, g, v})))
     return failure();
   Type type = elementTypeOf(x);
   ScalarMath f64{b, loc, b.getF64Type()};
-  Value beta = arith::SelectOp::create(
-      b, loc, isPositive(b, loc, extractF64(b, loc, t)), f64.c(p.beta),
-      f64.c(1.0));
+  Value beta =
+      arith::SelectOp::create(b, loc, isPositive(b, loc, extractF64(b, loc, t)),
+                              f64.c(p.beta), f64.c(1.0));
   Value betaT = toTensor(b, loc, beta, type);
   Value rateT = toTensor(b, loc, extractF64(b, loc, r), type);
   FailureOr<Value> vNew = buildBroadcastedGeneric(
@@ -160,9 +161,10 @@ mlprog::buildMomentum(OpBuilder &b, Location loc, Value r, Value t, Value x,
   return SmallVector<Value>{*xNew, *vNew};
 }
 
-FailureOr<SmallVector<Value>>
-mlprog::buildAdam(OpBuilder &b, Location loc, Value r, Value t, Value x,
-                  Value g, Value v, Value h, const AdamParams &p) {
+FailureOr<SmallVector<Value>> mlprog::buildAdam(OpBuilder &b, Location loc,
+                                                Value r, Value t, Value x,
+                                                Value g, Value v, Value h,
+                                                const AdamParams &p) {
   if (failed(checkOperands(loc, "Adam", r, t, {x, g, v, h})))
     return failure();
   Type type = elementTypeOf(x);

@@ -72,8 +72,7 @@ ImportWeightsOptions mlprog::getImportWeightsOptions(StringRef outputPath) {
   }
   std::string bundleDir = getCanonicalDirectory(options.bundlePath);
   if (toFile && bundleDir == getCanonicalDirectory(outputPath)) {
-    options.storagePath =
-        llvm::sys::path::filename(options.bundlePath).str();
+    options.storagePath = llvm::sys::path::filename(options.bundlePath).str();
   } else {
     llvm::SmallString<256> absolute(bundleDir);
     llvm::sys::path::append(absolute,

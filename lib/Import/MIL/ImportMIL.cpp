@@ -12,8 +12,8 @@
 #include "Importer.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
-#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/Common/Compression.h"
+#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/InitAll.h"
 #include "mlprog/Support/ModelPath.h"
 #include "mlprog/Support/ResourceLimits.h"

@@ -12,8 +12,8 @@
 #include "NodeContext.h"
 #include "StateBindings.h"
 #include "TensorConversion.h"
-#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/Common/InputShapes.h"
+#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Support/ModelPath.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"

@@ -300,6 +300,88 @@ LogicalResult importQLinearConv(NodeContext &ctx) {
                                           *wScaleAligned, yScale, yZp, *type));
 }
 
+/// The quantized operand at inputs `value`, `value + 1` (scale) and
+/// `value + 2` (zero point, optional), its signedness from the ONNX types.
+FailureOr<QuantizedValue> quantizedInput(NodeContext &ctx, unsigned value) {
+  FailureOr<Value> v = ctx.input(value), scale = ctx.input(value + 1);
+  if (failed(v) || failed(scale))
+    return failure();
+  return QuantizedValue{*v, *scale, ctx.optionalInput(value + 2),
+                        isUnsigned(ctx, value, value + 2)};
+}
+
+/// The quantized type of an output whose zero point is input `zpIndex`, or,
+/// when that is absent, of the quantized input `like` (these contrib ops
+/// keep their input's type).
+FailureOr<QuantizedType> outputType(NodeContext &ctx, unsigned zpIndex,
+                                    const QuantizedValue &like) {
+  if (ctx.hasInput(zpIndex))
+    return zeroPointType(ctx, zpIndex);
+  auto it = dyn_cast<IntegerType>(getElementTypeOrSelf(like.value.getType()));
+  if (!it || it.getWidth() == 1)
+    return emitError(ctx.loc) << "unsupported " << ctx.node.op_type()
+                              << " input of type " << like.value.getType();
+  return QuantizedType{it, like.isUnsigned};
+}
+
+/// com.microsoft QLinearAdd / QLinearMul (onnxruntime contrib op, version
+/// 1): A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale,
+/// C_zero_point; numpy broadcasting.
+template <BinaryOpKind Kind>
+LogicalResult importQLinearBinary(NodeContext &ctx) {
+  FailureOr<QuantizedValue> a = quantizedInput(ctx, 0),
+                            b = quantizedInput(ctx, 3);
+  FailureOr<Value> yScale = ctx.input(6);
+  if (failed(a) || failed(b) || failed(yScale))
+    return failure();
+  FailureOr<QuantizedType> type = outputType(ctx, 7, *a);
+  if (failed(type))
+    return failure();
+  recordQuantizedOutput(ctx, *type);
+  return ctx.setResult(0,
+                       buildQLinearBinary(ctx.b, ctx.loc, Kind, *a, *b, *yScale,
+                                          ctx.optionalInput(7), *type));
+}
+
+/// com.microsoft QLinearGlobalAveragePool (onnxruntime contrib op, version
+/// 1): X, x_scale, x_zero_point, y_scale, y_zero_point; `channels_last`.
+LogicalResult importQLinearGlobalAveragePool(NodeContext &ctx) {
+  FailureOr<QuantizedValue> x = quantizedInput(ctx, 0);
+  FailureOr<Value> yScale = ctx.input(3);
+  if (failed(x) || failed(yScale))
+    return failure();
+  FailureOr<QuantizedType> type = outputType(ctx, 4, *x);
+  if (failed(type))
+    return failure();
+  recordQuantizedOutput(ctx, *type);
+  return ctx.setResult(0, buildQLinearGlobalAveragePool(
+                              ctx.b, ctx.loc, *x, *yScale, ctx.optionalInput(4),
+                              *type, ctx.getInt("channels_last", 0) != 0));
+}
+
+/// com.microsoft QGemm (onnxruntime contrib op, version 1): A, a_scale,
+/// a_zero_point, B, b_scale, b_zero_point, optional i32 C, optional y_scale
+/// and y_zero_point (absent: a float result); `alpha`, `transA`, `transB`.
+LogicalResult importQGemm(NodeContext &ctx) {
+  FailureOr<QuantizedValue> a = quantizedInput(ctx, 0),
+                            b = quantizedInput(ctx, 3);
+  if (failed(a) || failed(b))
+    return failure();
+  std::optional<QuantizedType> type;
+  if (ctx.hasInput(8)) {
+    FailureOr<QuantizedType> t = zeroPointType(ctx, 8);
+    if (failed(t))
+      return failure();
+    type = *t;
+    recordQuantizedOutput(ctx, *type);
+  }
+  return ctx.setResult(
+      0, buildQGemm(ctx.b, ctx.loc, *a, *b, ctx.optionalInput(6),
+                    ctx.optionalInput(7), ctx.optionalInput(8), type,
+                    ctx.getFloat("alpha", 1.0), ctx.getInt("transA", 0) != 0,
+                    ctx.getInt("transB", 0) != 0));
+}
+
 } // namespace
 
 void registerQuantizationOps(OpTable &table) {
@@ -310,6 +392,11 @@ void registerQuantizationOps(OpTable &table) {
       {"ConvInteger", importConvInteger},
       {"QLinearMatMul", importQLinearMatMul},
       {"QLinearConv", importQLinearConv},
+      {"com.microsoft::QLinearAdd", importQLinearBinary<BinaryOpKind::Add>},
+      {"com.microsoft::QLinearMul", importQLinearBinary<BinaryOpKind::Mul>},
+      {"com.microsoft::QLinearGlobalAveragePool",
+       importQLinearGlobalAveragePool},
+      {"com.microsoft::QGemm", importQGemm},
   });
 }
 

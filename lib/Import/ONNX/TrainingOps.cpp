@@ -25,11 +25,11 @@ LogicalResult importOptimizer(
   unsigned groups = numState + 2; // X, G and each state tensor.
   int inputs = ctx.node.input_size() - 2;
   if (inputs <= 0 || inputs % groups != 0)
-    return emitError(ctx.loc) << op << ": expected R, T and " << groups
-                              << " groups of tensors (X, G"
-                              << (numState == 1 ? ", one state" : ", two states")
-                              << "), got " << ctx.node.input_size()
-                              << " inputs";
+    return emitError(ctx.loc)
+           << op << ": expected R, T and " << groups
+           << " groups of tensors (X, G"
+           << (numState == 1 ? ", one state" : ", two states") << "), got "
+           << ctx.node.input_size() << " inputs";
   unsigned n = inputs / groups;
   FailureOr<Value> r = ctx.input(0), t = ctx.input(1);
   if (failed(r) || failed(t))
@@ -57,11 +57,10 @@ LogicalResult importAdagrad(NodeContext &ctx) {
   p.decayFactor = ctx.getFloat("decay_factor", 0.0);
   p.epsilon = ctx.getFloat("epsilon", 0.0);
   p.normCoefficient = ctx.getFloat("norm_coefficient", 0.0);
-  return importOptimizer(ctx, "Adagrad", 1,
-                         [&](Value r, Value t, ArrayRef<Value> a) {
-                           return buildAdagrad(ctx.b, ctx.loc, r, t, a[0], a[1],
-                                               a[2], p);
-                         });
+  return importOptimizer(
+      ctx, "Adagrad", 1, [&](Value r, Value t, ArrayRef<Value> a) {
+        return buildAdagrad(ctx.b, ctx.loc, r, t, a[0], a[1], a[2], p);
+      });
 }
 
 LogicalResult importMomentum(NodeContext &ctx) {
@@ -79,11 +78,10 @@ LogicalResult importMomentum(NodeContext &ctx) {
                                  "'nesterov', got '"
                               << mode << "'";
   p.nesterov = mode == "nesterov";
-  return importOptimizer(ctx, "Momentum", 1,
-                         [&](Value r, Value t, ArrayRef<Value> a) {
-                           return buildMomentum(ctx.b, ctx.loc, r, t, a[0],
-                                                a[1], a[2], p);
-                         });
+  return importOptimizer(
+      ctx, "Momentum", 1, [&](Value r, Value t, ArrayRef<Value> a) {
+        return buildMomentum(ctx.b, ctx.loc, r, t, a[0], a[1], a[2], p);
+      });
 }
 
 LogicalResult importAdam(NodeContext &ctx) {
@@ -93,11 +91,10 @@ LogicalResult importAdam(NodeContext &ctx) {
   p.epsilon = ctx.getFloat("epsilon", 1e-6);
   p.normCoefficient = ctx.getFloat("norm_coefficient", 0.0);
   p.normCoefficientPost = ctx.getFloat("norm_coefficient_post", 0.0);
-  return importOptimizer(ctx, "Adam", 2,
-                         [&](Value r, Value t, ArrayRef<Value> a) {
-                           return buildAdam(ctx.b, ctx.loc, r, t, a[0], a[1],
-                                            a[2], a[3], p);
-                         });
+  return importOptimizer(
+      ctx, "Adam", 2, [&](Value r, Value t, ArrayRef<Value> a) {
+        return buildAdam(ctx.b, ctx.loc, r, t, a[0], a[1], a[2], a[3], p);
+      });
 }
 
 } // namespace

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/Common/InputShapes.h"
+#include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Import/TorchScript/ImportTorchScript.h"
 #include "mlprog/InitAll.h"
 

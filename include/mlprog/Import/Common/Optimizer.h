@@ -80,9 +80,9 @@ struct AdamParams {
 ///           (X - r' * V_new / (sqrt(H_new) + epsilon))
 /// Spec: ONNX Adam (ai.onnx.preview.training-1).
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-buildAdam(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r,
-          mlir::Value t, mlir::Value x, mlir::Value g, mlir::Value v,
-          mlir::Value h, const AdamParams &params);
+buildAdam(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r, mlir::Value t,
+          mlir::Value x, mlir::Value g, mlir::Value v, mlir::Value h,
+          const AdamParams &params);
 
 } // namespace mlprog
 

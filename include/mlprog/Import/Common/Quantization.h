@@ -14,6 +14,8 @@
 #ifndef MLPROG_IMPORT_COMMON_QUANTIZATION_H
 #define MLPROG_IMPORT_COMMON_QUANTIZATION_H
 
+#include "mlprog/Import/Common/Elementwise.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
@@ -175,6 +177,55 @@ mlir::FailureOr<mlir::Value>
 alignAxisParam(mlir::OpBuilder &b, mlir::Location loc, mlir::Value param,
                int64_t rank, std::optional<int64_t> axis, int64_t axisExtent,
                llvm::StringRef what);
+
+/// A quantized tensor: integer `value` of signedness `isUnsigned`, with a
+/// per-tensor float `scale` and `zeroPoint` (may be null: zero) of its
+/// element type, or per-channel ones where an op allows them.
+struct QuantizedValue {
+  mlir::Value value;
+  mlir::Value scale;
+  mlir::Value zeroPoint;
+  bool isUnsigned = false;
+};
+
+/// `y = quantize(dequantize(a) op dequantize(bq))` with numpy broadcasting,
+/// computed in the scales' float type and rounded half to even into
+/// `result` with `yScale` / `yZeroPoint` (per-tensor). `kind` is Add or Mul.
+/// Errors: as buildDequantizeLinear and buildQuantizeLinear, operands that
+/// do not broadcast.
+/// Spec: onnxruntime's com.microsoft QLinearAdd and QLinearMul (version 1).
+mlir::FailureOr<mlir::Value>
+buildQLinearBinary(mlir::OpBuilder &b, mlir::Location loc, BinaryOpKind kind,
+                   const QuantizedValue &a, const QuantizedValue &bq,
+                   mlir::Value yScale, mlir::Value yZeroPoint,
+                   QuantizedType result);
+
+/// The mean over the spatial dims of the quantized `x` ([N, C, D1..Dn], or
+/// [N, D1..Dn, C] when `channelsLast`), requantized into `result` with
+/// `yScale` / `yZeroPoint`: [N, C, 1, ..., 1] (or [N, 1, ..., 1, C]).
+/// Errors: as buildGlobalAveragePool (static spatial extents).
+/// Spec: onnxruntime's com.microsoft QLinearGlobalAveragePool (version 1).
+mlir::FailureOr<mlir::Value>
+buildQLinearGlobalAveragePool(mlir::OpBuilder &b, mlir::Location loc,
+                              const QuantizedValue &x, mlir::Value yScale,
+                              mlir::Value yZeroPoint, QuantizedType result,
+                              bool channelsLast);
+
+/// Quantized Gemm of 2-D `a` [M, K] (or [K, M] when `transA`) and `bq`
+/// [K, N] (or [N, K] when `transB`; scale and zero point per-tensor or
+/// per column, 1-D [N]): the i32 accumulator `(a - za) @ (b - zb) + c`
+/// (`c`: optional i32 bias broadcasting to [M, N]) scaled by
+/// `alpha * scaleA * scaleB`. With `result`, requantized by `yScale` and
+/// `yZeroPoint` into it; without, the f32 product (divided by `yScale` when
+/// given, as onnxruntime does).
+/// Errors: operands that are not 2-D integers, what buildMatMulInteger and
+/// buildRequantize reject.
+/// Spec: onnxruntime's com.microsoft QGemm (version 1).
+mlir::FailureOr<mlir::Value>
+buildQGemm(mlir::OpBuilder &b, mlir::Location loc, const QuantizedValue &a,
+           const QuantizedValue &bq, mlir::Value c, mlir::Value yScale,
+           mlir::Value yZeroPoint, std::optional<QuantizedType> result,
+           double alpha, bool transA, bool transB);
 
 } // namespace mlprog
 

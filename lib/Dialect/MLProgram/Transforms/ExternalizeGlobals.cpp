@@ -73,8 +73,8 @@ FailureOr<unsigned> mlprog::externalizeGlobals(ModuleOp module,
     return 0u;
   if (llvm::Error err = writeSafeTensors(bundlePath, entries))
     return module.emitError() << llvm::toString(std::move(err));
-  StringRef file = storagePath.empty() ? llvm::sys::path::filename(bundlePath)
-                                       : storagePath;
+  StringRef file =
+      storagePath.empty() ? llvm::sys::path::filename(bundlePath) : storagePath;
   MLIRContext *ctx = module.getContext();
   for (GlobalOp global : moved) {
     Type type = cast<TypedAttr>(global.getValueAttr()).getType();

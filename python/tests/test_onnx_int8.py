@@ -1,0 +1,176 @@
+"""Quantized ONNX models against onnxruntime's int8 kernels (issue "Real
+ONNX models"): models quantized by onnxruntime's own tools, and the
+com.microsoft contrib ops its QOperator format uses.
+
+int8_export.py (run under the project's .venv) writes resnet18 quantized
+by `quantize_static` in the QDQ and QOperator formats and a small BERT
+quantized by `quantize_dynamic`. mlprog computes the QDQ pairs and the
+QLinear ops by their ONNX definitions (dequantize, compute, requantize,
+rounding half to even); onnxruntime fuses them into integer kernels whose
+float steps round in another order, so a quantized value may land one
+step away and carry that through the next layers. The acceptance: float
+outputs within one quantization step of the output's scale (the final
+DequantizeLinear's), integer outputs equal or one step apart.
+
+Measured (session 19, `pytest -s`, 22 s): resnet18 QOperator equal to
+onnxruntime in all 1000 logits; resnet18 QDQ: 200 of 1000 logits one
+step (0.042) apart, none further; BERT dynamic: 7.2e-7; the contrib-op
+model: one of 216 QLinearMul values one step apart.
+"""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import mlprog
+
+pytestmark = pytest.mark.skipif(not mlprog.HAVE_ONNX,
+                                reason="built without the ONNX importer")
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope="module")
+def quantized_models(repo_root, tmp_path_factory):
+    venv = os.path.join(repo_root, ".venv", "bin", "python")
+    if not os.path.exists(venv) or subprocess.run(
+            [venv, "-c", "import torch, torchvision, transformers, "
+             "onnxruntime.quantization"], capture_output=True).returncode:
+        pytest.skip("no .venv with torch, transformers and onnxruntime "
+                    "(bash scripts/setup-venv.sh --with torch --with "
+                    "transformers)")
+    out = tmp_path_factory.mktemp("int8")
+    subprocess.run([venv, os.path.join(HERE, "int8_export.py"), str(out)],
+                   check=True, timeout=900, capture_output=True)
+    return out
+
+
+def _ort(path, feeds):
+    session = ort.InferenceSession(str(path),
+                                   providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def _output_step(path):
+    """The scale of the DequantizeLinear that makes the graph's output."""
+    model = onnx.load(str(path))
+    inits = {t.name: numpy_helper.to_array(t)
+             for t in model.graph.initializer}
+    output = model.graph.output[0].name
+    for node in model.graph.node:
+        if node.op_type == "DequantizeLinear" and output in node.output:
+            return float(inits[node.input[1]])
+    raise AssertionError("the output is not made by a DequantizeLinear")
+
+
+@pytest.mark.parametrize("fmt", ["qdq", "qop"])
+def test_static_resnet18_within_one_step(quantized_models, fmt):
+    path = quantized_models / ("resnet18-%s.onnx" % fmt)
+    image = np.load(quantized_models / "image.npy")
+    (want,) = _ort(path, {"input": image})
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(image)
+    step = _output_step(path)
+    diff = np.abs(got - want)
+    print("resnet18 %s: %d of %d logits differ, max %.3g (one step %.3g)" % (
+        fmt, int((diff > 0).sum()), diff.size, diff.max(), step))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert diff.max() <= step * 1.0001
+    # Most logits agree exactly: a difference is a rounding tie, not a bug.
+    assert (diff == 0).mean() > 0.5
+
+
+def test_dynamic_bert(quantized_models):
+    path = quantized_models / "bert-dynamic.onnx"
+    ids = np.load(quantized_models / "input_ids.npy")
+    mask = np.load(quantized_models / "attention_mask.npy")
+    (want,) = _ort(path, {"input_ids": ids, "attention_mask": mask})
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(ids, mask)
+    print("bert dynamic: max abs diff %.2e" % np.abs(got - want).max())
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def _contrib_model():
+    """QLinearAdd, QLinearMul, QLinearGlobalAveragePool (NCHW and NHWC) and
+    QGemm (transB, per-column int8 B, i32 bias; quantized and float
+    outputs) on uint8 inputs."""
+    rng = np.random.default_rng(3)
+
+    def const(name, array):
+        return numpy_helper.from_array(np.asarray(array), name)
+
+    inits = [
+        const("sa", np.float32(0.05)), const("za", np.uint8(120)),
+        const("sb", np.float32(0.03)), const("zb", np.uint8(100)),
+        const("sc", np.float32(0.07)), const("zc", np.uint8(128)),
+        const("sp", np.float32(0.02)), const("zp", np.uint8(10)),
+        const("w", rng.integers(-127, 128, (5, 12)).astype(np.int8)),
+        const("sw", rng.uniform(0.01, 0.05, 5).astype(np.float32)),
+        const("zw", np.zeros(5, np.int8)),
+        const("bias", rng.integers(-500, 500, 5).astype(np.int32)),
+        const("sy", np.float32(0.4)), const("zy", np.uint8(128)),
+    ]
+    ms = "com.microsoft"
+    nodes = [
+        helper.make_node("QLinearAdd", ["a", "sa", "za", "b", "sb", "zb",
+                                        "sc", "zc"], ["add"], domain=ms),
+        helper.make_node("QLinearMul", ["a", "sa", "za", "b", "sb", "zb",
+                                        "sc", "zc"], ["mul"], domain=ms),
+        helper.make_node("QLinearGlobalAveragePool",
+                         ["add", "sc", "zc", "sp", "zp"], ["pool"],
+                         domain=ms, channels_last=0),
+        helper.make_node("QLinearGlobalAveragePool",
+                         ["mul", "sc", "zc", "sp", "zp"], ["pool_nhwc"],
+                         domain=ms, channels_last=1),
+        helper.make_node("Reshape", ["pool", "shape"], ["flat"]),
+        helper.make_node("QGemm", ["flat", "sp", "zp", "w", "sw", "zw",
+                                   "bias", "sy", "zy"], ["gemm"], domain=ms,
+                         transB=1, alpha=0.5),
+        helper.make_node("QGemm", ["flat", "sp", "zp", "w", "sw", "zw",
+                                   "bias"], ["gemm_float"], domain=ms,
+                         transB=1),
+    ]
+    inits.append(const("shape", np.array([2, 12], np.int64)))
+    u8 = TensorProto.UINT8
+    graph = helper.make_graph(
+        nodes, "contrib",
+        [helper.make_tensor_value_info("a", u8, [2, 12, 3, 3]),
+         helper.make_tensor_value_info("b", u8, [1, 12, 1, 3])],
+        [helper.make_tensor_value_info("add", u8, [2, 12, 3, 3]),
+         helper.make_tensor_value_info("mul", u8, [2, 12, 3, 3]),
+         helper.make_tensor_value_info("pool_nhwc", u8, [2, 1, 1, 3]),
+         helper.make_tensor_value_info("gemm", u8, [2, 5]),
+         helper.make_tensor_value_info("gemm_float", TensorProto.FLOAT,
+                                       [2, 5])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17), helper.make_opsetid(ms, 1)])
+    feeds = {"a": rng.integers(0, 256, (2, 12, 3, 3)).astype(np.uint8),
+             "b": rng.integers(0, 256, (1, 12, 1, 3)).astype(np.uint8)}
+    return model, feeds
+
+
+def test_contrib_ops_match_onnxruntime(tmp_path):
+    model, feeds = _contrib_model()
+    path = tmp_path / "contrib.onnx"
+    onnx.save(model, str(path))
+    want = _ort(path, feeds)
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(feeds["a"],
+                                                       feeds["b"])
+    names = [o.name for o in model.graph.output]
+    for name, g, w in zip(names, got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, name
+        if w.dtype == np.uint8:
+            diff = np.abs(g.astype(np.int32) - w.astype(np.int32))
+            print("%s: %d of %d values one step apart" % (
+                name, int((diff > 0).sum()), diff.size))
+            assert diff.max() <= 1, name
+        else:
+            # One step of the float output: a_scale * b_scale.
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5,
+                                       err_msg=name)
