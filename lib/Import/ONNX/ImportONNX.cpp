@@ -13,6 +13,8 @@
 #include "StateBindings.h"
 #include "TensorConversion.h"
 #include "mlprog/Import/Common/InputShapes.h"
+#include "mlprog/Import/Common/ConstantEvaluation.h"
+#include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Support/ModelPath.h"
 
@@ -82,6 +84,12 @@ private:
   std::optional<LogicalResult> expandFunction(const onnx::NodeProto &node,
                                               StringRef name, int64_t nodeOpset,
                                               unsigned depth);
+  /// For a node whose inputs are all constants, records as constants the
+  /// outputs its handler built as code (evaluated by
+  /// evaluateConstantTensor), so that sizes computed from constants (a
+  /// ReduceMax, Div, Ceil and Cast over image sizes) stay static downstream.
+  /// The handler's ops are left for the pipeline's dead-code removal.
+  void foldConstantOutputs(const onnx::NodeProto &node, Location loc);
   FailureOr<SmallVector<Value>>
   importSubgraph(const onnx::GraphProto &subgraph, ValueRange inputs,
                  StringRef parentName, int64_t nodeOpset, unsigned depth);
@@ -375,7 +383,39 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     if (nodeCtx.hasOutput(i) && !state.lookup(node.output(i), loc))
       return emitError(loc) << "unsupported output " << i << " of ONNX op '"
                             << node.op_type() << "'";
+  foldConstantOutputs(node, loc);
   return success();
+}
+
+/// The largest tensor foldConstantOutputs evaluates: shape arithmetic and
+/// small tables, not weights (which stay globals, for the weights bundle).
+static constexpr int64_t kMaxEvaluatedElements = 4096;
+
+void ModelImporter::foldConstantOutputs(const onnx::NodeProto &node,
+                                        Location loc) {
+  // Nodes without inputs (Constant, the random generators) and nodes with
+  // subgraphs are their handlers' business.
+  if (node.input_size() == 0)
+    return;
+  for (const std::string &input : node.input())
+    if (!input.empty() && !state.lookupConstant(input))
+      return;
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.has_g() || attr.graphs_size())
+      return;
+  for (const std::string &output : node.output()) {
+    if (output.empty() || state.lookupConstant(output))
+      continue;
+    Value value = state.lookup(output, loc);
+    if (!value)
+      continue;
+    DenseElementsAttr constant =
+        evaluateConstantTensor(value, kMaxEvaluatedElements);
+    if (!constant)
+      continue;
+    state.define(output, buildConstant(builder, loc, constant));
+    state.defineConstant(output, constant);
+  }
 }
 
 std::optional<LogicalResult>
