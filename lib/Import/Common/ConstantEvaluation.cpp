@@ -26,8 +26,8 @@ public:
 private:
   bool isSmall(Type type) const {
     auto shaped = dyn_cast<RankedTensorType>(type);
-    return !shaped || (shaped.hasStaticShape() &&
-                       shaped.getNumElements() <= maxElements);
+    return !shaped ||
+           (shaped.hasStaticShape() && shaped.getNumElements() <= maxElements);
   }
   Attribute evaluateOp(Operation *op, unsigned result, unsigned depth);
   Attribute evaluateLinalg(linalg::LinalgOp op, unsigned result,
@@ -68,8 +68,8 @@ Attribute Evaluator::evaluate(Value v, unsigned depth) {
     return it->second;
   Attribute result;
   if (auto opResult = dyn_cast<OpResult>(v))
-    result = evaluateOp(opResult.getOwner(), opResult.getResultNumber(),
-                        depth + 1);
+    result =
+        evaluateOp(opResult.getOwner(), opResult.getResultNumber(), depth + 1);
   known[v] = result;
   return result;
 }
@@ -82,9 +82,9 @@ Attribute Evaluator::evaluateOp(Operation *op, unsigned result,
   if (auto load = dyn_cast<GlobalLoadConstOp>(op)) {
     auto global = SymbolTable::lookupNearestSymbolFrom<GlobalOp>(
         op, load.getGlobalAttr());
-    return global ? dyn_cast_if_present<DenseElementsAttr>(
-                        global.getValueAttr())
-                  : Attribute();
+    return global
+               ? dyn_cast_if_present<DenseElementsAttr>(global.getValueAttr())
+               : Attribute();
   }
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
     // Its contents are undefined: whatever reads them may read zeros.
@@ -195,8 +195,8 @@ Attribute Evaluator::evaluateLinalg(linalg::LinalgOp op, unsigned result,
     }
     for (Operation &inner : body.without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        values[index.getResult()] = IntegerAttr::get(
-            index.getType(), point[index.getDim()]);
+        values[index.getResult()] =
+            IntegerAttr::get(index.getType(), point[index.getDim()]);
         continue;
       }
       if (inner.getNumResults() != 1 || inner.getNumRegions() != 0 ||

@@ -12,9 +12,9 @@
 #include "NodeContext.h"
 #include "StateBindings.h"
 #include "TensorConversion.h"
-#include "mlprog/Import/Common/InputShapes.h"
 #include "mlprog/Import/Common/ConstantEvaluation.h"
 #include "mlprog/Import/Common/Creation.h"
+#include "mlprog/Import/Common/InputShapes.h"
 #include "mlprog/Import/Common/WeightsBundle.h"
 #include "mlprog/Support/ModelPath.h"
 

@@ -281,6 +281,8 @@ void registerControlFlowOps(OpTable &table);
 void registerSequenceOps(OpTable &table);
 /// TrainingOps.cpp: Adagrad, Momentum, Adam (ai.onnx.preview.training).
 void registerTrainingOps(OpTable &table);
+/// ClassicalMLOps.cpp: Binarizer, ArrayFeatureExtractor (ai.onnx.ml).
+void registerClassicalMLOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

@@ -33,6 +33,7 @@ const OpTable &getOpTable() {
     registerControlFlowOps(t);
     registerSequenceOps(t);
     registerTrainingOps(t);
+    registerClassicalMLOps(t);
     return t;
   }();
   return table;

@@ -1,4 +1,5 @@
-//===- ConstantEvaluation.h - Import-time values of constant code -*- C++ -*-===//
+//===- ConstantEvaluation.h - Import-time values of constant code -*- C++
+//-*-===//
 //
 // Exporters compute sizes from constants with ordinary ops: torchvision's
 // detection transform takes a ReduceMax over constant image sizes, divides,
