@@ -145,6 +145,23 @@ static Error loadOpenMPRuntime(unsigned numThreads) {
   return Error::success();
 }
 
+/// Makes the compiler runtime's helper functions visible to the JIT's symbol
+/// lookup: LLVM lowers some conversions to calls (f64 -> f16 truncation is
+/// `__truncdfhf2` on x86 without AVX512-FP16), which the process provides
+/// through libgcc_s. An executable links it in the global scope; a Python
+/// extension module does not, so `mlprog.compile` could not find them.
+static void loadCompilerRuntime() {
+#ifdef __linux__
+  static bool loaded = [] {
+    std::string message;
+    return llvm::sys::DynamicLibrary::getPermanentLibrary("libgcc_s.so.1",
+                                                          &message)
+        .isValid();
+  }();
+  (void)loaded;
+#endif
+}
+
 /// Finds the entry function (see JitRunnerOptions::entry).
 static Expected<FunctionOpInterface> findEntry(ModuleOp module,
                                                StringRef requested) {
@@ -259,6 +276,7 @@ createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
   if (usesOpenMP(module))
     if (Error err = loadOpenMPRuntime(runnerOptions.numThreads))
       return std::move(err);
+  loadCompilerRuntime();
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
     return llvm::createStringError("JIT compilation failed: " +

@@ -92,6 +92,27 @@ def test_save_writes_weights_beside_the_ir(tmp_path, monkeypatch):
         module.save(folder / "bad.mlir", weights_threshold=-1)
 
 
+def test_compiler_runtime_helpers_resolve_in_a_fresh_process():
+    """f64 -> f16 truncation is a libgcc call (__truncdfhf2) on x86 without
+    AVX512-FP16. A Python extension does not put libgcc_s in the global
+    scope, so the JIT could not find it unless an earlier model had loaded
+    the OpenMP runtime (coremltools' fp16 resize tests failed that way).
+    A fresh process, so nothing else has loaded it."""
+    import subprocess
+    import sys
+    program = "\n".join([
+        "import mlprog, numpy as np",
+        "m = mlprog.parse('func.func @main(%x: tensor<3xf64>) -> "
+        "tensor<3xf16> { %y = arith.truncf %x : tensor<3xf64> to "
+        "tensor<3xf16> return %y : tensor<3xf16> }')",
+        "y = mlprog.compile(m, opt_level=0)(np.array([1.5, -2.25, 65504.0]))",
+        "print(y.dtype, y.tolist())"])
+    result = subprocess.run([sys.executable, "-c", program],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "float16 [1.5, -2.25, 65504.0]"
+
+
 def test_functions_results_and_scalars():
     exe = mlprog.compile(mlprog.parse(PROGRAM))
     assert exe.functions == ["main", "scaled_sum", "count"]
