@@ -23,6 +23,9 @@ $py "$root/scripts/export_torchvision.py" --model "$model" --out-dir "$out"
 echo "== 2. import: mlprog-translate --import-onnx"
 "$bin/mlprog-translate" --import-onnx "$out/$model.onnx" -o "$out/$model.mlir"
 echo "   wrote $out/$model.mlir ($(du -h "$out/$model.mlir" | cut -f1))"
+if [ -f "$out/$model.safetensors" ]; then
+  echo "   and its weights $out/$model.safetensors ($(du -h "$out/$model.safetensors" | cut -f1))"
+fi
 echo "== 3. compile for the CPU and run: mlprog-run"
 start=$(date +%s%N)
 "$bin/mlprog-run" "$out/$model.mlir" --input "$out/input_0.npy" \
