@@ -129,15 +129,21 @@ Attribute Evaluator::evaluateLinalg(linalg::LinalgOp op, unsigned result,
                                     unsigned depth) {
   if (!op.hasPureTensorSemantics() || !op.getBlock())
     return {};
+  // Loop extents from the operand shapes (none when the indexing maps do
+  // not determine them).
+  AffineMap shapesToLoops = op.getShapesToLoopsMap();
+  if (!shapesToLoops)
+    return {};
   SmallVector<int64_t> ranges =
-      op.getShapesToLoopsMap().compose(op.createFlatListOfOperandStaticDims());
+      shapesToLoops.compose(op.createFlatListOfOperandStaticDims());
   int64_t total = 1;
   for (int64_t r : ranges) {
     if (ShapedType::isDynamic(r) || r < 0)
       return {};
-    total *= r;
-    if (total > maxElements)
+    // No multiplication that could overflow: r is bounded first.
+    if (r != 0 && total > maxElements / r)
       return {};
+    total *= r;
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   // Operands (inputs, then inits) as element lists with their strides.
