@@ -85,6 +85,18 @@ static std::optional<unsigned> reshapeDim(Operation *op, unsigned dim) {
 /// merge, unlike tensor.empty), right before `op`. The contraction's forall
 /// can then fuse it into its tiles (see tileForall), and bufferization writes
 /// the contraction's result in place instead of copying the shared init.
+/// A bufferization.alloc_tensor of `like`'s type, its dynamic extents read
+/// from `like` (which must dominate the insertion point).
+static Value createAllocLike(RewriterBase &rewriter, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, like, i));
+  return bufferization::AllocTensorOp::create(rewriter, loc, type,
+                                              dynamicSizes);
+}
+
 void cpu::useOwnInit(RewriterBase &rewriter, linalg::LinalgOp op) {
   OpOperand *initOperand = op.getDpsInitOperand(0);
   Value init = initOperand->get();
@@ -103,8 +115,7 @@ void cpu::useOwnInit(RewriterBase &rewriter, linalg::LinalgOp op) {
   rewriter.setInsertionPoint(op);
   Value fresh;
   if (auto fill = dyn_cast<linalg::FillOp>(producer)) {
-    Value empty =
-        bufferization::AllocTensorOp::create(rewriter, loc, type, ValueRange{});
+    Value empty = createAllocLike(rewriter, loc, init);
     fresh = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
                 .getResult(0);
   } else if (auto generic = dyn_cast<linalg::GenericOp>(producer)) {
@@ -118,8 +129,7 @@ void cpu::useOwnInit(RewriterBase &rewriter, linalg::LinalgOp op) {
     unsigned rank = type.getRank();
     AffineMap biasMap =
         AffineMap::get(rank, 0, getAffineDimExpr(*dim, ctx), ctx);
-    Value empty =
-        bufferization::AllocTensorOp::create(rewriter, loc, type, ValueRange{});
+    Value empty = createAllocLike(rewriter, loc, init);
     fresh =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{type},
@@ -152,6 +162,9 @@ void cpu::splitInitProducer(RewriterBase &rewriter,
       !(isa<linalg::FillOp>(producer) || (generic && getBroadcastDim(generic))))
     return;
   auto initType = cast<RankedTensorType>(init.getType());
+  // The parts' slices are static.
+  if (!initType.hasStaticShape())
+    return;
   for (linalg::LinalgOp part : parts) {
     OpOperand *operand = part.getDpsInitOperand(0);
     auto partType = cast<RankedTensorType>(operand->get().getType());
