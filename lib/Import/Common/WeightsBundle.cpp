@@ -66,6 +66,9 @@ ImportWeightsOptions mlprog::getImportWeightsOptions(StringRef outputPath) {
   } else if (toFile) {
     llvm::SmallString<256> bundle(outputPath);
     llvm::sys::path::replace_extension(bundle, "safetensors");
+    // An output itself named *.safetensors keeps its name for the IR.
+    if (bundle == outputPath)
+      bundle += ".weights.safetensors";
     options.bundlePath = std::string(bundle);
   } else {
     return options;

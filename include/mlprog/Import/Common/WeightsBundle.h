@@ -40,7 +40,9 @@ struct ImportWeightsOptions {
 /// importer's translation registration calls it, before the command line is
 /// parsed):
 ///   --weights-bundle=FILE   the bundle (default: the `-o` file with the
-///                           extension `.safetensors`; none for stdout)
+///                           extension `.safetensors`, or with
+///                           `.weights.safetensors` appended when it already
+///                           has that extension; none for stdout)
 ///   --weights-threshold=N   smallest initializer in bytes that moves
 ///                           (default kDefaultWeightsThreshold)
 ///   --inline-weights        keep every initializer in the IR text
