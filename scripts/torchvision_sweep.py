@@ -61,7 +61,10 @@ def worker(kind, name, exporter, out, max_params):
     warnings.filterwarnings("ignore")
     logging.disable(logging.WARNING)
     torch.manual_seed(0)
-    model = torchvision.models.get_model(name, weights=None).eval()
+    # Segmentation models would download ImageNet weights for their
+    # backbone by default.
+    extra = {"weights_backbone": None} if kind == "segmentation" else {}
+    model = torchvision.models.get_model(name, weights=None, **extra).eval()
     if kind == "segmentation" and hasattr(model, "aux_classifier"):
         model.aux_classifier = None
     params = sum(p.numel() for p in model.parameters())
