@@ -20,6 +20,21 @@ def _default_tools_dir():
     return os.path.join(os.path.dirname(os.path.dirname(package)), "bin")
 
 
+def under_sanitizer():
+    """True in the ASan build's test run (scripts/test-sanitizers.sh), where
+    the ASan runtime is preloaded into the uninstrumented interpreter."""
+    return "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
+def skip_whole_network_under_sanitizer():
+    """Skips a test that exports and compiles whole networks when it runs
+    under ASan: minutes there, and the normal build runs the same code."""
+    if under_sanitizer():
+        pytest.skip("sanitizer run: exporting and compiling whole networks "
+                    "takes minutes under ASan; the normal build runs this "
+                    "test")
+
+
 @pytest.fixture(scope="session")
 def tools_dir():
     path = os.environ.get("MLPROG_TOOLS_DIR") or _default_tools_dir()

@@ -9,13 +9,11 @@ import subprocess
 import pytest
 
 import mlprog
+from conftest import skip_whole_network_under_sanitizer
 
 
 def test_coreml_converted_models_match_pytorch(repo_root):
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        pytest.skip("sanitizer run: six conversions and compilations of "
-                    "whole networks take minutes under ASan; the normal "
-                    "build runs this test")
+    skip_whole_network_under_sanitizer()
     python = os.path.join(repo_root, ".venv-coreml", "bin", "python")
     if not os.path.exists(python):
         pytest.skip("no .venv-coreml (scripts/setup-venv.sh --with coreml)")

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 import mlprog
+from conftest import skip_whole_network_under_sanitizer
 
 pytestmark = pytest.mark.skipif(not mlprog.HAVE_ONNX,
                                 reason="built without the ONNX importer")
@@ -36,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def test_ssdlite_matches_onnxruntime(repo_root, tmp_path):
+    skip_whole_network_under_sanitizer()
     venv = os.path.join(repo_root, ".venv", "bin", "python")
     if not os.path.exists(venv) or subprocess.run(
             [venv, "-c", "import torch, torchvision"],
