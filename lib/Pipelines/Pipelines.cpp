@@ -75,6 +75,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
       TileAndVectorizeContractionsPassOptions codegen;
       codegen.targetFeatures = getCPUTarget(options).features;
       codegen.parallel = parallel;
+      TileDynamicContractionsPassOptions dynamic;
+      dynamic.targetFeatures = codegen.targetFeatures;
+      tensorPM.addNestedPass<func::FuncOp>(
+          createTileDynamicContractionsPass(dynamic));
       tensorPM.addNestedPass<func::FuncOp>(
           createTileAndVectorizeContractionsPass(codegen));
       tensorPM.addPass(createFoldConstantPanelsPass());

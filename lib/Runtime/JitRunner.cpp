@@ -272,7 +272,11 @@ createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
   options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
   options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
+  // MLPROG_PERF_JIT=1 registers the JIT's code with `perf` (perf record
+  // -k 1, then perf inject --jit), for profiling compiled models.
+  options.enablePerfNotificationListener =
+      llvm::StringRef(getenv("MLPROG_PERF_JIT") ? getenv("MLPROG_PERF_JIT")
+                                                : "") == "1";
   if (usesOpenMP(module))
     if (Error err = loadOpenMPRuntime(runnerOptions.numThreads))
       return std::move(err);

@@ -98,6 +98,43 @@ def TileAndVectorizeContractionsPass
   ];
 }
 
+def TileDynamicContractionsPass
+    : Pass<"mlprog-tile-dynamic-contractions", "mlir::func::FuncOp"> {
+  let summary = "Tiles the dynamic extents of f32 contractions into static "
+                "blocks padded with zeros";
+  let description = [{
+    Runs before `--mlprog-tile-and-vectorize-contractions`, which blocks
+    only contractions with static loop ranges. An f32 contraction (two
+    inputs, one init, `linalg::isaContractionOpInterface`) whose dynamic
+    loop ranges are all M, N or K dimensions (a linear layer over a
+    sequence of unknown length, `[1, ?, 768] x [768, 3072]`; attention's
+    `[1, 12, ?, 64] x [1, 12, 64, ?]` and its product with the values,
+    whose K is the number of keys) is tiled with `scf::tileUsingSCF` into
+    `scf.for` loops over blocks of those dimensions only: mr rows of M (8
+    with AVX-512, 4 with AVX2: one register block, so a decoding step's
+    single row costs one block), 64 columns of N and 256 of K. Each tile
+    is padded with zeros to the static block (a `tensor.pad` per operand;
+    zero rows and columns of A and B add nothing to C, and the padded rows
+    and columns of C are dropped), so the tile has static loop ranges and
+    the contraction code generation blocks, packs and vectorizes it; a
+    weight B keeps its pre-packed panels. Batch dimensions that are
+    dynamic leave the contraction to the loop lowering.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the row block (empty: the "
+           "host's)">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
 def FoldConstantGenericsPass : Pass<"mlprog-fold-constant-generics"> {
   let summary = "Evaluates elementwise linalg.generic ops over small "
                 "constants";

@@ -375,6 +375,22 @@ FailureOr<Value> mlprog::buildSliceDynamic(OpBuilder &b, Location loc, Value x,
     steps[d] = step;
     sizes.push_back(size);
   }
+  // Unit steps (the common `x[:, p:p + n]`) are a tensor.extract_slice: a
+  // view after bufferization rather than a copy, and a view that in-place
+  // writes (a KV cache's `cache[:, :, p:end] = k`) can be inverted.
+  auto isUnit = [](const DynamicSliceDim &sd) {
+    std::optional<int64_t> c = getConstantIntValue(sd.step);
+    return !sd.step || (c && *c == 1);
+  };
+  if (llvm::all_of(dims, isUnit)) {
+    SmallVector<OpFoldResult> offsets, strides(rank, b.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d)
+      offsets.push_back(starts[d] ? OpFoldResult(starts[d])
+                                  : OpFoldResult(b.getIndexAttr(0)));
+    Value result =
+        tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+    return refineToShape(b, loc, result, hint);
+  }
   Value init = createEmpty(b, loc, sizes, type->getElementType());
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
   Value result =

@@ -112,8 +112,10 @@ mlir::FailureOr<mlir::Value> buildSliceUpdateDynamic(
 /// Slices `x` (ranked, any element type) with one DynamicSliceDim per dim:
 /// result extent max(ceil((stop - start) / step), 0) on sliced dims (dynamic
 /// in the type), `x`'s extent on whole dims; result[i] =
-/// x[start + i * step] (a linalg.generic gather, so negative steps need no
-/// special case). `hint` refines the result type (see refineToShape).
+/// x[start + i * step]: a tensor.extract_slice with run-time offsets when
+/// every step is the constant 1, else a linalg.generic gather (so negative
+/// steps need no special case). `hint` refines the result type (see
+/// refineToShape).
 /// Errors: dims.size() != rank, partially null dims.
 /// Spec: ONNX Slice (opset 10+) with non-constant starts/ends/axes/steps.
 mlir::FailureOr<mlir::Value>

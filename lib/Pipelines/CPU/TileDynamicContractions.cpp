@@ -1,0 +1,177 @@
+//===- TileDynamicContractions.cpp - Static blocks of dynamic contractions ===//
+//
+// --mlprog-tile-dynamic-contractions: the contraction code generation
+// (TileAndVectorizeContractions.cpp) plans register and cache blocks from
+// static loop ranges. A transformer run on a sequence of unknown length has
+// none: every linear layer is [1, ?, K] x [K, N], and attention multiplies
+// over the unknown number of keys. This pass tiles just the dynamic M, N and
+// K dimensions into scf.for loops over fixed blocks and pads each tile with
+// zeros to the block (upstream scf::tileUsingSCF, then a
+// tensor.pad per operand), which leaves static contractions for the
+// blocking that follows:
+//
+//   C[?, N] += A[?, K] B[K, N]
+//   ->  scf.for %i = 0 to M step mr        (M rows in blocks of mr)
+//         a = pad(A[%i : min(mr, M - %i)], mr)     [mr, K]
+//         c = pad(C[%i : ...], mr)                 [mr, N]
+//         c' = c + a B                             static: blocked, packed
+//         C[%i : ...] = c'[0 : min(mr, M - %i)]
+//
+// A decoding step (M = 1) costs one register block of mr rows, whose loads
+// of the weight B dominate anyway; a weight B is the same constant in every
+// tile, so its panels are still packed once at compile time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+#include "mlprog/Pipelines/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+namespace mlprog {
+#define GEN_PASS_DEF_TILEDYNAMICCONTRACTIONSPASS
+#include "mlprog/Pipelines/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::cpu;
+
+/// Columns of N and depth of K per tile of a dynamic extent: four register
+/// blocks of columns (AVX-512), and one K block of the static code
+/// generation.
+static constexpr int64_t kColumnBlock = 64;
+static constexpr int64_t kDepthBlock = 256;
+
+/// The block of each loop of `op` (0: not tiled) when every dynamic loop
+/// range is an M, N or K dimension of an f32 contraction; nothing when
+/// the op is no such contraction or has no dynamic range.
+static std::optional<SmallVector<int64_t>> chooseBlocks(linalg::LinalgOp op,
+                                                        int64_t rowBlock) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
+      return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::none_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return std::nullopt;
+  // The innermost dimension of each kind gets its block; other dynamic
+  // ones (a batch of unknown extent that a reshape made, which counts as M)
+  // are tiled by 1.
+  SmallVector<int64_t> blocks(ranges.size(), 0);
+  auto assign = [&](ArrayRef<unsigned> kind, int64_t block) {
+    for (unsigned loop : kind)
+      if (ShapedType::isDynamic(ranges[loop]))
+        blocks[loop] = loop == kind.back() ? block : 1;
+  };
+  assign(dims->m, rowBlock);
+  assign(dims->n, kColumnBlock);
+  assign(dims->k, kDepthBlock);
+  for (auto [loop, range] : llvm::enumerate(ranges))
+    if (ShapedType::isDynamic(range) && !blocks[loop])
+      return std::nullopt;
+  return blocks;
+}
+
+/// Tiles the dynamic loops of `op` by `blocks` and pads the tile to them.
+static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
+                                ArrayRef<int64_t> blocks) {
+  rewriter.setInsertionPoint(op);
+  SmallVector<OpFoldResult> sizes =
+      llvm::map_to_vector(blocks, [&](int64_t block) -> OpFoldResult {
+        return rewriter.getIndexAttr(block);
+      });
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(sizes);
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), tiling);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+
+  // Pad every operand of the tile to the blocks along the tiled loops; the
+  // tile's extents there are at most the block (the last one is less).
+  auto tile = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+  SmallVector<Value> operands;
+  for (OpOperand &operand : tile->getOpOperands()) {
+    // An operand the tiling left whole (a weight B) is read directly, not
+    // through the slice of all of it that tiling made, so that the code
+    // generation still sees the weight and packs its panels once.
+    if (auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>())
+      if (slice.getSourceType() == slice.getResultType() &&
+          slice.getSourceType().hasStaticShape() &&
+          llvm::all_of(slice.getMixedOffsets(), isZeroInteger) &&
+          llvm::all_of(slice.getMixedStrides(), isOneInteger))
+        operand.set(slice.getSource());
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    SmallVector<int64_t> shape(type.getShape());
+    AffineMap map = tile.getMatchingIndexingMap(&operand);
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        if (blocks[dim.getPosition()])
+          shape[i] = blocks[dim.getPosition()];
+    if (ShapedType::isDynamicShape(shape))
+      return failure();
+    operands.push_back(
+        shape == type.getShape()
+            ? operand.get()
+            : tensor::createPadHighOp(type.clone(shape), operand.get(), zero,
+                                      /*nofold=*/false, loc, rewriter)
+                  .getResult());
+  }
+  Value init = operands.back();
+  Operation *padded =
+      clone(rewriter, tile, TypeRange{init.getType()}, operands);
+  // The tile's rows and columns of the padded result.
+  Value original = tile.getDpsInitOperand(0)->get();
+  auto type = cast<RankedTensorType>(original.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)),
+      strides(type.getRank(), rewriter.getIndexAttr(1));
+  Value result = tensor::ExtractSliceOp::create(
+      rewriter, loc, type, padded->getResult(0), offsets,
+      tensor::getMixedSizes(rewriter, loc, original), strides);
+  rewriter.replaceOp(tile, result);
+  return success();
+}
+
+namespace {
+struct TileDynamicContractionsPass
+    : public mlprog::impl::TileDynamicContractionsPassBase<
+          TileDynamicContractionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    CPUTarget target = CPUTarget::getForFeatures(targetFeatures);
+    int64_t rowBlock = getMaxRegisterRows(target);
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> work;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (std::optional<SmallVector<int64_t>> blocks =
+              chooseBlocks(op, rowBlock))
+        work.emplace_back(op, std::move(*blocks));
+    });
+    IRRewriter rewriter(&getContext());
+    // A contraction that cannot be tiled keeps its loop lowering.
+    for (auto &[op, blocks] : work)
+      (void)tileAndPad(rewriter, op, blocks);
+  }
+};
+} // namespace

@@ -1,0 +1,91 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-dynamic-contractions{target-features=+avx512f},canonicalize,cse))' | FileCheck %s
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-dynamic-contractions{target-features=+avx2,+fma},canonicalize,cse))' | FileCheck %s --check-prefix=AVX2
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// A linear layer over a sequence of unknown length: the rows are tiled in
+// blocks of one register block (8 rows with AVX-512, 4 with AVX2), each
+// padded with zero rows to a static contraction that reads the weight
+// itself (not a slice of it); the tile's rows of the result are inserted.
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: (%[[A:.*]]: tensor<1x?x64xf32>, %[[W:.*]]: tensor<64x96xf32>)
+// CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[M]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
+// CHECK: %[[ROWS:.*]] = affine.min {{.*}}(%[[I]])[%[[M]]]
+// CHECK: %[[AT:.*]] = tensor.extract_slice %[[A]][0, %[[I]], 0] [1, %[[ROWS]], 64]
+// CHECK: %[[CT:.*]] = tensor.extract_slice %[[C]][0, %[[I]], 0] [1, %[[ROWS]], 96]
+// CHECK: %[[AP:.*]] = tensor.pad %[[AT]] low[0, 0, 0] high[0, %{{.*}}, 0]
+// CHECK: %[[CP:.*]] = tensor.pad %[[CT]] low[0, 0, 0] high[0, %{{.*}}, 0]
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[AP]], %[[W]] : tensor<1x8x64xf32>, tensor<64x96xf32>) outs(%[[CP]] : tensor<1x8x96xf32>)
+// CHECK: %[[R:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [1, %[[ROWS]], 96] [1, 1, 1] : tensor<1x8x96xf32> to tensor<1x?x96xf32>
+// CHECK: tensor.insert_slice %[[R]] into %[[C]][0, %[[I]], 0] [1, %[[ROWS]], 96]
+// AVX2-LABEL: func.func @linear
+// AVX2: step %c4
+// AVX2: tensor<1x4x64xf32>, tensor<64x96xf32>
+func.func @linear(%a: tensor<1x?x64xf32>, %w: tensor<64x96xf32>) -> tensor<1x?x96xf32> {
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c1 : tensor<1x?x64xf32>
+  %e = tensor.empty(%m) : tensor<1x?x96xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x?x96xf32>) -> tensor<1x?x96xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %w : tensor<1x?x64xf32>, tensor<64x96xf32>) outs(%f : tensor<1x?x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x?x96xf32>
+  return %r : tensor<1x?x96xf32>
+}
+
+// A reshape of unknown result shape: the batch (an M dimension too) is
+// tiled by 1, the rows by 8 and the unknown depth by 256, so that the tile
+// is static: 1 x 8 rows x 256 of K.
+// CHECK-LABEL: func.func @all_dynamic
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c256
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x256xf32>, tensor<256x96xf32>) outs(%{{.*}} : tensor<1x8x96xf32>)
+func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: tensor<?x?x96xf32>) -> tensor<?x?x96xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %w : tensor<?x?x?xf32>, tensor<768x96xf32>) outs(%init : tensor<?x?x96xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x96xf32>
+  return %r : tensor<?x?x96xf32>
+}
+
+// Attention over an unknown number of keys n: the scores Q K^T have a
+// dynamic N (blocks of 64 columns), their product with V a dynamic K
+// (blocks of 256, accumulated into the output block in the loop).
+// CHECK-LABEL: func.func @attention
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c256
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+func.func @attention(%q: tensor<12x?x64xf32>, %kt: tensor<12x64x?xf32>, %v: tensor<12x?x64xf32>, %s0: tensor<12x?x?xf32>, %o0: tensor<12x?x64xf32>) -> tensor<12x?x64xf32> {
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%s0 : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
+  %o = linalg.batch_matmul ins(%s, %v : tensor<12x?x?xf32>, tensor<12x?x64xf32>) outs(%o0 : tensor<12x?x64xf32>) -> tensor<12x?x64xf32>
+  return %o : tensor<12x?x64xf32>
+}
+
+// A batch of unknown extent (a batch_matmul's batch is no M dimension) and
+// integer contractions are left to the loop lowering; so are static ones.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT: scf.for
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<?x8x64xf32>, tensor<?x64x16xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x64xi32>, tensor<64x16xi32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x16xf32>)
+func.func @untouched(%a: tensor<?x8x64xf32>, %b: tensor<?x64x16xf32>, %c: tensor<?x8x16xf32>,
+                     %ia: tensor<?x64xi32>, %ib: tensor<64x16xi32>, %ic: tensor<?x16xi32>,
+                     %sa: tensor<8x64xf32>, %sb: tensor<64x16xf32>, %sc: tensor<8x16xf32>)
+    -> (tensor<?x8x16xf32>, tensor<?x16xi32>, tensor<8x16xf32>) {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<?x8x64xf32>, tensor<?x64x16xf32>) outs(%c : tensor<?x8x16xf32>) -> tensor<?x8x16xf32>
+  %1 = linalg.matmul ins(%ia, %ib : tensor<?x64xi32>, tensor<64x16xi32>) outs(%ic : tensor<?x16xi32>) -> tensor<?x16xi32>
+  %2 = linalg.matmul ins(%sa, %sb : tensor<8x64xf32>, tensor<64x16xf32>) outs(%sc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %0, %1, %2 : tensor<?x8x16xf32>, tensor<?x16xi32>, tensor<8x16xf32>
+}
