@@ -291,7 +291,8 @@ static bool isDeadBefore(GlobalLoadOp load, Block &entry, size_t end,
 /// insert_slice(k into load @cache)` followed by reads of the cache then
 /// copies no cache, nor does `store @cache = concat(load @cache, k)` of a
 /// global with dynamic extents whose loaded value is dead at the store.
-/// Ops whose results are unused (trivially dead) are no uses.
+/// Ops whose results are unused (trivially dead) and `tensor.dim`s are no
+/// uses.
 void classifyReads(FuncOp func, const DenseSet<StringAttr> &staticMutable,
                    const DenseSet<StringAttr> &dynamicMutable,
                    DenseMap<Operation *, ReadKind> &kinds) {
@@ -342,10 +343,11 @@ void classifyReads(FuncOp func, const DenseSet<StringAttr> &staticMutable,
       continue;
     }
     // Users whose results nothing reads (a view the importer left) do not
-    // read the old value.
+    // read the old value, nor does a `tensor.dim` (the extents of a static
+    // global, which bounds checks of the update read).
     SmallVector<Operation *> users;
     for (Operation *user : load.getResult().getUsers())
-      if (!isOpTriviallyDead(user))
+      if (!isOpTriviallyDead(user) && !isa<tensor::DimOp>(user))
         users.push_back(user);
     if (users.size() != 1)
       continue;

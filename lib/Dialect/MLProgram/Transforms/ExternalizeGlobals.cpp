@@ -40,7 +40,10 @@ FailureOr<unsigned> mlprog::externalizeGlobals(ModuleOp module,
   SmallVector<GlobalOp> moved;
   for (GlobalOp global : module.getOps<GlobalOp>()) {
     auto value = dyn_cast_if_present<ElementsAttr>(global.getValueAttr());
-    if (!value)
+    // State (mutable globals) keeps its initial value inline: the CPU
+    // lowering updates a cache in place and model instances copy it, which
+    // neither can do with storage in a file.
+    if (!value || global.getIsMutable())
       continue;
     auto type = cast<ShapedType>(value.getType());
     std::optional<SafeTensorsDType> dtype =

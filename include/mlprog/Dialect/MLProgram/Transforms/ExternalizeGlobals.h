@@ -24,6 +24,9 @@ namespace mlprog {
 /// storagePath, key = "name">` (`storagePath` empty: the bundle's file name,
 /// which the runners resolve against the IR file's directory).
 ///
+/// Mutable globals (state: a KV cache, a counter) stay inline; their
+/// initial values are usually zeros, which the IR keeps as one splat.
+///
 /// The bundle is written atomically (a temporary file renamed into place)
 /// and only when at least one global moves. Element types a bundle cannot
 /// hold (index, complex, i4 and other widths that are not 1, 8, 16, 32 or

@@ -62,6 +62,8 @@ def ExternalizeGlobals
     key = "name">`. F is `storage-path` when given, else the bundle's file
     name: the runner resolves it against the directory of the IR file, so
     keep the bundle beside it (or pass `mlprog-run --weights-dir`).
+    Mutable globals (state) keep their initial values inline: the CPU
+    lowering updates them in place and model instances copy them.
 
     The bundle is written atomically (temporary file, then rename) and only
     when at least one global moves. Errors: no `bundle`, element types the
