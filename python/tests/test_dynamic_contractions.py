@@ -2,7 +2,8 @@
 (--mlprog-tile-dynamic-contractions): a linear layer over a sequence of
 unknown length, attention over an unknown number of keys, and a product
 whose every extent is unknown, against numpy at lengths around the row
-block (1, the block, one past it, several blocks and a tail)."""
+blocks (1, the 8-row register block, one past it, several blocks, and
+around the 64-row bulk block)."""
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 pytestmark = pytest.mark.skipif(not mlprog.HAVE_ONNX,
                                 reason="built without the ONNX importer")
 
-LENGTHS = [1, 3, 8, 9, 21]
+LENGTHS = [1, 3, 8, 9, 21, 64, 70, 137]
 
 
 def _compile(nodes, inputs, outputs, initializers=()):
@@ -55,7 +56,7 @@ def test_attention_over_unknown_keys():
         [_value("q", [4, "s", 32]), _value("k", [4, "n", 32]),
          _value("v", [4, "n", 32])],
         [_value("o", [4, "s", 32])])
-    for s, n in [(1, 1), (1, 300), (3, 65), (9, 257), (21, 40)]:
+    for s, n in [(1, 1), (1, 300), (3, 65), (9, 257), (21, 40), (70, 70)]:
         q, k, v = (rng.standard_normal((4, m, 32)).astype(np.float32)
                    for m in (s, n, n))
         scores = q @ k.transpose(0, 2, 1)
@@ -70,7 +71,7 @@ def test_every_extent_unknown():
     exe = _compile([helper.make_node("MatMul", ["a", "b"], ["c"])],
                    [_value("a", ["b", "m", "k"]), _value("b", ["k", "n"])],
                    [_value("c", ["b", "m", "n"])])
-    for b, m, k, n in [(1, 1, 1, 1), (2, 9, 300, 70), (3, 21, 17, 5)]:
+    for b, m, k, n in [(1, 1, 1, 1), (2, 9, 300, 70), (3, 21, 17, 5), (1, 130, 64, 33)]:
         x = rng.standard_normal((b, m, k)).astype(np.float32)
         y = rng.standard_normal((k, n)).astype(np.float32)
         np.testing.assert_allclose(exe(x, y), x @ y, rtol=1e-4, atol=1e-4,

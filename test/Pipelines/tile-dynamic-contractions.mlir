@@ -5,16 +5,24 @@
 #b = affine_map<(b, m, n, k) -> (k, n)>
 #c = affine_map<(b, m, n, k) -> (b, m, n)>
 
-// A linear layer over a sequence of unknown length: the rows are tiled in
-// blocks of one register block (8 rows with AVX-512, 4 with AVX2), each
-// padded with zero rows to a static contraction that reads the weight
-// itself (not a slice of it); the tile's rows of the result are inserted.
+// A linear layer over a sequence of unknown length: the rows up to the last
+// multiple of 64 are tiled in blocks of 64 (a prompt reads the weight once
+// per 64 rows), the rest in blocks of one register block (8 rows with
+// AVX-512, 4 with AVX2; a decoding step's single row costs one block). Each
+// tile is padded with zero rows to a static contraction that reads the
+// weight itself (not a slice of it); the tile's rows of the result are
+// inserted.
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[A:.*]]: tensor<1x?x64xf32>, %[[W:.*]]: tensor<64x96xf32>)
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1
-// CHECK: scf.for %[[I:.*]] = %c0 to %[[M]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
-// CHECK: %[[ROWS:.*]] = affine.min {{.*}}(%[[I]])[%[[M]]]
-// CHECK: %[[AT:.*]] = tensor.extract_slice %[[A]][0, %[[I]], 0] [1, %[[ROWS]], 64]
+// CHECK: %[[BULK:.*]] = affine.min {{.*}}()[%[[M]], %[[M]]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[BULK]] step %c64
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x64x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x64x96xf32>)
+// CHECK: %[[REST:.*]] = affine.apply {{.*}}()[%[[M]], %[[BULK]]]
+// CHECK: %[[AR:.*]] = tensor.extract_slice %[[A]][0, %[[BULK]], 0] [1, %[[REST]], 64]
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[REST]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
+// CHECK: %[[ROWS:.*]] = affine.min {{.*}}(%[[I]])[%[[M]], %[[BULK]]]
+// CHECK: %[[AT:.*]] = tensor.extract_slice %[[AR]][0, %[[I]], 0] [1, %[[ROWS]], 64]
 // CHECK: %[[CT:.*]] = tensor.extract_slice %[[C]][0, %[[I]], 0] [1, %[[ROWS]], 96]
 // CHECK: %[[AP:.*]] = tensor.pad %[[AT]] low[0, 0, 0] high[0, %{{.*}}, 0]
 // CHECK: %[[CP:.*]] = tensor.pad %[[CT]] low[0, 0, 0] high[0, %{{.*}}, 0]
@@ -22,6 +30,7 @@
 // CHECK: %[[R:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [1, %[[ROWS]], 96] [1, 1, 1] : tensor<1x8x96xf32> to tensor<1x?x96xf32>
 // CHECK: tensor.insert_slice %[[R]] into %[[C]][0, %[[I]], 0] [1, %[[ROWS]], 96]
 // AVX2-LABEL: func.func @linear
+// AVX2: step %c64
 // AVX2: step %c4
 // AVX2: tensor<1x4x64xf32>, tensor<64x96xf32>
 func.func @linear(%a: tensor<1x?x64xf32>, %w: tensor<64x96xf32>) -> tensor<1x?x96xf32> {
@@ -40,9 +49,13 @@ func.func @linear(%a: tensor<1x?x64xf32>, %w: tensor<64x96xf32>) -> tensor<1x?x9
 }
 
 // A reshape of unknown result shape: the batch (an M dimension too) is
-// tiled by 1, the rows by 8 and the unknown depth by 256, so that the tile
-// is static: 1 x 8 rows x 256 of K.
+// tiled by 1, the rows by 64 and 8 and the unknown depth by 256, so that the tile
+// is static: 1 x 64 (then 8) rows x 256 of K.
 // CHECK-LABEL: func.func @all_dynamic
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: scf.for {{.*}} step %c256
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x64x256xf32>, tensor<256x96xf32>) outs(%{{.*}} : tensor<1x64x96xf32>)
 // CHECK: scf.for {{.*}} step %c1
 // CHECK: scf.for {{.*}} step %c8
 // CHECK: scf.for {{.*}} step %c256
@@ -61,9 +74,11 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 // dynamic N (blocks of 64 columns), their product with V a dynamic K
 // (blocks of 256, accumulated into the output block in the loop).
 // CHECK-LABEL: func.func @attention
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: scf.for {{.*}} step %c8
 // CHECK: scf.for {{.*}} step %c64
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: scf.for {{.*}} step %c8
 // CHECK: scf.for {{.*}} step %c256
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)

@@ -643,21 +643,26 @@ mlprog::buildSliceUpdateDynamic(OpBuilder &b, Location loc, Value x,
     return failure();
   int64_t rank = type->getRank();
   if (int64_t(starts.size()) != rank || int64_t(strides.size()) != rank ||
-      !utype->hasStaticShape() ||
       utype->getRank() + int64_t(squeezeDims.size()) != rank ||
       utype->getElementType() != type->getElementType() ||
       llvm::any_of(strides, [](int64_t s) { return s < 1; }))
     return emitError(loc) << "slice update of " << *type << " with " << *utype
-                          << " at run-time positions needs a "
-                             "static update, positive strides and one start "
-                             "per dim";
-  SmallVector<int64_t> sizes;
-  for (int64_t d = 0, k = 0; d < rank; ++d)
-    sizes.push_back(
-        llvm::is_contained(squeezeDims, d) ? 1 : utype->getDimSize(k++));
-  FailureOr<Value> u = buildReshape(b, loc, update, sizes);
-  if (failed(u))
-    return failure();
+                          << " at run-time positions needs positive strides "
+                             "and one start per dim";
+  // The squeezed dims come back as unit dims; a dynamic update extent is
+  // the slice's, read at run time.
+  Value u = update;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!llvm::is_contained(squeezeDims, d))
+      continue;
+    FailureOr<Value> expanded = buildUnsqueeze(b, loc, u, d);
+    if (failed(expanded))
+      return failure();
+    u = *expanded;
+  }
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(tensor::getMixedSize(b, loc, u, d));
   SmallVector<OpFoldResult> offsets;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   for (int64_t d = 0; d < rank; ++d) {
@@ -675,7 +680,7 @@ mlprog::buildSliceUpdateDynamic(OpBuilder &b, Location loc, Value x,
         arith::SelectOp::create(b, loc, neg, wrapped, start).getResult()));
   }
   return Value(tensor::InsertSliceOp::create(
-      b, loc, *u, x, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
+      b, loc, u, x, offsets, sizes,
       getAsIndexOpFoldResult(b.getContext(), strides)));
 }
 

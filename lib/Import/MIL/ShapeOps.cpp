@@ -81,6 +81,12 @@ LogicalResult importConcat(OpContext &ctx) {
   FailureOr<bool> interleave = ctx.getBool("interleave", false);
   if (failed(values) || failed(axis) || failed(interleave))
     return failure();
+  // coremltools' type inference takes scalars as length-1 vectors (any
+  // axis): its TorchScript frontend concatenates a run-time position with
+  // constants into slice bounds this way.
+  if (!values->empty() &&
+      llvm::all_of(*values, [](Value v) { return rankOf(v) == 0; }))
+    return ctx.setResult(0, buildStack(ctx.b, ctx.loc, *values, 0));
   if (!*interleave || values->empty())
     return ctx.setResult(0, buildConcat(ctx.b, ctx.loc, *values, *axis));
   // Interleaved (inputs of one shape): slice i of input k lands at
@@ -110,11 +116,18 @@ LogicalResult importExpandDims(OpContext &ctx) {
       return emitError(ctx.loc) << "expand_dims: repeated axis " << a;
     unit[*ax] = true;
   }
-  SmallVector<int64_t> shape;
-  ArrayRef<int64_t> in = typeOf(*x).getShape();
-  for (int64_t d = 0, k = 0; d < outRank; ++d)
-    shape.push_back(unit[d] ? 1 : in[k++]);
-  return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, shape));
+  // Unit dims one at a time, in ascending result position: any number of
+  // dynamic extents stays (a reshape allows one).
+  Value result = *x;
+  for (int64_t d = 0; d < outRank; ++d) {
+    if (!unit[d])
+      continue;
+    FailureOr<Value> expanded = buildUnsqueeze(ctx.b, ctx.loc, result, d);
+    if (failed(expanded))
+      return failure();
+    result = *expanded;
+  }
+  return ctx.setResult(0, result);
 }
 
 LogicalResult importSqueeze(OpContext &ctx) {
@@ -141,11 +154,13 @@ LogicalResult importSqueeze(OpContext &ctx) {
     for (int64_t d = 0; d < rank; ++d)
       drop[d] = in[d] == 1;
   }
-  SmallVector<int64_t> shape;
+  SmallVector<int64_t> dims;
   for (int64_t d = 0; d < rank; ++d)
-    if (!drop[d])
-      shape.push_back(in[d]);
-  return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, shape));
+    if (drop[d])
+      dims.push_back(d);
+  if (dims.empty())
+    return ctx.setResult(0, *x);
+  return ctx.setResult(0, buildSqueeze(ctx.b, ctx.loc, *x, dims));
 }
 
 LogicalResult importTile(OpContext &ctx) {

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -50,12 +51,27 @@ using namespace mlprog::cpu;
 /// generation.
 static constexpr int64_t kColumnBlock = 64;
 static constexpr int64_t kDepthBlock = 256;
+/// Rows per tile of the bulk of a long dynamic M (a prompt): every tile
+/// reads the whole weight B, so 8-row tiles would stream it M / 8 times
+/// (a 128-token GPT-2 prefill: 16 passes over 500 MB); 64-row tiles, whose
+/// A block stays in L2, read it M / 64 times. The remaining M mod 64 rows
+/// take the register-block tiles.
+static constexpr int64_t kLargeRowBlock = 64;
+
+namespace {
+/// How to tile a contraction's dynamic loops: a block per loop (0: not
+/// tiled) and the loop of the rows of C, if dynamic (else -1).
+struct Blocks {
+  SmallVector<int64_t> sizes;
+  int64_t rowLoop = -1;
+};
+} // namespace
 
 /// The block of each loop of `op` (0: not tiled) when every dynamic loop
 /// range is an M, N or K dimension of an f32 contraction; nothing when
 /// the op is no such contraction or has no dynamic range.
-static std::optional<SmallVector<int64_t>> chooseBlocks(linalg::LinalgOp op,
-                                                        int64_t rowBlock) {
+static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
+                                          int64_t rowBlock) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
@@ -84,7 +100,11 @@ static std::optional<SmallVector<int64_t>> chooseBlocks(linalg::LinalgOp op,
   for (auto [loop, range] : llvm::enumerate(ranges))
     if (ShapedType::isDynamic(range) && !blocks[loop])
       return std::nullopt;
-  return blocks;
+  Blocks result;
+  result.sizes = std::move(blocks);
+  if (ShapedType::isDynamic(ranges[dims->m.back()]))
+    result.rowLoop = dims->m.back();
+  return result;
 }
 
 /// Tiles the dynamic loops of `op` by `blocks` and pads the tile to them.
@@ -153,6 +173,34 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Tiles `op` as chooseBlocks says; a dynamic M is first split at the last
+/// multiple of kLargeRowBlock, the bulk tiled by kLargeRowBlock rows and
+/// the rest by register blocks (either part may be empty at run time).
+static LogicalResult tileContraction(RewriterBase &rewriter,
+                                     linalg::LinalgOp op,
+                                     const Blocks &blocks) {
+  if (blocks.rowLoop < 0 || blocks.sizes[blocks.rowLoop] >= kLargeRowBlock)
+    return tileAndPad(rewriter, op, blocks.sizes);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  AffineExpr rows = rewriter.getAffineDimExpr(0);
+  OpFoldResult bulk = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, rows.floorDiv(kLargeRowBlock) * kLargeRowBlock,
+      {ranges[blocks.rowLoop].size});
+  auto [head, tail] = linalg::splitOp(
+      rewriter, cast<TilingInterface>(op.getOperation()), blocks.rowLoop, bulk);
+  if (!head || !tail)
+    return failure();
+  SmallVector<int64_t> large = blocks.sizes;
+  large[blocks.rowLoop] = kLargeRowBlock;
+  LogicalResult first =
+      tileAndPad(rewriter, cast<linalg::LinalgOp>(head.getOperation()), large);
+  LogicalResult second = tileAndPad(
+      rewriter, cast<linalg::LinalgOp>(tail.getOperation()), blocks.sizes);
+  return success(succeeded(first) && succeeded(second));
+}
+
 namespace {
 struct TileDynamicContractionsPass
     : public mlprog::impl::TileDynamicContractionsPassBase<
@@ -162,16 +210,15 @@ struct TileDynamicContractionsPass
   void runOnOperation() override {
     CPUTarget target = CPUTarget::getForFeatures(targetFeatures);
     int64_t rowBlock = getMaxRegisterRows(target);
-    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> work;
+    SmallVector<std::pair<linalg::LinalgOp, Blocks>> work;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (std::optional<SmallVector<int64_t>> blocks =
-              chooseBlocks(op, rowBlock))
+      if (std::optional<Blocks> blocks = chooseBlocks(op, rowBlock))
         work.emplace_back(op, std::move(*blocks));
     });
     IRRewriter rewriter(&getContext());
     // A contraction that cannot be tiled keeps its loop lowering.
     for (auto &[op, blocks] : work)
-      (void)tileAndPad(rewriter, op, blocks);
+      (void)tileContraction(rewriter, op, blocks);
   }
 };
 } // namespace

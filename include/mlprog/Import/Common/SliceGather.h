@@ -96,13 +96,13 @@ buildSliceUpdate(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                  mlir::Value update, llvm::ArrayRef<SliceDim> dims,
                  llvm::ArrayRef<int64_t> squeezeDims = {});
 
-/// buildSliceUpdate at run-time positions: `update` (static shape, x's
-/// element type, without the `squeezeDims`, which take one element) is
+/// buildSliceUpdate at run-time positions: `update` (x's element type,
+/// without the `squeezeDims`, which take one element; its dynamic extents
+/// are the slice's, read at run time) is
 /// written into `x` from `starts[d]` (index Values or attributes; negative
 /// starts count from the end) every `strides[d]` (static, >= 1) elements.
 /// Positions past the end are undefined behaviour (not checked at run time).
-/// Errors: a dynamic update shape, strides < 1, rank or element type
-/// mismatches.
+/// Errors: strides < 1, rank or element type mismatches.
 /// Spec: MIL slice_update (iOS18) with begin computed at run time.
 mlir::FailureOr<mlir::Value> buildSliceUpdateDynamic(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Value update,
