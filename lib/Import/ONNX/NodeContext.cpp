@@ -54,6 +54,28 @@ GraphState::staticShape(StringRef name) const {
   return shape;
 }
 
+/// The largest constant knownElements reads: shapes, not data.
+static constexpr int64_t kMaxKnownElements = 64;
+
+std::optional<SmallVector<int64_t>>
+GraphState::knownElements(StringRef name) const {
+  if (DenseElementsAttr c = constants.lookup(name)) {
+    auto type = cast<ShapedType>(c.getType());
+    if (!type.getElementType().isInteger() ||
+        type.getElementType().getIntOrFloatBitWidth() == 1 ||
+        type.getRank() > 1 || type.getNumElements() > kMaxKnownElements)
+      return std::nullopt;
+    SmallVector<int64_t> elements;
+    for (const APInt &v : c.getValues<APInt>())
+      elements.push_back(v.getSExtValue());
+    return elements;
+  }
+  auto it = knownShapeElements.find(name);
+  if (it == knownShapeElements.end())
+    return std::nullopt;
+  return it->second;
+}
+
 FailureOr<Value> NodeContext::input(unsigned i) {
   if (!hasInput(i))
     return emitError(loc) << "missing input " << i;

@@ -78,6 +78,17 @@ public:
   /// The static shape declared for `name`, if every extent is known.
   std::optional<llvm::SmallVector<int64_t>>
   staticShape(llvm::StringRef name) const;
+  /// The elements of `name`, a 0-D or 1-D integer tensor (a shape an
+  /// exporter computes), that are known at import time, kDynamic where not:
+  /// all of a small integer constant's, else what propagateKnownElements
+  /// recorded (the static extents a Shape reads, carried through Gather,
+  /// Slice, Concat, ...). Nothing when the value is not tracked.
+  std::optional<llvm::SmallVector<int64_t>>
+  knownElements(llvm::StringRef name) const;
+  void recordKnownElements(llvm::StringRef name,
+                           llvm::SmallVector<int64_t> elements) {
+    knownShapeElements[name] = std::move(elements);
+  }
   /// The block of the graph function: initializer reads requested from a
   /// nested region (If branch, Loop body) are placed before that region's
   /// ancestor op in this block, so they dominate every later use.
@@ -112,8 +123,19 @@ private:
   llvm::StringMap<int32_t> dataTypes;
   llvm::StringMap<const onnx::TypeProto *> declaredTypes;
   llvm::StringMap<mlir::Value> presenceFlags;
+  llvm::StringMap<llvm::SmallVector<int64_t>> knownShapeElements;
   llvm::DenseSet<mlir::Value> untypedSequences;
 };
+
+/// Records GraphState::knownElements for the outputs of `node` that are
+/// shape arithmetic on partly known values: Shape (the static extents of
+/// its input, whose value `state` holds), Gather and Slice with constant
+/// indices, Squeeze, Unsqueeze, Identity, integer Cast, Concat, and
+/// elementwise Add, Sub, Mul and Div of integers. A Reshape to such a
+/// computed shape (`[-1, seq, hidden]` of GPT-2's exports) then keeps the
+/// extents that are static; nothing changes the IR.
+void propagateKnownElements(GraphState &state, const onnx::NodeProto &node,
+                            mlir::Location loc);
 
 /// Imports the nodes of an ONNX subgraph (an If branch, a Loop or Scan body)
 /// at the builder's insertion point: binds the graph's inputs to `inputs`
@@ -191,6 +213,12 @@ public:
   void setOutputDataType(unsigned i, int32_t dataType) {
     if (hasOutput(i) && !graph.dataType(node.output(i)))
       graph.recordDataType(node.output(i), dataType);
+  }
+
+  /// The known elements of input `i` (GraphState::knownElements).
+  std::optional<llvm::SmallVector<int64_t>>
+  knownInputElements(unsigned i) const {
+    return hasInput(i) ? graph.knownElements(node.input(i)) : std::nullopt;
   }
 
   /// The presence flag (i1) of input `i` when it is an optional value,

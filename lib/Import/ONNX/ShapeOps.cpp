@@ -94,6 +94,43 @@ LogicalResult importSize(NodeContext &ctx) {
                               ctx.b, ctx.loc, resultType, ValueRange{v})));
 }
 
+/// The result extents of a Reshape of `x` to a computed shape whose
+/// elements are partly known (GraphState::knownElements): a positive
+/// element is that extent, a 0 copies x's static extent (unless
+/// `allowZero`), and a -1 is computed when every other extent and x's
+/// shape are static; kDynamic elsewhere. Nothing when no element is known.
+static std::optional<SmallVector<int64_t>>
+knownReshapeExtents(NodeContext &ctx, Value x, bool allowZero) {
+  std::optional<SmallVector<int64_t>> known = ctx.knownInputElements(1);
+  if (!known)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> extents;
+  int64_t inferred = -1;
+  for (auto [i, e] : llvm::enumerate(*known)) {
+    if (e > 0)
+      extents.push_back(e);
+    else if (e == 0 && !allowZero && int64_t(i) < type.getRank())
+      extents.push_back(type.getDimSize(i));
+    else if (e == -1 && inferred < 0)
+      inferred = i, extents.push_back(ShapedType::kDynamic);
+    else
+      extents.push_back(ShapedType::kDynamic);
+  }
+  if (inferred >= 0 && type.hasStaticShape()) {
+    int64_t rest = 1;
+    for (auto [i, e] : llvm::enumerate(extents))
+      if (int64_t(i) != inferred)
+        rest = ShapedType::isDynamic(e) || rest == ShapedType::kDynamic
+                   ? ShapedType::kDynamic
+                   : rest * e;
+    if (!ShapedType::isDynamic(rest) && rest > 0 &&
+        type.getNumElements() % rest == 0)
+      extents[inferred] = type.getNumElements() / rest;
+  }
+  return extents;
+}
+
 /// Reshape: the target shape is input 1 (opset 5+; an attribute before); 0
 /// copies the input extent unless allowzero (14+), one -1 is inferred. A
 /// run-time shape is resolved at run time (tensor.reshape), typed with the
@@ -115,6 +152,8 @@ LogicalResult importReshape(NodeContext &ctx) {
     std::optional<SmallVector<int64_t>> out = ctx.staticOutputShape(0);
     if (out && cast<RankedTensorType>(x->getType()).hasStaticShape())
       return ctx.setResult(0, buildReshape(ctx.b, ctx.loc, *x, *out));
+    if (!out)
+      out = knownReshapeExtents(ctx, *x, allowZero);
     return ctx.setResult(
         0, buildReshapeToShapeTensor(ctx.b, ctx.loc, *x, *shape, allowZero,
                                      out ? ArrayRef<int64_t>(*out)
