@@ -7,7 +7,8 @@
 
 // A linear layer over a sequence of unknown length: the rows up to the last
 // multiple of 64 are tiled in blocks of 64 (a prompt reads the weight once
-// per 64 rows), the rest in blocks of one register block (8 rows with
+// per 64 rows; whole blocks are slices, not padded copies), the rest in
+// blocks of one register block (8 rows with
 // AVX-512, 4 with AVX2; a decoding step's single row costs one block). Each
 // tile is padded with zero rows to a static contraction that reads the
 // weight itself (not a slice of it); the tile's rows of the result are
@@ -17,6 +18,7 @@
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1
 // CHECK: %[[BULK:.*]] = affine.min {{.*}}()[%[[M]], %[[M]]]
 // CHECK: scf.for %{{.*}} = %c0 to %[[BULK]] step %c64
+// CHECK-NOT: tensor.pad
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x64x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x64x96xf32>)
 // CHECK: %[[REST:.*]] = affine.apply {{.*}}()[%[[M]], %[[BULK]]]
 // CHECK: %[[AR:.*]] = tensor.extract_slice %[[A]][0, %[[BULK]], 0] [1, %[[REST]], 64]
@@ -71,16 +73,25 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 }
 
 // Attention over an unknown number of keys n: the scores Q K^T have a
-// dynamic N (blocks of 64 columns), their product with V a dynamic K
-// (blocks of 256, accumulated into the output block in the loop).
+// dynamic M and N, their product with V a dynamic M and K. Each is split
+// into whole blocks (64 rows, 64 columns, 256 of K), which are slices of
+// the operands (no padding, no copy), and padded rests: four parts each.
 // CHECK-LABEL: func.func @attention
+// CHECK: scf.for {{.*}} step %c64
+// CHECK-NEXT: scf.for {{.*}} step %c64
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
+// CHECK: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: scf.for {{.*}} step %c8
-// CHECK: scf.for {{.*}} step %c64
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: scf.for {{.*}} step %c64
+// CHECK-NEXT: scf.for {{.*}} step %c256
+// CHECK-NOT: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
-// CHECK: scf.for {{.*}} step %c8
-// CHECK: scf.for {{.*}} step %c256
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 func.func @attention(%q: tensor<12x?x64xf32>, %kt: tensor<12x64x?xf32>, %v: tensor<12x?x64xf32>, %s0: tensor<12x?x?xf32>, %o0: tensor<12x?x64xf32>) -> tensor<12x?x64xf32> {
   %s = linalg.batch_matmul ins(%q, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%s0 : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>

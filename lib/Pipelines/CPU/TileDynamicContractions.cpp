@@ -107,9 +107,13 @@ static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
   return result;
 }
 
-/// Tiles the dynamic loops of `op` by `blocks` and pads the tile to them.
+/// Tiles the dynamic loops of `op` by `blocks` and pads the tile to them;
+/// along the loops marked `exact`, every tile is the whole block (a bulk
+/// part of a split), so operands that only they cut are cast to the static
+/// block, not copied into a padded one.
 static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
-                                ArrayRef<int64_t> blocks) {
+                                ArrayRef<int64_t> blocks,
+                                ArrayRef<bool> exact) {
   rewriter.setInsertionPoint(op);
   SmallVector<OpFoldResult> sizes =
       llvm::map_to_vector(blocks, [&](int64_t block) -> OpFoldResult {
@@ -132,6 +136,7 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
   Value zero =
       arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
   SmallVector<Value> operands;
+  bool resultPartial = false;
   for (OpOperand &operand : tile->getOpOperands()) {
     // An operand the tiling left whole (a weight B) is read directly, not
     // through the slice of all of it that tiling made, so that the code
@@ -144,19 +149,26 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
         operand.set(slice.getSource());
     auto type = cast<RankedTensorType>(operand.get().getType());
     SmallVector<int64_t> shape(type.getShape());
+    bool partial = false;
     AffineMap map = tile.getMatchingIndexingMap(&operand);
     for (auto [i, expr] : llvm::enumerate(map.getResults()))
       if (auto dim = dyn_cast<AffineDimExpr>(expr))
-        if (blocks[dim.getPosition()])
-          shape[i] = blocks[dim.getPosition()];
+        if (int64_t block = blocks[dim.getPosition()];
+            block && shape[i] != block) {
+          shape[i] = block;
+          partial |= !exact[dim.getPosition()];
+        }
     if (ShapedType::isDynamicShape(shape))
       return failure();
-    operands.push_back(
-        shape == type.getShape()
-            ? operand.get()
-            : tensor::createPadHighOp(type.clone(shape), operand.get(), zero,
-                                      /*nofold=*/false, loc, rewriter)
-                  .getResult());
+    Value value = operand.get();
+    if (partial)
+      value = tensor::createPadHighOp(type.clone(shape), value, zero,
+                                      /*nofold=*/false, loc, rewriter);
+    else if (shape != type.getShape())
+      value = tensor::CastOp::create(rewriter, loc, type.clone(shape), value);
+    operands.push_back(value);
+    if (&operand == tile.getDpsInitOperand(0))
+      resultPartial = partial;
   }
   Value init = operands.back();
   Operation *padded =
@@ -166,39 +178,69 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
   auto type = cast<RankedTensorType>(original.getType());
   SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)),
       strides(type.getRank(), rewriter.getIndexAttr(1));
-  Value result = tensor::ExtractSliceOp::create(
-      rewriter, loc, type, padded->getResult(0), offsets,
-      tensor::getMixedSizes(rewriter, loc, original), strides);
+  Value result =
+      resultPartial
+          ? tensor::ExtractSliceOp::create(
+                rewriter, loc, type, padded->getResult(0), offsets,
+                tensor::getMixedSizes(rewriter, loc, original), strides)
+                .getResult()
+          : tensor::CastOp::create(rewriter, loc, type, padded->getResult(0))
+                .getResult();
   rewriter.replaceOp(tile, result);
   return success();
 }
 
-/// Tiles `op` as chooseBlocks says; a dynamic M is first split at the last
-/// multiple of kLargeRowBlock, the bulk tiled by kLargeRowBlock rows and
-/// the rest by register blocks (either part may be empty at run time).
-static LogicalResult tileContraction(RewriterBase &rewriter,
-                                     linalg::LinalgOp op,
-                                     const Blocks &blocks) {
-  if (blocks.rowLoop < 0 || blocks.sizes[blocks.rowLoop] >= kLargeRowBlock)
-    return tileAndPad(rewriter, op, blocks.sizes);
+/// Tiles `op` by `blocks`, first splitting it along each loop of `splits`
+/// (loop, bulk block) at the last multiple of the bulk block: the bulk part
+/// is tiled by the bulk block exactly (no padding, no copies), the rest by
+/// `blocks` with padding (either part may be empty at run time).
+static LogicalResult tileParts(RewriterBase &rewriter, linalg::LinalgOp op,
+                               SmallVector<int64_t> blocks,
+                               SmallVector<bool> exact,
+                               ArrayRef<std::pair<int64_t, int64_t>> splits) {
+  if (splits.empty())
+    return tileAndPad(rewriter, op, blocks, exact);
+  auto [loop, bulkBlock] = splits.front();
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
-  AffineExpr rows = rewriter.getAffineDimExpr(0);
+  AffineExpr extent = rewriter.getAffineDimExpr(0);
   OpFoldResult bulk = affine::makeComposedFoldedAffineApply(
-      rewriter, loc, rows.floorDiv(kLargeRowBlock) * kLargeRowBlock,
-      {ranges[blocks.rowLoop].size});
+      rewriter, loc, extent.floorDiv(bulkBlock) * bulkBlock,
+      {ranges[loop].size});
   auto [head, tail] = linalg::splitOp(
-      rewriter, cast<TilingInterface>(op.getOperation()), blocks.rowLoop, bulk);
+      rewriter, cast<TilingInterface>(op.getOperation()), loop, bulk);
   if (!head || !tail)
     return failure();
-  SmallVector<int64_t> large = blocks.sizes;
-  large[blocks.rowLoop] = kLargeRowBlock;
+  SmallVector<int64_t> headBlocks = blocks;
+  SmallVector<bool> headExact = exact;
+  headBlocks[loop] = bulkBlock;
+  headExact[loop] = true;
   LogicalResult first =
-      tileAndPad(rewriter, cast<linalg::LinalgOp>(head.getOperation()), large);
-  LogicalResult second = tileAndPad(
-      rewriter, cast<linalg::LinalgOp>(tail.getOperation()), blocks.sizes);
+      tileParts(rewriter, cast<linalg::LinalgOp>(head.getOperation()),
+                headBlocks, headExact, splits.drop_front());
+  LogicalResult second =
+      tileParts(rewriter, cast<linalg::LinalgOp>(tail.getOperation()), blocks,
+                exact, splits.drop_front());
   return success(succeeded(first) && succeeded(second));
+}
+
+/// Tiles `op` as chooseBlocks says: each dynamic extent is split into a
+/// bulk of whole blocks (kLargeRowBlock rows of M; kColumnBlock columns of
+/// N, kDepthBlock of K) and a padded rest (M's in register blocks); loops
+/// tiled by 1 are always whole.
+static LogicalResult tileContraction(RewriterBase &rewriter,
+                                     linalg::LinalgOp op,
+                                     const Blocks &blocks) {
+  SmallVector<bool> exact;
+  SmallVector<std::pair<int64_t, int64_t>> splits;
+  for (auto [loop, block] : llvm::enumerate(blocks.sizes)) {
+    exact.push_back(block == 1);
+    if (block > 1)
+      splits.emplace_back(loop, int64_t(loop) == blocks.rowLoop ? kLargeRowBlock
+                                                                : block);
+  }
+  return tileParts(rewriter, op, blocks.sizes, exact, splits);
 }
 
 namespace {
