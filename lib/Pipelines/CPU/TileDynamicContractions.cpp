@@ -141,12 +141,15 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
     // An operand the tiling left whole (a weight B) is read directly, not
     // through the slice of all of it that tiling made, so that the code
     // generation still sees the weight and packs its panels once.
-    if (auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>())
-      if (slice.getSourceType() == slice.getResultType() &&
-          slice.getSourceType().hasStaticShape() &&
-          llvm::all_of(slice.getMixedOffsets(), isZeroInteger) &&
-          llvm::all_of(slice.getMixedStrides(), isOneInteger))
-        operand.set(slice.getSource());
+    // (Splitting and tiling each take such a slice: follow them all.)
+    while (auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>()) {
+      if (slice.getSourceType() != slice.getResultType() ||
+          !slice.getSourceType().hasStaticShape() ||
+          !llvm::all_of(slice.getMixedOffsets(), isZeroInteger) ||
+          !llvm::all_of(slice.getMixedStrides(), isOneInteger))
+        break;
+      operand.set(slice.getSource());
+    }
     auto type = cast<RankedTensorType>(operand.get().getType());
     SmallVector<int64_t> shape(type.getShape());
     bool partial = false;
