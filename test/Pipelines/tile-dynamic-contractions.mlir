@@ -99,14 +99,15 @@ func.func @attention(%q: tensor<12x?x64xf32>, %kt: tensor<12x64x?xf32>, %v: tens
   return %o : tensor<12x?x64xf32>
 }
 
-// A batch of unknown extent (a batch_matmul's batch is no M dimension) and
-// integer contractions are left to the loop lowering; so are static ones.
-// CHECK-LABEL: func.func @untouched
+// A batch of unknown extent is tiled by 1; integer contractions are left
+// to the loop lowering, and so are static ones.
+// CHECK-LABEL: func.func @batch_integer_static
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x8x64xf32>, tensor<1x64x16xf32>)
 // CHECK-NOT: scf.for
-// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<?x8x64xf32>, tensor<?x64x16xf32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x64xi32>, tensor<64x16xi32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64x16xf32>)
-func.func @untouched(%a: tensor<?x8x64xf32>, %b: tensor<?x64x16xf32>, %c: tensor<?x8x16xf32>,
+func.func @batch_integer_static(%a: tensor<?x8x64xf32>, %b: tensor<?x64x16xf32>, %c: tensor<?x8x16xf32>,
                      %ia: tensor<?x64xi32>, %ib: tensor<64x16xi32>, %ic: tensor<?x16xi32>,
                      %sa: tensor<8x64xf32>, %sb: tensor<64x16xf32>, %sc: tensor<8x16xf32>)
     -> (tensor<?x8x16xf32>, tensor<?x16xi32>, tensor<8x16xf32>) {

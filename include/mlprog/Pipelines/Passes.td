@@ -117,8 +117,12 @@ def TileDynamicContractionsPass
     zero rows and columns of A and B add nothing to C, and the padded rows
     and columns of C are dropped), so the tile has static loop ranges and
     the contraction code generation blocks, packs and vectorizes it; a
-    weight B keeps its pre-packed panels. Batch dimensions that are
-    dynamic leave the contraction to the loop lowering.
+    weight B keeps its pre-packed panels. Dynamic batch dimensions, and
+    dynamic M, N or K dimensions other than the innermost of their kind,
+    are tiled by 1. Each dynamic extent is first split at its last whole
+    block (`linalg::splitOp`; M's bulk block is 64 rows, so a prompt reads
+    each weight once per 64 rows): the whole blocks are slices of the
+    operands, only the rest is padded.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

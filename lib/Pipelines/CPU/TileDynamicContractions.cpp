@@ -86,8 +86,8 @@ static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
   if (failed(dims))
     return std::nullopt;
   // The innermost dimension of each kind gets its block; other dynamic
-  // ones (a batch of unknown extent that a reshape made, which counts as M)
-  // are tiled by 1.
+  // ones (an outer dimension of unknown extent that a reshape made, which
+  // counts as M) are tiled by 1.
   SmallVector<int64_t> blocks(ranges.size(), 0);
   auto assign = [&](ArrayRef<unsigned> kind, int64_t block) {
     for (unsigned loop : kind)
@@ -97,6 +97,11 @@ static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
   assign(dims->m, rowBlock);
   assign(dims->n, kColumnBlock);
   assign(dims->k, kDepthBlock);
+  // A batch of unknown extent (attention's heads after a reshape by a
+  // computed shape) is tiled by 1: one static contraction per batch item.
+  for (unsigned loop : dims->batch)
+    if (ShapedType::isDynamic(ranges[loop]))
+      blocks[loop] = 1;
   for (auto [loop, range] : llvm::enumerate(ranges))
     if (ShapedType::isDynamic(range) && !blocks[loop])
       return std::nullopt;
@@ -105,6 +110,62 @@ static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
   if (ShapedType::isDynamic(ranges[dims->m.back()]))
     result.rowLoop = dims->m.back();
   return result;
+}
+
+/// Rewrites a generic whose input reads a unit dimension at the constant
+/// index 0 (ONNX MatMul broadcasting a [1, h, d, n] cache against a
+/// [b, h, s, d] query: map (0, d1, d4, d3)) to read the operand with that
+/// dimension collapsed away, so its maps are projected permutations and
+/// the op is a contraction. Returns the new op, or `op` unchanged.
+static linalg::LinalgOp dropBroadcastUnitDims(RewriterBase &rewriter,
+                                              linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !generic.hasPureTensorSemantics())
+    return op;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  SmallVector<Value> inputs = generic.getDpsInputs();
+  bool changed = false;
+  rewriter.setInsertionPoint(generic);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    AffineMap map = maps[i];
+    if (!type || type.getRank() < 2)
+      continue;
+    SmallVector<int64_t> unit;
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto c = dyn_cast<AffineConstantExpr>(expr))
+        if (c.getValue() == 0 && type.getDimSize(d) == 1)
+          unit.push_back(d);
+    if (unit.empty() || int64_t(unit.size()) == type.getRank())
+      continue;
+    // Each unit dimension joins the group of the next kept one (the last
+    // kept group takes trailing ones).
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices pending;
+    SmallVector<AffineExpr> kept;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      pending.push_back(d);
+      if (llvm::is_contained(unit, d))
+        continue;
+      groups.push_back(pending);
+      pending.clear();
+      kept.push_back(map.getResult(d));
+    }
+    llvm::append_range(groups.back(), pending);
+    inputs[i] = tensor::CollapseShapeOp::create(rewriter, generic.getLoc(),
+                                                input, groups);
+    maps[i] = AffineMap::get(map.getNumDims(), 0, kept, rewriter.getContext());
+    changed = true;
+  }
+  if (!changed)
+    return op;
+  auto rewritten = linalg::GenericOp::create(
+      rewriter, generic.getLoc(), generic.getResultTypes(), inputs,
+      generic.getDpsInits(), maps, generic.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(generic.getRegion(), rewritten.getRegion(),
+                              rewritten.getRegion().begin());
+  rewriter.replaceOp(generic, rewritten.getResults());
+  return cast<linalg::LinalgOp>(rewritten.getOperation());
 }
 
 /// Tiles the dynamic loops of `op` by `blocks` and pads the tile to them;
@@ -255,12 +316,20 @@ struct TileDynamicContractionsPass
   void runOnOperation() override {
     CPUTarget target = CPUTarget::getForFeatures(targetFeatures);
     int64_t rowBlock = getMaxRegisterRows(target);
-    SmallVector<std::pair<linalg::LinalgOp, Blocks>> work;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (std::optional<Blocks> blocks = chooseBlocks(op, rowBlock))
-        work.emplace_back(op, std::move(*blocks));
-    });
     IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.getNumDpsInputs() == 2 && op.getNumDpsInits() == 1 &&
+          op.getNumReductionLoops() > 0 &&
+          llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+        candidates.push_back(op);
+    });
+    SmallVector<std::pair<linalg::LinalgOp, Blocks>> work;
+    for (linalg::LinalgOp op : candidates) {
+      linalg::LinalgOp contraction = dropBroadcastUnitDims(rewriter, op);
+      if (std::optional<Blocks> blocks = chooseBlocks(contraction, rowBlock))
+        work.emplace_back(contraction, std::move(*blocks));
+    }
     // A contraction that cannot be tiled keeps its loop lowering.
     for (auto &[op, blocks] : work)
       (void)tileContraction(rewriter, op, blocks);
