@@ -60,13 +60,32 @@ func.func @concat_i8(%src: memref<3x2x17xi8>, %dst: memref<3x4x17xi8>) {
 
 // -----
 
+// Outer extents may be dynamic (a KV cache that grows): loops up to
+// memref.dim. A dynamic extent is never collapsed into the rows (a
+// [1, 2, ?, 4] slice keeps rows of 4, not one row of ? x 4).
+// AVX512-LABEL: func.func @dynamic_outer
+// AVX512: %[[N:.*]] = memref.dim %{{.*}}, %c0
+// AVX512: scf.for %[[I:.*]] = %{{.*}} to %[[N]]
+// AVX512: vector.load %{{.*}}[%[[I]], %{{.*}}] : memref<?x5xf32>, vector<5xf32>
+// AVX512: vector.store {{.*}} : memref<?x5xf32, strided<[7, 1]>>, vector<5xf32>
+// AVX512-NOT: memref.collapse_shape {{.*}}into memref<2x?xf32
+// AVX512: vector.load {{.*}} : memref<1x2x?x4xf32>, vector<4xf32>
+// AVX512-NOT: memref.copy
+func.func @dynamic_outer(%f: memref<?x5xf32>, %g: memref<?x5xf32, strided<[7, 1]>>, %cache: memref<1x2x?x4xf32>, %grown: memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>) {
+  memref.copy %f, %g : memref<?x5xf32> to memref<?x5xf32, strided<[7, 1]>>
+  memref.copy %cache, %grown : memref<1x2x?x4xf32> to memref<1x2x?x4xf32, strided<[?, ?, 4, 1]>>
+  return
+}
+
+// -----
+
 // Left alone: contiguous copies (memcpy), a strided innermost dimension,
 // a column (unit innermost dimension whose rows are not contiguous), i1
-// (bytes in memory, bits in vectors) and dynamic shapes.
+// (bytes in memory, bits in vectors) and a dynamic innermost extent.
 // AVX512-LABEL: func.func @unchanged
 // AVX512-COUNT-5: memref.copy
 // AVX512-NOT: vector.load
-func.func @unchanged(%a: memref<8x16xf32>, %b: memref<8x16xf32>, %c: memref<8x32xf32>, %d: memref<4x9xi1>, %e: memref<4x12xi1>, %f: memref<?x5xf32>, %g: memref<?x5xf32, strided<[7, 1]>>, %h: memref<2x3x4x5xf32>, %i: memref<2x3x4x1xf32>) {
+func.func @unchanged(%a: memref<8x16xf32>, %b: memref<8x16xf32>, %c: memref<8x32xf32>, %d: memref<4x9xi1>, %e: memref<4x12xi1>, %f: memref<5x?xf32>, %g: memref<5x?xf32, strided<[7, 1]>>, %h: memref<2x3x4x5xf32>, %i: memref<2x3x4x1xf32>) {
   %col = memref.subview %h[0, 0, 0, 0] [2, 3, 4, 1] [1, 1, 1, 1] : memref<2x3x4x5xf32> to memref<2x3x4x1xf32, strided<[60, 20, 5, 1]>>
   memref.copy %col, %i : memref<2x3x4x1xf32, strided<[60, 20, 5, 1]>> to memref<2x3x4x1xf32>
   memref.copy %a, %b : memref<8x16xf32> to memref<8x16xf32>
@@ -74,6 +93,6 @@ func.func @unchanged(%a: memref<8x16xf32>, %b: memref<8x16xf32>, %c: memref<8x32
   memref.copy %a, %s : memref<8x16xf32> to memref<8x16xf32, strided<[32, 2]>>
   %t = memref.subview %e[0, 0] [4, 9] [1, 1] : memref<4x12xi1> to memref<4x9xi1, strided<[12, 1]>>
   memref.copy %d, %t : memref<4x9xi1> to memref<4x9xi1, strided<[12, 1]>>
-  memref.copy %f, %g : memref<?x5xf32> to memref<?x5xf32, strided<[7, 1]>>
+  memref.copy %f, %g : memref<5x?xf32> to memref<5x?xf32, strided<[7, 1]>>
   return
 }

@@ -300,8 +300,9 @@ def LowerStridedCopiesPass
     both contiguous (a copy into the interior of a padded buffer, out of a
     column block of a matrix) into a call to MLIR's generic `memrefCopy`,
     which moves one element at a time through a strided index computation.
-    This pass rewrites each such copy with a static shape, an int or float
-    element type and unit innermost strides into loops:
+    This pass rewrites each such copy with a static innermost extent (outer
+    extents may be dynamic: the slices of a KV cache that grows), an int or
+    float element type and unit innermost strides into loops:
 
     - dimensions that are contiguous in both operands (and unit dimensions)
       are collapsed with `memref.collapse_shape`, leaving [o1, ..., ok, n];
@@ -313,7 +314,7 @@ def LowerStridedCopiesPass
       vector.
 
     Contiguous copies are left alone (they become `memcpy`), as are copies
-    with dynamic shapes or a strided innermost dimension.
+    with a dynamic innermost extent or a strided innermost dimension.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

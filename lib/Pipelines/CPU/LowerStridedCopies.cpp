@@ -32,9 +32,11 @@ using namespace mlprog::cpu;
 /// (below, forking OpenMP threads costs about as much as the copy).
 static constexpr int64_t kMinParallelCopyBytes = 256 * 1024;
 
-/// Whether `type` is a static memref of ints or floats with a known layout.
+/// Whether `type` is a memref of ints or floats with a known layout and a
+/// static innermost extent (outer extents may be dynamic: a KV cache that
+/// grows by a row each step).
 static bool isVectorCopyable(MemRefType type) {
-  if (!type.hasStaticShape() || type.getRank() == 0)
+  if (type.getRank() == 0 || type.isDynamicDim(type.getRank() - 1))
     return false;
   Type element = type.getElementType();
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
@@ -117,7 +119,8 @@ static void emitRowCopy(OpBuilder &b, Location loc, Value src, Value dst,
 }
 
 /// Rewrites `copy` into vector loops (see LowerStridedCopiesPass); leaves it
-/// alone when both operands are contiguous or the copy is not static.
+/// alone when both operands are contiguous or the innermost extent is not
+/// static.
 static LogicalResult lowerCopy(RewriterBase &rewriter, memref::CopyOp copy,
                                int64_t vectorBits, bool parallel) {
   auto srcType = dyn_cast<MemRefType>(copy.getSource().getType());
@@ -126,10 +129,13 @@ static LogicalResult lowerCopy(RewriterBase &rewriter, memref::CopyOp copy,
       !isVectorCopyable(dstType) || srcType.getShape() != dstType.getShape() ||
       srcType.getElementType() != dstType.getElementType())
     return failure();
-  if (memref::isStaticShapeAndContiguousRowMajor(srcType) &&
-      memref::isStaticShapeAndContiguousRowMajor(dstType))
+  auto contiguous = [](MemRefType type) {
+    return type.getLayout().isIdentity() ||
+           memref::isStaticShapeAndContiguousRowMajor(type);
+  };
+  if (contiguous(srcType) && contiguous(dstType))
     return failure(); // memcpy.
-  if (srcType.getNumElements() == 0) {
+  if (srcType.hasStaticShape() && srcType.getNumElements() == 0) {
     rewriter.eraseOp(copy);
     return success();
   }
@@ -140,6 +146,11 @@ static LogicalResult lowerCopy(RewriterBase &rewriter, memref::CopyOp copy,
       groups.size() < static_cast<size_t>(srcType.getRank()) &&
       memref::CollapseShapeOp::isGuaranteedCollapsible(srcType, groups) &&
       memref::CollapseShapeOp::isGuaranteedCollapsible(dstType, groups);
+  // A dynamic extent collapsed into the rows would make their length
+  // dynamic: keep the rows as they are then.
+  if (collapse && memref::CollapseShapeOp::computeCollapsedType(srcType, groups)
+                      .isDynamicDim(groups.size() - 1))
+    collapse = false;
   MemRefType rowSrcType =
       collapse ? memref::CollapseShapeOp::computeCollapsedType(srcType, groups)
                : srcType;
@@ -170,13 +181,17 @@ static LogicalResult lowerCopy(RewriterBase &rewriter, memref::CopyOp copy,
   SmallVector<Value> lbs, ubs, steps;
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  for (int64_t size : shape.drop_back()) {
+  for (auto [d, size] : llvm::enumerate(shape.drop_back())) {
     lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+    ubs.push_back(
+        ShapedType::isDynamic(size)
+            ? memref::DimOp::create(rewriter, loc, src, d).getResult()
+            : arith::ConstantIndexOp::create(rewriter, loc, size).getResult());
     steps.push_back(one);
   }
-  int64_t bytes =
-      type.getNumElements() * type.getElementType().getIntOrFloatBitWidth() / 8;
+  // Dynamic extents: parallel when the rows alone make a large copy.
+  int64_t bytes = (type.hasStaticShape() ? type.getNumElements() : n) *
+                  type.getElementType().getIntOrFloatBitWidth() / 8;
   auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
     emitRowCopy(b, l, src, dst, ivs, n, lanes);
   };
