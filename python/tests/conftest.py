@@ -10,6 +10,7 @@ package).
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import mlprog
@@ -49,17 +50,38 @@ def repo_root():
         os.path.abspath(__file__))))
 
 
-@pytest.fixture(scope="session")
-def onnxruntime_python(repo_root):
-    """A Python with onnxruntime: this one, else the project's .venv; the
-    test is skipped when neither has it."""
+def python_with(repo_root, *modules):
+    """A Python that has `modules`: this one, else the project's .venv; the
+    test is skipped when neither has them."""
     try:
-        import onnxruntime  # noqa: F401
+        for module in modules:
+            __import__(module)
         return sys.executable
     except ImportError:
         pass
     venv = os.path.join(repo_root, ".venv", "bin", "python")
     if os.path.exists(venv):
         return venv
-    pytest.skip("no onnxruntime (pip install onnxruntime, or "
-                "scripts/setup-venv.sh for .venv)")
+    pytest.skip("no %s (scripts/setup-venv.sh for .venv)"
+                % " and ".join(modules))
+
+
+def greedy_decode(step, prompt, count, dtype=np.int64):
+    """Greedy decoding with `step(ids [1, s]) -> logits [1, s, vocab]`, a
+    compiled decoder that keeps its KV cache as state: the prompt first,
+    then one token a call. Returns (tokens [count], the last position's
+    logits of each call [count, vocab])."""
+    tokens, logits = [], []
+    ids = np.array([prompt], dtype)
+    for _ in range(count):
+        last = np.asarray(step(ids))[0, -1]
+        logits.append(last)
+        tokens.append(int(last.argmax()))
+        ids = np.array([[tokens[-1]]], dtype)
+    return np.array(tokens, np.int64), np.stack(logits)
+
+
+@pytest.fixture(scope="session")
+def onnxruntime_python(repo_root):
+    """A Python with onnxruntime (see python_with)."""
+    return python_with(repo_root, "onnxruntime")

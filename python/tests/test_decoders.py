@@ -22,19 +22,9 @@ import numpy as np
 import pytest
 
 import mlprog
+from conftest import greedy_decode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _greedy(step, prompt, count):
-    tokens, logits = [], []
-    ids = np.array([prompt], np.int64)
-    for _ in range(count):
-        last = np.asarray(step(ids))[0, -1]
-        logits.append(last)
-        tokens.append(int(last.argmax()))
-        ids = np.array([[tokens[-1]]], np.int64)
-    return np.array(tokens), np.stack(logits)
 
 
 @pytest.fixture(scope="module", params=["gpt2", "llama"])
@@ -55,7 +45,7 @@ def exported(request, repo_root, tmp_path_factory):
 def _check(family, exe_step, reset, reference):
     prompt = list(reference["prompt"])
     count = len(reference["tokens"])
-    tokens, logits = _greedy(exe_step, prompt, count)
+    tokens, logits = greedy_decode(exe_step, prompt, count)
     diff = float(np.abs(logits - reference["logits"]).max())
     print("%s: %d tokens, max logit difference %.2g" % (family, count, diff))
     np.testing.assert_array_equal(tokens, reference["tokens"])

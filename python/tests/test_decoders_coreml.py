@@ -12,14 +12,14 @@ from the program's by the cache's rounding, about 5e-4 for GPT-2)."""
 
 import os
 import subprocess
-import sys
 import time
 
 import numpy as np
 import pytest
 
 import mlprog
-from conftest import skip_whole_network_under_sanitizer
+from conftest import (greedy_decode, python_with,
+                      skip_whole_network_under_sanitizer)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPORT = os.path.join(HERE, "coreml_decoder_export.py")
@@ -28,37 +28,9 @@ EXPORT = os.path.join(HERE, "coreml_decoder_export.py")
 FP16_CACHE_ATOL = 2e-3
 
 
-def _torch_python(repo_root):
-    """A Python with torch and transformers (for the weights and the
-    reference): this one, else the project's .venv."""
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-        return sys.executable
-    except ImportError:
-        pass
-    venv = os.path.join(repo_root, ".venv", "bin", "python")
-    if os.path.exists(venv):
-        return venv
-    pytest.skip("no torch and transformers (scripts/setup-venv.sh for .venv)")
-
-
 def _run(cmd):
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
-
-
-def _greedy(exe, prompt, new_tokens):
-    """Greedy decoding feeding the prompt, then one token a step:
-    (tokens, last-position logits of each step)."""
-    tokens, logits = [], []
-    ids = np.array([prompt], np.int32)
-    for _ in range(new_tokens):
-        last = np.asarray(exe(ids))[0, -1]
-        logits.append(last)
-        tokens.append(int(last.argmax()))
-        ids = np.array([[tokens[-1]]], np.int32)
-    return np.array(tokens, np.int64), np.stack(logits)
 
 
 @pytest.mark.parametrize("family", ["gpt2", "llama"])
@@ -70,7 +42,7 @@ def test_stateful_coreml_decoder_matches_pytorch(repo_root, tmp_path, family):
     if not os.path.exists(coreml_python):
         pytest.skip("no .venv-coreml (scripts/setup-venv.sh --with coreml)")
     start = time.perf_counter()
-    _run([_torch_python(repo_root), EXPORT, "weights", family,
+    _run([python_with(repo_root, "torch", "transformers"), EXPORT, "weights", family,
           str(tmp_path)])
     _run([coreml_python, EXPORT, "convert", str(tmp_path)])
     reference = np.load(tmp_path / "reference.npz")
@@ -82,7 +54,7 @@ def test_stateful_coreml_decoder_matches_pytorch(repo_root, tmp_path, family):
     # The caches and the position are mutable globals, not arguments.
     assert text.count("ml_program.global private mutable") == 5, text[:2000]
     exe = mlprog.compile(module, progress=False)
-    tokens, logits = _greedy(exe, prompt, new_tokens)
+    tokens, logits = greedy_decode(exe, prompt, new_tokens, np.int32)
 
     vs_fp16 = float(np.abs(logits - reference["fp16_cache_logits"]).max())
     vs_transformers = float(np.abs(logits - reference["logits"]).max())
