@@ -22,21 +22,16 @@ import numpy as np
 import pytest
 
 import mlprog
-from conftest import greedy_decode
+from conftest import greedy_decode, python_with
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 @pytest.fixture(scope="module", params=["gpt2", "llama"])
 def exported(request, repo_root, tmp_path_factory):
-    venv = os.path.join(repo_root, ".venv", "bin", "python")
-    if not os.path.exists(venv) or subprocess.run(
-            [venv, "-c", "import torch, transformers"],
-            capture_output=True).returncode:
-        pytest.skip("no .venv with torch and transformers "
-                    "(bash scripts/setup-venv.sh --with transformers)")
+    python = python_with(repo_root, "torch", "transformers")
     out = tmp_path_factory.mktemp(request.param)
-    subprocess.run([venv, os.path.join(HERE, "decoders.py"), request.param,
+    subprocess.run([python, os.path.join(HERE, "decoders.py"), request.param,
                     "tiny", str(out)], check=True, timeout=600,
                    capture_output=True)
     return request.param, out
