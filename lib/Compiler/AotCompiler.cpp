@@ -37,6 +37,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -541,6 +542,26 @@ static Error link(StringRef object, StringRef output, const AotOptions &options,
   for (const char *arg :
        {"-Wl,--as-needed", "-lm", "-ldl", "-lpthread", "-Wl,-z,noexecstack"})
     args.push_back(arg);
+  // Export the C ABI (mlprog_*) and nothing else. An exported symbol is
+  // looked up in the process first: a model function named like one of the
+  // process's (libc's `step` or `index`, libm's `exp`) would call that one.
+  SmallString<128> exportsPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "mlprog-exports", "map", exportsPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removeExports(exportsPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(exportsPath, ec, llvm::sys::fs::OF_None);
+    if (!ec)
+      os << "{ global: mlprog_*; local: *; };\n";
+    os.close();
+    if (ec || os.has_error())
+      return llvm::createStringError(exportsPath + ": " +
+                                     (ec ? ec : os.error()).message());
+  }
+  args.push_back(("-Wl,--version-script=" + exportsPath).str());
   SmallVector<StringRef> argRefs(args.begin(), args.end());
 
   SmallString<128> logPath;
