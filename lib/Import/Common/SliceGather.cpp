@@ -70,6 +70,43 @@ static FailureOr<Value> squeeze(OpBuilder &b, Location loc, Value x,
   return x;
 }
 
+/// buildSlice through buildSliceDynamic, for bounds that a dynamic extent
+/// resolves (`x[-3:]`, `x[::-1]` on a run-time batch): the constant bounds
+/// become index constants, absent ones the ends Python's slice() takes, and
+/// the static extents of the result stay static.
+static FailureOr<Value> sliceAtRunTime(OpBuilder &b, Location loc, Value x,
+                                       ArrayRef<SliceDim> dims,
+                                       ArrayRef<int64_t> squeezeDims) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  SmallVector<DynamicSliceDim> runtime;
+  SmallVector<int64_t> hint;
+  for (auto [d, s] : llvm::enumerate(dims)) {
+    int64_t n = type.getDimSize(d);
+    if (!s.start && !s.stop && s.step == 1) {
+      runtime.push_back({});
+      hint.push_back(n);
+      continue;
+    }
+    bool backward = s.step < 0;
+    runtime.push_back({c(s.start.value_or(backward ? kMax : 0)),
+                       c(s.stop.value_or(backward ? kMin : kMax)), c(s.step)});
+    if (llvm::is_contained(squeezeDims, int64_t(d)))
+      hint.push_back(1);
+    else
+      hint.push_back(ShapedType::isDynamic(n) ? ShapedType::kDynamic
+                                              : resolveSlice(s, n).size);
+  }
+  FailureOr<Value> result = buildSliceDynamic(b, loc, x, runtime, hint);
+  if (failed(result) || squeezeDims.empty())
+    return result;
+  return squeeze(b, loc, *result, squeezeDims);
+}
+
 FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
                                     ArrayRef<SliceDim> dims,
                                     ArrayRef<int64_t> squeezeDims) {
@@ -95,10 +132,10 @@ FailureOr<Value> mlprog::buildSlice(OpBuilder &b, Location loc, Value x,
       continue;
     }
     if (ShapedType::isDynamic(n)) {
-      // Only bounds that need no extent to resolve: from a non-negative
-      // start up to a non-negative stop or the end.
+      // Bounds that need the extent to resolve (counted from the end, or a
+      // backward walk) are resolved at run time.
       if (s.step < 0 || s.start.value_or(0) < 0 || s.stop.value_or(0) < 0)
-        return emitError(loc) << "slice: dim " << d << " has a dynamic extent";
+        return sliceAtRunTime(b, loc, x, dims, squeezeDims);
       resolved.push_back({s.start.value_or(0), n, s.step});
       sizes.push_back(dynamicSliceSize(b, loc, x, d, s));
       continue;

@@ -384,7 +384,7 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
       return emitError(loc) << "unsupported output " << i << " of ONNX op '"
                             << node.op_type() << "'";
   foldConstantOutputs(node, loc);
-  propagateKnownElements(state, node, loc);
+  propagateKnownElements(state, builder, node, loc);
   return success();
 }
 

@@ -13,6 +13,8 @@
 
 #include "NodeContext.h"
 
+#include "mlprog/Import/Common/Creation.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -81,7 +83,34 @@ combine(StringRef op, ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
   return out;
 }
 
+/// Replaces `name`, whose every element is known, by a constant: later
+/// nodes that need constant operands (Slice bounds, a ConstantOfShape's
+/// shape, Reshape targets) then fold. Only integer tensors of rank 0 or 1
+/// whose static type holds exactly `elements` are replaced.
+static void defineKnownConstant(GraphState &state, OpBuilder &builder,
+                                StringRef name, ArrayRef<int64_t> elements,
+                                Location loc) {
+  if (llvm::is_contained(elements, kUnknown))
+    return;
+  Value value = state.lookup(name, loc);
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+  if (!type || !type.hasStaticShape() || type.getRank() > 1 ||
+      type.getNumElements() != int64_t(elements.size()))
+    return;
+  auto elementType = dyn_cast<IntegerType>(type.getElementType());
+  if (!elementType || elementType.getWidth() < 2)
+    return;
+  SmallVector<APInt> values;
+  for (int64_t e : elements)
+    values.push_back(APInt(elementType.getWidth(), e, /*isSigned=*/true,
+                           /*implicitTrunc=*/true));
+  auto constant = DenseElementsAttr::get(type, values);
+  state.define(name, buildConstant(builder, loc, constant));
+  state.defineConstant(name, constant);
+}
+
 void mlprog::onnx_import::propagateKnownElements(GraphState &state,
+                                                 OpBuilder &builder,
                                                  const onnx::NodeProto &node,
                                                  Location loc) {
   if (node.output_size() != 1 || node.output(0).empty() ||
@@ -146,6 +175,8 @@ void mlprog::onnx_import::propagateKnownElements(GraphState &state,
   }
   // All-unknown results are recorded too: their length places the known
   // elements a Concat appends after them.
-  if (result)
-    state.recordKnownElements(node.output(0), std::move(*result));
+  if (!result)
+    return;
+  defineKnownConstant(state, builder, node.output(0), *result, loc);
+  state.recordKnownElements(node.output(0), std::move(*result));
 }

@@ -133,9 +133,12 @@ private:
 /// indices, Squeeze, Unsqueeze, Identity, integer Cast, Concat, and
 /// elementwise Add, Sub, Mul and Div of integers. A Reshape to such a
 /// computed shape (`[-1, seq, hidden]` of GPT-2's exports) then keeps the
-/// extents that are static; nothing changes the IR.
-void propagateKnownElements(GraphState &state, const onnx::NodeProto &node,
-                            mlir::Location loc);
+/// extents that are static. An output whose every element is known (a
+/// channel count read from a [batch, C, H, W] activation, halved) becomes
+/// an `arith.constant` built with `builder`, so that the nodes reading it
+/// fold as they would on a model exported with a static batch.
+void propagateKnownElements(GraphState &state, mlir::OpBuilder &builder,
+                            const onnx::NodeProto &node, mlir::Location loc);
 
 /// Imports the nodes of an ONNX subgraph (an If branch, a Loop or Scan body)
 /// at the builder's insertion point: binds the graph's inputs to `inputs`

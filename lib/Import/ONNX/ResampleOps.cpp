@@ -29,13 +29,21 @@ namespace {
 /// A 1-D float or integer input (scales, sizes, roi) whose elements are
 /// read one by one: from its compile-time value when it has one, else with
 /// tensor.extract at run time. Absent inputs and empty tensors (the
-/// spelling of "not given" in Resize-11) have no elements.
+/// spelling of "not given" in Resize-11) have no elements. The elements of
+/// a run-time integer input known at import time (GraphState::knownElements:
+/// a Concat of a run-time batch with static extents) are read from `known`.
 struct VectorInput {
   Value value;
   DenseElementsAttr constant;
+  SmallVector<int64_t> known;
   int64_t size = 0;
 
   bool empty() const { return size == 0; }
+  /// Whether element `i` is known at import time.
+  bool isKnown(int64_t i) const {
+    return constant ||
+           (i < int64_t(known.size()) && !ShapedType::isDynamic(known[i]));
+  }
 
   /// Element `i` as a FloatAttr (constant) or a float scalar Value.
   OpFoldResult floatAt(NodeContext &ctx, int64_t i) const {
@@ -51,6 +59,8 @@ struct VectorInput {
   OpFoldResult indexAt(NodeContext &ctx, int64_t i) const {
     if (constant)
       return ctx.b.getIndexAttr(constant.getValues<APInt>()[i].getSExtValue());
+    if (isKnown(i))
+      return ctx.b.getIndexAttr(known[i]);
     return arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(),
                                       extract(ctx, i))
         .getResult();
@@ -91,6 +101,9 @@ FailureOr<VectorInput> vectorInput(NodeContext &ctx, unsigned i, StringRef what,
                               << what << " of run-time length";
   } else {
     in.size = type.getDimSize(0);
+    std::optional<SmallVector<int64_t>> known = ctx.knownInputElements(i);
+    if (!isFloat && known && int64_t(known->size()) == in.size)
+      in.known = std::move(*known);
   }
   return in;
 }
@@ -113,7 +126,7 @@ SmallVector<OpFoldResult> resizeOutputSizes(NodeContext &ctx, Value x,
   SmallVector<OpFoldResult> out;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t j = sizeIndex.empty() ? d : sizeIndex[d];
-    if (sizes && j >= 0 && sizes->constant) {
+    if (sizes && j >= 0 && sizes->isKnown(j)) {
       out.push_back(sizes->indexAt(ctx, j));
       continue;
     }

@@ -56,13 +56,14 @@ ResolvedSlice resolveSlice(const SliceDim &dim, int64_t extent);
 /// Slices `x` with one SliceDim per dimension (`dims.size() == rank`),
 /// giving extents ceil((stop - start) / step) (0 when empty), then drops
 /// the dims listed in `squeezeDims` (each must have extent 1). A sliced dim
-/// of dynamic extent needs a positive step and non-negative (or missing)
-/// start and stop: its result extent is computed at run time. Positive
-/// steps become one tensor.extract_slice, negative steps a linalg.generic
-/// with a reversed affine map. Bounds known only at run time are
-/// buildSliceDynamic's.
-/// Errors: dims.size() != rank, step 0, other bounds on dynamic extents,
-/// squeezed dims of extent other than 1.
+/// of dynamic extent has its result extent computed at run time; where its
+/// bounds need the extent to resolve (negative start or stop, negative
+/// step) the whole slice is buildSliceDynamic's with constant bounds, the
+/// result's static extents kept. Otherwise positive steps become one
+/// tensor.extract_slice, negative steps a linalg.generic with a reversed
+/// affine map. Bounds known only at run time are buildSliceDynamic's.
+/// Errors: dims.size() != rank, step 0, squeezed dims of extent other than
+/// 1.
 /// Spec: numpy basic indexing; MIL slice_by_index (masks resolved by the
 /// caller) and slice_by_size; ONNX Slice (constant starts/ends/axes/steps);
 /// aten::slice.Tensor, aten::split.
