@@ -17,6 +17,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::onnx_import;
@@ -74,8 +76,8 @@ combine(StringRef op, ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
       r = a - b;
     else if (op == "Mul")
       r = a * b;
-    else if (b != 0)
-      r = a / b - ((a % b != 0) && ((a < 0) != (b < 0))); // floor, as numpy
+    else if (b != 0 && !(a == std::numeric_limits<int64_t>::min() && b == -1))
+      r = a / b; // truncated, as onnxruntime and the Div builder (arith.divsi)
     else
       r = kUnknown;
     out.push_back(r);

@@ -12,11 +12,13 @@ exports torchvision's shufflenet_v2, swin_t and lraspp_mobilenet_v3:
 - u: Resize(x, sizes=Concat(Slice(Shape(x), 0, 2), [8, 8])), nearest:
   [batch, 8, 8, 8];
 - v: x[-2:] and w: x[::-1] (Slices whose bounds count from the end of the
-  dynamic batch).
+  dynamic batch);
+- q: x[:, (C - 15) / 2:], the integer division truncated as onnxruntime
+  does ((8 - 15) / 2 = -3): [batch, 3, 4, 4].
 
 Usage: make_dynamic_batch_shapes_model.py OUT_DIR
 Writes OUT_DIR/model.onnx, inputs in_b1.npy and in_b3.npy (batch 1 and
-3), and numpy's results ref_b{1,3}_{0..4}.npy.
+3), and numpy's results ref_b{1,3}_{0..5}.npy.
 """
 import os
 import sys
@@ -49,6 +51,7 @@ def main():
         c("max", np.array([2**63 - 1], np.int64)),
         c("min", np.array([-2**63], np.int64)),
         c("eight8", np.array([8, 8], np.int64)),
+        c("fifteen", np.array([15], np.int64)),
         # Channel shuffle.
         n("Shape", ["x"], ["s"]),
         n("Gather", ["s", "i0"], ["b"]), n("Gather", ["s", "i1"], ["ch"]),
@@ -83,6 +86,10 @@ def main():
         # Slices counted from the end of the batch.
         n("Slice", ["x", "minus2", "max", "ax0"], ["v"]),
         n("Slice", ["x", "minus1", "min", "ax0", "minus1"], ["w"]),
+        # Truncated integer division of a known extent.
+        n("Sub", ["c1", "fifteen"], ["c_minus_15"]),
+        n("Div", ["c_minus_15", "two"], ["from_end"]),
+        n("Slice", ["x", "from_end", "max", "ax1"], ["q"]),
     ]
     f = TensorProto.FLOAT
     graph = helper.make_graph(
@@ -91,7 +98,7 @@ def main():
         [helper.make_tensor_value_info(name, f, [name + str(d)
                                                  for d in range(rank)])
          for name, rank in [("y", 4), ("z", 2), ("u", 4), ("v", 4),
-                            ("w", 4)]])
+                            ("w", 4), ("q", 4)]])
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model)
@@ -104,7 +111,7 @@ def main():
         refs = [shuffled.reshape(batch, 8, 4, 4)[:, 4:8],
                 np.ones((3, 4), np.float32),
                 x.repeat(2, axis=2).repeat(2, axis=3),
-                x[-2:], x[::-1]]
+                x[-2:], x[::-1], x[:, -3:]]
         for i, r in enumerate(refs):
             np.save(os.path.join(out, "ref_b%d_%d.npy" % (batch, i)),
                     np.ascontiguousarray(r))
