@@ -98,7 +98,7 @@ LogicalResult importConstantOfShape(NodeContext &ctx) {
   if (st.getRank() != 1 || st.isDynamicDim(0))
     return emitError(ctx.loc)
            << "unsupported ConstantOfShape with a shape of unknown length";
-  SmallVector<OpFoldResult> sizes = extractShapeSizes(ctx.b, ctx.loc, *shape);
+  SmallVector<OpFoldResult> sizes = shapeSizesInput(ctx, 0, *shape);
   if (std::optional<SmallVector<int64_t>> out = ctx.staticOutputShape(0);
       out && out->size() == sizes.size())
     sizes = getAsIndexOpFoldResult(ctx.b.getContext(), *out);

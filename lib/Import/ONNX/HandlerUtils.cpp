@@ -8,6 +8,7 @@
 
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -116,6 +117,18 @@ FailureOr<Value> scalarIndexInput(NodeContext &ctx, unsigned i, StringRef what,
     e = arith::FPToSIOp::create(ctx.b, ctx.loc, ctx.b.getI64Type(), e);
   return Value(
       arith::IndexCastOp::create(ctx.b, ctx.loc, ctx.b.getIndexType(), e));
+}
+
+SmallVector<OpFoldResult> shapeSizesInput(NodeContext &ctx, unsigned i,
+                                          Value shape) {
+  SmallVector<OpFoldResult> sizes = extractShapeSizes(ctx.b, ctx.loc, shape);
+  std::optional<SmallVector<int64_t>> known = ctx.knownInputElements(i);
+  if (!known || known->size() != sizes.size())
+    return sizes;
+  for (auto [size, k] : llvm::zip(sizes, *known))
+    if (!ShapedType::isDynamic(k))
+      size = ctx.b.getIndexAttr(k);
+  return sizes;
 }
 
 SmallVector<int64_t> outputHint(NodeContext &ctx, unsigned i) {

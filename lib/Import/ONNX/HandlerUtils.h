@@ -62,6 +62,13 @@ mlir::FailureOr<mlir::Value> scalarIndexInput(NodeContext &ctx, unsigned i,
                                               llvm::StringRef what,
                                               bool allowFloat);
 
+/// The elements of input `i`, the 1-D integer tensor `shape` of static
+/// length (a shape computed at run time), as index sizes: IndexAttrs where
+/// GraphState::knownElements knows them (the static extents of a
+/// Concat(batch, [C, H, W])), tensor.extract at run time elsewhere.
+llvm::SmallVector<mlir::OpFoldResult>
+shapeSizesInput(NodeContext &ctx, unsigned i, mlir::Value shape);
+
 /// The shape ONNX gives output `i`, or empty (a hint for refineToShape).
 llvm::SmallVector<int64_t> outputHint(NodeContext &ctx, unsigned i);
 

@@ -424,9 +424,8 @@ LogicalResult importExpand(NodeContext &ctx) {
   if (st.getRank() != 1 || st.isDynamicDim(0))
     return emitError(ctx.loc)
            << "unsupported Expand with a shape of unknown length";
-  return ctx.setResult(
-      0, buildExpandToSizes(ctx.b, ctx.loc, *x,
-                            extractShapeSizes(ctx.b, ctx.loc, *shape)));
+  return ctx.setResult(0, buildExpandToSizes(ctx.b, ctx.loc, *x,
+                                             shapeSizesInput(ctx, 1, *shape)));
 }
 
 /// Tile: repeats from input 1 (a constant, or a run-time tensor when shape

@@ -14,11 +14,13 @@ exports torchvision's shufflenet_v2, swin_t and lraspp_mobilenet_v3:
 - v: x[-2:] and w: x[::-1] (Slices whose bounds count from the end of the
   dynamic batch);
 - q: x[:, (C - 15) / 2:], the integer division truncated as onnxruntime
-  does ((8 - 15) / 2 = -3): [batch, 3, 4, 4].
+  does ((8 - 15) / 2 = -3): [batch, 3, 4, 4];
+- e: Expand(k [1, 8, 1, 1], Concat(batch, [8, 4, 4])): [batch, 8, 4, 4];
+- f: ConstantOfShape(Concat(batch, [2])) of 2.0: [batch, 2].
 
 Usage: make_dynamic_batch_shapes_model.py OUT_DIR
 Writes OUT_DIR/model.onnx, inputs in_b1.npy and in_b3.npy (batch 1 and
-3), and numpy's results ref_b{1,3}_{0..5}.npy.
+3), and numpy's results ref_b{1,3}_{0..7}.npy.
 """
 import os
 import sys
@@ -52,6 +54,8 @@ def main():
         c("min", np.array([-2**63], np.int64)),
         c("eight8", np.array([8, 8], np.int64)),
         c("fifteen", np.array([15], np.int64)),
+        c("chw", np.array([8, 4, 4], np.int64)),
+        c("k", np.arange(8, dtype=np.float32).reshape(1, 8, 1, 1)),
         # Channel shuffle.
         n("Shape", ["x"], ["s"]),
         n("Gather", ["s", "i0"], ["b"]), n("Gather", ["s", "i1"], ["ch"]),
@@ -90,6 +94,12 @@ def main():
         n("Sub", ["c1", "fifteen"], ["c_minus_15"]),
         n("Div", ["c_minus_15", "two"], ["from_end"]),
         n("Slice", ["x", "from_end", "max", "ax1"], ["q"]),
+        # Expand and ConstantOfShape to a batch and known extents.
+        n("Concat", ["b1", "chw"], ["bchw"], axis=0),
+        n("Expand", ["k", "bchw"], ["e"]),
+        n("Concat", ["b1", "two"], ["b2"], axis=0),
+        n("ConstantOfShape", ["b2"], ["f"],
+          value=numpy_helper.from_array(np.array([2.0], np.float32))),
     ]
     f = TensorProto.FLOAT
     graph = helper.make_graph(
@@ -98,7 +108,7 @@ def main():
         [helper.make_tensor_value_info(name, f, [name + str(d)
                                                  for d in range(rank)])
          for name, rank in [("y", 4), ("z", 2), ("u", 4), ("v", 4),
-                            ("w", 4), ("q", 4)]])
+                            ("w", 4), ("q", 4), ("e", 4), ("f", 2)]])
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model)
@@ -111,7 +121,10 @@ def main():
         refs = [shuffled.reshape(batch, 8, 4, 4)[:, 4:8],
                 np.ones((3, 4), np.float32),
                 x.repeat(2, axis=2).repeat(2, axis=3),
-                x[-2:], x[::-1], x[:, -3:]]
+                x[-2:], x[::-1], x[:, -3:],
+                np.broadcast_to(np.arange(8, dtype=np.float32).reshape(
+                    1, 8, 1, 1), (batch, 8, 4, 4)),
+                np.full((batch, 2), 2.0, np.float32)]
         for i, r in enumerate(refs):
             np.save(os.path.join(out, "ref_b%d_%d.npy" % (batch, i)),
                     np.ascontiguousarray(r))
