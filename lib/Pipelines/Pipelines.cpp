@@ -112,6 +112,9 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     copies.targetFeatures = getCPUTarget(options).features;
     copies.parallel = parallel;
     pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass(copies));
+    // Each loop nest its own function, identical ones shared: LLVM's time
+    // grows faster than the size of a function.
+    pm.addPass(createOutlineLoopNestsPass());
   }
 
   // scf loops, not affine ones: a loop bound read from a value defined in

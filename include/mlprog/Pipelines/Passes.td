@@ -255,6 +255,43 @@ def InlineAllocaScopesPass : Pass<"mlprog-inline-alloca-scopes"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def OutlineLoopNestsPass
+    : Pass<"mlprog-outline-loop-nests", "mlir::ModuleOp"> {
+  let summary = "Outlines the loop nests of functions on buffers into private "
+                "functions and shares the identical ones";
+  let description = [{
+    Runs on buffers, after bufferization and deallocation. Each operation
+    with regions directly in a function body (an `scf.for`, `scf.if`,
+    `scf.forall`/`scf.parallel` tile loop) that holds at least `min-ops`
+    operations, and each `linalg` op (a loop nest once lowered), becomes a private `func.func` marked
+    `mlprog.outlined`, with internal linkage and LLVM's `noinline`, called in its place: the values it
+    uses from the function (buffers, extents) become the callee's
+    arguments, in order of first use, and the scalar and vector constants
+    it uses are cloned into it. Nests that return a buffer stay in place
+    (it could be a `memref.alloca` of the callee's frame).
+
+    Callees whose bodies are equivalent (same operations, attributes and
+    types, locations ignored) are then merged into one: the layers of a
+    transformer or the repeated blocks of a CNN differ only in the weights
+    they read, which are arguments, so their code is generated once.
+
+    The point is compile time. LLVM's optimizer and code generator are
+    superlinear in a function's size (LoopRotate, dominator trees, OpenMP
+    outlining, register allocation): one `@main` of 100k LLVM
+    instructions took most of GPT-2-small's JIT time. Calls cost a few
+    nanoseconds against kernels of microseconds or more.
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "unsigned", /*default=*/"16",
+           "Outline a nest other than a linalg op only when its regions hold "
+           "at least this many operations">,
+  ];
+  let dependentDialects = [
+    "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect",
+  ];
+}
+
 def ExpandNarrowFloatCastsPass : Pass<"mlprog-expand-narrow-float-casts"> {
   let summary = "Rewrites extf/truncf of 8- and 4-bit floats as integer code";
   let description = [{
