@@ -138,3 +138,70 @@ func.func @unit_broadcast(%x: tensor<1x64x256xf32>, %m: tensor<1x64x1xf32>) -> t
   } -> tensor<1x64x256xf32>
   return %r : tensor<1x64x256xf32>
 }
+
+// Dynamic outer extents (a sequence of unknown length): each row is a
+// static op in an scf.for of step 1 over the dynamic loops, vectorized like
+// a static one; the rows run in order (a decoding step has one), no
+// threads. The innermost extent must be static.
+// AVX512-LABEL: func.func @dynamic_rows
+// AVX512-SAME: (%[[X:.*]]: tensor<1x?x768xf32>, %[[B:.*]]: tensor<768xf32>)
+// AVX512: %[[N:.*]] = tensor.dim %[[X]], %c1
+// AVX512-NOT: scf.forall
+// AVX512: scf.for %[[I:.*]] = %c0 to %[[N]] step %c1
+// AVX512: tensor.extract_slice %[[X]][0, %[[I]], 0] [1, 1, 768] [1, 1, 1]
+// AVX512: scf.for %{{.*}} = %c0 to %c768 step %c64
+// AVX512: math.tanh %{{.*}} : vector<64xf32>
+#dyn3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#dynb = affine_map<(d0, d1, d2) -> (d2)>
+#dynr = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+func.func @dynamic_rows(%x: tensor<1x?x768xf32>, %bias: tensor<768xf32>) -> tensor<1x?x768xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<1x?x768xf32>
+  %e = tensor.empty(%n) : tensor<1x?x768xf32>
+  %y = linalg.generic {indexing_maps = [#dyn3, #dynb, #dyn3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %bias : tensor<1x?x768xf32>, tensor<768xf32>) outs(%e : tensor<1x?x768xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<1x?x768xf32>
+  return %y : tensor<1x?x768xf32>
+}
+
+// A layer norm's [1, ?, 1] mean subtracted from its rows: the row's unit
+// broadcast is dropped, then it is a vector minus a scalar.
+// AVX512-LABEL: func.func @dynamic_rows_unit_broadcast
+// AVX512: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1
+// AVX512: %[[M:.*]] = tensor.extract_slice %{{.*}}[0, %[[I]], 0] [1, 1, 1] [1, 1, 1] : tensor<1x?x1xf32> to tensor<1x1x1xf32>
+// AVX512: scf.for %{{.*}} = %c0 to %c768 step %c64
+// AVX512: arith.subf %{{.*}}, %{{.*}} : vector<64xf32>
+func.func @dynamic_rows_unit_broadcast(%x: tensor<1x?x768xf32>, %mean: tensor<1x?x1xf32>) -> tensor<1x?x768xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<1x?x768xf32>
+  %e = tensor.empty(%n) : tensor<1x?x768xf32>
+  %y = linalg.generic {indexing_maps = [#dyn3, #dynr, #dyn3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mean : tensor<1x?x768xf32>, tensor<1x?x1xf32>) outs(%e : tensor<1x?x768xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.subf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<1x?x768xf32>
+  return %y : tensor<1x?x768xf32>
+}
+
+// A dynamic innermost extent (softmax over an unknown number of keys)
+// stays a linalg op: nothing to tile it into static rows.
+// AVX512-LABEL: func.func @dynamic_inner
+// AVX512-NOT: scf.for
+// AVX512: linalg.generic
+func.func @dynamic_inner(%x: tensor<12x?xf32>) -> tensor<12x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<12x?xf32>
+  %e = tensor.empty(%n) : tensor<12x?xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<12x?xf32>) outs(%e : tensor<12x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<12x?xf32>
+  return %y : tensor<12x?xf32>
+}

@@ -218,8 +218,11 @@ def ApproximateMathPass : Pass<"mlprog-approximate-math"> {
     The approximations' `math.fma` and `floor` (and `ceil`, `trunc`,
     `roundeven`) on 1-D f32 vectors become `vector.fma` and LLVM's vector
     intrinsics, which the libm lowering would also split into one call per
-    lane, and `math.powf(x, 2)` on f32 vectors becomes `x * x` (the same
-    correctly rounded value; a layer norm's variance squares this way).
+    lane, and `math.powf(x, n)` on f32 vectors with n = 2, 3 or 4 becomes
+    products of x: `x * x` (the correctly rounded square; a layer norm's
+    variance squares this way), `x * x * x` (as onnxruntime computes
+    Pow(x, 3), GPT-2's GELU; within an ulp or two of powf) and
+    `(x * x) * (x * x)`.
   }];
   let dependentDialects = [
     "mlir::LLVM::LLVMDialect",
@@ -482,8 +485,16 @@ def VectorizeElementwisePass
       over chunks, and each chunk is vectorized (`linalg::vectorize`) into
       transfers of one row; the remainder becomes one narrower vector.
 
-    Transposes whose innermost dimension moves, ops inside loops (the tiles
-    of `mlprog-tile-and-vectorize-contractions`) and ops with `i1` operands
+    An op whose innermost loop range is static but some outer ones are
+    dynamic (a residual add or GELU over [batch, sequence, hidden] with the
+    sequence unknown) is first tiled by 1 along its dynamic loops into
+    `scf.for` loops (one row after another: a decoding step has one row),
+    and each row, now static, is vectorized as above, after dropping a
+    unit-dimension broadcast it reads (a layer norm's [1, ?, 1] mean).
+
+    Transposes whose innermost dimension moves, ops with a dynamic
+    innermost loop range, ops inside loops (the tiles of
+    `mlprog-tile-and-vectorize-contractions`) and ops with `i1` operands
     are left alone.
   }];
   let options = [

@@ -63,28 +63,44 @@ struct VectorRounding : public OpRewritePattern<MathOp> {
   }
 };
 
-/// Whether `value` is a constant 2.0 (a splat on vectors).
-static bool isConstantTwo(Value value) {
+/// The exponent `value` holds when it is the constant 2.0, 3.0 or 4.0 (a
+/// splat on vectors); nullopt otherwise.
+static std::optional<int> getSmallIntegerExponent(Value value) {
+  std::optional<APFloat> exponent;
   FloatAttr splat;
-  if (!matchPattern(value, m_Constant(&splat))) {
-    DenseFPElementsAttr dense;
-    if (!matchPattern(value, m_Constant(&dense)) || !dense.isSplat())
-      return false;
-    return dense.getSplatValue<APFloat>().isExactlyValue(2.0);
-  }
-  return splat.getValue().isExactlyValue(2.0);
+  DenseFPElementsAttr dense;
+  if (matchPattern(value, m_Constant(&splat)))
+    exponent = splat.getValue();
+  else if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
+    exponent = dense.getSplatValue<APFloat>();
+  if (!exponent)
+    return std::nullopt;
+  for (int n : {2, 3, 4})
+    if (exponent->isExactlyValue(n))
+      return n;
+  return std::nullopt;
 }
 
-/// math.powf(x, 2) on vectors -> x * x: the same correctly rounded result
-/// (a layer norm's variance squares this way), without the libm lowering's
-/// powf call per lane.
-struct VectorSquare : public OpRewritePattern<math::PowFOp> {
+/// math.powf(x, n) on vectors for n = 2, 3, 4 -> products of x: x * x is
+/// the correctly rounded square (a layer norm's variance); x * x * x is
+/// what onnxruntime computes for Pow(x, 3) (GPT-2's GELU), within an ulp
+/// or two of powf; x^4 = (x * x) * (x * x). Without this, the libm
+/// lowering calls powf once per lane.
+struct VectorIntegerPower : public OpRewritePattern<math::PowFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::PowFOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<VectorType>(op.getType()) || !isConstantTwo(op.getRhs()))
-      return rewriter.notifyMatchFailure(op, "not a vector squared");
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, op.getLhs(), op.getLhs());
+    std::optional<int> n = getSmallIntegerExponent(op.getRhs());
+    if (!isa<VectorType>(op.getType()) || !n)
+      return rewriter.notifyMatchFailure(op, "not a small vector power");
+    Value x = op.getLhs();
+    Value square = arith::MulFOp::create(rewriter, op.getLoc(), x, x);
+    Value result = square;
+    if (*n == 3)
+      result = arith::MulFOp::create(rewriter, op.getLoc(), square, x);
+    if (*n == 4)
+      result = arith::MulFOp::create(rewriter, op.getLoc(), square, square);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -99,7 +115,7 @@ static bool isRewritten(Operation *op) {
   if (!type || !type.getElementType().isF32())
     return false;
   if (auto pow = dyn_cast<math::PowFOp>(op))
-    return isConstantTwo(pow.getRhs());
+    return getSmallIntegerExponent(pow.getRhs()).has_value();
   return isApproximated(op->getName().getStringRef()) ||
          isa<math::FloorOp, math::CeilOp, math::TruncOp, math::RoundEvenOp,
              math::FmaOp>(op);
@@ -121,7 +137,7 @@ struct ApproximateMathPass
       return;
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, isApproximated);
-    patterns.add<VectorFma, VectorSquare,
+    patterns.add<VectorFma, VectorIntegerPower,
                  VectorRounding<math::FloorOp, LLVM::FFloorOp>,
                  VectorRounding<math::CeilOp, LLVM::FCeilOp>,
                  VectorRounding<math::TruncOp, LLVM::FTruncOp>,

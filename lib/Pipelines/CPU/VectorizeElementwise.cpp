@@ -105,15 +105,62 @@ static bool readsUnitBroadcast(linalg::GenericOp op) {
 /// Drops the unit dimensions of `op`'s loops and operands
 /// (`linalg::dropUnitDims`), so that a unit-dimension broadcast becomes a
 /// projected permutation this pass vectorizes: [1, 64, 256] - [1, 64, 1]
-/// becomes [64, 256] - [64] read at (d0).
-static void dropUnitBroadcastDims(RewriterBase &rewriter,
-                                  linalg::GenericOp op) {
+/// becomes [64, 256] - [64] read at (d0). Returns the new op, or `op` when
+/// nothing was dropped.
+static linalg::LinalgOp dropUnitBroadcastDims(RewriterBase &rewriter,
+                                              linalg::GenericOp op) {
   rewriter.setInsertionPoint(op);
   linalg::ControlDropUnitDims options;
   FailureOr<linalg::DropUnitDimsResult> result =
       linalg::dropUnitDims(rewriter, op, options);
-  if (succeeded(result))
-    rewriter.replaceOp(op, result->replacements);
+  if (failed(result))
+    return op;
+  rewriter.replaceOp(op, result->replacements);
+  auto dropped = dyn_cast<linalg::LinalgOp>(result->resultOp.getOperation());
+  return dropped ? dropped : linalg::LinalgOp();
+}
+
+/// The loops of `op` to tile by 1 so that its tile has static loop ranges:
+/// its dynamic loops when `op` is an all-parallel op on tensors with one
+/// output read through the identity, a static innermost loop and at least
+/// one dynamic outer one (a residual add or GELU over [batch, sequence,
+/// hidden] with the sequence unknown). Empty otherwise.
+static SmallVector<int64_t> getDynamicRowTiles(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() < 2 || op.getNumLoops() != op.getNumParallelLoops() ||
+      !op.getIndexingMapsArray().back().isIdentity())
+    return {};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges.back()) ||
+      llvm::none_of(ranges, ShapedType::isDynamic))
+    return {};
+  return llvm::map_to_vector(ranges, [](int64_t range) -> int64_t {
+    return ShapedType::isDynamic(range) ? 1 : 0;
+  });
+}
+
+static void vectorizeElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 int64_t vectorBits, bool parallel);
+
+/// Vectorizes an elementwise op whose outer loops are partly dynamic (see
+/// getDynamicRowTiles): its dynamic loops become `scf.for` loops of step 1
+/// around a statically shaped tile, which is then vectorized like any
+/// static op (unit broadcasts dropped first). A tile this pass cannot
+/// vectorize stays a scalar loop nest inside the loops.
+static void vectorizeDynamicRows(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 ArrayRef<int64_t> tiles, int64_t vectorBits) {
+  FailureOr<linalg::LinalgOp> tiled =
+      tileLinalgOp(rewriter, op, tiles, scf::SCFTilingOptions::LoopType::ForOp);
+  if (failed(tiled) || (*tiled).hasDynamicShape())
+    return;
+  linalg::LinalgOp row = *tiled;
+  if (auto generic = dyn_cast<linalg::GenericOp>(row.getOperation()))
+    if (readsUnitBroadcast(generic))
+      row = dropUnitBroadcastDims(rewriter, generic);
+  // The row tiles run one after another: the rows are the parallel work
+  // of a whole sequence, but a decoding step has one.
+  if (row && isVectorizableElementwise(row))
+    vectorizeElementwise(rewriter, row, vectorBits, /*parallel=*/false);
 }
 
 SmallVector<ReassociationIndices>
@@ -451,6 +498,15 @@ struct VectorizeElementwisePass
         pads.push_back(pad);
     for (tensor::PadOp pad : pads)
       (void)vectorizePad(rewriter, pad, vectorBits, parallel);
+
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> dynamic;
+    for (Block &block : func.getBody())
+      for (auto linalgOp : block.getOps<linalg::LinalgOp>())
+        if (SmallVector<int64_t> tiles = getDynamicRowTiles(linalgOp);
+            !tiles.empty())
+          dynamic.emplace_back(linalgOp, std::move(tiles));
+    for (auto &[linalgOp, tiles] : dynamic)
+      vectorizeDynamicRows(rewriter, linalgOp, tiles, vectorBits);
 
     SmallVector<linalg::GenericOp> broadcasts;
     for (Block &block : func.getBody())

@@ -30,20 +30,29 @@ func.func @kept(%x: f32, %y: vector<8xf64>, %z: vector<16xf32>) -> (f32, vector<
   return %0, %1, %2 : f32, vector<8xf64>, vector<16xf32>
 }
 
-// A vector squared through powf (a layer norm's variance) is a product: the
-// same correctly rounded value, without a powf call per lane. Other
-// exponents and scalars keep powf.
-// CHECK-LABEL: func.func @square
+// Small integer powers of a vector (a layer norm's variance squares, GPT-2's
+// GELU cubes) are products: the square is the correctly rounded value, the
+// cube what onnxruntime computes for Pow(x, 3), without a powf call per
+// lane. Other exponents and scalars keep powf.
+// CHECK-LABEL: func.func @powers
 // CHECK: %[[SQ:.*]] = arith.mulf %[[X:.*]], %[[X]] : vector<16xf32>
+// CHECK: %[[SQ3:.*]] = arith.mulf %[[X]], %[[X]] : vector<16xf32>
+// CHECK: %[[CUBE:.*]] = arith.mulf %[[SQ3]], %[[X]] : vector<16xf32>
+// CHECK: %[[SQ4:.*]] = arith.mulf %[[X]], %[[X]] : vector<16xf32>
+// CHECK: %[[FOURTH:.*]] = arith.mulf %[[SQ4]], %[[SQ4]] : vector<16xf32>
 // CHECK: math.powf %[[X]], %{{.*}} : vector<16xf32>
 // CHECK: math.powf %{{.*}}, %{{.*}} : f32
-// CHECK: return %[[SQ]]
-func.func @square(%x: vector<16xf32>, %s: f32) -> (vector<16xf32>, vector<16xf32>, f32) {
+// CHECK: return %[[SQ]], %[[CUBE]], %[[FOURTH]]
+func.func @powers(%x: vector<16xf32>, %s: f32) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, f32) {
   %two = arith.constant dense<2.0> : vector<16xf32>
   %three = arith.constant dense<3.0> : vector<16xf32>
+  %four = arith.constant dense<4.0> : vector<16xf32>
+  %five = arith.constant dense<5.0> : vector<16xf32>
   %c2 = arith.constant 2.0 : f32
   %0 = math.powf %x, %two : vector<16xf32>
   %1 = math.powf %x, %three : vector<16xf32>
-  %2 = math.powf %s, %c2 : f32
-  return %0, %1, %2 : vector<16xf32>, vector<16xf32>, f32
+  %2 = math.powf %x, %four : vector<16xf32>
+  %3 = math.powf %x, %five : vector<16xf32>
+  %4 = math.powf %s, %c2 : f32
+  return %0, %1, %2, %3, %4 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, f32
 }
