@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlprog;
@@ -264,6 +265,90 @@ static FailureOr<Term> parseTerm(Location loc, StringRef s, int64_t rank,
   return term;
 }
 
+/// `x` transposed so that its dims follow `to` (labels of `from`, x's own
+/// order), or `x` when the order is already that.
+static FailureOr<Value> permuteLabels(OpBuilder &b, Location loc, Value x,
+                                      const Term &from, const Term &to) {
+  SmallVector<int64_t> perm;
+  for (int label : to)
+    perm.push_back(llvm::find(from, label) - from.begin());
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return x;
+  return buildTranspose(b, loc, x, perm);
+}
+
+/// An einsum of two operands that is a batched matrix product, as buildMatMul
+/// (a batch_matmul the CPU pipeline blocks and packs) between transposes:
+/// every label is a batch label (in both inputs and the output), the one row
+/// label of each input (in it and the output), or the one summed label (in
+/// both inputs only); no label repeats within a term, the batch extents are
+/// static and agree, the element type is not 16-bit (buildMatMul accumulates
+/// those in f32). MaxViT's attention ("BGHID,BGHJD->BGHIJ") is one. A null
+/// Value when the equation is not of this form.
+static FailureOr<Value> einsumAsMatMul(OpBuilder &b, Location loc,
+                                       ArrayRef<Term> terms, const Term &out,
+                                       ValueRange operands) {
+  if (terms.size() != 2)
+    return Value();
+  Type et = elementTypeOf(operands[0]);
+  if (et.isF16() || et.isBF16())
+    return Value();
+  auto distinct = [](const Term &t) {
+    std::set<int> seen(t.begin(), t.end());
+    return seen.size() == t.size();
+  };
+  if (!distinct(terms[0]) || !distinct(terms[1]) || !distinct(out))
+    return Value();
+  const Term &ta = terms[0], &tb = terms[1];
+  Term batch, rowsA, colsB, summed;
+  for (int label : out) {
+    bool inA = llvm::is_contained(ta, label),
+         inB = llvm::is_contained(tb, label);
+    if (inA && inB)
+      batch.push_back(label);
+    else if (inA)
+      rowsA.push_back(label);
+    else
+      colsB.push_back(label);
+  }
+  for (int label : ta)
+    if (!llvm::is_contained(out, label)) {
+      if (!llvm::is_contained(tb, label))
+        return Value();
+      summed.push_back(label);
+    }
+  for (int label : tb)
+    if (!llvm::is_contained(out, label) && !llvm::is_contained(ta, label))
+      return Value();
+  if (rowsA.size() != 1 || colsB.size() != 1 || summed.size() != 1)
+    return Value();
+  auto extentOf = [&](unsigned i, int label) {
+    const Term &t = terms[i];
+    return cast<RankedTensorType>(operands[i].getType())
+        .getDimSize(llvm::find(t, label) - t.begin());
+  };
+  // Static batch extents only: buildMatMul collapses those into one
+  // batch_matmul, while dynamic ones take its broadcasting generic, which
+  // the CPU pipeline does not lower beyond two batch dims (see
+  // docs/importers/onnx.md, torchvision maxvit_t).
+  for (int label : batch)
+    if (ShapedType::isDynamic(extentOf(0, label)) ||
+        extentOf(0, label) != extentOf(1, label))
+      return Value();
+  Term orderA(batch), orderB(batch), product(batch);
+  orderA.append({rowsA[0], summed[0]});
+  orderB.append({summed[0], colsB[0]});
+  product.append({rowsA[0], colsB[0]});
+  FailureOr<Value> a = permuteLabels(b, loc, operands[0], ta, orderA);
+  FailureOr<Value> bm = permuteLabels(b, loc, operands[1], tb, orderB);
+  if (failed(a) || failed(bm))
+    return failure();
+  FailureOr<Value> c = buildMatMul(b, loc, *a, *bm);
+  if (failed(c))
+    return failure();
+  return permuteLabels(b, loc, *c, product, out);
+}
+
 FailureOr<Value> mlprog::buildEinsum(OpBuilder &b, Location loc,
                                      StringRef equation, ValueRange operands) {
   std::string eq;
@@ -340,6 +425,9 @@ FailureOr<Value> mlprog::buildEinsum(OpBuilder &b, Location loc,
       if (label < 1000 && n == 1)
         out.push_back(label);
   }
+  FailureOr<Value> product = einsumAsMatMul(b, loc, terms, out, operands);
+  if (failed(product) || *product)
+    return product;
   // Loop order: output labels, then the summed ones.
   SmallVector<int> loops(out.begin(), out.end());
   for (auto &entry : source)

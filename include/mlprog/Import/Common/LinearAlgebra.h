@@ -46,7 +46,10 @@ mlir::FailureOr<mlir::Value> buildGemm(mlir::OpBuilder &b, mlir::Location loc,
 /// one element type) per `equation` ("ij,jk->ik", lower/upper case letters,
 /// "..." for leading broadcast-free batch dims, repeated letters within an
 /// operand for diagonals, implicit output = letters seen once, sorted).
-/// Products accumulate in the element type.
+/// Products accumulate in the element type. Two operands whose equation is a
+/// batched matrix product ("bhid,bhjd->bhij": batch labels, one row label
+/// per operand, one summed label) become buildMatMul between transposes,
+/// other equations one linalg.generic.
 /// Errors: malformed equations, rank or extent mismatches.
 /// Spec: ONNX Einsum; numpy.einsum; aten::einsum.
 mlir::FailureOr<mlir::Value> buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
