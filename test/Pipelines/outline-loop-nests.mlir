@@ -13,8 +13,9 @@
 // CHECK: %[[T:.*]] = memref.alloc() : memref<64xf32>
 // CHECK: call @[[LAYER:layers_nest_[0-9]+]](%[[X]], %[[W0]], %[[N]], %[[T]])
 // CHECK: call @[[LAYER]](%[[T]], %[[W1]], %[[N]], %[[X]])
-// Too small a nest stays in place.
-// CHECK: scf.for
+// A loop goes however small; an scf.if only from min-ops operations.
+// CHECK: call @[[ZERO:layers_nest_[0-9]+]](%[[T]])
+// CHECK: scf.if
 // CHECK-NEXT: memref.store
 // CHECK-NEXT: }
 // A linalg op is outlined however small its body.
@@ -45,6 +46,10 @@ func.func @layers(%x: memref<64xf32>, %w0: memref<64xf32>, %w1: memref<64xf32>,
   }
   scf.for %i = %c0 to %c64 step %c1 {
     memref.store %zero, %t[%i] : memref<64xf32>
+  }
+  %small = arith.cmpi slt, %n, %c64 : index
+  scf.if %small {
+    memref.store %zero, %t[%n] : memref<64xf32>
   }
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%x : memref<64xf32>) outs(%t : memref<64xf32>) {

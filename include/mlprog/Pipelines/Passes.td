@@ -263,15 +263,18 @@ def OutlineLoopNestsPass
   let summary = "Outlines the loop nests of functions on buffers into private "
                 "functions and shares the identical ones";
   let description = [{
-    Runs on buffers, after bufferization and deallocation. Each operation
-    with regions directly in a function body (an `scf.for`, `scf.if`,
-    `scf.forall`/`scf.parallel` tile loop) that holds at least `min-ops`
-    operations, and each `linalg` op (a loop nest once lowered), becomes a private `func.func` marked
-    `mlprog.outlined`, with internal linkage and LLVM's `noinline`, called in its place: the values it
-    uses from the function (buffers, extents) become the callee's
-    arguments, in order of first use, and the scalar and vector constants
-    it uses are cloned into it. Nests that return a buffer stay in place
-    (it could be a `memref.alloca` of the callee's frame).
+    Runs on buffers, after bufferization and deallocation. Each loop (an
+    `scf.for`, or an `scf.parallel` tile loop), each `linalg` op (a loop
+    nest once lowered) and each other operation with regions (an `scf.if`)
+    that holds at least `min-ops` operations, directly in a function body
+    or inside an operation that is not outlined itself, becomes a private
+    `func.func` marked `mlprog.outlined`, with internal linkage and LLVM's
+    `noinline`, called in its place: the values it uses from the function
+    (buffers, extents) become the callee's arguments, in order of first
+    use, and the scalar and vector constants it uses are cloned into it.
+    Loops go whatever their size (a register block's few vector ops here
+    unroll into hundreds of LLVM instructions). Nests that return a buffer
+    stay in place (it could be a `memref.alloca` of the callee's frame).
 
     Callees whose bodies are equivalent (same operations, attributes and
     types, locations ignored) are then merged into one: the layers of a
@@ -286,8 +289,9 @@ def OutlineLoopNestsPass
   }];
   let options = [
     Option<"minOps", "min-ops", "unsigned", /*default=*/"16",
-           "Outline a nest other than a linalg op only when its regions hold "
-           "at least this many operations">,
+           "Outline an operation with regions that is neither a loop nor a "
+           "linalg op only when its regions hold at least this many "
+           "operations">,
   ];
   let dependentDialects = [
     "mlir::func::FuncDialect",

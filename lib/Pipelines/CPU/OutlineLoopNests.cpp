@@ -18,6 +18,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -55,11 +56,12 @@ bool isClonableConstant(Value value) {
           isa<VectorType>(value.getType()));
 }
 
-/// Whether `op` is a loop nest to outline: it has regions, is a `linalg` op
-/// (a loop nest per dimension once lowered, however small its body) or
-/// holds at least `minOps` operations, opens no symbol table or isolated
-/// scope of its own and returns no buffer (one allocated on the callee's
-/// stack would not outlive the call).
+/// Whether `op` is a loop nest to outline: it has regions, is a loop or a
+/// `linalg` op (a loop nest per dimension once lowered) or else holds at
+/// least `minOps` operations, opens no symbol table or isolated scope of
+/// its own and returns no buffer (one allocated on the callee's stack would
+/// not outlive the call). Loops go whatever their size: a register block's
+/// few vector ops here unroll into hundreds of LLVM instructions.
 bool isOutlinable(Operation *op, unsigned minOps) {
   if (op->getNumRegions() == 0 || op->hasTrait<OpTrait::SymbolTable>() ||
       op->hasTrait<OpTrait::IsIsolatedFromAbove>())
@@ -67,7 +69,8 @@ bool isOutlinable(Operation *op, unsigned minOps) {
   if (llvm::any_of(op->getResultTypes(),
                    [](Type type) { return isa<BaseMemRefType>(type); }))
     return false;
-  return isa<linalg::LinalgOp>(op) || countNestedOps(op) >= minOps;
+  return isa<linalg::LinalgOp, LoopLikeOpInterface>(op) ||
+         countNestedOps(op) >= minOps;
 }
 
 /// Moves `op` out of its function into a new private function placed after
