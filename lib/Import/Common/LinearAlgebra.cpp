@@ -277,12 +277,13 @@ static FailureOr<Value> permuteLabels(OpBuilder &b, Location loc, Value x,
   return buildTranspose(b, loc, x, perm);
 }
 
-/// An einsum of two operands that is a batched matrix product, as buildMatMul
-/// (a batch_matmul the CPU pipeline blocks and packs) between transposes:
+/// An einsum of two operands that is a batched matrix product, as one
+/// linalg.batch_matmul over the collapsed batch dims (linalg.matmul without
+/// them; the CPU pipeline blocks and packs both) between transposes:
 /// every label is a batch label (in both inputs and the output), the one row
 /// label of each input (in it and the output), or the one summed label (in
-/// both inputs only); no label repeats within a term, the batch extents are
-/// static and agree, the element type is not 16-bit (buildMatMul accumulates
+/// both inputs only); no label repeats within a term, the static batch
+/// extents agree, the element type is not 16-bit (buildMatMul accumulates
 /// those in f32). MaxViT's attention ("BGHID,BGHJD->BGHIJ") is one. A null
 /// Value when the equation is not of this form.
 static FailureOr<Value> einsumAsMatMul(OpBuilder &b, Location loc,
@@ -327,14 +328,15 @@ static FailureOr<Value> einsumAsMatMul(OpBuilder &b, Location loc,
     return cast<RankedTensorType>(operands[i].getType())
         .getDimSize(llvm::find(t, label) - t.begin());
   };
-  // Static batch extents only: buildMatMul collapses those into one
-  // batch_matmul, while dynamic ones take its broadcasting generic, which
-  // the CPU pipeline does not lower beyond two batch dims (see
-  // docs/importers/onnx.md, torchvision maxvit_t).
-  for (int label : batch)
-    if (ShapedType::isDynamic(extentOf(0, label)) ||
-        extentOf(0, label) != extentOf(1, label))
+  // Einsum does not broadcast: a label has one extent, so the batch dims
+  // collapse into one batch_matmul even where they are dynamic (buildMatMul
+  // must allow numpy broadcasting there, and builds a generic contraction
+  // that the CPU pipeline does not lower beyond two batch dims).
+  for (int label : batch) {
+    int64_t ea = extentOf(0, label), eb = extentOf(1, label);
+    if (!ShapedType::isDynamic(ea) && !ShapedType::isDynamic(eb) && ea != eb)
       return Value();
+  }
   Term orderA(batch), orderB(batch), product(batch);
   orderA.append({rowsA[0], summed[0]});
   orderB.append({summed[0], colsB[0]});
@@ -343,7 +345,9 @@ static FailureOr<Value> einsumAsMatMul(OpBuilder &b, Location loc,
   FailureOr<Value> bm = permuteLabels(b, loc, operands[1], tb, orderB);
   if (failed(a) || failed(bm))
     return failure();
-  FailureOr<Value> c = buildMatMul(b, loc, *a, *bm);
+  FailureOr<Value> c =
+      batch.empty() ? buildMatMul(b, loc, *a, *bm)
+                    : FailureOr<Value>(batchMatmulSameBatch(b, loc, *a, *bm));
   if (failed(c))
     return failure();
   return permuteLabels(b, loc, *c, product, out);

@@ -2,8 +2,9 @@
 """Writes an ONNX model of Einsums that are batched matrix products, as
 torchvision's maxvit_t writes its attention, and numpy's results:
 
-- y0 = einsum("bghid,bghjd->bghij", q, k): q [1, 3, 2, 5, 4], k [1, 3, 2, 6, 4]
-- y1 = einsum("bghij,bghjd->bghid", y0, v): v [1, 3, 2, 6, 4]
+- y0 = einsum("bghid,bghjd->bghij", q, k): q [n, 3, 2, 5, 4], k [n, 3, 2, 6, 4]
+- y1 = einsum("bghij,bghjd->bghid", y0, v): v [n, 3, 2, 6, 4]
+  (n a dynamic batch, 2 in the inputs written)
 - y2 = einsum("ij,bjk->bki", w, u): w [5, 4], u [2, 4, 3] (the row label of
   the first operand last in the output, a batch only in the second: not a
   matrix product of this form, left to the generic contraction)
@@ -25,7 +26,7 @@ from onnx import TensorProto, helper
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    shapes = {"q": [1, 3, 2, 5, 4], "k": [1, 3, 2, 6, 4], "v": [1, 3, 2, 6, 4],
+    shapes = {"q": [2, 3, 2, 5, 4], "k": [2, 3, 2, 6, 4], "v": [2, 3, 2, 6, 4],
               "w": [5, 4], "u": [2, 4, 3], "t": [2, 7, 4]}
     eqs = [("bghid,bghjd->bghij", ["q", "k"]),
            ("bghij,bghjd->bghid", ["y0", "v"]),
@@ -36,7 +37,9 @@ def main():
     f = TensorProto.FLOAT
     graph = helper.make_graph(
         nodes, "einsum_matmul",
-        [helper.make_tensor_value_info(n, f, s) for n, s in shapes.items()],
+        [helper.make_tensor_value_info(n, f, ["n"] + s[1:] if n in "qkv"
+                                       else s)
+         for n, s in shapes.items()],
         [helper.make_tensor_value_info("y%d" % i, f, ["y%d_%d" % (i, d)
                                                        for d in range(r)])
          for i, r in enumerate([5, 5, 3, 3])])
