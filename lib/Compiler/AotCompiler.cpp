@@ -405,49 +405,73 @@ private:
 };
 } // namespace
 
-/// Defines the globals of `pool` in `module`: writes the pool's buffer to a
-/// temporary file (its path goes to `poolPath`, for the caller to remove)
-/// and adds module-level assembly that copies each global's bytes from it
-/// with `.incbin` into a read-only (constant) or writable section. The
-/// assembler copies them as a block, where LLVM would have built and
-/// emitted a constant per element. The declarations become hidden and
-/// dso_local: they are defined in the same object, and not exported.
+/// Defines the globals of `pool` in `module`. The constant globals and the
+/// writable ones each go to a temporary file of their own (their paths are
+/// appended to `poolPaths`, for the caller to remove), laid out at offsets
+/// that keep each global's alignment, and module-level assembly copies each
+/// file with ONE `.incbin` into a read-only or writable section, defining
+/// every global as a symbol at its offset there. The assembler copies the
+/// bytes as a block, where LLVM would have built and emitted a constant per
+/// element; one `.incbin` per file matters because the assembler keeps a
+/// copy of the whole file per directive (one per global took BERT-base's
+/// compilation past 23 GB). The declarations become hidden and dso_local:
+/// they are defined in the same object, and not exported.
 static Error addPoolSections(llvm::Module &module, const ConstantPool &pool,
-                             SmallString<256> &poolPath) {
-  int fd;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "mlprog-weights", "bin", fd, poolPath))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    ArrayRef<char> buffer = pool.getBuffer();
-    os.write(buffer.data(), buffer.size());
-    os.close();
-    if (os.has_error())
-      return llvm::createStringError(poolPath + ": " + os.error().message());
-  }
-  if (StringRef(poolPath).contains('\\') || StringRef(poolPath).contains('"'))
-    return llvm::createStringError("temporary file name " + poolPath +
-                                   " cannot be quoted in assembly");
+                             SmallVectorImpl<SmallString<256>> &poolPaths) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  for (const ConstantPool::Entry &entry : pool.getEntries()) {
-    llvm::GlobalVariable *global = module.getGlobalVariable(entry.name);
-    if (!global || !global->isDeclaration())
-      return llvm::createStringError("global @" + entry.name +
-                                     " vanished in the translation");
-    global->setVisibility(llvm::GlobalValue::HiddenVisibility);
-    global->setDSOLocal(true);
-    os << "\t.section\t" << (entry.isConstant ? ".rodata" : ".data")
-       << ".mlprog_weights,\"" << (entry.isConstant ? "a" : "aw") << "\"\n"
-       << "\t.p2align\t" << llvm::Log2_64(entry.alignment) << "\n"
-       << "\t.globl\t\"" << entry.name << "\"\n"
-       << "\t.hidden\t\"" << entry.name << "\"\n"
-       << "\"" << entry.name << "\":\n"
-       << "\t.incbin\t\"" << poolPath << "\", " << entry.offset << ", "
-       << entry.size << "\n"
-       << "\t.size\t\"" << entry.name << "\", " << entry.size << "\n";
+  ArrayRef<char> buffer = pool.getBuffer();
+  for (bool constant : {true, false}) {
+    SmallVector<const ConstantPool::Entry *> entries;
+    uint64_t maxAlignment = 1;
+    for (const ConstantPool::Entry &entry : pool.getEntries()) {
+      if (entry.isConstant != constant)
+        continue;
+      entries.push_back(&entry);
+      maxAlignment = std::max<uint64_t>(maxAlignment, entry.alignment);
+    }
+    if (entries.empty())
+      continue;
+    SmallString<256> &path = poolPaths.emplace_back();
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "mlprog-weights", "bin", fd, path))
+      return llvm::createStringError("cannot create a temporary file: " +
+                                     ec.message());
+    if (StringRef(path).contains('\\') || StringRef(path).contains('"'))
+      return llvm::createStringError("temporary file name " + path +
+                                     " cannot be quoted in assembly");
+    StringRef section = constant ? ".rodata" : ".data";
+    std::string label =
+        (Twine(".Lmlprog_weights") + (constant ? "_ro" : "_rw")).str();
+    os << "\t.section\t" << section << ".mlprog_weights,\""
+       << (constant ? "a" : "aw") << "\"\n"
+       << "\t.p2align\t" << llvm::Log2_64(maxAlignment) << "\n"
+       << label << ":\n"
+       << "\t.incbin\t\"" << path << "\"\n";
+    llvm::raw_fd_ostream file(fd, /*shouldClose=*/true);
+    uint64_t offset = 0;
+    for (const ConstantPool::Entry *entry : entries) {
+      llvm::GlobalVariable *global = module.getGlobalVariable(entry->name);
+      if (!global || !global->isDeclaration())
+        return llvm::createStringError("global @" + entry->name +
+                                       " vanished in the translation");
+      global->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      global->setDSOLocal(true);
+      uint64_t aligned = llvm::alignTo(offset, entry->alignment);
+      file.write_zeros(aligned - offset);
+      file.write(buffer.data() + entry->offset, entry->size);
+      offset = aligned + entry->size;
+      os << "\t.globl\t\"" << entry->name << "\"\n"
+         << "\t.hidden\t\"" << entry->name << "\"\n"
+         << "\t.type\t\"" << entry->name << "\",@object\n"
+         << "\t.set\t\"" << entry->name << "\", " << label << " + " << aligned
+         << "\n"
+         << "\t.size\t\"" << entry->name << "\", " << entry->size << "\n";
+    }
+    file.close();
+    if (file.has_error())
+      return llvm::createStringError(path + ": " + file.error().message());
   }
   os << "\t.text\n";
   module.appendModuleInlineAsm(text);
@@ -675,15 +699,15 @@ Error mlprog::compileToSharedLibrary(ModuleOp module, StringRef outputPath,
                                    ec.message());
   libraryPath = outputPath;
   libraryPath += ".tmp";
-  SmallString<256> poolPath;
+  SmallVector<SmallString<256>, 2> poolPaths;
   llvm::scope_exit cleanup([&] {
     llvm::sys::fs::remove(objectPath);
     llvm::sys::fs::remove(libraryPath);
-    if (!poolPath.empty())
-      llvm::sys::fs::remove(poolPath);
+    for (const SmallString<256> &path : poolPaths)
+      llvm::sys::fs::remove(path);
   });
   if (pool && !pool->getEntries().empty())
-    if (Error err = addPoolSections(*llvmModule, *pool, poolPath))
+    if (Error err = addPoolSections(*llvmModule, *pool, poolPaths))
       return err;
   startPhase(options, "generating code (LLVM -O" +
                           Twine(std::min(options.optLevel, 3u)) + ")");
