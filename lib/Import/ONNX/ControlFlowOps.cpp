@@ -423,9 +423,20 @@ LogicalResult importLoop(NodeContext &ctx) {
       OpBuilder::InsertionGuard guard(b);
       Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
       Value iteration = after->getArgument(0);
-      SmallVector<Value> bodyInputs = {
-          makeScalarTensor(b, loc, iteration),
-          makeScalarTensor(b, loc, after->getArgument(1))};
+      // The spec's iteration number and condition are 0-d; torch.onnx
+      // declares them [1] in the body (mvit's pooling), and the body's
+      // declaration decides, as it does for onnxruntime.
+      auto asDeclared = [&](int i, Value scalar) -> Value {
+        if (i < body.input_size() &&
+            body.input(i).type().tensor_type().has_shape() &&
+            body.input(i).type().tensor_type().shape().dim_size() == 1)
+          return tensor::FromElementsOp::create(
+              b, loc, RankedTensorType::get({1}, scalar.getType()),
+              ValueRange{scalar});
+        return makeScalarTensor(b, loc, scalar);
+      };
+      SmallVector<Value> bodyInputs = {asDeclared(0, iteration),
+                                       asDeclared(1, after->getArgument(1))};
       for (int i = 0; i < numCarried; ++i) {
         bodyInputs.push_back(after->getArgument(i + 2));
         if (untyped[i])
