@@ -14,7 +14,8 @@ the ViT heads, get N(0, 0.02)) in eval mode, with nn.MultiheadAttention's
 fused fast path off (the legacy exporter cannot write it); classification
 models get 224x224 images (299 for inception_v3, the size each ViT/Swin
 variant declares), segmentation models 224x224 (their `out` output), video
-models 16 frames of 112x112 (mvit and swin3d: 224x224). Exporters: `legacy17`
+models 16 frames of 112x112 (mvit, swin3d and s3d: 224x224; s3d's pooling
+kernel is larger than 112x112 makes it). Exporters: `legacy17`
 (torch.onnx.export(dynamo=False), opset 17, dynamic_axes) and `dynamo18`
 (torch 2.x's default exporter, opset 18, Dim.AUTO on the batch). mlprog:
 `mlprog.import_onnx` with nothing pinned, `mlprog.compile`, then batch 1
@@ -102,7 +103,7 @@ def worker(kind, name, exporter, out, max_params):
 
     wrapper = Out(model).eval()
     if kind == "video":
-        size = 224 if name.startswith(("mvit", "swin3d")) else 112
+        size = 224 if name.startswith(("mvit", "swin3d", "s3d")) else 112
         shape = (3, 16, size, size)
     else:
         size = SIZES.get(name, 224)
