@@ -205,3 +205,15 @@ func.func @dynamic_inner(%x: tensor<12x?xf32>) -> tensor<12x?xf32> {
   } -> tensor<12x?xf32>
   return %y : tensor<12x?xf32>
 }
+
+// An empty op (a static extent of 0, as in ONNX's empty-set reductions)
+// with a dynamic outer extent is left alone.
+// AVX512-LABEL: func.func @dynamic_rows_empty
+// AVX512-NOT: scf.for
+// AVX512: linalg.fill
+func.func @dynamic_rows_empty(%n: index) -> tensor<?x0x4xf32> {
+  %e = tensor.empty(%n) : tensor<?x0x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x0x4xf32>) -> tensor<?x0x4xf32>
+  return %f : tensor<?x0x4xf32>
+}

@@ -131,8 +131,11 @@ static SmallVector<int64_t> getDynamicRowTiles(linalg::LinalgOp op) {
       !op.getIndexingMapsArray().back().isIdentity())
     return {};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // An empty op (a static extent of 0: ONNX's empty-set reductions) has
+  // nothing to vectorize, and upstream tiling crashes on it.
   if (ShapedType::isDynamic(ranges.back()) ||
-      llvm::none_of(ranges, ShapedType::isDynamic))
+      llvm::none_of(ranges, ShapedType::isDynamic) ||
+      llvm::is_contained(ranges, 0))
     return {};
   return llvm::map_to_vector(ranges, [](int64_t range) -> int64_t {
     return ShapedType::isDynamic(range) ? 1 : 0;
