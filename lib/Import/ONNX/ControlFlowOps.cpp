@@ -20,6 +20,8 @@
 #include "mlprog/Import/Common/Sequence.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -291,14 +293,15 @@ Value insertSlice(OpBuilder &b, Location loc, Value element, Value acc,
                                        strides);
 }
 
-/// An empty accumulator for a scan output of `elementType` with `count`
-/// slices along `axis`.
+/// An empty accumulator for a scan output of the statically shaped
+/// `elementType` with `count` (static where known) slices along `axis`.
 Value emptyAccumulator(OpBuilder &b, Location loc, RankedTensorType elementType,
-                       Value count, int64_t axis) {
-  SmallVector<int64_t> shape(elementType.getShape());
-  shape.insert(shape.begin() + axis, ShapedType::kDynamic);
-  return tensor::EmptyOp::create(b, loc, shape, elementType.getElementType(),
-                                 ValueRange{count});
+                       OpFoldResult count, int64_t axis) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : elementType.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  sizes.insert(sizes.begin() + axis, count);
+  return tensor::EmptyOp::create(b, loc, sizes, elementType.getElementType());
 }
 
 /// Scan outputs must be ranked tensors; Scan's, statically shaped ones
@@ -549,86 +552,48 @@ LogicalResult importLoop(NodeContext &ctx) {
 
 //===--- Scan -------------------------------------------------------------===//
 
-/// Scan (opset 9-16): iterates `body` over slices of the `num_scan_inputs`
-/// last inputs along `scan_input_axes` (default 0; `scan_input_directions`
-/// 1 = reverse), carrying the first inputs as state; the body returns the
-/// next state and one element per scan output, which the node stacks along
-/// `scan_output_axes` (reversed per `scan_output_directions`). Lowered to
-/// scf.for over the sequence length (the extent of the first scan input).
-/// Scan outputs whose elements have a run-time shape grow by one element
-/// per iteration. Unsupported: Scan-8 (batched, with sequence_lens).
-LogicalResult importScan(NodeContext &ctx) {
+/// The outputs of one Scan body run (the next states, then one element per
+/// scan output) from its inputs (the states, then one slice per scan
+/// input).
+using ScanBodyFn =
+    llvm::function_ref<FailureOr<SmallVector<Value>>(ValueRange inputs)>;
+
+/// One scan loop: `states` are carried, `scans` sliced along `inAxes`
+/// (reversed where `inDirs` is 1) for `length` iterations; each of the
+/// `outAxes.size()` scan outputs stacks its elements along its axis in
+/// `outAxes` (not yet normalized: the element ranks are known only once the
+/// body is imported), reversed where `outDirs` is 1, in `extent` rows
+/// (static where known, so that statically shaped elements stack into a
+/// static type). With `padded` (Scan-8's sequence_lens) `length` may be
+/// shorter than `extent`: the rows past it are zeros.
+struct ScanLoop {
+  SmallVector<Value> states, scans;
+  SmallVector<int64_t> inAxes, inDirs, outAxes, outDirs;
+  Value length;
+  OpFoldResult extent;
+  bool padded = false;
+};
+
+/// `acc` filled with zeros.
+Value fillZeros(OpBuilder &b, Location loc, Value acc) {
+  Type elementType = cast<RankedTensorType>(acc.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  return linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{acc})
+      .getResult(0);
+}
+
+/// Builds `loop` as an scf.for whose body `body` builds, and returns the
+/// final states followed by the stacked scan outputs. Scan outputs whose
+/// elements have a run-time shape grow by one element per iteration.
+FailureOr<SmallVector<Value>>
+buildScanLoop(NodeContext &ctx, const ScanLoop &loop, ScanBodyFn body) {
   OpBuilder &b = ctx.b;
   Location loc = ctx.loc;
-  if (ctx.opset < 9)
-    return emitError(loc) << "unsupported Scan-8 (batched scan with "
-                             "sequence_lens); opset 9 or newer is needed";
-  FailureOr<const onnx::GraphProto *> bodyOr = getGraph(ctx, "body");
-  if (failed(bodyOr))
-    return failure();
-  const onnx::GraphProto &body = **bodyOr;
-  int64_t numScanInputs = ctx.getInt("num_scan_inputs", 0);
-  int numInputs = ctx.node.input_size();
-  if (numScanInputs < 1 || numScanInputs > numInputs)
-    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
-                          << "], got " << numScanInputs;
-  int numState = numInputs - int(numScanInputs);
-  if (body.input_size() != numInputs || body.output_size() < numState)
-    return emitError(loc) << "Scan body must take " << numInputs
-                          << " inputs and return at least " << numState
-                          << " outputs";
-  int numScanOut = body.output_size() - numState;
-  SmallVector<Value> states, scans;
-  for (int i = 0; i < numInputs; ++i) {
-    FailureOr<Value> v = ctx.input(i);
-    if (failed(v))
-      return failure();
-    (i < numState ? states : scans).push_back(*v);
-  }
-  auto readAxes = [&](StringRef name, size_t n, ValueRange values,
-                      int64_t extraRank) -> FailureOr<SmallVector<int64_t>> {
-    SmallVector<int64_t> axes = ctx.getInts(name);
-    if (axes.empty())
-      axes.assign(n, 0);
-    if (axes.size() != n)
-      return emitError(loc) << "Scan " << name << " needs " << n
-                            << " entries, got " << axes.size();
-    if (!values.empty())
-      for (auto [axis, v] : llvm::zip(axes, values)) {
-        FailureOr<int64_t> a = normalizeAxis(ctx, axis, rankOf(v) + extraRank);
-        if (failed(a))
-          return failure();
-        axis = *a;
-      }
-    return axes;
-  };
-  auto readDirections = [&](StringRef name,
-                            size_t n) -> FailureOr<SmallVector<int64_t>> {
-    SmallVector<int64_t> dirs = ctx.getInts(name);
-    if (dirs.empty())
-      dirs.assign(n, 0);
-    if (dirs.size() != n)
-      return emitError(loc) << "Scan " << name << " needs " << n
-                            << " entries, got " << dirs.size();
-    return dirs;
-  };
-  FailureOr<SmallVector<int64_t>> inAxes =
-      readAxes("scan_input_axes", scans.size(), scans, 0);
-  FailureOr<SmallVector<int64_t>> inDirs =
-      readDirections("scan_input_directions", scans.size());
-  FailureOr<SmallVector<int64_t>> outDirs =
-      readDirections("scan_output_directions", numScanOut);
-  if (failed(inAxes) || failed(inDirs) || failed(outDirs))
-    return failure();
-  // Output axes are normalized once the element ranks are known.
-  SmallVector<int64_t> outAxesRaw = ctx.getInts("scan_output_axes");
-  if (outAxesRaw.empty())
-    outAxesRaw.assign(numScanOut, 0);
-  if (int(outAxesRaw.size()) != numScanOut)
-    return emitError(loc) << "Scan scan_output_axes needs " << numScanOut
-                          << " entries, got " << outAxesRaw.size();
-
-  Value length = tensor::DimOp::create(b, loc, scans[0], (*inAxes)[0]);
+  ArrayRef<Value> states = loop.states, scans = loop.scans;
+  int numState = states.size();
+  int numScanOut = loop.outAxes.size();
+  Value length = loop.length;
+  OpFoldResult extent = loop.extent;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value last = arith::SubIOp::create(b, loc, length, one);
@@ -645,9 +610,17 @@ LogicalResult importScan(NodeContext &ctx) {
       for (auto [t, axis] : llvm::zip(scanTypes, outAxes)) {
         auto et = cast<RankedTensorType>(t);
         if (et.hasStaticShape()) {
-          inits.push_back(emptyAccumulator(b, loc, et, length, axis));
+          Value acc = emptyAccumulator(b, loc, et, extent, axis);
+          // Rows past a shorter length are defined as zeros.
+          if (loop.padded)
+            acc = fillZeros(b, loc, acc);
+          inits.push_back(acc);
           continue;
         }
+        if (loop.padded)
+          return emitError(loc) << "unsupported Scan-8 with sequence_lens "
+                                   "and a scan output of run-time shape "
+                                << t;
         // Elements of run-time shape: a sequence [n, element dims] that
         // grows by one element per iteration, moved to `axis` at the end.
         FailureOr<Value> acc = emptyGrowable(b, loc, et);
@@ -668,11 +641,11 @@ LogicalResult importScan(NodeContext &ctx) {
       for (int i = 0; i < numState; ++i)
         bodyInputs.push_back(forOp.getRegionIterArg(i));
       for (auto [j, scan] : llvm::enumerate(scans)) {
-        int64_t axis = (*inAxes)[j];
+        int64_t axis = loop.inAxes[j];
         auto type = cast<RankedTensorType>(scan.getType());
         int64_t rank = type.getRank();
         SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-        offsets[axis] = (*inDirs)[j] ? reversed : iv;
+        offsets[axis] = loop.inDirs[j] ? reversed : iv;
         SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, scan);
         sizes[axis] = b.getIndexAttr(1);
         SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
@@ -682,8 +655,7 @@ LogicalResult importScan(NodeContext &ctx) {
         bodyInputs.push_back(tensor::ExtractSliceOp::create(
             b, loc, sliceType, scan, offsets, sizes, strides));
       }
-      FailureOr<SmallVector<Value>> outputs =
-          importSubgraph(ctx, body, bodyInputs);
+      FailureOr<SmallVector<Value>> outputs = body(bodyInputs);
       if (failed(outputs))
         return failure();
       ArrayRef<Value> out = *outputs;
@@ -704,7 +676,7 @@ LogicalResult importScan(NodeContext &ctx) {
       if (*changed || !haveScanTypes) {
         scanTypes = observedScan;
         outAxes.clear();
-        for (auto [axis, v] : llvm::zip(outAxesRaw, scanOut)) {
+        for (auto [axis, v] : llvm::zip(loop.outAxes, scanOut)) {
           FailureOr<int64_t> a = normalizeAxis(ctx, axis, rankOf(v) + 1);
           if (failed(a))
             return failure();
@@ -719,14 +691,15 @@ LogicalResult importScan(NodeContext &ctx) {
       for (auto [k, element] : llvm::enumerate(scanOut)) {
         Value acc = forOp.getRegionIterArg(numState + k);
         if (cast<RankedTensorType>(scanTypes[k]).hasStaticShape()) {
-          yielded.push_back(insertSlice(
-              b, loc, element, acc, (*outDirs)[k] ? reversed : iv, outAxes[k]));
+          yielded.push_back(insertSlice(b, loc, element, acc,
+                                        loop.outDirs[k] ? reversed : iv,
+                                        outAxes[k]));
           continue;
         }
         // Reversed outputs are built front to back by inserting first.
         FailureOr<Value> grown = buildSequenceInsert(
             b, loc, acc, element,
-            (*outDirs)[k] ? OpFoldResult(b.getIndexAttr(0)) : OpFoldResult());
+            loop.outDirs[k] ? OpFoldResult(b.getIndexAttr(0)) : OpFoldResult());
         if (failed(grown))
           return failure();
         yielded.push_back(castTo(b, loc, *grown, acc.getType()));
@@ -741,6 +714,7 @@ LogicalResult importScan(NodeContext &ctx) {
         return failure();
       continue;
     }
+    SmallVector<Value> results;
     for (unsigned i = 0; i < forOp.getNumResults(); ++i) {
       Value r = forOp.getResult(i);
       int k = int(i) - numState;
@@ -761,14 +735,186 @@ LogicalResult importScan(NodeContext &ctx) {
           return failure();
         r = *moved;
       }
-      if (failed(ctx.setResult(i, r)))
-        return failure();
+      results.push_back(r);
     }
-    return success();
+    return results;
   }
   return emitError(loc) << "unsupported Scan: state types did not settle "
                            "after "
                         << kMaxAttempts << " attempts";
+}
+
+/// The `n` entries of Scan's integer list attribute `name` (all 0 when
+/// absent); with `values`, each an axis normalized against the rank of its
+/// value.
+FailureOr<SmallVector<int64_t>> readScanInts(NodeContext &ctx, StringRef name,
+                                             size_t n, ValueRange values = {}) {
+  SmallVector<int64_t> ints = ctx.getInts(name);
+  if (ints.empty())
+    ints.assign(n, 0);
+  if (ints.size() != n)
+    return emitError(ctx.loc) << "Scan " << name << " needs " << n
+                              << " entries, got " << ints.size();
+  for (auto [axis, v] : llvm::zip(ints, values)) {
+    FailureOr<int64_t> a = normalizeAxis(ctx, axis, rankOf(v));
+    if (failed(a))
+      return failure();
+    axis = *a;
+  }
+  return ints;
+}
+
+/// Scan-8: a batch of scans. Inputs are (sequence_lens?, initial states
+/// [batch, ...], scan inputs [batch, sequence, ...]); batch b runs `body`
+/// over the first sequence_lens[b] (default: all) slices of its scan inputs
+/// along axis 1 (reversed per `directions`), and the node returns the
+/// final states [batch, ...] and the scan outputs [batch, max sequence,
+/// ...] (rows past a batch's length are zeros; the spec leaves them
+/// undefined). Built as an outer scan over the batch whose body is the
+/// inner scan; sequence lengths are clamped to [0, max sequence].
+LogicalResult importScan8(NodeContext &ctx, const onnx::GraphProto &body,
+                          int64_t numScanInputs) {
+  OpBuilder &b = ctx.b;
+  Location loc = ctx.loc;
+  int numInputs = ctx.node.input_size() - 1;
+  if (numScanInputs < 1 || numScanInputs > numInputs)
+    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
+                          << "], got " << numScanInputs;
+  int numState = numInputs - int(numScanInputs);
+  if (body.input_size() != numInputs || body.output_size() < numState)
+    return emitError(loc) << "Scan body must take " << numInputs
+                          << " inputs and return at least " << numState
+                          << " outputs";
+  int numScanOut = body.output_size() - numState;
+  ScanLoop batch;
+  for (int i = 0; i < numInputs; ++i) {
+    FailureOr<Value> v = ctx.input(i + 1);
+    if (failed(v))
+      return failure();
+    int64_t minRank = i < numState ? 1 : 2;
+    if (rankOf(*v) < minRank)
+      return emitError(loc) << "Scan-8 input " << i + 1 << " needs rank "
+                            << minRank << " or more (a leading batch axis"
+                            << (minRank == 2 ? " and a sequence axis" : "")
+                            << "), got " << v->getType();
+    batch.scans.push_back(*v);
+  }
+  FailureOr<SmallVector<int64_t>> directions =
+      readScanInts(ctx, "directions", numScanInputs);
+  if (failed(directions))
+    return failure();
+  Value lens = ctx.optionalInput(0);
+  if (lens) {
+    auto t = dyn_cast<RankedTensorType>(lens.getType());
+    if (!t || t.getRank() != 1 || !t.getElementType().isInteger(64))
+      return emitError(loc) << "Scan-8 sequence_lens must be a 1-D int64 "
+                               "tensor, got "
+                            << lens.getType();
+    batch.scans.push_back(lens);
+  }
+  Value first = batch.scans[numState];
+  batch.extent = tensor::getMixedSize(b, loc, first, 0);
+  batch.length = getValueOrCreateConstantIndexOp(b, loc, batch.extent);
+  OpFoldResult maxExtent = tensor::getMixedSize(b, loc, first, 1);
+  Value maxLength = getValueOrCreateConstantIndexOp(b, loc, maxExtent);
+  batch.inAxes.assign(batch.scans.size(), 0);
+  batch.inDirs.assign(batch.scans.size(), 0);
+  batch.outAxes.assign(numState + numScanOut, 0);
+  batch.outDirs.assign(numState + numScanOut, 0);
+
+  auto scanOneBatch = [&](ValueRange slices) -> FailureOr<SmallVector<Value>> {
+    ScanLoop inner;
+    inner.states.assign(slices.begin(), slices.begin() + numState);
+    inner.scans.assign(slices.begin() + numState, slices.begin() + numInputs);
+    inner.inAxes.assign(numScanInputs, 0);
+    inner.inDirs = *directions;
+    inner.outAxes.assign(numScanOut, 0);
+    inner.outDirs.assign(numScanOut, 0);
+    inner.length = maxLength;
+    inner.extent = maxExtent;
+    if (lens) {
+      Value n = tensor::ExtractOp::create(b, loc, slices.back(), ValueRange{});
+      n = arith::IndexCastOp::create(b, loc, b.getIndexType(), n);
+      n = arith::MaxSIOp::create(b, loc, n,
+                                 arith::ConstantIndexOp::create(b, loc, 0));
+      inner.length = arith::MinSIOp::create(b, loc, n, maxLength);
+      inner.padded = true;
+    }
+    return buildScanLoop(ctx, inner, [&](ValueRange inputs) {
+      return importSubgraph(ctx, body, inputs);
+    });
+  };
+  FailureOr<SmallVector<Value>> results =
+      buildScanLoop(ctx, batch, scanOneBatch);
+  if (failed(results))
+    return failure();
+  for (auto [i, r] : llvm::enumerate(*results))
+    if (failed(ctx.setResult(i, r)))
+      return failure();
+  return success();
+}
+
+/// Scan (opset 9-16): iterates `body` over slices of the `num_scan_inputs`
+/// last inputs along `scan_input_axes` (default 0; `scan_input_directions`
+/// 1 = reverse), carrying the first inputs as state; the body returns the
+/// next state and one element per scan output, which the node stacks along
+/// `scan_output_axes` (reversed per `scan_output_directions`). Lowered to
+/// scf.for over the sequence length (the extent of the first scan input).
+/// Scan outputs whose elements have a run-time shape grow by one element
+/// per iteration. Scan-8 (batched, with sequence_lens) is importScan8.
+LogicalResult importScan(NodeContext &ctx) {
+  Location loc = ctx.loc;
+  FailureOr<const onnx::GraphProto *> bodyOr = getGraph(ctx, "body");
+  if (failed(bodyOr))
+    return failure();
+  const onnx::GraphProto &body = **bodyOr;
+  int64_t numScanInputs = ctx.getInt("num_scan_inputs", 0);
+  if (ctx.opset < 9)
+    return importScan8(ctx, body, numScanInputs);
+  int numInputs = ctx.node.input_size();
+  if (numScanInputs < 1 || numScanInputs > numInputs)
+    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
+                          << "], got " << numScanInputs;
+  int numState = numInputs - int(numScanInputs);
+  if (body.input_size() != numInputs || body.output_size() < numState)
+    return emitError(loc) << "Scan body must take " << numInputs
+                          << " inputs and return at least " << numState
+                          << " outputs";
+  int numScanOut = body.output_size() - numState;
+  ScanLoop loop;
+  for (int i = 0; i < numInputs; ++i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    (i < numState ? loop.states : loop.scans).push_back(*v);
+  }
+  FailureOr<SmallVector<int64_t>> inAxes =
+      readScanInts(ctx, "scan_input_axes", loop.scans.size(), loop.scans);
+  FailureOr<SmallVector<int64_t>> inDirs =
+      readScanInts(ctx, "scan_input_directions", loop.scans.size());
+  FailureOr<SmallVector<int64_t>> outDirs =
+      readScanInts(ctx, "scan_output_directions", numScanOut);
+  // Output axes are normalized once the element ranks are known.
+  FailureOr<SmallVector<int64_t>> outAxes =
+      readScanInts(ctx, "scan_output_axes", numScanOut);
+  if (failed(inAxes) || failed(inDirs) || failed(outDirs) || failed(outAxes))
+    return failure();
+  loop.inAxes = *inAxes;
+  loop.inDirs = *inDirs;
+  loop.outDirs = *outDirs;
+  loop.outAxes = *outAxes;
+  loop.extent = tensor::getMixedSize(ctx.b, loc, loop.scans[0], loop.inAxes[0]);
+  loop.length = getValueOrCreateConstantIndexOp(ctx.b, loc, loop.extent);
+  FailureOr<SmallVector<Value>> results =
+      buildScanLoop(ctx, loop, [&](ValueRange inputs) {
+        return importSubgraph(ctx, body, inputs);
+      });
+  if (failed(results))
+    return failure();
+  for (auto [i, r] : llvm::enumerate(*results))
+    if (failed(ctx.setResult(i, r)))
+      return failure();
+  return success();
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 //
 // Handlers for the ONNX ops that apply a scalar function to each element
 // (with numpy broadcasting): arithmetic, unary math, casts, activations,
-// Dropout in inference and Identity.
+// Dropout and Identity.
 //
 // Handlers only read operands and attributes (with the ONNX operator spec's
 // defaults for the model's opset) and call the shared builders in
@@ -16,6 +16,7 @@
 
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Random.h"
 #include "mlprog/Import/Common/Shape.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -128,22 +129,32 @@ LogicalResult importIdentity(NodeContext &ctx) {
   return ctx.setResult(0, *x);
 }
 
-/// Dropout in inference: identity; the optional mask output is all true.
-/// Opset 12+ takes training_mode as input 2, which must be a constant false.
+/// Dropout: in inference (opset < 12, or training_mode absent or false) the
+/// identity with an all-true mask; with training_mode true or computed at
+/// run time, buildDropout's random mask (opset 12+: ratio is input 1,
+/// default 0.5, and `seed` an attribute; without one the seed is 0, so the
+/// mask is the same on every call).
 LogicalResult importDropout(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  if (ctx.opset >= 12 && ctx.hasInput(2)) {
-    // A training_mode computed at run time would need a random mask.
-    if (!ctx.optionalConstantInput(2))
-      return emitError(ctx.loc) << "unsupported Dropout with a non-constant "
-                                   "training_mode input";
-    FailureOr<DenseElementsAttr> mode = ctx.constantInput(2);
-    if (failed(mode))
+  bool inference = ctx.opset < 12 || !ctx.hasInput(2);
+  if (!inference)
+    if (DenseElementsAttr mode = ctx.optionalConstantInput(2))
+      inference =
+          llvm::none_of(mode.getValues<bool>(), [](bool v) { return v; });
+  if (!inference) {
+    Value ratio = ctx.optionalInput(1);
+    FailureOr<Value> training = ctx.input(2);
+    if (failed(training))
       return failure();
-    if (llvm::any_of(mode->getValues<bool>(), [](bool v) { return v; }))
-      return emitError(ctx.loc) << "unsupported Dropout training_mode=1";
+    FailureOr<DropoutResult> dropout = buildDropout(
+        ctx.b, ctx.loc, *x, ratio, *training, uint64_t(ctx.getInt("seed", 0)));
+    if (failed(dropout))
+      return failure();
+    if (ctx.hasOutput(1) && failed(ctx.setResult(1, dropout->mask)))
+      return failure();
+    return ctx.setResult(0, dropout->output);
   }
   if (ctx.hasOutput(1)) {
     FailureOr<Value> mask = buildBroadcastedGeneric(

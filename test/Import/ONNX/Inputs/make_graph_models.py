@@ -181,6 +181,37 @@ def scan_model():
             [s0, x], [s, np.stack(outs)])
 
 
+def scan8_model():
+    # Scan-8 (batched): batch 3, maximum sequence 4, sequence_lens [4, 2, 3];
+    # state s ([batch, 2]); scan inputs x (forward) and z (reverse), both
+    # [batch, 4, 2]. Body: s = s + x_t * z_t; scan output s. Rows past a
+    # batch's length are zeros.
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["xt", "zt"], ["p"]),
+         helper.make_node("Add", ["s_in", "p"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["o"])],
+        "body", [vi("s_in", F, [2]), vi("xt", F, [2]), vi("zt", F, [2])],
+        [vi("s_out", F, [2]), vi("o", F, [2])])
+    nodes = [helper.make_node("Scan", ["lens", "s0", "x", "z"], ["s", "os"],
+                              name="scan8", body=body, num_scan_inputs=2,
+                              directions=[0, 1])]
+    lens = np.array([4, 2, 3], np.int64)
+    s0 = rng.standard_normal((3, 2)).astype(np.float32)
+    x = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    z = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    s_all, outs = s0.copy(), np.zeros((3, 4, 2), np.float32)
+    for b in range(3):
+        s, n = s0[b], lens[b]
+        for t in range(n):
+            s = s + x[b, t] * z[b, n - 1 - t]
+            outs[b, t] = s
+        s_all[b] = s
+    return (model(nodes, [vi("lens", I64, [3]), vi("s0", F, [3, 2]),
+                          vi("x", F, [3, 4, 2]), vi("z", F, [3, 4, 2])],
+                  [vi("s", F, [3, 2]), vi("os", F, [3, 4, 2])], opset=8),
+            [lens, s0, x, z], [s_all, outs])
+
+
 def old_opset():
     # Opset 6 Add with the legacy `broadcast` attribute: upgraded to opset 7
     # (numpy broadcasting) by the version converter.
@@ -265,6 +296,7 @@ MODELS = {
     "loop": loop_model,
     "loop_growing": loop_growing,
     "scan": scan_model,
+    "scan8": scan8_model,
     "old_opset": old_opset,
     "external_data": external_data,
     "large_external": large_external,
