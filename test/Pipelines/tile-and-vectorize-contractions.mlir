@@ -375,3 +375,31 @@ func.func @many_rows_weight(%a: tensor<600x64xf32>) -> tensor<600x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<600x64xf32>, tensor<64x256xf32>) outs(%init : tensor<600x256xf32>) -> tensor<600x256xf32>
   return %r : tensor<600x256xf32>
 }
+
+// An ONNX MatMul of [?, 3, 2, 48, 40] and [?, 3, 2, 40, 32] after
+// --mlprog-tile-dynamic-contractions tiled its dynamic batch by 1: without
+// the unit loop, the two batch loops 3 x 2 are one batch of 6 of a
+// batch_matmul, vectorized to 8x32 outer products. Before, MLIR's
+// specialization made a linalg.batch_matmul with two batch dimensions,
+// which failed to verify ("expected operand #0 rank (4) to match the result
+// rank of indexing_map (3)") or crashed the tiling.
+// AVX512-LABEL: func.func @unit_and_two_batch_dims
+// AVX512: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<3x2x48x40xf32> into tensor<6x48x40xf32>
+// AVX512: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] : tensor<3x2x40x32xf32> into tensor<6x40x32xf32>
+// AVX512: scf.for %{{.*}} = %c0 to %c6 step %c1
+// AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// AVX512: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3]] output_shape [3, 2, 48, 32] : tensor<6x48x32xf32> into tensor<3x2x48x32xf32>
+// AVX512-NOT: linalg.generic
+// AVX512: return
+#ub_a = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>
+#ub_b = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5, d4)>
+#ub_c = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
+func.func @unit_and_two_batch_dims(%a: tensor<1x3x2x48x40xf32>, %b: tensor<1x3x2x40x32xf32>, %init: tensor<1x3x2x48x32xf32>) -> tensor<1x3x2x48x32xf32> {
+  %r = linalg.generic {indexing_maps = [#ub_a, #ub_b, #ub_c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1x3x2x48x40xf32>, tensor<1x3x2x40x32xf32>) outs(%init : tensor<1x3x2x48x32xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %p = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x2x48x32xf32>
+  return %r : tensor<1x3x2x48x32xf32>
+}

@@ -319,6 +319,50 @@ linalg::LinalgOp cpu::padForRegisterBlocks(RewriterBase &rewriter,
   return padded;
 }
 
+/// The number of batch loops of the contraction `generic` (0 when it is
+/// none).
+static size_t getNumBatchLoops(linalg::GenericOp generic) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(generic);
+  return succeeded(dims) ? dims->batch.size() : 0;
+}
+
+/// Collapses the batch loops of the contraction `generic` into one when
+/// there are several, adjacent, and contiguous in every operand (an ONNX
+/// MatMul of [?, 3, 2, m, k] and [?, 3, 2, k, n] after
+/// --mlprog-tile-dynamic-contractions tiled its dynamic batch by 1 and the
+/// unit loop was dropped: batch 3 x 2). Returns the collapsed generic, or
+/// `generic` unchanged.
+static linalg::GenericOp collapseBatchLoops(RewriterBase &rewriter,
+                                            linalg::GenericOp generic) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(generic);
+  if (failed(dims) || dims->batch.size() < 2)
+    return generic;
+  SmallVector<unsigned> batch = llvm::to_vector(dims->batch);
+  llvm::sort(batch);
+  ReassociationIndices group;
+  for (unsigned loop : batch) {
+    if (!group.empty() && int64_t(loop) != group.back() + 1)
+      return generic;
+    group.push_back(loop);
+  }
+  SmallVector<ReassociationIndices> groups = {group};
+  if (!linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(), groups))
+    return generic;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(generic, groups, rewriter);
+  if (failed(collapsed))
+    return generic;
+  auto result =
+      dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+  if (!result)
+    return generic;
+  rewriter.replaceOp(generic, collapsed->results);
+  return result;
+}
+
 void cpu::simplifyContraction(RewriterBase &rewriter,
                               linalg::GenericOp generic) {
   linalg::ControlDropUnitDims control;
@@ -328,11 +372,24 @@ void cpu::simplifyContraction(RewriterBase &rewriter,
   if (failed(dropped))
     return;
   rewriter.replaceOp(generic, dropped->replacements);
-  if (auto newGeneric =
-          dyn_cast<linalg::GenericOp>(dropped->resultOp.getOperation())) {
-    rewriter.setInsertionPoint(newGeneric);
-    (void)linalg::specializeGenericOp(rewriter, newGeneric);
-  }
+  auto newGeneric =
+      dyn_cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+  if (!newGeneric)
+    return;
+  // Several batch loops are one batch of a batch_matmul, whose register
+  // blocks are outer products; as a generic, each register block would be
+  // an elementwise 8x32x1 contraction of broadcasts, about 20x slower.
+  newGeneric = collapseBatchLoops(rewriter, newGeneric);
+  // MLIR 22's linalg::specializeGenericOp makes a linalg.batch_matmul of a
+  // contraction with several batch loops too, which holds one: the op is
+  // invalid ("'linalg.batch_matmul' op expected operand #0 rank (4) to
+  // match the result rank of indexing_map (3)"), and tiling it reads past
+  // its 3-D maps (a segmentation fault). Any it would match collapse above;
+  // should one not, it stays a generic.
+  if (getNumBatchLoops(newGeneric) > 1)
+    return;
+  rewriter.setInsertionPoint(newGeneric);
+  (void)linalg::specializeGenericOp(rewriter, newGeneric);
 }
 
 LogicalResult cpu::collapseBatchIntoRows(RewriterBase &rewriter,
