@@ -188,11 +188,20 @@ func.func @dynamic_rows_unit_broadcast(%x: tensor<1x?x768xf32>, %mean: tensor<1x
   return %y : tensor<1x?x768xf32>
 }
 
-// A dynamic innermost extent (softmax over an unknown number of keys)
-// stays a linalg op: nothing to tile it into static rows.
+// A dynamic innermost extent (softmax over an unknown number of keys): the
+// op collapses to one dynamic row, a loop over whole vectors up to the last
+// multiple of 16, then the peeled partial chunk as a scalar linalg op.
 // AVX512-LABEL: func.func @dynamic_inner
-// AVX512-NOT: scf.for
-// AVX512: linalg.generic
+// AVX512: %[[N:.*]] = tensor.dim %{{.*}}, %c0 : tensor<?xf32>
+// AVX512: %[[MAIN:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// AVX512: %[[V:.*]] = scf.for %[[I:.*]] = %c0 to %[[MAIN]] step %c16
+// AVX512:   vector.transfer_read %{{.*}}[%[[I]]]{{.*}} : tensor<?xf32>, vector<16xf32>
+// AVX512:   math.exp %{{.*}} : vector<16xf32>
+// AVX512:   vector.transfer_write
+// AVX512: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %c16 iter_args(%{{.*}} = %[[V]])
+// AVX512:   linalg.generic
+// AVX512:     math.exp %{{.*}} : f32
+// AVX512: tensor.expand_shape
 func.func @dynamic_inner(%x: tensor<12x?xf32>) -> tensor<12x?xf32> {
   %c1 = arith.constant 1 : index
   %n = tensor.dim %x, %c1 : tensor<12x?xf32>
@@ -208,6 +217,30 @@ func.func @dynamic_inner(%x: tensor<12x?xf32>) -> tensor<12x?xf32> {
 
 // An empty op (a static extent of 0, as in ONNX's empty-set reductions)
 // with a dynamic outer extent is left alone.
+// The same op with a broadcast operand (softmax's subtraction of the row
+// maximum): rows of step 1, each a loop of vectors reading the row's
+// maximum as a broadcast, then its partial chunk.
+// AVX512-LABEL: func.func @dynamic_inner_broadcast
+// AVX512: scf.for %[[R:.*]] = %c0 to %c12 step %c1
+// AVX512:   scf.for %[[I:.*]] = %c0 to %{{.*}} step %c16
+// AVX512:     %[[X:.*]] = vector.transfer_read %{{.*}}[%[[R]], %[[I]]]{{.*}} vector<16xf32>
+// AVX512:     %[[M:.*]] = vector.transfer_read %{{.*}}[%[[R]]]{{.*}}permutation_map{{.*}} vector<16xf32>
+// AVX512:     arith.subf %[[X]], %[[M]] : vector<16xf32>
+// AVX512:   scf.for
+// AVX512:     linalg.generic
+func.func @dynamic_inner_broadcast(%x: tensor<12x?xf32>, %m: tensor<12xf32>) -> tensor<12x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<12x?xf32>
+  %e = tensor.empty(%n) : tensor<12x?xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<12x?xf32>, tensor<12xf32>) outs(%e : tensor<12x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<12x?xf32>
+  return %y : tensor<12x?xf32>
+}
+
 // AVX512-LABEL: func.func @dynamic_rows_empty
 // AVX512-NOT: scf.for
 // AVX512: linalg.fill
@@ -216,4 +249,29 @@ func.func @dynamic_rows_empty(%n: index) -> tensor<?x0x4xf32> {
   %zero = arith.constant 0.0 : f32
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x0x4xf32>) -> tensor<?x0x4xf32>
   return %f : tensor<?x0x4xf32>
+}
+
+// Two dynamic extents ([1, 4, queries, keys] of a prefill's attention
+// mask): the static dimensions collapse, the dynamic ones stay apart (at
+// most one dynamic extent per collapsed group), and each row of keys is a
+// loop of vectors.
+// AVX512-LABEL: func.func @dynamic_inner_two_dynamic
+// AVX512: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<1x4x?x?xf32> into tensor<4x?x?xf32>
+// AVX512: scf.for
+// AVX512:   scf.for
+// AVX512:     scf.for {{.*}} step %c16
+// AVX512:       arith.addf %{{.*}} : vector<16xf32>
+func.func @dynamic_inner_two_dynamic(%x: tensor<1x4x?x?xf32>, %y: tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32> {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %q = tensor.dim %x, %c2 : tensor<1x4x?x?xf32>
+  %k = tensor.dim %x, %c3 : tensor<1x4x?x?xf32>
+  %e = tensor.empty(%q, %k) : tensor<1x4x?x?xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %y : tensor<1x4x?x?xf32>, tensor<1x4x?x?xf32>) outs(%e : tensor<1x4x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<1x4x?x?xf32>
+  return %z : tensor<1x4x?x?xf32>
 }

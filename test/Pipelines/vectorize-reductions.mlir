@@ -86,3 +86,30 @@ func.func @kept(%x: tensor<64x7xf32>, %y: tensor<64x32xf32>) -> (tensor<64xf32>,
   } -> tensor<64xf32>
   return %short, %columns, %sub : tensor<64xf32>, tensor<32xf32>, tensor<64xf32>
 }
+
+// A row max over a dynamic number of keys ([12, ?], a decoding step's
+// softmax): one row at a time, the whole vectors of a row reduced into a
+// vector carried by the loop, the peeled partial chunk reduced by a scalar
+// linalg op into the same partial results, then one vector.reduction.
+// AVX512-LABEL: func.func @dynamic_row_max
+// AVX512: scf.for %[[R:.*]] = %c0 to %c12 step %c1
+// AVX512:   %[[MAIN:.*]] = affine.apply
+// AVX512:   %[[V:.*]] = scf.for %[[I:.*]] = %c0 to %[[MAIN]] step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<16xf32>)
+// AVX512:     %[[X:.*]] = vector.transfer_read %{{.*}}[%[[R]], %[[I]]]
+// AVX512:     arith.maximumf %[[X]], %[[ACC]] : vector<16xf32>
+// AVX512:   %[[W:.*]] = vector.transfer_write %[[V]]
+// AVX512:   %[[P:.*]] = scf.for %{{.*}} = %[[MAIN]] to %{{.*}} step %c16 iter_args(%{{.*}} = %[[W]])
+// AVX512:     linalg.generic
+// AVX512:   %[[PV:.*]] = vector.transfer_read %[[P]]
+// AVX512:   vector.reduction <maximumf>, %[[PV]]
+func.func @dynamic_row_max(%x: tensor<12x?xf32>) -> tensor<12xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<12xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<12xf32>) -> tensor<12xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<12x?xf32>) outs(%f : tensor<12xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<12xf32>
+  return %max : tensor<12xf32>
+}

@@ -335,6 +335,19 @@ using RowPartFn =
 void forEachRowPart(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                     int64_t vectorBits, RowPartFn part);
 
+/// Vectorizes the elementwise op or row reduction `op` whose innermost loop
+/// range is dynamic (attention's softmax over the keys of a growing KV
+/// cache: [1, heads, 1, keys]). `op` is generalized and collapsed like
+/// forEachRowPart, its outer loops become `scf.for` loops of step 1, and its
+/// row a loop over chunks of one vector of the widest operand (for a
+/// reduction, accumulating into a vector of partial results that is
+/// combined after the row). The last, partial chunk is peeled off
+/// (`scf::peelForLoopAndSimplifyBounds`) and stays a scalar loop; the full
+/// chunks are vectorized. Leaves `op` alone when a step fails.
+void vectorizeDynamicRow(mlir::RewriterBase &rewriter,
+                         mlir::linalg::LinalgOp op, int64_t vectorBits,
+                         bool reduction);
+
 /// Registers the external interfaces that the vector transfers on tensors
 /// these passes emit need later: BufferizableOpInterface (one-shot
 /// bufferization) and SubsetOpInterface (hoisting a transfer_read /

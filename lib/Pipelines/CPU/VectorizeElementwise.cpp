@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
@@ -46,21 +47,30 @@ bool cpu::isVectorElement(Type type) {
 }
 
 /// Whether `op` is an elementwise op this pass vectorizes (see
-/// VectorizeElementwisePass): all-parallel, static, identity output map,
-/// input maps that are projected permutations contiguous along the
-/// innermost loop dimension or independent of it, an arith/math body.
-static bool isVectorizableElementwise(linalg::LinalgOp op) {
+/// VectorizeElementwisePass): all-parallel, identity output map, input maps
+/// that are projected permutations contiguous along the innermost loop
+/// dimension or independent of it, an arith/math body; static, or with
+/// `dynamicRow` a dynamic innermost loop range (see vectorizeDynamicRow).
+static bool isVectorizableElementwise(linalg::LinalgOp op,
+                                      bool dynamicRow = false) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumLoops() == 0 || op.getNumLoops() != op.getNumParallelLoops())
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return false;
-  int64_t elements = 1;
-  for (int64_t range : ranges)
-    elements *= range;
-  if (elements < kMinVectorElements)
-    return false;
+  if (dynamicRow) {
+    // An op with a static extent of 0 is empty; upstream tiling crashes on
+    // it.
+    if (!ShapedType::isDynamic(ranges.back()) || llvm::is_contained(ranges, 0))
+      return false;
+  } else {
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return false;
+    int64_t elements = 1;
+    for (int64_t range : ranges)
+      elements *= range;
+    if (elements < kMinVectorElements)
+      return false;
+  }
   for (OpOperand &operand : op->getOpOperands())
     if (!isVectorElement(operand.get().getType()))
       return false;
@@ -232,30 +242,62 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(current, vectorized->replacements);
 }
 
-void cpu::forEachRowPart(RewriterBase &rewriter, linalg::LinalgOp op,
-                         int64_t vectorBits, RowPartFn part) {
-  // Lanes of the widest operand: one chunk is at most 4 of its registers.
+/// Lanes of the widest operand of `op` in a vector of `vectorBits` bits.
+static int64_t getRowLanes(linalg::LinalgOp op, int64_t vectorBits) {
   int64_t lanes = vectorBits;
   for (OpOperand &operand : op->getOpOperands())
     lanes = std::min(lanes,
                      getLanes(getElementTypeOrSelf(operand.get()), vectorBits));
+  return lanes;
+}
+
+/// Generalizes `op` and collapses its loop dimensions that are contiguous in
+/// every operand (getCollapsibleLoops), at most one dynamic dimension per
+/// group: expanding the result back into two dynamic extents of one group
+/// crashes upstream's expand-strided-metadata. Returns the new op, or null
+/// when a step fails (`op` is then left alone).
+static linalg::LinalgOp generalizeAndCollapse(RewriterBase &rewriter,
+                                              linalg::LinalgOp op) {
   rewriter.setInsertionPoint(op);
   if (!isa<linalg::GenericOp>(op)) {
     FailureOr<linalg::GenericOp> generic =
         linalg::generalizeNamedOp(rewriter, op);
     if (failed(generic))
-      return;
+      return {};
     op = *generic;
   }
-  SmallVector<ReassociationIndices> groups = getCollapsibleLoops(op);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<ReassociationIndices> groups;
+  for (ReassociationIndices &group : getCollapsibleLoops(op)) {
+    groups.emplace_back();
+    bool dynamic = false;
+    for (int64_t dim : group) {
+      if (ShapedType::isDynamic(ranges[dim])) {
+        if (dynamic)
+          groups.emplace_back();
+        dynamic = true;
+      }
+      groups.back().push_back(dim);
+    }
+  }
   if (groups.size() < op.getNumLoops()) {
     FailureOr<linalg::CollapseResult> collapsed =
         linalg::collapseOpIterationDims(op, groups, rewriter);
     if (failed(collapsed))
-      return;
+      return {};
     rewriter.replaceOp(op, collapsed->results);
     op = collapsed->collapsedOp;
   }
+  return op;
+}
+
+void cpu::forEachRowPart(RewriterBase &rewriter, linalg::LinalgOp op,
+                         int64_t vectorBits, RowPartFn part) {
+  // Lanes of the widest operand: one chunk is at most 4 of its registers.
+  int64_t lanes = getRowLanes(op, vectorBits);
+  op = generalizeAndCollapse(rewriter, op);
+  if (!op)
+    return;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned inner = ranges.size() - 1;
   int64_t n = ranges[inner];
@@ -273,6 +315,90 @@ void cpu::forEachRowPart(RewriterBase &rewriter, linalg::LinalgOp op,
     return;
   }
   part(op, chunk);
+}
+
+/// Vectorizes `op` when its loop ranges are static; leaves it alone
+/// otherwise.
+static void vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.hasDynamicShape())
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(op, vectorized->replacements);
+}
+
+void cpu::vectorizeDynamicRow(RewriterBase &rewriter, linalg::LinalgOp op,
+                              int64_t vectorBits, bool reduction) {
+  int64_t chunk = getRowLanes(op, vectorBits);
+  op = generalizeAndCollapse(rewriter, op);
+  if (!op)
+    return;
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned inner = op.getNumLoops() - 1;
+  if (inner > 0) {
+    SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+    sizes[inner] = 0;
+    FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
+        rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForOp);
+    if (failed(tiled))
+      return;
+    op = *tiled;
+  }
+  scf::SCFTilingOptions options;
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  sizes[inner] = chunk;
+  options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  if (reduction) {
+    options.setReductionTilingStrategy(
+        ReductionTilingStrategy::PartialReductionOuterReduction);
+    options.setReductionDims({inner});
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result) || result->loops.size() != 1)
+    return;
+  rewriter.replaceOp(op, result->replacements);
+  auto loop = dyn_cast<scf::ForOp>(result->loops.front().getOperation());
+  if (!loop)
+    return;
+  // The partial results' initial chunk and their final combination are
+  // static.
+  for (Value init : result->initialValues)
+    if (Operation *fill = init.getDefiningOp())
+      vectorizeIfStatic(rewriter, fill);
+  for (Operation *merge : result->mergeOps)
+    vectorizeIfStatic(rewriter, merge);
+
+  // In the loop without its last iteration every chunk is whole: the
+  // affine.min of its size becomes the chunk, and canonicalization makes
+  // the slices and the tiled op static.
+  scf::ForOp partial;
+  if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial)))
+    return;
+  RewritePatternSet patterns(ctx);
+  ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
+      patterns);
+  ctx->getLoadedDialect<tensor::TensorDialect>()->getCanonicalizationPatterns(
+      patterns);
+  tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::InsertSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::CastOp::getCanonicalizationPatterns(patterns, ctx);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+  SmallVector<Operation *> body;
+  loop.getBody()->walk([&](Operation *nested) { body.push_back(nested); });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(body, std::move(patterns), config);
+  SmallVector<linalg::LinalgOp> chunks;
+  loop.getBody()->walk(
+      [&](linalg::LinalgOp tiled) { chunks.push_back(tiled); });
+  for (linalg::LinalgOp tiled : chunks)
+    vectorizeIfStatic(rewriter, tiled);
 }
 
 /// Vectorizes one elementwise op (see VectorizeElementwisePass).
@@ -510,6 +636,14 @@ struct VectorizeElementwisePass
           dynamic.emplace_back(linalgOp, std::move(tiles));
     for (auto &[linalgOp, tiles] : dynamic)
       vectorizeDynamicRows(rewriter, linalgOp, tiles, vectorBits);
+
+    SmallVector<linalg::LinalgOp> dynamicRows;
+    for (Block &block : func.getBody())
+      for (auto linalgOp : block.getOps<linalg::LinalgOp>())
+        if (isVectorizableElementwise(linalgOp, /*dynamicRow=*/true))
+          dynamicRows.push_back(linalgOp);
+    for (linalg::LinalgOp linalgOp : dynamicRows)
+      vectorizeDynamicRow(rewriter, linalgOp, vectorBits, /*reduction=*/false);
 
     SmallVector<linalg::GenericOp> broadcasts;
     for (Block &block : func.getBody())

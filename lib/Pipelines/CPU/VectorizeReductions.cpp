@@ -41,12 +41,14 @@ using namespace mlprog::cpu;
 static constexpr int64_t kMinRowElements = 8;
 
 /// Whether `op` is a row reduction this pass vectorizes (see the .td
-/// description): static, every loop parallel but the innermost, which
-/// reduces; the output indexed by the parallel loops in order; inputs whose
-/// maps are projected permutations that end with the innermost loop or do
-/// not use it; an arith/math body whose result combines the output with one
-/// op that has a neutral element (addf, maximumf, muli, ...).
-static bool isVectorizableRowReduction(linalg::LinalgOp op) {
+/// description): every loop parallel but the innermost, which reduces; the
+/// output indexed by the parallel loops in order; inputs whose maps are
+/// projected permutations that end with the innermost loop or do not use
+/// it; an arith/math body whose result combines the output with one op that
+/// has a neutral element (addf, maximumf, muli, ...). Static, or with
+/// `dynamicRow` a dynamic innermost loop range (see vectorizeDynamicRow).
+static bool isVectorizableRowReduction(linalg::LinalgOp op,
+                                       bool dynamicRow = false) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumLoops() == 0 || op.getNumReductionLoops() != 1)
     return false;
@@ -54,9 +56,14 @@ static bool isVectorizableRowReduction(linalg::LinalgOp op) {
   if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-      ranges[inner] < kMinRowElements)
+  if (dynamicRow) {
+    // A static extent of 0: an empty op, on which upstream tiling crashes.
+    if (!ShapedType::isDynamic(ranges[inner]) || llvm::is_contained(ranges, 0))
+      return false;
+  } else if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+             ranges[inner] < kMinRowElements) {
     return false;
+  }
   for (OpOperand &operand : op->getOpOperands())
     if (!isVectorElement(operand.get().getType()))
       return false;
@@ -182,14 +189,19 @@ struct VectorizeReductionsPass
     int64_t vectorBits =
         CPUTarget::getForFeatures(targetFeatures).getVectorBits();
     IRRewriter rewriter(ctx);
-    SmallVector<linalg::LinalgOp> ops;
+    SmallVector<linalg::LinalgOp> ops, dynamicRows;
     for (Block &block : func.getBody())
       for (Operation &op : block)
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
           if (isVectorizableRowReduction(linalgOp))
             ops.push_back(linalgOp);
+          else if (isVectorizableRowReduction(linalgOp, /*dynamicRow=*/true))
+            dynamicRows.push_back(linalgOp);
+        }
     for (linalg::LinalgOp op : ops)
       vectorizeRowReduction(rewriter, op, vectorBits, parallel);
+    for (linalg::LinalgOp op : dynamicRows)
+      vectorizeDynamicRow(rewriter, op, vectorBits, /*reduction=*/true);
 
     // Fold the tile slices into the transfers, drop their unit dimensions
     // and turn the combination of a row's partial results into
