@@ -126,7 +126,24 @@ def is_narrow(dtype):
     return dtype.name in NARROW_DTYPES
 
 
+# STRING tensors: numpy_helper gives object arrays of str; mlprog-run reads
+# and writes numpy's fixed-width unicode dtype '<U<n>' (UTF-32; see
+# include/mlprog/Formats/Npy.h, DType::Str). Outputs compare element by
+# element as Python strings.
+def is_string(dtype):
+    return dtype == object or dtype.kind in "US"
+
+
+def as_str_array(array):
+    return np.array([v.decode("utf-8") if isinstance(v, bytes) else str(v)
+                     for v in np.asarray(array, dtype=object).ravel()],
+                    dtype=str).reshape(np.shape(array))
+
+
 def save_npy(path, array, elem_type):
+    if is_string(array.dtype):
+        np.save(path, as_str_array(array))
+        return
     if is_narrow(array.dtype):
         with open(path, "wb") as f:
             np.lib.format.write_array_header_1_0(
@@ -269,6 +286,15 @@ def compare(got, want, rtol, atol):
     8-, 4- and 2-bit types (see is_narrow) identical bit for bit."""
     if got.shape != want.shape:
         return f"shape {got.shape} != expected {want.shape}"
+    if is_string(want.dtype):
+        if not is_string(got.dtype):
+            return f"dtype {got.dtype} != expected strings"
+        g, w = as_str_array(got).ravel(), as_str_array(want).ravel()
+        bad = [i for i in range(w.size) if g[i] != w[i]]
+        if bad:
+            return (f"strings differ at {len(bad)} element(s), first "
+                    f"{g[bad[0]]!r} != expected {w[bad[0]]!r}")
+        return None
     if got.dtype != want.dtype:
         return f"dtype {got.dtype} != expected {want.dtype}"
     if is_narrow(want.dtype):

@@ -24,6 +24,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 using namespace llvm;
 using namespace mlprog;
@@ -63,6 +65,7 @@ static constexpr DTypeInfo kDTypes[] = {
     {DType::U4, 1, "u4", "uint4", "uint4"},
     {DType::I2, 1, "i2", "int2", "int2"},
     {DType::U2, 1, "u2", "uint2", "uint2"},
+    {DType::Str, sizeof(const char *), "str", "str", "<U"},
 };
 
 static const DTypeInfo &getInfo(DType dtype) {
@@ -129,6 +132,69 @@ HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
                std::max<size_t>(getNumBytes(), 1), kAlignment)),
            AlignedDeleter{std::max<size_t>(getNumBytes(), 1)}) {
   std::memset(data.get(), 0, std::max<size_t>(getNumBytes(), 1));
+}
+
+StringRef HostTensor::getString(int64_t index) const {
+  const char *text;
+  std::memcpy(&text, getData() + index * sizeof(text), sizeof(text));
+  return text ? StringRef(text) : StringRef();
+}
+
+void HostTensor::setString(int64_t index, StringRef value) {
+  if (!strings)
+    strings = std::make_unique<BumpPtrAllocator>();
+  char *copy = strings->Allocate<char>(value.size() + 1);
+  std::memcpy(copy, value.data(), value.size());
+  copy[value.size()] = '\0';
+  const char *text = copy;
+  std::memcpy(getData() + index * sizeof(text), &text, sizeof(text));
+}
+
+/// Appends the UTF-8 encoding of the code point `c` (<= U+10FFFF).
+static void appendUTF8(std::string &out, uint32_t c) {
+  if (c < 0x80) {
+    out += char(c);
+  } else if (c < 0x800) {
+    out += char(0xC0 | (c >> 6));
+    out += char(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += char(0xE0 | (c >> 12));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+  } else {
+    out += char(0xF0 | (c >> 18));
+    out += char(0x80 | ((c >> 12) & 0x3F));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+  }
+}
+
+/// The code points of the UTF-8 `text`; a byte that does not start a valid
+/// sequence becomes U+FFFD.
+static SmallVector<uint32_t> decodeUTF8(StringRef text) {
+  SmallVector<uint32_t> out;
+  for (size_t i = 0; i < text.size();) {
+    auto byte = [&](size_t k) { return uint8_t(text[k]); };
+    uint8_t lead = byte(i);
+    size_t length = lead < 0x80   ? 1
+                    : lead < 0xC2 ? 0
+                    : lead < 0xE0 ? 2
+                    : lead < 0xF0 ? 3
+                    : lead < 0xF5 ? 4
+                                  : 0;
+    uint32_t c = length == 1 ? lead : lead & (0x3F >> (length - 1));
+    bool valid = length != 0 && i + length <= text.size();
+    for (size_t k = 1; valid && k < length; ++k) {
+      valid = (byte(i + k) & 0xC0) == 0x80;
+      c = (c << 6) | (byte(i + k) & 0x3F);
+    }
+    static constexpr uint32_t kMinimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    valid = valid && c >= kMinimum[length] && c <= 0x10FFFF &&
+            !(c >= 0xD800 && c <= 0xDFFF);
+    out.push_back(valid ? c : 0xFFFD);
+    i += valid ? length : 1;
+  }
+  return out;
 }
 
 Expected<HostTensor> HostTensor::create(DType dtype, ArrayRef<int64_t> shape) {
@@ -275,6 +341,9 @@ Expected<NpyHeader> HeaderParser::parse() {
 /// bfloat16 has two spellings: ours, and the 2-byte void that np.save
 /// writes for an ml_dtypes.bfloat16 array.
 static Expected<DType> parseDescr(StringRef descr) {
+  if (descr.size() >= 2 && StringRef("<|=").contains(descr.front()) &&
+      descr[1] == 'U' && llvm::all_of(descr.drop_front(2), llvm::isDigit))
+    return DType::Str;
   if (descr == "bfloat16" || descr == "<V2" || descr == "|V2" || descr == "=V2")
     return DType::BF16;
   // The ml_dtypes names of the 8-, 4- and 2-bit types.
@@ -330,6 +399,47 @@ static Expected<std::pair<StringRef, StringRef>> splitHeader(StringRef bytes) {
                         bytes.drop_front(prefix + headerLength));
 }
 
+/// The string tensor of `shape` in `data`, elements of the numpy unicode
+/// dtype `descr` ('<U<n>': n UTF-32LE code units, NUL padded).
+static Expected<HostTensor>
+parseStrings(StringRef descr, ArrayRef<int64_t> shape, StringRef data) {
+  uint64_t width = 0;
+  if (descr.drop_front(2).getAsInteger(10, width) && descr.size() > 2)
+    return createStringError("malformed string dtype '" + descr + "'");
+  Expected<HostTensor> tensor = HostTensor::create(DType::Str, shape);
+  if (!tensor)
+    return tensor.takeError();
+  int64_t count = tensor->getNumElements();
+  if (width > uint64_t(std::numeric_limits<int64_t>::max() / 4) ||
+      (count && 4 * width > data.size() / uint64_t(count)))
+    return createStringError("truncated data: shape " + formatShape(shape) +
+                             " of '" + descr + "' needs " + Twine(4 * width) +
+                             " bytes per element, found " + Twine(data.size()) +
+                             " bytes");
+  std::string text;
+  for (int64_t i = 0; i < count; ++i) {
+    text.clear();
+    const char *element = data.data() + i * 4 * width;
+    for (uint64_t k = 0; k < width; ++k) {
+      uint32_t c = support::endian::read32le(element + 4 * k);
+      if (c == 0) {
+        // numpy strips trailing NULs; one inside a string cannot be held.
+        for (uint64_t r = k + 1; r < width; ++r)
+          if (support::endian::read32le(element + 4 * r) != 0)
+            return createStringError("string element " + Twine(i) +
+                                     " holds a NUL character");
+        break;
+      }
+      if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return createStringError("string element " + Twine(i) +
+                                 " holds an invalid code point " + Twine(c));
+      appendUTF8(text, c);
+    }
+    tensor->setString(i, text);
+  }
+  return tensor;
+}
+
 /// Parses the header and data; errors are not yet prefixed with the name.
 static Expected<HostTensor> parseNpyImpl(StringRef bytes) {
   auto parts = splitHeader(bytes);
@@ -345,6 +455,8 @@ static Expected<HostTensor> parseNpyImpl(StringRef bytes) {
   Expected<DType> dtype = parseDescr(header->descr);
   if (!dtype)
     return dtype.takeError();
+  if (*dtype == DType::Str)
+    return parseStrings(header->descr, header->shape, data);
   Expected<HostTensor> tensor = HostTensor::create(*dtype, header->shape);
   if (!tensor)
     return tensor.takeError();
@@ -388,7 +500,17 @@ std::string mlprog::serializeNpy(const HostTensor &tensor) {
   for (auto [i, dim] : llvm::enumerate(tensor.getShape()))
     shape += (i ? ", " : "") + std::to_string(dim);
   shape += tensor.getRank() == 1 ? ",)" : ")";
-  std::string dict = "{'descr': '" + getNpyDescr(tensor.getDType()).str() +
+  std::string descr = getNpyDescr(tensor.getDType()).str();
+  std::vector<SmallVector<uint32_t>> texts;
+  size_t width = 1;
+  if (tensor.getDType() == DType::Str) {
+    for (int64_t i = 0; i < tensor.getNumElements(); ++i) {
+      texts.push_back(decodeUTF8(tensor.getString(i)));
+      width = std::max(width, texts.back().size());
+    }
+    descr += std::to_string(width);
+  }
+  std::string dict = "{'descr': '" + descr +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
 
   // Pad with spaces so that magic + version + length + header is a multiple
@@ -411,6 +533,16 @@ std::string mlprog::serializeNpy(const HostTensor &tensor) {
     support::endian::write32le(length, dict.size());
   out.append(length, lengthSize);
   out += dict;
+  if (tensor.getDType() == DType::Str) {
+    for (const SmallVector<uint32_t> &text : texts) {
+      for (size_t k = 0; k < width; ++k) {
+        char unit[4];
+        support::endian::write32le(unit, k < text.size() ? text[k] : 0);
+        out.append(unit, 4);
+      }
+    }
+    return out;
+  }
   out.append(reinterpret_cast<const char *>(tensor.getData()),
              tensor.getNumBytes());
   return out;
@@ -536,6 +668,9 @@ static void printElement(raw_ostream &os, const HostTensor &tensor,
     os << unsigned(*ptr & ((1u << bits) - 1));
     return;
   }
+  case DType::Str:
+    os << '\'' << tensor.getString(index) << '\'';
+    return;
   }
 }
 

@@ -35,6 +35,9 @@ void mlprog::buildBufferizationPipeline(
     pm.addPass(createFoldConstantTransposes());
   pm.addPass(createConvertMLProgramToMemRef());
   pm.addPass(createAnnotateEntryPointsPass());
+  // After the host signature is recorded: string tensors become tensors of
+  // runtime string pointers (i64) for everything below.
+  pm.addPass(createConvertMLProgramStringsToLLVM());
   // Canonicalizes too, folding small constant generics on the way.
   pm.addPass(createFoldConstantGenericsPass());
   // The contract allows arith/math on tensors; bufferization needs linalg.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Runtime/JitRunner.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -34,6 +35,8 @@ bool mlprog::isCompatible(Type elementType, DType dtype) {
   }
   if (isa<IndexType>(elementType))
     return dtype == DType::I64 || dtype == DType::U64;
+  if (isa<StringType>(elementType))
+    return dtype == DType::Str;
   std::optional<DType> floatType = getResultDType(elementType);
   return isa<FloatType>(elementType) && floatType == dtype;
 }
@@ -41,6 +44,8 @@ bool mlprog::isCompatible(Type elementType, DType dtype) {
 std::optional<DType> mlprog::getResultDType(Type elementType) {
   if (isa<IndexType>(elementType))
     return DType::I64;
+  if (isa<StringType>(elementType))
+    return DType::Str;
   if (auto intType = dyn_cast<IntegerType>(elementType)) {
     bool isUnsigned = intType.isUnsigned();
     switch (intType.getWidth()) {

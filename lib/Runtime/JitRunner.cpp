@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Runtime/JitRunner.h"
+#include "mlprog-c/Strings.h"
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Pipelines/Pipelines.h"
@@ -80,7 +81,7 @@ static Error checkSupported(Type type, StringRef what, size_t index) {
       what + " " + Twine(index) + " has type " + typeToString(type) +
       ", which the runner does not support (ranked tensors or scalars of "
       "i1/i2/i4/i8/i16/i32/i64/index/f16/bf16/f32/f64 and the 8- and 4-bit "
-      "floats)");
+      "floats; ranked tensors of strings)");
 }
 
 //===----------------------------------------------------------------------===//
@@ -287,11 +288,27 @@ createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
                                    toString(engine.takeError()));
   // memref.copy of non-contiguous memrefs calls memrefCopy from
   // libmlir_c_runner_utils; resolve it from our own link rather than a path.
+  // String tensors call the string runtime (include/mlprog-c/Strings.h,
+  // linked into this library), resolved the same way.
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
+    auto add = [&](StringRef name, auto *function) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("memrefCopy", &memrefCopy);
+    add("mlprog_string_from_float", &mlprog_string_from_float);
+    add("mlprog_string_from_i64", &mlprog_string_from_i64);
+    add("mlprog_string_from_u64", &mlprog_string_from_u64);
+    add("mlprog_string_from_bool", &mlprog_string_from_bool);
+    add("mlprog_string_to_f32", &mlprog_string_to_f32);
+    add("mlprog_string_to_f64", &mlprog_string_to_f64);
+    add("mlprog_string_to_i64", &mlprog_string_to_i64);
+    add("mlprog_string_to_u64", &mlprog_string_to_u64);
+    add("mlprog_string_to_bool", &mlprog_string_to_bool);
+    add("mlprog_string_lower", &mlprog_string_lower);
+    add("mlprog_string_upper", &mlprog_string_upper);
+    add("mlprog_string_equal", &mlprog_string_equal);
     return symbols;
   });
   return engine;
@@ -682,6 +699,11 @@ static Expected<HostTensor> readTensorResult(const Descriptor &desc,
     return llvm::createStringError("result " + Twine(index) + ": " +
                                    toString(tensor.takeError()));
   copyStrided(desc, *tensor);
+  // A string result points at runtime-owned strings or into an input's:
+  // the tensor takes copies, so that it outlives the inputs.
+  if (field.dtype == DType::Str)
+    for (int64_t i = 0; i < tensor->getNumElements(); ++i)
+      tensor->setString(i, tensor->getString(i));
   return tensor;
 }
 

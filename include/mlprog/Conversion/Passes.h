@@ -3,6 +3,7 @@
 #ifndef MLPROG_CONVERSION_PASSES_H
 #define MLPROG_CONVERSION_PASSES_H
 
+#include "mlprog/Conversion/MLProgramStringsToLLVM/MLProgramStringsToLLVM.h"
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
 
 namespace mlprog {

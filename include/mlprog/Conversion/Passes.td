@@ -62,4 +62,37 @@ def ConvertMLProgramToMemRef
   ];
 }
 
+def ConvertMLProgramStringsToLLVM
+    : Pass<"convert-ml-program-strings-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lowers string tensors and the ml_program string ops";
+  let description = [{
+    Makes string tensors ordinary tensors of pointers before bufferization
+    (docs/Strings.md):
+
+    - every `!ml_program.string` in the module's types (values, block
+      arguments, function types; nested in tensor, memref and function types)
+      becomes `i64`: at run time an element holds the address of a
+      NUL-terminated UTF-8 string owned by the runtime
+      (include/mlprog-c/Strings.h). Attributes are left alone, so the host
+      signature that `--mlprog-annotate-entry-points` recorded still names
+      the strings;
+    - `ml_program.string_constant` becomes the address of a private constant
+      `llvm.mlir.global` holding the bytes and a NUL (one global per distinct
+      text);
+    - the other string ops become `llvm.call`s of the runtime's
+      `mlprog_string_*` functions, with `arith` casts between the op's
+      number type and the function's (`f16` is formatted through `f64` with
+      11 significand bits, an `i8` read as `i64` and truncated, ...).
+
+    Runs after `--convert-ml-program-to-memref` and
+    `--mlprog-annotate-entry-points`, before bufferization. An attribute whose
+    type holds a string (a dense string constant) is an error at its op: the
+    importers build string constants from `string_constant`.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::LLVM::LLVMDialect",
+  ];
+}
+
 #endif // MLPROG_CONVERSION_PASSES_TD

@@ -12,6 +12,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 
 #include <cstddef>
@@ -61,6 +62,13 @@ enum class DType : uint8_t {
   U4,         ///< `'uint4'`; MLIR i4 (or ui4).
   I2,         ///< `'int2'`; MLIR i2.
   U2,         ///< `'uint2'`; MLIR i2 (or ui2).
+  /// Strings (MLIR `!ml_program.string`): NumPy's fixed-width unicode
+  /// `'<U<n>'` in .npy files (n UTF-32LE code units per element, shorter
+  /// strings padded with NULs, which numpy strips). In a HostTensor an
+  /// element is a `const char *` to a NUL-terminated UTF-8 string that the
+  /// tensor owns (`setString`) or that outlives it (results of compiled
+  /// code: runtime-owned, include/mlprog-c/Strings.h); null reads as "".
+  Str,
 };
 
 /// Number of value bits of `dtype` (8 * size, except 4 for F4E2M1FN/I4/U4
@@ -77,7 +85,8 @@ llvm::StringRef getDTypeName(DType dtype);
 /// (ml_dtypes' name for bfloat16 and the 8-, 4- and 2-bit types).
 llvm::StringRef getNumpyDTypeName(DType dtype);
 
-/// The little-endian .npy `descr` of `dtype`, e.g. "<f4", "|b1", "bfloat16".
+/// The little-endian .npy `descr` of `dtype`, e.g. "<f4", "|b1", "bfloat16";
+/// "<U" for Str (serializeNpy appends the width).
 llvm::StringRef getNpyDescr(DType dtype);
 
 /// Formats a shape the way diagnostics print it: "(1,3,224,224)", "(4,)",
@@ -115,6 +124,12 @@ public:
   uint8_t *getData() { return data.get(); }
   const uint8_t *getData() const { return data.get(); }
 
+  /// Element `index` of a Str tensor ("" for a null element).
+  llvm::StringRef getString(int64_t index) const;
+  /// Stores a copy of `value`, owned by this tensor, as element `index` of a
+  /// Str tensor. `value` must not contain NUL bytes (they would end it).
+  void setString(int64_t index, llvm::StringRef value);
+
   /// Views the data as `T` elements; `T` must have the dtype's size.
   template <typename T> llvm::MutableArrayRef<T> getValues() {
     return {reinterpret_cast<T *>(getData()), static_cast<size_t>(numElements)};
@@ -134,6 +149,8 @@ private:
   llvm::SmallVector<int64_t, 4> shape;
   int64_t numElements;
   std::unique_ptr<uint8_t[], AlignedDeleter> data;
+  /// The bytes of the strings `setString` stored (Str only).
+  std::unique_ptr<llvm::BumpPtrAllocator> strings;
 };
 
 /// Clears the bits above `getDTypeBits` in every element of a 4- or 2-bit
@@ -143,7 +160,10 @@ void clearPaddingBits(HostTensor &tensor);
 
 /// Parses the bytes of a .npy file. `name` (usually the file name) prefixes
 /// every error. Accepts format versions 1.0, 2.0 and 3.0, byte orders '<',
-/// '|' and '=' and the dtypes of `DType` (a 2-byte void is bfloat16, see
+/// '|' and '=' and the dtypes of `DType` (`<U<n>` strings are decoded from
+/// UTF-32 to UTF-8 and owned by the tensor; a NUL inside a string, a code
+/// point beyond U+10FFFF or a surrogate is an error; a 2-byte void is
+/// bfloat16, see
 /// `DType::BF16`; the ml_dtypes names for the 8-, 4- and 2-bit types; a
 /// 1-byte void is refused, it could be any of them), C order only. Errors: bad
 /// magic, unsupported version, malformed header, `fortran_order: True`,
@@ -158,6 +178,9 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
 
 /// Serializes `tensor` as a version 1.0 .npy file (2.0 if the header needs
 /// more than 65535 bytes), little-endian, C order, header padded to 64 bytes.
+/// A Str tensor is written as `<U<n>`, n the longest element's length in
+/// code points (at least 1), as numpy does; bytes that are not UTF-8 are
+/// written as U+FFFD.
 std::string serializeNpy(const HostTensor &tensor);
 
 /// Writes `tensor` to `path` atomically (temporary file, then rename).
@@ -165,7 +188,8 @@ std::string serializeNpy(const HostTensor &tensor);
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 
 /// Prints `tensor` numpy-style: nested brackets, floats with %g, booleans
-/// as True/False. Dimensions longer than 2*`edgeItems` are elided with
+/// as True/False, strings quoted ('monday'). Dimensions longer than
+/// 2*`edgeItems` are elided with
 /// "..." when the tensor has more than `threshold` elements.
 void printTensor(llvm::raw_ostream &os, const HostTensor &tensor,
                  int64_t edgeItems = 3, int64_t threshold = 1000);

@@ -58,12 +58,14 @@ namespace mlprog {
 /// signedness (the runner's signature spells the values a model declared
 /// unsigned as uiN, see mlprog::getHostSignature, so a uint8 model input
 /// refuses an int8 array); i1 accepts only bool; index accepts int64 and
-/// uint64; f16, bf16, f32 and f64 accept only the same float type.
+/// uint64; f16, bf16, f32 and f64 accept only the same float type;
+/// `!ml_program.string` accepts only str (DType::Str).
 bool isCompatible(mlir::Type elementType, DType dtype);
 
 /// The dtype a result of element type `elementType` is returned as: signless
 /// and signed integers as intN (i1 as bool, index as int64), unsigned ones
-/// as uintN, floats as themselves. std::nullopt for anything else (f8, tf32,
+/// as uintN, floats as themselves, `!ml_program.string` as str (the result
+/// tensor copies the strings). std::nullopt for anything else (tf32,
 /// complex, vectors).
 std::optional<DType> getResultDType(mlir::Type elementType);
 

@@ -2,6 +2,7 @@
 
 #include "mlprog/Import/Common/Elementwise.h"
 #include "Utils.h"
+#include "mlprog/Import/Common/Strings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -283,6 +284,8 @@ FailureOr<Value> mlprog::buildConvertElementType(
   if (failed(type))
     return failure();
   Type from = type->getElementType();
+  if (isStringType(from) || isStringType(elementType))
+    return buildStringCast(b, loc, x, elementType, srcUnsigned, dstUnsigned);
   auto isNumber = [](Type t) {
     return isa<FloatType>(t) || t.isSignlessInteger();
   };

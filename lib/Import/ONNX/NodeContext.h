@@ -314,6 +314,8 @@ void registerSequenceOps(OpTable &table);
 void registerTrainingOps(OpTable &table);
 /// ClassicalMLOps.cpp: Binarizer, ArrayFeatureExtractor (ai.onnx.ml).
 void registerClassicalMLOps(OpTable &table);
+/// StringOps.cpp: StringNormalizer (Cast to and from STRING is elementwise).
+void registerStringOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows
 /// [-rank, rank) since opset 11 for most ops, [-rank, rank] for Flatten when

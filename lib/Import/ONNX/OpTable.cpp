@@ -34,6 +34,7 @@ const OpTable &getOpTable() {
     registerSequenceOps(t);
     registerTrainingOps(t);
     registerClassicalMLOps(t);
+    registerStringOps(t);
     return t;
   }();
   return table;

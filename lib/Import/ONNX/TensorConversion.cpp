@@ -2,6 +2,7 @@
 
 #include "TensorConversion.h"
 
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Support/ResourceLimits.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -28,6 +29,8 @@ FailureOr<Type> convertElementType(Location loc, int32_t dataType) {
     return Type(BFloat16Type::get(ctx));
   case onnx::TensorProto::BOOL:
     return Type(IntegerType::get(ctx, 1));
+  case onnx::TensorProto::STRING:
+    return Type(StringType::get(ctx));
   case onnx::TensorProto::INT8:
   case onnx::TensorProto::UINT8:
     return Type(IntegerType::get(ctx, 8));

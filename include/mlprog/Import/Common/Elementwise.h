@@ -108,9 +108,11 @@ mlir::Value buildConvertScalar(mlir::OpBuilder &b, mlir::Location loc,
 /// buildConvertScalar does; returns `x` unchanged when the types match.
 /// `srcUnsigned`/`dstUnsigned` give the signedness of signless integer
 /// source/destination elements (ONNX uint8 and friends).
-/// Errors: unranked tensors, element types other than float and signless
-/// integer (i1 included).
-/// Spec: MIL cast; ONNX Cast (non-string types); aten::to(dtype).
+/// To or from `!ml_program.string` it converts as buildStringCast
+/// (Strings.h) does.
+/// Errors: unranked tensors, element types other than float, signless
+/// integer (i1 included) and string.
+/// Spec: MIL cast; ONNX Cast; aten::to(dtype).
 mlir::FailureOr<mlir::Value>
 buildConvertElementType(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         mlir::Type elementType, bool srcUnsigned = false,

@@ -705,6 +705,13 @@ LogicalResult GlobalStoreOp::canonicalize(GlobalStoreOp op,
   return rewriter.notifyMatchFailure(op, "not overwritten in the block");
 }
 
+LogicalResult StringConstantOp::verify() {
+  if (getValue().contains('\0'))
+    return emitOpError("value must not contain a NUL byte (runtime strings "
+                       "are NUL-terminated)");
+  return success();
+}
+
 void GlobalLoadOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getGlobal().getLeafReference());
 }

@@ -344,4 +344,117 @@ def MLProgram_TokenOp : MLProgram_Op<"token", [Pure]> {
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// String ops
+//===----------------------------------------------------------------------===//
+//
+// Scalar ops on `!ml_program.string` values. Importers apply them to string
+// tensors elementwise inside `linalg.generic` bodies (lib/Import/Common/
+// Strings.cpp); --mlprog-lower-strings turns each into a call into the C
+// runtime of include/mlprog-c/Strings.h. Their results are new strings owned
+// by the runtime, so the ops are pure.
+
+/// Numbers a string op converts from or to: signless integers of at most 64
+/// bits (i1 is a boolean) and the IEEE-like floats the runtime formats.
+def MLProgram_StringNumberType : AnyTypeOf<[I1, I8, I16, I32, I64, F16, BF16,
+                                            F32, F64]>;
+
+def MLProgram_StringConstantOp : MLProgram_Op<"string_constant", [Pure]> {
+  let summary = "A string literal";
+  let description = [{
+    The UTF-8 string `value` (its bytes, which must not contain NUL: the
+    runtime's strings are NUL-terminated).
+
+    ```mlir
+    %s = ml_program.string_constant "monday"
+    ```
+  }];
+  let arguments = (ins StrAttr:$value);
+  let results = (outs MLProgram_StringType:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasVerifier = 1;
+}
+
+def MLProgram_StringFromNumberOp
+    : MLProgram_Op<"string_from_number", [Pure]> {
+  let summary = "Formats a number as a string";
+  let description = [{
+    The decimal text of `input`, as ONNX Cast to STRING writes it (the
+    reference implementation's `numpy.ndarray.astype(str)`): a float is the
+    shortest string that reads back as the same value of its own type, in
+    positional notation with at least one fractional digit when
+    1e-4 <= |x| < 1e16 (`0.5`, `3.0`, `-0.0`) and in scientific notation
+    otherwise (`1e-05`, `1.5e+16`); NaN and infinities are `nan`, `inf`,
+    `-inf`. An integer is its decimal value, read as unsigned when
+    `is_unsigned` is set; an i1 is `True` or `False`.
+
+    ```mlir
+    %s = ml_program.string_from_number %x : f32
+    %u = ml_program.string_from_number %y unsigned : i8
+    ```
+  }];
+  let arguments = (ins MLProgram_StringNumberType:$input,
+                       UnitAttr:$is_unsigned);
+  let results = (outs MLProgram_StringType:$result);
+  let assemblyFormat = "$input (`unsigned` $is_unsigned^)? attr-dict `:` type($input)";
+}
+
+def MLProgram_StringToNumberOp : MLProgram_Op<"string_to_number", [Pure]> {
+  let summary = "Parses a string as a number";
+  let description = [{
+    The number `input` spells, as ONNX Cast from STRING reads it: a float
+    accepts what C's `strtod` accepts (decimal or hexadecimal, `nan`, `inf`,
+    `infinity` in any case, leading white space) and rounds once to the result
+    type; text that is not a number is NaN. An integer accepts an optional
+    sign and decimal digits, or a float that it truncates toward zero; text
+    that is not a number is 0 and values out of range saturate (to the
+    unsigned range when `is_unsigned` is set). An i1 is true for `True`,
+    `true` and non-zero numbers.
+
+    ```mlir
+    %x = ml_program.string_to_number %s : f32
+    ```
+  }];
+  let arguments = (ins MLProgram_StringType:$input, UnitAttr:$is_unsigned);
+  let results = (outs MLProgram_StringNumberType:$result);
+  let assemblyFormat = "$input (`unsigned` $is_unsigned^)? attr-dict `:` type($result)";
+}
+
+class MLProgram_StringCaseOp<string mnemonic, string which>
+    : MLProgram_Op<mnemonic, [Pure]> {
+  let summary = "Maps a string to " # which # " case";
+  let description = [{
+    `input` with every character mapped to its }] # which # [{ case by the
+    simple (one code point to one code point) Unicode case mapping of the C
+    library's `C.UTF-8` locale; bytes that are not valid UTF-8 are kept as
+    they are. Used by ONNX StringNormalizer's `case_change_action`.
+
+    ```mlir
+    %u = ml_program.}] # mnemonic # [{ %s
+    ```
+  }];
+  let arguments = (ins MLProgram_StringType:$input);
+  let results = (outs MLProgram_StringType:$result);
+  let assemblyFormat = "$input attr-dict";
+}
+
+def MLProgram_StringLowerOp : MLProgram_StringCaseOp<"string_lower", "lower">;
+def MLProgram_StringUpperOp : MLProgram_StringCaseOp<"string_upper", "upper">;
+
+def MLProgram_StringEqualOp : MLProgram_Op<"string_equal",
+    [Pure, Commutative]> {
+  let summary = "Whether two strings are equal";
+  let description = [{
+    True when `lhs` and `rhs` hold the same bytes (no Unicode normalization,
+    case sensitive; lower both first for a case-insensitive comparison).
+
+    ```mlir
+    %eq = ml_program.string_equal %a, %b
+    ```
+  }];
+  let arguments = (ins MLProgram_StringType:$lhs, MLProgram_StringType:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+}
+
 #endif // MLPROG_DIALECT_MLPROGRAM_IR_MLPROGRAMOPS_TD

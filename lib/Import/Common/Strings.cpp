@@ -1,0 +1,185 @@
+//===- Strings.cpp - String tensors ---------------------------------------===//
+
+#include "mlprog/Import/Common/Strings.h"
+#include "Utils.h"
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/SliceGather.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::detail;
+
+bool mlprog::isStringType(Type type) {
+  return isa<StringType>(getElementTypeOrSelf(type));
+}
+
+FailureOr<Value> mlprog::buildStringTensor(OpBuilder &b, Location loc,
+                                           ArrayRef<int64_t> shape,
+                                           ArrayRef<std::string> values) {
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    count *= extent;
+  if (count != int64_t(values.size()))
+    return emitError(loc) << "string tensor of shape "
+                          << "[" << llvm::make_range(shape.begin(), shape.end())
+                          << "] given " << values.size() << " strings";
+  SmallVector<Value> elements;
+  for (const std::string &value : values) {
+    if (value.find('\0') != std::string::npos)
+      return emitError(loc) << "unsupported string holding a NUL byte";
+    elements.push_back(StringConstantOp::create(
+        b, loc, StringType::get(b.getContext()), b.getStringAttr(value)));
+  }
+  auto type = RankedTensorType::get(shape, StringType::get(b.getContext()));
+  if (elements.empty())
+    return tensor::EmptyOp::create(b, loc, shape, type.getElementType())
+        .getResult();
+  return tensor::FromElementsOp::create(b, loc, type, elements).getResult();
+}
+
+/// The number type `string_from_number` formats `type` as: itself where the
+/// runtime formats it, else f32 for floats and i64 for integers.
+static Type getFormattedType(Type type) {
+  MLIRContext *ctx = type.getContext();
+  if (isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(type))
+    return type;
+  if (isa<FloatType>(type))
+    return Float32Type::get(ctx);
+  if (llvm::is_contained({1u, 8u, 16u, 32u, 64u}, type.getIntOrFloatBitWidth()))
+    return type;
+  return IntegerType::get(ctx, 64);
+}
+
+FailureOr<Value> mlprog::buildStringCast(OpBuilder &b, Location loc, Value x,
+                                         Type elementType, bool srcUnsigned,
+                                         bool dstUnsigned) {
+  FailureOr<RankedTensorType> type = getRankedType(loc, x, "cast");
+  if (failed(type))
+    return failure();
+  Type from = type->getElementType();
+  if (from == elementType)
+    return x;
+  auto isNumber = [](Type t) {
+    return isa<FloatType>(t) || t.isSignlessInteger();
+  };
+  if (isa<StringType>(from) && isNumber(elementType)) {
+    // Parse at a type the runtime reads, then convert as numbers do.
+    Type parsed = getFormattedType(elementType);
+    if (isa<BFloat16Type, Float16Type>(parsed))
+      parsed = elementType;
+    return buildBroadcastedGeneric(
+        b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value number =
+              StringToNumberOp::create(nb, nl, parsed, a[0], dstUnsigned);
+          return buildConvertScalar(nb, nl, number, elementType, dstUnsigned,
+                                    dstUnsigned);
+        });
+  }
+  if (isNumber(from) && isa<StringType>(elementType)) {
+    Type formatted = getFormattedType(from);
+    return buildBroadcastedGeneric(
+        b, loc, x, elementType, [&](OpBuilder &nb, Location nl, ValueRange a) {
+          Value number = buildConvertScalar(nb, nl, a[0], formatted,
+                                            srcUnsigned, srcUnsigned);
+          return StringFromNumberOp::create(nb, nl, elementType, number,
+                                            srcUnsigned)
+              .getResult();
+        });
+  }
+  return emitError(loc) << "unsupported cast from " << from << " to "
+                        << elementType;
+}
+
+/// `x` with each element mapped by `caseChange`.
+static FailureOr<Value> changeCase(OpBuilder &b, Location loc, Value x,
+                                   StringCaseChange caseChange) {
+  if (caseChange == StringCaseChange::None)
+    return x;
+  return buildBroadcastedGeneric(
+      b, loc, x, StringType::get(b.getContext()),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        if (caseChange == StringCaseChange::Lower)
+          return StringLowerOp::create(nb, nl, a[0].getType(), a[0]);
+        return StringUpperOp::create(nb, nl, a[0].getType(), a[0]);
+      });
+}
+
+FailureOr<Value> mlprog::buildStringNormalize(OpBuilder &b, Location loc,
+                                              Value x,
+                                              StringCaseChange caseChange,
+                                              bool caseSensitive,
+                                              ArrayRef<std::string> stopwords) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !isa<StringType>(type.getElementType()) || type.getRank() < 1 ||
+      type.getRank() > 2 || (type.getRank() == 2 && type.getDimSize(0) != 1))
+    return emitError(loc) << "string normalizer: input must be strings of "
+                             "shape [C] or [1, C], got "
+                          << x.getType();
+  bool twoDim = type.getRank() == 2;
+  Value flat = twoDim ? dropUnitDim(b, loc, x, 0) : x;
+  Type stringType = type.getElementType();
+  for (const std::string &word : stopwords)
+    if (word.find('\0') != std::string::npos)
+      return emitError(loc) << "unsupported stopword holding a NUL byte";
+
+  Value kept = flat;
+  if (!stopwords.empty()) {
+    FailureOr<Value> keep = buildBroadcastedGeneric(
+        b, loc, flat, b.getI1Type(),
+        [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+          Value text = a[0];
+          if (!caseSensitive)
+            text = StringLowerOp::create(nb, nl, stringType, text);
+          Value result = arith::ConstantIntOp::create(nb, nl, 1, 1);
+          for (const std::string &word : stopwords) {
+            Value stop = StringConstantOp::create(nb, nl, stringType, word);
+            if (!caseSensitive)
+              stop = StringLowerOp::create(nb, nl, stringType, stop);
+            Value equal =
+                StringEqualOp::create(nb, nl, nb.getI1Type(), text, stop);
+            Value differ = arith::XOrIOp::create(
+                nb, nl, equal, arith::ConstantIntOp::create(nb, nl, 1, 1));
+            result = arith::AndIOp::create(nb, nl, result, differ);
+          }
+          return result;
+        });
+    if (failed(keep))
+      return failure();
+    FailureOr<Value> compressed = buildCompress(b, loc, flat, *keep, 0);
+    if (failed(compressed))
+      return failure();
+    kept = *compressed;
+  }
+
+  // Nothing left (all stopwords, or an empty input): [""].
+  int64_t keptCount = cast<RankedTensorType>(kept.getType()).getDimSize(0);
+  if (keptCount == 0 || ShapedType::isDynamic(keptCount)) {
+    auto dynamicType =
+        RankedTensorType::get({ShapedType::kDynamic}, stringType);
+    Value count = tensor::DimOp::create(b, loc, kept, 0);
+    Value isEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          count, cIndex(b, loc, 0));
+    kept = ifElse(
+        b, loc, isEmpty,
+        [&](OpBuilder &tb, Location tl) -> SmallVector<Value> {
+          Value empty = StringConstantOp::create(tb, tl, stringType, "");
+          Value one = tensor::FromElementsOp::create(
+              tb, tl, RankedTensorType::get({1}, stringType), empty);
+          return {tensor::CastOp::create(tb, tl, dynamicType, one)};
+        },
+        [&](OpBuilder &eb, Location el) -> SmallVector<Value> {
+          if (kept.getType() == dynamicType)
+            return {kept};
+          return {tensor::CastOp::create(eb, el, dynamicType, kept)};
+        })[0];
+  }
+
+  FailureOr<Value> result = changeCase(b, loc, kept, caseChange);
+  if (failed(result))
+    return failure();
+  return twoDim ? insertUnitDim(b, loc, *result, 0) : *result;
+}
