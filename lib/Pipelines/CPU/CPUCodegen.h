@@ -335,6 +335,11 @@ using RowPartFn =
 void forEachRowPart(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                     int64_t vectorBits, RowPartFn part);
 
+/// Vectorizes `op` (`linalg::vectorize`) when it is a linalg op with static
+/// loop ranges, such as a tile that tiling left static; leaves it alone
+/// otherwise.
+void vectorizeIfStatic(mlir::RewriterBase &rewriter, mlir::Operation *op);
+
 /// Vectorizes the elementwise op or row reduction `op` whose innermost loop
 /// range is dynamic (attention's softmax over the keys of a growing KV
 /// cache: [1, heads, 1, keys]). `op` is generalized and collapsed like

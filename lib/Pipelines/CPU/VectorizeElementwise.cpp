@@ -317,9 +317,7 @@ void cpu::forEachRowPart(RewriterBase &rewriter, linalg::LinalgOp op,
   part(op, chunk);
 }
 
-/// Vectorizes `op` when its loop ranges are static; leaves it alone
-/// otherwise.
-static void vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
+void cpu::vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp.hasDynamicShape())
     return;

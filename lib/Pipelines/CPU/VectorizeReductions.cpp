@@ -98,19 +98,6 @@ static bool isVectorizableRowReduction(linalg::LinalgOp op,
   return arith::getNeutralElement(combiners.front()).has_value();
 }
 
-/// Vectorizes a linalg op that tiling left with static shapes; leaves it
-/// alone otherwise.
-static void vectorizeTile(RewriterBase &rewriter, Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.hasDynamicShape())
-    return;
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, op);
-  if (succeeded(vectorized))
-    rewriter.replaceOp(op, vectorized->replacements);
-}
-
 /// Tiles one part of a collapsed row reduction (innermost extent a multiple
 /// of `chunk`, or at most one chunk) into loops over rows (an scf.forall
 /// when `parallel` and large) and, within a row, a loop over chunks that
@@ -138,7 +125,7 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
     current = *tiled;
   }
   if (n <= chunk) {
-    vectorizeTile(rewriter, current);
+    vectorizeIfStatic(rewriter, current);
     return;
   }
   scf::SCFTilingOptions options;
@@ -157,11 +144,11 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(current, result->replacements);
   for (Value init : result->initialValues)
     if (Operation *fill = init.getDefiningOp())
-      vectorizeTile(rewriter, fill);
+      vectorizeIfStatic(rewriter, fill);
   for (Operation *tiled : result->tiledOps)
-    vectorizeTile(rewriter, tiled);
+    vectorizeIfStatic(rewriter, tiled);
   for (Operation *merge : result->mergeOps)
-    vectorizeTile(rewriter, merge);
+    vectorizeIfStatic(rewriter, merge);
 }
 
 /// Vectorizes one row reduction (see VectorizeReductionsPass).
