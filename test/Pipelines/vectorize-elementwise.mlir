@@ -252,15 +252,13 @@ func.func @dynamic_rows_empty(%n: index) -> tensor<?x0x4xf32> {
 }
 
 // Two dynamic extents ([1, 4, queries, keys] of a prefill's attention
-// mask): the static dimensions collapse, the dynamic ones stay apart (at
-// most one dynamic extent per collapsed group), and each row of keys is a
-// loop of vectors.
+// mask): the dynamic extents stay apart (at most one per collapsed group):
+// rows of [1 x 4 x queries], each a loop of vectors over the keys.
 // AVX512-LABEL: func.func @dynamic_inner_two_dynamic
-// AVX512: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<1x4x?x?xf32> into tensor<4x?x?xf32>
-// AVX512: scf.for
-// AVX512:   scf.for
-// AVX512:     scf.for {{.*}} step %c16
-// AVX512:       arith.addf %{{.*}} : vector<16xf32>
+// AVX512: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x4x?x?xf32> into tensor<?x?xf32>
+// AVX512: scf.for %{{.*}} step %c1
+// AVX512:   scf.for {{.*}} step %c16
+// AVX512:     arith.addf %{{.*}} : vector<16xf32>
 func.func @dynamic_inner_two_dynamic(%x: tensor<1x4x?x?xf32>, %y: tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32> {
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
