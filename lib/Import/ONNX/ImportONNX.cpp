@@ -42,6 +42,9 @@
 
 #include "onnx/defs/schema.h"
 
+#include <functional>
+#include <optional>
+
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::onnx_import;
@@ -306,6 +309,107 @@ ModelImporter::importExternalInitializer(const onnx::TensorProto &init) {
   return success();
 }
 
+/// The declared type of value `name` in `graph` (an input, output or
+/// value_info entry, or an initializer's tensor type), or null.
+static const onnx::TypeProto *declaredTypeIn(const onnx::GraphProto &graph,
+                                             StringRef name,
+                                             onnx::TypeProto &scratch) {
+  for (const auto *infos :
+       {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.name() == name && info.has_type())
+        return &info.type();
+  for (const onnx::TensorProto &init : graph.initializer())
+    if (init.name() == name) {
+      scratch.Clear();
+      onnx::TypeProto::Tensor *t = scratch.mutable_tensor_type();
+      t->set_elem_type(init.data_type());
+      onnx::TensorShapeProto *shape = t->mutable_shape();
+      for (int64_t d : init.dims())
+        shape->add_dim()->set_dim_value(d);
+      return &scratch;
+    }
+  return nullptr;
+}
+
+/// The element tensor type of the graph input sequence `input`, whose
+/// element shape the model does not declare, as its use says: the declared
+/// type of the first tensor a SequenceInsert adds to it (or to a sequence
+/// derived from it by Identity, SequenceErase or SequenceInsert, in the
+/// graph or its subgraphs). Null if no use says (or that tensor's rank is
+/// not declared either). docs/importers/onnx.md, "Sequences and optionals".
+static const onnx::TypeProto *
+inferSequenceElementType(const onnx::GraphProto &graph, StringRef input,
+                         onnx::TypeProto &scratch) {
+  llvm::StringSet<> aliases;
+  aliases.insert(input);
+  const onnx::TypeProto *found = nullptr;
+  std::function<void(const onnx::GraphProto &)> walk =
+      [&](const onnx::GraphProto &g) {
+        for (const onnx::NodeProto &node : g.node()) {
+          if (found)
+            return;
+          bool fromAlias =
+              node.input_size() > 0 && aliases.contains(node.input(0));
+          StringRef op = node.op_type();
+          if (fromAlias && op == "SequenceInsert" && node.input_size() > 1) {
+            const onnx::TypeProto *t =
+                declaredTypeIn(g, node.input(1), scratch);
+            if (!t && &g != &graph)
+              t = declaredTypeIn(graph, node.input(1), scratch);
+            if (t && t->has_tensor_type() && t->tensor_type().has_shape()) {
+              found = t;
+              return;
+            }
+          }
+          if (fromAlias && node.output_size() > 0 &&
+              (op == "Identity" || op == "SequenceErase" ||
+               op == "SequenceInsert"))
+            aliases.insert(node.output(0));
+          for (const onnx::AttributeProto &attr : node.attribute()) {
+            if (attr.has_g())
+              walk(attr.g());
+            for (const onnx::GraphProto &sub : attr.graphs())
+              walk(sub);
+          }
+        }
+      };
+  walk(graph);
+  return found;
+}
+
+/// `type` (a sequence, or an optional sequence, of tensors of undeclared
+/// shape) with the element shape of `element`, or null where the element
+/// data types disagree.
+static std::optional<onnx::TypeProto>
+withSequenceElement(const onnx::TypeProto &type,
+                    const onnx::TypeProto &element) {
+  onnx::TypeProto result = type;
+  onnx::TypeProto *t = &result;
+  if (t->has_optional_type())
+    t = t->mutable_optional_type()->mutable_elem_type();
+  onnx::TypeProto::Tensor *tensor =
+      t->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+  int32_t declared = tensor->elem_type();
+  int32_t inserted = element.tensor_type().elem_type();
+  if (declared != inserted && declared != onnx::TensorProto::UNDEFINED)
+    return std::nullopt;
+  tensor->set_elem_type(inserted);
+  *tensor->mutable_shape() = element.tensor_type().shape();
+  return result;
+}
+
+/// Whether `type` is a sequence (or an optional sequence) of tensors whose
+/// shape it does not declare.
+static bool isSequenceOfUnknownElementRank(const onnx::TypeProto &type) {
+  const onnx::TypeProto *t = &type;
+  if (t->has_optional_type())
+    t = &t->optional_type().elem_type();
+  return t->has_sequence_type() &&
+         t->sequence_type().elem_type().has_tensor_type() &&
+         !t->sequence_type().elem_type().tensor_type().has_shape();
+}
+
 FailureOr<FunctionType> ModelImporter::getSignature() {
   SmallVector<Type> inputs, results;
   auto record = [&](const onnx::ValueInfoProto &info) {
@@ -319,8 +423,25 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
     record(info);
     if (stateInputs.count(info.name()))
       continue;
+    // A sequence of undeclared element shape takes the shape of the
+    // tensors inserted into it.
+    const onnx::TypeProto *declared = &info.type();
+    std::optional<onnx::TypeProto> inferred;
+    onnx::TypeProto scratch;
+    if (isSequenceOfUnknownElementRank(info.type()))
+      if (const onnx::TypeProto *element =
+              inferSequenceElementType(graph, info.name(), scratch)) {
+        inferred = withSequenceElement(info.type(), *element);
+        if (!inferred)
+          return emitError(locFor(info.name()))
+                 << "sequence input '" << info.name()
+                 << "' is declared with another element data type than the "
+                    "tensors a SequenceInsert adds to it (data type "
+                 << element->tensor_type().elem_type() << ")";
+        declared = &*inferred;
+      }
     FailureOr<BoundaryType> type = convertBoundaryType(
-        locFor(info.name()), info.name(), info.type(), /*isOutput=*/false);
+        locFor(info.name()), info.name(), *declared, /*isOutput=*/false);
     if (failed(type))
       return failure();
     inputs.push_back(type->type);

@@ -156,6 +156,33 @@ def uneven_split():
     return model(nodes, [vi("x", F, [4])], [vi("n", I64, [])]), [], []
 
 
+def insert_untyped(feed_shape=(2, 3)):
+    # A sequence input declared without element shape: the tensor inserted
+    # into it (through a SequenceErase) gives its elements' type, [3] int64.
+    # s = erase(seq, 0); insert t at position 1 -> [seq[1], t, seq[2:]...].
+    nodes = [helper.make_node("SequenceErase", ["seq", "zero"], ["e"]),
+             helper.make_node("SequenceInsert", ["e", "t", "one"], ["out"]),
+             helper.make_node("SequenceLength", ["out"], ["n"])]
+    inputs = [seq_vi("seq", I64, None), vi("t", I64, [3]),
+              vi("zero", I64, []), vi("one", I64, [])]
+    seq = rng.integers(-9, 9, feed_shape).astype(np.int64)
+    t = np.array([7, 8, 9], np.int64)
+    # Elements of another shape than t's have no reference: the run fails.
+    refs = []
+    if seq.shape[1:] == t.shape:
+        out = np.concatenate([seq[1:2], t[None], seq[2:]])
+        refs = [out, np.array(len(out), np.int64)]
+    return (model(nodes, inputs, [seq_vi("out", I64, None),
+                                  vi("n", I64, [])]),
+            [seq, t, np.array(0, np.int64), np.array(1, np.int64)], refs)
+
+
+def insert_wrong_type():
+    nodes = [helper.make_node("SequenceInsert", ["seq", "t"], ["out"])]
+    return model(nodes, [seq_vi("seq", F, None), vi("t", I64, [3])],
+                 [seq_vi("out", I64, None)]), [], []
+
+
 MODELS = {
     "seq_ops": seq_ops,
     "seq_loop": seq_loop,
@@ -165,6 +192,9 @@ MODELS = {
     "ragged": ragged,
     "at_untyped": at_untyped,
     "uneven_split": uneven_split,
+    "insert_untyped": insert_untyped,
+    "insert_untyped_mismatch": lambda: insert_untyped((3, 4)),
+    "insert_wrong_type": insert_wrong_type,
 }
 
 
