@@ -2,12 +2,26 @@
 """Compares .npy results with references and prints them side by side.
 
 Usage: compare_npy.py RESULT.npy REFERENCE.npy [--rtol R] [--atol A]
-Exit status 0 when numpy.allclose(result, reference, rtol, atol) holds.
+Exit status 0 when numpy.allclose(result, reference, rtol, atol) holds
+(strings, numpy '<U': when they are equal element by element).
 """
 import argparse
 import sys
 
 import numpy as np
+
+
+def compare_strings(got, want, show):
+    """Strings (numpy '<U') match when equal element by element."""
+    g, w = got.astype(str).ravel(), want.astype(str).ravel()
+    print(f"{'index':>6} {'mlprog':>14} {'reference':>14}")
+    for i in range(min(show, g.size)):
+        print(f"{i:>6} {g[i]!r:>14} {w[i]!r:>14}")
+    ok = got.dtype.kind == want.dtype.kind and bool(np.all(g == w))
+    print(f"shape {got.shape} {got.dtype}; "
+          f"{int(np.sum(g != w))} element(s) differ")
+    print("MATCH" if ok else "MISMATCH")
+    return 0 if ok else 1
 
 
 def main():
@@ -25,6 +39,8 @@ def main():
     if got.shape != want.shape:
         sys.exit(f"compare: shape {got.shape} differs from reference "
                  f"{want.shape}")
+    if got.dtype.kind in "US" or want.dtype.kind in "US":
+        return compare_strings(got, want, args.show)
     g = got.astype(np.float64).ravel()
     w = want.astype(np.float64).ravel()
     n = min(args.show, g.size)

@@ -222,7 +222,7 @@ struct ConvertMLProgramStringsToLLVMPass
         auto typed = dyn_cast<TypedAttr>(attr.getValue());
         if (typed && holdsString(typed.getType())) {
           op->emitOpError("has a string constant attribute '")
-              << attr.getName()
+              << attr.getName().getValue()
               << "'; string tensors are built from ml_program.string_constant";
           return WalkResult::interrupt();
         }
