@@ -199,11 +199,13 @@ def graph_io_types(case_dir):
 
 # Sequences and optionals (docs/importers/onnx.md, "Sequences and
 # optionals"): mlprog passes a sequence of tensors as one stacked tensor
-# [n, element dims] and an optional as its element (an empty optional
-# sequence as an empty sequence). The test data holds SequenceProto and
+# [n, element dims], an optional output as its element (an empty optional
+# sequence as an empty sequence) and an optional input as its element
+# followed by a bool presence flag (an empty one as the placeholder of its
+# type: zeros, or an empty sequence). The test data holds SequenceProto and
 # OptionalProto messages; a sequence whose elements differ in shape, or an
-# empty optional where mlprog cannot represent one, skips the case as
-# unsupported.
+# empty optional whose placeholder's shape the type does not say, skips the
+# case as unsupported.
 class Unsupported(Exception):
     pass
 
@@ -265,6 +267,26 @@ def stack_sequence(values, type_proto, what):
             for d in tensor.shape.dim]
     dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
     return np.zeros([0] + dims, dtype)
+
+
+def is_optional(type_proto):
+    return (type_proto is not None
+            and type_proto.WhichOneof("value") == "optional_type")
+
+
+def optional_placeholder(type_proto, what):
+    """The element mlprog is passed for an empty optional input of
+    `type_proto`: an empty sequence, or zeros of the tensor's shape."""
+    if is_sequence(type_proto):
+        return stack_sequence([], type_proto, what)
+    tensor = element_tensor_type(type_proto)
+    if tensor is None or not tensor.HasField("shape"):
+        raise Unsupported(f"unsupported empty optional of unknown shape "
+                          f"({what})")
+    dims = [d.dim_value if d.HasField("dim_value") else 0
+            for d in tensor.shape.dim]
+    return np.zeros(dims, onnx.helper.tensor_dtype_to_np_dtype(
+        tensor.elem_type))
 
 
 def to_boundary(value, type_proto, what):
@@ -358,10 +380,18 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
     for i, path in enumerate(inputs):
         npy = os.path.join(tmp, f"input_{i}.npy")
         t = type_of(input_types, i)
-        value = to_boundary(read_value(path, t), t, f"input {i}")
+        value = read_value(path, t)
+        present = value is not None
+        if is_optional(t) and not present:
+            value = optional_placeholder(t, f"input {i}")
+        value = to_boundary(value, t, f"input {i}")
         tensor = element_tensor_type(t)
         save_npy(npy, value, tensor.elem_type if tensor else 0)
         cmd += ["--input", npy]
+        if is_optional(t):
+            flag = os.path.join(tmp, f"input_{i}_present.npy")
+            np.save(flag, np.array(present))
+            cmd += ["--input", flag]
     # Expected outputs mlprog cannot produce skip the case before it runs.
     wanted = []
     for i, path in enumerate(outputs):

@@ -117,8 +117,8 @@ private:
   /// Graph inputs kept in mutable globals, and their input and output names.
   SmallVector<StateBinding> stateBindings;
   llvm::StringMap<const StateBinding *> stateInputs, stateOutputs;
-  /// Graph inputs of optional type (present: an empty optional cannot be
-  /// passed), and how each (unbound) graph output is returned.
+  /// Graph inputs of optional type (each passed as its element and a
+  /// presence flag), and how each (unbound) graph output is returned.
   llvm::StringSet<> optionalInputs;
   SmallVector<BoundaryType> outputTypes;
 };
@@ -446,8 +446,12 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
       return failure();
     inputs.push_back(type->type);
     unsignedInputs.push_back(isUnsignedDataType(type->dataType));
-    if (type->optional)
+    // An optional input is its element followed by its presence flag.
+    if (type->optional) {
       optionalInputs.insert(info.name());
+      inputs.push_back(RankedTensorType::get({}, builder.getI1Type()));
+      unsignedInputs.push_back(false);
+    }
   }
   for (const onnx::ValueInfoProto &info : graph.output()) {
     record(info);
@@ -788,9 +792,10 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
     else
       state.define(info.name(), entry->getArgument(argIndex++));
     if (optionalInputs.contains(info.name()))
-      state.setPresence(info.name(),
-                        arith::ConstantIntOp::create(builder, fileLoc,
-                                                     builder.getI1Type(), 1));
+      state.setPresence(
+          info.name(), tensor::ExtractOp::create(builder, locFor(info.name()),
+                                                 entry->getArgument(argIndex++),
+                                                 ValueRange{}));
   }
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node,

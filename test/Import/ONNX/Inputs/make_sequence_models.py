@@ -183,6 +183,23 @@ def insert_wrong_type():
                  [seq_vi("out", I64, None)]), [], []
 
 
+def optional_input(present):
+    # An optional tensor input is passed as its element and a presence flag.
+    # Empty: the element is a placeholder (zeros) and only `has` is
+    # defined.
+    opt_type = helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(F, [2]))
+    nodes = [helper.make_node("OptionalHasElement", ["opt"], ["has"]),
+             helper.make_node("OptionalGetElement", ["opt"], ["e"])]
+    m = model(nodes, [helper.make_value_info("opt", opt_type)],
+              [vi("has", B, []), vi("e", F, [2])])
+    x = rng.standard_normal(2).astype(np.float32)
+    if not present:
+        return m, [np.zeros(2, np.float32), np.array(False)], [
+            np.array(False)]
+    return m, [x, np.array(True)], [np.array(True), x]
+
+
 MODELS = {
     "seq_ops": seq_ops,
     "seq_loop": seq_loop,
@@ -195,6 +212,8 @@ MODELS = {
     "insert_untyped": insert_untyped,
     "insert_untyped_mismatch": lambda: insert_untyped((3, 4)),
     "insert_wrong_type": insert_wrong_type,
+    "optional_input_present": lambda: optional_input(True),
+    "optional_input_empty": lambda: optional_input(False),
 }
 
 
