@@ -79,7 +79,8 @@ FailureOr<DropoutResult> mlprog::buildDropout(OpBuilder &b, Location loc,
   Type i1 = b.getI1Type();
   auto scalarOf = [&](Value v, Type want) -> FailureOr<Value> {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || t.getNumElements() != 1 || t.getElementType() != want)
+    if (!t || !t.hasStaticShape() || t.getNumElements() != 1 ||
+        t.getElementType() != want)
       return failure();
     if (t.getRank() == 0)
       return v;
