@@ -128,6 +128,31 @@ static py::dtype getNumpyDType(DType dtype, size_t index) {
   }
 }
 
+/// A Str tensor of the numpy unicode ('U') or object array `array`, whose
+/// elements must be str (held as UTF-8, include/mlprog/Formats/Npy.h).
+static HostTensor toStringTensor(const py::array &array, size_t index) {
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  llvm::Expected<HostTensor> tensor = HostTensor::create(DType::Str, shape);
+  if (!tensor)
+    throw DiagnosticError(llvm::formatv("error: input {0}: {1}", index,
+                                        llvm::toString(tensor.takeError())));
+  int64_t i = 0;
+  for (py::handle element : array.attr("ravel")().attr("tolist")()) {
+    if (!py::isinstance<py::str>(element))
+      throw DiagnosticError(llvm::formatv(
+          "error: input {0}: element {1} of a string array is a '{2}', not "
+          "a str",
+          index, i,
+          py::str(element.get_type().attr("__name__")).cast<std::string>()));
+    std::string text = element.cast<std::string>();
+    if (text.find('\0') != std::string::npos)
+      throw DiagnosticError(llvm::formatv(
+          "error: input {0}: element {1} holds a NUL character", index, i));
+    tensor->setString(i++, text);
+  }
+  return std::move(*tensor);
+}
+
 HostTensor python::toHostTensor(py::handle value, size_t index) {
   auto array = py::array::ensure(value, py::array::c_style);
   if (!array)
@@ -137,13 +162,15 @@ HostTensor python::toHostTensor(py::handle value, size_t index) {
         index, py::str(value.get_type().attr("__name__")).cast<std::string>()));
   py::dtype dtype = array.dtype();
   DTypeFacts facts = getFacts(dtype);
+  if (facts.kind == 'U' || facts.kind == 'O')
+    return toStringTensor(array, index);
   std::optional<DType> hostType = getDType(facts);
   if (!hostType || facts.byteorder == '>')
     throw DiagnosticError(
         llvm::formatv("error: input {0}: unsupported array dtype '{1}' (bool, "
                       "[u]int8/16/32/64, float16/32/64 in native byte order, "
                       "ml_dtypes.bfloat16 and the ml_dtypes float8, float4, "
-                      "[u]int4 and [u]int2 types)",
+                      "[u]int4 and [u]int2 types, str)",
                       index, py::str(dtype).cast<std::string>()));
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
   llvm::Expected<HostTensor> tensor = HostTensor::create(*hostType, shape);
@@ -156,6 +183,25 @@ HostTensor python::toHostTensor(py::handle value, size_t index) {
 }
 
 py::array python::toNumpy(HostTensor tensor, size_t index) {
+  if (tensor.getDType() == DType::Str) {
+    // A fixed-width unicode array ('<U<n>'), as np.array(list_of_str).
+    py::list texts;
+    for (int64_t i = 0; i < tensor.getNumElements(); ++i) {
+      llvm::StringRef text = tensor.getString(i);
+      PyObject *decoded =
+          PyUnicode_DecodeUTF8(text.data(), text.size(), "replace");
+      if (!decoded)
+        throw py::error_already_set();
+      texts.append(py::reinterpret_steal<py::str>(decoded));
+    }
+    py::module_ numpy = py::module_::import("numpy");
+    py::tuple shape(tensor.getRank());
+    for (auto [i, extent] : llvm::enumerate(tensor.getShape()))
+      shape[i] = py::int_(extent);
+    return numpy.attr("array")(texts, py::arg("dtype") = py::str("str"))
+        .attr("reshape")(shape)
+        .cast<py::array>();
+  }
   py::dtype dtype = getNumpyDType(tensor.getDType(), index);
   std::vector<ssize_t> shape(tensor.getShape().begin(),
                              tensor.getShape().end());

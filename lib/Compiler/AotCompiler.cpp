@@ -11,6 +11,7 @@
 
 #include "mlprog/Compiler/AotCompiler.h"
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Pipelines/CPU/CPUTarget.h"
 #include "mlprog/Pipelines/GPUPipeline.h"
 #include "mlprog/Pipelines/Passes.h"
@@ -177,6 +178,12 @@ static llvm::Expected<std::vector<EntryInfo>> collectEntries(ModuleOp module) {
         element = tensor.getElementType();
       else if (!isa<IntegerType, FloatType, IndexType>(type))
         element = nullptr;
+      if (isa_and_present<StringType>(element))
+        return llvm::createStringError(
+            "@" + func.getName() + ": " + what + " " + Twine(i) +
+            " is a tensor of strings (" + typeToString(type) +
+            "), which the C ABI does not support yet; run the model with "
+            "mlprog-run or the Python package");
       if (element && getResultDType(element))
         return Error::success();
       return llvm::createStringError(
