@@ -25,6 +25,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <functional>
+#include <optional>
+
 using namespace mlir;
 
 namespace mlprog::onnx_import {
@@ -293,15 +296,24 @@ Value insertSlice(OpBuilder &b, Location loc, Value element, Value acc,
                                        strides);
 }
 
-/// An empty accumulator for a scan output of the statically shaped
-/// `elementType` with `count` (static where known) slices along `axis`.
+/// An empty accumulator of `elementType` for `count` scan output elements
+/// of `elementSizes` (each static where known) along `axis`.
+Value emptyAccumulator(OpBuilder &b, Location loc, Type elementType,
+                       ArrayRef<OpFoldResult> elementSizes, OpFoldResult count,
+                       int64_t axis) {
+  SmallVector<OpFoldResult> sizes(elementSizes);
+  sizes.insert(sizes.begin() + axis, count);
+  return tensor::EmptyOp::create(b, loc, sizes, elementType);
+}
+
+/// An empty accumulator for `count` elements of the statically shaped
+/// `elementType` along `axis`.
 Value emptyAccumulator(OpBuilder &b, Location loc, RankedTensorType elementType,
                        OpFoldResult count, int64_t axis) {
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : elementType.getShape())
-    sizes.push_back(b.getIndexAttr(d));
-  sizes.insert(sizes.begin() + axis, count);
-  return tensor::EmptyOp::create(b, loc, sizes, elementType.getElementType());
+  return emptyAccumulator(
+      b, loc, elementType.getElementType(),
+      getAsIndexOpFoldResult(b.getContext(), elementType.getShape()), count,
+      axis);
 }
 
 /// Scan outputs must be ranked tensors; Scan's, statically shaped ones
@@ -572,6 +584,12 @@ struct ScanLoop {
   Value length;
   OpFoldResult extent;
   bool padded = false;
+  /// The extents, known before the loop, of scan output k's elements of
+  /// run-time type `et` (or none): such outputs are preallocated rather
+  /// than grown.
+  std::function<std::optional<SmallVector<OpFoldResult>>(unsigned k,
+                                                         RankedTensorType et)>
+      elementSizes;
 };
 
 /// `acc` filled with zeros.
@@ -606,11 +624,19 @@ buildScanLoop(NodeContext &ctx, const ScanLoop &loop, ScanBodyFn body) {
     SmallVector<Value> inits;
     for (auto [v, t] : llvm::zip(states, stateTypes))
       inits.push_back(castTo(b, loc, v, t));
+    SmallVector<bool> preallocated;
     if (haveScanTypes)
-      for (auto [t, axis] : llvm::zip(scanTypes, outAxes)) {
+      for (auto [k, t, axis] : llvm::enumerate(scanTypes, outAxes)) {
         auto et = cast<RankedTensorType>(t);
-        if (et.hasStaticShape()) {
-          Value acc = emptyAccumulator(b, loc, et, extent, axis);
+        std::optional<SmallVector<OpFoldResult>> sizes;
+        if (et.hasStaticShape())
+          sizes = getAsIndexOpFoldResult(b.getContext(), et.getShape());
+        else if (loop.elementSizes)
+          sizes = loop.elementSizes(k, et);
+        preallocated.push_back(sizes.has_value());
+        if (sizes) {
+          Value acc = emptyAccumulator(b, loc, et.getElementType(), *sizes,
+                                       extent, axis);
           // Rows past a shorter length are defined as zeros.
           if (loop.padded)
             acc = fillZeros(b, loc, acc);
@@ -690,7 +716,7 @@ buildScanLoop(NodeContext &ctx, const ScanLoop &loop, ScanBodyFn body) {
         yielded.push_back(castTo(b, loc, v, t));
       for (auto [k, element] : llvm::enumerate(scanOut)) {
         Value acc = forOp.getRegionIterArg(numState + k);
-        if (cast<RankedTensorType>(scanTypes[k]).hasStaticShape()) {
+        if (preallocated[k]) {
           yielded.push_back(insertSlice(b, loc, element, acc,
                                         loop.outDirs[k] ? reversed : iv,
                                         outAxes[k]));
@@ -718,8 +744,7 @@ buildScanLoop(NodeContext &ctx, const ScanLoop &loop, ScanBodyFn body) {
     for (unsigned i = 0; i < forOp.getNumResults(); ++i) {
       Value r = forOp.getResult(i);
       int k = int(i) - numState;
-      if (k >= 0 && !cast<RankedTensorType>(scanTypes[k]).hasStaticShape() &&
-          outAxes[k] != 0) {
+      if (k >= 0 && !preallocated[k] && outAxes[k] != 0) {
         // [n, element dims] -> n at the output axis.
         int64_t rank = rankOf(r);
         SmallVector<int64_t> perm;
@@ -822,6 +847,21 @@ LogicalResult importScan8(NodeContext &ctx, const onnx::GraphProto &body,
   batch.outAxes.assign(numState + numScanOut, 0);
   batch.outDirs.assign(numState + numScanOut, 0);
 
+  // A batch's scan outputs are [maximum sequence, element dims]: with
+  // static element dims they are preallocated (growing them would leave an
+  // accumulator whose empty initial type canonicalization folds into the
+  // loop).
+  batch.elementSizes =
+      [&](unsigned k,
+          RankedTensorType et) -> std::optional<SmallVector<OpFoldResult>> {
+    if (int(k) < numState || et.getRank() < 1 ||
+        llvm::any_of(et.getShape().drop_front(), ShapedType::isDynamic))
+      return std::nullopt;
+    SmallVector<OpFoldResult> sizes{maxExtent};
+    for (int64_t d : et.getShape().drop_front())
+      sizes.push_back(b.getIndexAttr(d));
+    return sizes;
+  };
   auto scanOneBatch = [&](ValueRange slices) -> FailureOr<SmallVector<Value>> {
     ScanLoop inner;
     inner.states.assign(slices.begin(), slices.begin() + numState);

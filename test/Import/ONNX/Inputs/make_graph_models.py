@@ -212,6 +212,18 @@ def scan8_model():
             [lens, s0, x, z], [s_all, outs])
 
 
+def scan8_dynamic_model():
+    # scan8_model with the batch and sequence extents declared symbolic, as
+    # exporters write them: the scan outputs are still preallocated.
+    m, inputs, refs = scan8_model()
+    for v in list(m.graph.input) + list(m.graph.output):
+        dims = v.type.tensor_type.shape.dim
+        dims[0].dim_param = "batch"
+        if len(dims) == 3:
+            dims[1].dim_param = "sequence"
+    return m, inputs, refs
+
+
 def old_opset():
     # Opset 6 Add with the legacy `broadcast` attribute: upgraded to opset 7
     # (numpy broadcasting) by the version converter.
@@ -297,6 +309,7 @@ MODELS = {
     "loop_growing": loop_growing,
     "scan": scan_model,
     "scan8": scan8_model,
+    "scan8_dynamic": scan8_dynamic_model,
     "old_opset": old_opset,
     "external_data": external_data,
     "large_external": large_external,
