@@ -69,6 +69,9 @@ int32_t mlprog_string_to_bool(const char *text);
 const char *mlprog_string_lower(const char *text);
 const char *mlprog_string_upper(const char *text);
 
+/** `lhs` followed by `rhs`. */
+const char *mlprog_string_concat(const char *lhs, const char *rhs);
+
 /** 1 when `lhs` and `rhs` hold the same bytes, else 0. */
 int32_t mlprog_string_equal(const char *lhs, const char *rhs);
 

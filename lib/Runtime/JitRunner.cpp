@@ -308,6 +308,7 @@ createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
     add("mlprog_string_to_bool", &mlprog_string_to_bool);
     add("mlprog_string_lower", &mlprog_string_lower);
     add("mlprog_string_upper", &mlprog_string_upper);
+    add("mlprog_string_concat", &mlprog_string_concat);
     add("mlprog_string_equal", &mlprog_string_equal);
     return symbols;
   });

@@ -186,6 +186,12 @@ LogicalResult StringLowering::lower(Operation *op) {
                 b, loc,
                 call(b, loc, name, ptrType, {toPointer(b, loc, c.getInput())}));
           })
+          .Case([&](StringConcatOp c) {
+            return fromPointer(b, loc,
+                               call(b, loc, "mlprog_string_concat", ptrType,
+                                    {toPointer(b, loc, c.getLhs()),
+                                     toPointer(b, loc, c.getRhs())}));
+          })
           .Case([&](StringEqualOp c) {
             Value word = call(
                 b, loc, "mlprog_string_equal", b.getI32Type(),
@@ -235,7 +241,7 @@ struct ConvertMLProgramStringsToLLVMPass
     SmallVector<Operation *> stringOps;
     module.walk([&](Operation *op) {
       if (isa<StringConstantOp, StringFromNumberOp, StringToNumberOp,
-              StringLowerOp, StringUpperOp, StringEqualOp>(op))
+              StringLowerOp, StringUpperOp, StringConcatOp, StringEqualOp>(op))
         stringOps.push_back(op);
     });
     StringLowering lowering(module);

@@ -3,6 +3,7 @@
 #include "mlprog/Import/Common/Creation.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Strings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -19,6 +20,15 @@ using namespace mlprog::detail;
 
 Value mlprog::buildConstant(OpBuilder &b, Location loc,
                             DenseElementsAttr value) {
+  if (auto strings = dyn_cast<DenseStringElementsAttr>(value)) {
+    SmallVector<std::string> texts;
+    for (StringRef text : strings.getValues<StringRef>())
+      texts.push_back(text.str());
+    FailureOr<Value> tensor =
+        buildStringTensor(b, loc, strings.getType().getShape(), texts);
+    if (succeeded(tensor))
+      return *tensor;
+  }
   return arith::ConstantOp::create(b, loc, value);
 }
 

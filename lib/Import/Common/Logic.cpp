@@ -3,6 +3,7 @@
 #include "mlprog/Import/Common/Logic.h"
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Strings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -48,6 +49,9 @@ FailureOr<Value> mlprog::buildCompare(OpBuilder &b, Location loc,
                                       bool isUnsigned) {
   auto lt = dyn_cast<RankedTensorType>(lhs.getType());
   auto rt = dyn_cast<RankedTensorType>(rhs.getType());
+  if (lt && rt && isStringType(lt) && isStringType(rt) &&
+      (kind == CompareKind::Equal || kind == CompareKind::NotEqual))
+    return buildStringEqual(b, loc, lhs, rhs, kind == CompareKind::NotEqual);
   if (!lt || !rt || lt.getElementType() != rt.getElementType() ||
       !lt.getElementType().isIntOrFloat())
     return emitError(loc) << "comparison needs ranked numeric tensors of one "

@@ -94,6 +94,44 @@ FailureOr<Value> mlprog::buildStringCast(OpBuilder &b, Location loc, Value x,
                         << elementType;
 }
 
+/// Checks that `lhs` and `rhs` are ranked string tensors for `what`.
+static LogicalResult checkStringOperands(Location loc, Value lhs, Value rhs,
+                                         StringRef what) {
+  auto isStrings = [](Value v) {
+    return isa<RankedTensorType>(v.getType()) && isStringType(v.getType());
+  };
+  if (isStrings(lhs) && isStrings(rhs))
+    return success();
+  return emitError(loc) << what << " needs ranked string tensors, got "
+                        << lhs.getType() << " and " << rhs.getType();
+}
+
+FailureOr<Value> mlprog::buildStringEqual(OpBuilder &b, Location loc, Value lhs,
+                                          Value rhs, bool negate) {
+  if (failed(checkStringOperands(loc, lhs, rhs, "string comparison")))
+    return failure();
+  return buildBroadcastedGeneric(
+      b, loc, {lhs, rhs}, b.getI1Type(),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        Value equal = StringEqualOp::create(nb, nl, nb.getI1Type(), a[0], a[1]);
+        if (!negate)
+          return equal;
+        return arith::XOrIOp::create(
+            nb, nl, equal, arith::ConstantIntOp::create(nb, nl, 1, 1));
+      });
+}
+
+FailureOr<Value> mlprog::buildStringConcat(OpBuilder &b, Location loc,
+                                           Value lhs, Value rhs) {
+  if (failed(checkStringOperands(loc, lhs, rhs, "string concatenation")))
+    return failure();
+  return buildBroadcastedGeneric(
+      b, loc, {lhs, rhs}, StringType::get(b.getContext()),
+      [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return StringConcatOp::create(nb, nl, a[0].getType(), a[0], a[1]);
+      });
+}
+
 /// `x` with each element mapped by `caseChange`.
 static FailureOr<Value> changeCase(OpBuilder &b, Location loc, Value x,
                                    StringCaseChange caseChange) {

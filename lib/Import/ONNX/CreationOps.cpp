@@ -13,6 +13,7 @@
 #include "NodeContext.h"
 #include "TensorConversion.h"
 
+#include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/Elementwise.h"
 #include "mlprog/Import/Common/Shape.h"
@@ -29,7 +30,7 @@ namespace mlprog::onnx_import {
 namespace {
 
 /// The tensor of a Constant node: `value`, or (opset 12+) value_float(s),
-/// value_int(s). Sparse and string constants are not supported.
+/// value_int(s), value_string(s). Sparse constants are not supported.
 FailureOr<DenseElementsAttr> getConstantValue(NodeContext &ctx) {
   OpBuilder &b = ctx.b;
   if (const onnx::AttributeProto *a = ctx.attribute("value"))
@@ -52,9 +53,18 @@ FailureOr<DenseElementsAttr> getConstantValue(NodeContext &ctx) {
         RankedTensorType::get({int64_t(v.size())}, b.getI64Type()),
         ArrayRef<int64_t>(v));
   }
+  auto stringType = StringType::get(b.getContext());
+  if (const onnx::AttributeProto *a = ctx.attribute("value_string"))
+    return DenseElementsAttr(DenseStringElementsAttr::get(
+        RankedTensorType::get({}, stringType), {StringRef(a->s())}));
+  if (const onnx::AttributeProto *a = ctx.attribute("value_strings")) {
+    SmallVector<StringRef> v(a->strings().begin(), a->strings().end());
+    return DenseElementsAttr(DenseStringElementsAttr::get(
+        RankedTensorType::get({int64_t(v.size())}, stringType), v));
+  }
   return emitError(ctx.loc) << "unsupported Constant value attribute (only "
-                               "value, value_float(s) and value_int(s) are "
-                               "implemented)";
+                               "value, value_float(s), value_int(s) and "
+                               "value_string(s) are implemented)";
 }
 
 /// Constant: an arith.constant whose value later nodes (Reshape) may read.
@@ -62,6 +72,9 @@ LogicalResult importConstant(NodeContext &ctx) {
   FailureOr<DenseElementsAttr> value = getConstantValue(ctx);
   if (failed(value))
     return failure();
+  // Strings are built from string constants and never folded.
+  if (isa<DenseStringElementsAttr>(*value))
+    return ctx.setResult(0, buildConstant(ctx.b, ctx.loc, *value));
   ctx.setConstantResult(0, buildConstant(ctx.b, ctx.loc, *value), *value);
   return success();
 }

@@ -262,6 +262,12 @@ LogicalResult ModelImporter::importInitializers(ModuleOp module) {
     FailureOr<DenseElementsAttr> value = convertTensor(loc, init);
     if (failed(value))
       return failure();
+    if (isa<DenseStringElementsAttr>(*value)) {
+      // Built where it is used (GraphState::lookup): no global holds strings.
+      state.addInitializer(init.name(), *value, "");
+      state.recordDataType(init.name(), init.data_type());
+      continue;
+    }
     GlobalOp global = programBuilder.createGlobal(builder, loc, init.name(),
                                                   value->getType(), *value);
     state.addInitializer(init.name(), *value, global.getSymName());

@@ -4,6 +4,7 @@
 #include "TensorConversion.h"
 
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlprog/Import/Common/Creation.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -25,6 +26,13 @@ Value GraphState::lookup(StringRef name, Location loc) {
     if (Operation *parent = block->getParentOp())
       if (Operation *ancestor = entryBlock->findAncestorOpInBlock(*parent))
         builder.setInsertionPoint(ancestor);
+  // A string initializer has no global (a global's value is a dense
+  // attribute, and strings are pointers at run time): it is built in place.
+  if (isa_and_nonnull<DenseStringElementsAttr>(value)) {
+    Value built = buildConstant(builder, loc, value);
+    values[name] = built;
+    return built;
+  }
   Value loaded = GlobalLoadConstOp::create(
       builder, loc, type,
       FlatSymbolRefAttr::get(builder.getContext(), symbol->second));

@@ -38,8 +38,12 @@ public:
   mlir::Value lookup(llvm::StringRef name, mlir::Location loc);
   /// Returns the compile-time value of `name` (initializer or Constant
   /// output), or null.
+  /// Strings are never compile-time values: no builder folds them.
   mlir::DenseElementsAttr lookupConstant(llvm::StringRef name) const {
-    return constants.lookup(name);
+    mlir::DenseElementsAttr value = constants.lookup(name);
+    return llvm::isa_and_nonnull<mlir::DenseStringElementsAttr>(value)
+               ? mlir::DenseElementsAttr()
+               : value;
   }
   void define(llvm::StringRef name, mlir::Value value) { values[name] = value; }
   void defineConstant(llvm::StringRef name, mlir::DenseElementsAttr value) {
@@ -314,7 +318,8 @@ void registerSequenceOps(OpTable &table);
 void registerTrainingOps(OpTable &table);
 /// ClassicalMLOps.cpp: Binarizer, ArrayFeatureExtractor (ai.onnx.ml).
 void registerClassicalMLOps(OpTable &table);
-/// StringOps.cpp: StringNormalizer (Cast to and from STRING is elementwise).
+/// StringOps.cpp: StringNormalizer, StringConcat (Cast to and from STRING
+/// is elementwise, Equal on strings a comparison).
 void registerStringOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows

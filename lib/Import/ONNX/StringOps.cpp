@@ -45,10 +45,19 @@ LogicalResult importStringNormalizer(NodeContext &ctx) {
                            ctx.getInt("is_case_sensitive", 0) != 0, stopwords));
 }
 
+/// StringConcat (opset 20): X + Y elementwise with broadcasting.
+LogicalResult importStringConcat(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0), y = ctx.input(1);
+  if (failed(x) || failed(y))
+    return failure();
+  return ctx.setResult(0, buildStringConcat(ctx.b, ctx.loc, *x, *y));
+}
+
 } // namespace
 
 void registerStringOps(OpTable &table) {
   table.add({
+      {"StringConcat", importStringConcat},
       {"StringNormalizer", importStringNormalizer},
   });
 }

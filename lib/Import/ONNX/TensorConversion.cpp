@@ -244,6 +244,31 @@ static std::vector<char> unpackSubByte(const std::vector<char> &packed,
   return out;
 }
 
+/// A STRING tensor's `string_data` as a DenseStringElementsAttr of
+/// `!ml_program.string` (one entry per element, C order).
+static FailureOr<DenseElementsAttr>
+convertStringTensor(Location loc, const onnx::TensorProto &tensor,
+                    ArrayRef<int64_t> shape, Type elementType) {
+  llvm::Expected<uint64_t> count =
+      checkTensorByteSize(shape, 64, "tensor '" + tensor.name() + "'");
+  if (!count)
+    return emitError(loc) << llvm::toString(count.takeError());
+  auto type = RankedTensorType::get(shape, elementType);
+  if (tensor.string_data_size() != type.getNumElements())
+    return emitError(loc) << "tensor '" << tensor.name() << "' holds "
+                          << tensor.string_data_size() << " strings, expected "
+                          << type.getNumElements();
+  SmallVector<StringRef> values;
+  for (const std::string &value : tensor.string_data()) {
+    if (value.find('\0') != std::string::npos)
+      return emitError(loc) << "unsupported string holding a NUL byte in "
+                               "tensor '"
+                            << tensor.name() << "'";
+    values.push_back(value);
+  }
+  return DenseElementsAttr(DenseStringElementsAttr::get(type, values));
+}
+
 FailureOr<DenseElementsAttr> convertTensor(Location loc,
                                            const onnx::TensorProto &tensor) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
@@ -259,6 +284,8 @@ FailureOr<DenseElementsAttr> convertTensor(Location loc,
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return emitError(loc) << "tensor '" << tensor.name()
                           << "' has a negative extent";
+  if (isa<StringType>(*elementType))
+    return convertStringTensor(loc, tensor, shape, *elementType);
   bool isBool = elementType->isInteger(1);
   // Elements narrower than a byte (int4, uint4, float4, int2, uint2) are
   // packed in the file and held one per byte in the attribute.

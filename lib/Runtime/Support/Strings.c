@@ -358,6 +358,19 @@ MLPROG_EXPORT const char *mlprog_string_upper(const char *text) {
   return changeCase(text, 1);
 }
 
+MLPROG_EXPORT const char *mlprog_string_concat(const char *lhs,
+                                               const char *rhs) {
+  lhs = orEmpty(lhs);
+  rhs = orEmpty(rhs);
+  size_t left = strlen(lhs), right = strlen(rhs);
+  char *out = allocate(left + right + 1);
+  if (!out)
+    return NULL;
+  memcpy(out, lhs, left);
+  memcpy(out + left, rhs, right + 1);
+  return out;
+}
+
 MLPROG_EXPORT int32_t mlprog_string_equal(const char *lhs, const char *rhs) {
   return strcmp(orEmpty(lhs), orEmpty(rhs)) == 0;
 }

@@ -20,7 +20,10 @@
 
 namespace mlprog {
 
-/// Materializes `value` as an `arith.constant` tensor.
+/// Materializes `value` as an `arith.constant` tensor; a tensor of strings
+/// (a DenseStringElementsAttr of `!ml_program.string`) as buildStringTensor
+/// (Strings.h) builds it, since string constants cannot be dense attributes
+/// after import.
 /// Spec: ONNX Constant; aten::tensor constants.
 mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::DenseElementsAttr value);

@@ -32,7 +32,8 @@ enum class CompareKind {
 /// compare ordered (any NaN gives false) except NotEqual (unordered, NaN
 /// gives true); `isUnsigned` compares integers as unsigned. i1 (bool) always
 /// compares unsigned, false < true, as numpy, PyTorch and onnxruntime order
-/// booleans (signed i1 would read true as -1).
+/// booleans (signed i1 would read true as -1). Strings compare for
+/// Equal/NotEqual only, as buildStringEqual (Strings.h).
 /// Errors: unranked operands, differing or non-numeric element types,
 /// shapes that do not broadcast.
 /// Spec: MIL equal/not_equal/less/less_equal/greater/greater_equal; ONNX

@@ -50,6 +50,26 @@ mlir::FailureOr<mlir::Value> buildStringCast(mlir::OpBuilder &b,
                                              bool srcUnsigned = false,
                                              bool dstUnsigned = false);
 
+/// `lhs == rhs` (or `!=` when `negate`) on string tensors with numpy
+/// broadcasting, giving an i1 tensor: byte equality of the UTF-8 texts.
+/// Errors: operands that are not ranked string tensors, shapes that do not
+/// broadcast.
+/// Spec: ONNX Equal (opset 19+, string inputs); numpy `==` on str arrays.
+mlir::FailureOr<mlir::Value> buildStringEqual(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              mlir::Value lhs, mlir::Value rhs,
+                                              bool negate = false);
+
+/// `lhs + rhs` on string tensors with numpy broadcasting: each result
+/// element is the concatenation of the two texts.
+/// Errors: operands that are not ranked string tensors, shapes that do not
+/// broadcast.
+/// Spec: ONNX StringConcat (opset 20); numpy.char.add.
+mlir::FailureOr<mlir::Value> buildStringConcat(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value lhs,
+                                               mlir::Value rhs);
+
 /// What StringNormalizer does to the case of the strings it keeps.
 enum class StringCaseChange { None, Lower, Upper };
 

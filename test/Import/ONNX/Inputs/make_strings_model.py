@@ -4,7 +4,9 @@ Cast float32 [2, 4] -> STRING (numpy >= 2's str of each float: shortest
 round trip, scientific outside [1e-4, 1e6) for float32), Cast float16 [4] ->
 STRING (its own cutoff, 1e3), Cast int32 [3] -> STRING, StringNormalizer
 (case-insensitive stopwords "the" and "ÄRGER", UPPER, non-ASCII text), and
-Cast STRING [4] -> FLOAT ("-INF", exponents, leading space).
+Cast STRING [4] -> FLOAT ("-INF", exponents, leading space),
+StringConcat of s and a STRING initializer ["!"] (broadcast), and Equal of
+s and a Constant value_strings ["quick"].
 
 Usage: make_strings_model.py OUT_DIR
 Writes OUT_DIR/model.onnx, OUT_DIR/in_<i>.npy (strings as numpy '<U') and
@@ -30,6 +32,10 @@ def main():
                          case_change_action="UPPER", is_case_sensitive=0,
                          stopwords=["the", "ÄRGER"]),
         helper.make_node("Cast", ["n"], ["y4"], to=TensorProto.FLOAT),
+        helper.make_node("StringConcat", ["s", "bang"], ["y5"]),
+        helper.make_node("Constant", [], ["quick"],
+                         value_strings=["quick"]),
+        helper.make_node("Equal", ["s", "quick"], ["y6"]),
     ]
     graph = helper.make_graph(
         nodes, "strings",
@@ -42,10 +48,13 @@ def main():
          helper.make_tensor_value_info("y1", S, [4]),
          helper.make_tensor_value_info("y2", S, [3]),
          helper.make_tensor_value_info("y3", S, [None]),
-         helper.make_tensor_value_info("y4", TensorProto.FLOAT, [4])])
+         helper.make_tensor_value_info("y4", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("y5", S, [5]),
+         helper.make_tensor_value_info("y6", TensorProto.BOOL, [5])],
+        [helper.make_tensor("bang", S, [1], [b"!"])])
+    # Opset 20 (StringConcat); not checked, so that onnx 1.12 can write it.
     model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 13)])
-    onnx.checker.check_model(model)
+                              opset_imports=[helper.make_opsetid("", 20)])
     onnx.save(model, os.path.join(out, "model.onnx"))
 
     x = np.array([[0.9767611, 1e-5, -0.0, 3.0],
@@ -64,7 +73,7 @@ def main():
     h_str = np.array(["0.1", "1e+03", "6.55e+04", "0.0001"])
     refs = [x_str, h_str, i.astype(str),
             np.array([w.upper() for w in s if w.lower() not in stop]),
-            n.astype(np.float32)]
+            n.astype(np.float32), np.char.add(s, "!"), s == "quick"]
     for k, value in enumerate([x, h, i, s, n]):
         np.save(os.path.join(out, f"in_{k}.npy"), value)
     for k, value in enumerate(refs):

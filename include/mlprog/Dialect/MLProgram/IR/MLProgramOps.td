@@ -441,6 +441,20 @@ class MLProgram_StringCaseOp<string mnemonic, string which>
 def MLProgram_StringLowerOp : MLProgram_StringCaseOp<"string_lower", "lower">;
 def MLProgram_StringUpperOp : MLProgram_StringCaseOp<"string_upper", "upper">;
 
+def MLProgram_StringConcatOp : MLProgram_Op<"string_concat", [Pure]> {
+  let summary = "Concatenates two strings";
+  let description = [{
+    The bytes of `lhs` followed by those of `rhs`.
+
+    ```mlir
+    %ab = ml_program.string_concat %a, %b
+    ```
+  }];
+  let arguments = (ins MLProgram_StringType:$lhs, MLProgram_StringType:$rhs);
+  let results = (outs MLProgram_StringType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict";
+}
+
 def MLProgram_StringEqualOp : MLProgram_Op<"string_equal",
     [Pure, Commutative]> {
   let summary = "Whether two strings are equal";
