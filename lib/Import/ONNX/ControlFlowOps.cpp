@@ -602,7 +602,8 @@ Value fillZeros(OpBuilder &b, Location loc, Value acc) {
 
 /// Builds `loop` as an scf.for whose body `body` builds, and returns the
 /// final states followed by the stacked scan outputs. Scan outputs whose
-/// elements have a run-time shape grow by one element per iteration.
+/// elements have a run-time shape (and no `elementSizes`) grow by one
+/// element per iteration.
 FailureOr<SmallVector<Value>>
 buildScanLoop(NodeContext &ctx, const ScanLoop &loop, ScanBodyFn body) {
   OpBuilder &b = ctx.b;
