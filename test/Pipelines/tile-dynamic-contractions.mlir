@@ -116,3 +116,33 @@ func.func @batch_integer_static(%a: tensor<?x8x64xf32>, %b: tensor<?x64x16xf32>,
   %2 = linalg.matmul ins(%sa, %sb : tensor<8x64xf32>, tensor<64x16xf32>) outs(%sc : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %0, %1, %2 : tensor<?x8x16xf32>, tensor<?x16xi32>, tensor<8x16xf32>
 }
+
+// Q K^T over an unknown number of keys, K transposed by a linalg.transpose
+// and collapsed (as the importers build attention scores): the contraction
+// reads the keys themselves, K innermost in both inputs (dot products for
+// --mlprog-vectorize-reductions), and is not tiled into blocks. The
+// transposed copy and the extents taken from it are gone.
+// CHECK-LABEL: func.func @transposed_keys
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x12x?x64xf32>, %[[K:.*]]: tensor<1x12x?x64xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-DAG: %[[QC:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]]
+// CHECK-DAG: %[[KC:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0, 1], [2], [3]]
+// CHECK: linalg.generic {indexing_maps = [#[[A:.*]], #[[B:.*]], #[[C:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[QC]], %[[KC]] : tensor<12x?x64xf32>, tensor<12x?x64xf32>)
+// CHECK-NOT: scf.for
+// CHECK-NOT: linalg.transpose
+func.func @transposed_keys(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>) -> tensor<12x?x?xf32> {
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %k, %c2 : tensor<1x12x?x64xf32>
+  %m = tensor.dim %q, %c2 : tensor<1x12x?x64xf32>
+  %e = tensor.empty(%n) : tensor<1x12x64x?xf32>
+  %t = linalg.transpose ins(%k : tensor<1x12x?x64xf32>) outs(%e : tensor<1x12x64x?xf32>) permutation = [0, 1, 3, 2]
+  %kt = tensor.collapse_shape %t [[0, 1], [2], [3]] : tensor<1x12x64x?xf32> into tensor<12x64x?xf32>
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x12x?x64xf32> into tensor<12x?x64xf32>
+  %z = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %n2 = tensor.dim %kt, %c2 : tensor<12x64x?xf32>
+  %o = tensor.empty(%m, %n2) : tensor<12x?x?xf32>
+  %f = linalg.fill ins(%z : f32) outs(%o : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
+  %r = linalg.batch_matmul ins(%qc, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%f : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
+  return %r : tensor<12x?x?xf32>
+}

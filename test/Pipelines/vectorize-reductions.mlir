@@ -113,3 +113,25 @@ func.func @dynamic_row_max(%x: tensor<12x?xf32>) -> tensor<12xf32> {
   } -> tensor<12xf32>
   return %max : tensor<12xf32>
 }
+
+// Dot products over a static head dimension for an unknown number of
+// queries and keys (Q K^T reading the keys untransposed, see
+// tile-dynamic-contractions.mlir): the dynamic loops become scf.for loops of
+// step 1 around a static [12, 1, 1, 64] tile, whose rows are vectorized.
+// AVX512-LABEL: func.func @dynamic_outer_dots
+// AVX512: scf.for %[[M:.*]] = %c0 to %{{.*}} step %c1
+// AVX512:   scf.for %[[N:.*]] = %c0 to %{{.*}} step %c1
+// AVX512:     scf.for %[[H:.*]] = %c0 to %c12 step %c1
+// AVX512:       %[[Q:.*]] = vector.transfer_read %{{.*}}[%[[H]], %[[M]], %c0]{{.*}} vector<64xf32>
+// AVX512:       %[[K:.*]] = vector.transfer_read %{{.*}}[%[[H]], %[[N]], %c0]{{.*}} vector<64xf32>
+// AVX512:       %[[P:.*]] = arith.mulf %[[Q]], %[[K]] : vector<64xf32>
+// AVX512:       vector.reduction <add>, %[[P]]
+func.func @dynamic_outer_dots(%q: tensor<12x?x64xf32>, %k: tensor<12x?x64xf32>, %init: tensor<12x?x?xf32>) -> tensor<12x?x?xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<12x?x64xf32>, tensor<12x?x64xf32>) outs(%init : tensor<12x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<12x?x?xf32>
+  return %r : tensor<12x?x?xf32>
+}

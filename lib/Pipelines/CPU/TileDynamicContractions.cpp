@@ -31,11 +31,13 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlprog {
 #define GEN_PASS_DEF_TILEDYNAMICCONTRACTIONSPASS
@@ -57,6 +59,111 @@ static constexpr int64_t kDepthBlock = 256;
 /// A block stays in L2, read it M / 64 times. The remaining M mod 64 rows
 /// take the register-block tiles.
 static constexpr int64_t kLargeRowBlock = 64;
+
+/// Rewrites a contraction C[.., m, n] += A[.., m, k] B[.., k, n] whose B is
+/// a `linalg.transpose` of S[.., n, k] swapping its two innermost
+/// dimensions (attention's keys, transposed for Q K^T), possibly through a
+/// `tensor.collapse_shape` of its leading dimensions, and has a dynamic
+/// range, into a generic that reads S itself: C[.., m, n] += A[.., m, k]
+/// S[.., n, k]. K is then innermost in both inputs, and the op is a row
+/// reduction (dot products over K) for --mlprog-vectorize-reductions; the
+/// transposed copy of S (of the whole key cache, at every decoding step)
+/// disappears. Returns the new op, or `op` unchanged.
+static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
+                                              linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
+      llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return op;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() != 1 || dims->m.empty() || dims->n.empty())
+    return op;
+  unsigned k = dims->k.front(), m = dims->m.back(), n = dims->n.back();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
+  // A: [.., m, k]; B: [.., k, n]; C: [.., m, n]; K the innermost loop.
+  auto endsWith = [&](AffineMap map, unsigned a, unsigned b) {
+    unsigned r = map.getNumResults();
+    return r >= 2 && map.getResult(r - 2) == getAffineDimExpr(a, ctx) &&
+           map.getResult(r - 1) == getAffineDimExpr(b, ctx);
+  };
+  if (k != op.getNumLoops() - 1 || !endsWith(maps[0], m, k) ||
+      !endsWith(maps[1], k, n) || !endsWith(maps[2], m, n))
+    return op;
+  Value b = op.getDpsInputOperand(1)->get();
+  auto collapse = b.getDefiningOp<tensor::CollapseShapeOp>();
+  Value transposed = collapse ? collapse.getSrc() : b;
+  auto transpose = transposed.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose)
+    return op;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (perm[d] != d)
+      return op;
+  if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return op;
+  // The collapse may only merge leading dimensions: its last two groups
+  // are the two innermost dimensions alone.
+  if (collapse) {
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    if (groups.size() < 2 || groups.back() != ReassociationIndices{rank - 1} ||
+        groups[groups.size() - 2] != ReassociationIndices{rank - 2})
+      return op;
+  }
+  rewriter.setInsertionPoint(op);
+  Value source = transpose.getInput();
+  if (collapse)
+    source =
+        tensor::CollapseShapeOp::create(rewriter, collapse.getLoc(), source,
+                                        collapse.getReassociationIndices());
+  AffineMap bMap = maps[1];
+  SmallVector<AffineExpr> results(bMap.getResults());
+  std::swap(results[results.size() - 2], results.back());
+  maps[1] = AffineMap::get(bMap.getNumDims(), 0, results, ctx);
+  FailureOr<linalg::GenericOp> generic =
+      isa<linalg::GenericOp>(op)
+          ? FailureOr<linalg::GenericOp>(cast<linalg::GenericOp>(op))
+          : linalg::generalizeNamedOp(rewriter, op);
+  if (failed(generic))
+    return op;
+  rewriter.modifyOpInPlace(*generic, [&] {
+    generic->getDpsInputOperand(1)->set(source);
+    generic->setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+  // Extents read from the transposed value (the result's shape, as the
+  // TorchScript importer builds it) would keep the transpose alive: take
+  // them from the shapes it was built from.
+  SmallVector<Operation *> extents;
+  for (Value value : {b, transposed})
+    for (Operation *user : value.getUsers())
+      if (isa<tensor::DimOp>(user))
+        extents.push_back(user);
+  RewritePatternSet patterns(ctx);
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(extents, std::move(patterns), config);
+  return cast<linalg::LinalgOp>(generic->getOperation());
+}
+
+/// Whether input B of the contraction `op` (the input without M) is read
+/// with K innermost: a transposed operand (see readTransposedOperand), left
+/// to --mlprog-vectorize-reductions.
+static bool readsTransposedB(linalg::LinalgOp op,
+                             const linalg::ContractionDimensions &dims) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (int i = 0; i < 2; ++i) {
+    AffineMap map = maps[i];
+    if (map.isFunctionOfDim(dims.n.back()) &&
+        !map.isFunctionOfDim(dims.m.back()) && map.getNumResults() > 0)
+      return map.getResults().back() ==
+             getAffineDimExpr(dims.k.back(), op.getContext());
+  }
+  return false;
+}
 
 namespace {
 /// How to tile a contraction's dynamic loops: a block per loop (0: not
@@ -83,7 +190,8 @@ static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims))
+  if (failed(dims) || dims->m.empty() ||
+      (!dims->n.empty() && !dims->k.empty() && readsTransposedB(op, *dims)))
     return std::nullopt;
   // The innermost dimension of each kind gets its block; other dynamic
   // ones (an outer dimension of unknown extent that a reshape made, which
@@ -326,7 +434,8 @@ struct TileDynamicContractionsPass
     });
     SmallVector<std::pair<linalg::LinalgOp, Blocks>> work;
     for (linalg::LinalgOp op : candidates) {
-      linalg::LinalgOp contraction = dropBroadcastUnitDims(rewriter, op);
+      linalg::LinalgOp contraction =
+          readTransposedOperand(rewriter, dropBroadcastUnitDims(rewriter, op));
       if (std::optional<Blocks> blocks = chooseBlocks(contraction, rowBlock))
         work.emplace_back(contraction, std::move(*blocks));
     }

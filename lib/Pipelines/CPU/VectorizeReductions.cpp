@@ -40,15 +40,27 @@ using namespace mlprog::cpu;
 /// Rows shorter than this stay scalar loops.
 static constexpr int64_t kMinRowElements = 8;
 
+/// The loop ranges of a row reduction this pass vectorizes.
+enum class RowRanges {
+  /// All static, rows of at least kMinRowElements.
+  Static,
+  /// A dynamic innermost range (see vectorizeDynamicRow).
+  DynamicRow,
+  /// A static innermost range of at least kMinRowElements and dynamic
+  /// outer ones (dot products over a head dimension for each of an unknown
+  /// number of keys), tiled by 1 into static rows.
+  DynamicOuter,
+};
+
 /// Whether `op` is a row reduction this pass vectorizes (see the .td
 /// description): every loop parallel but the innermost, which reduces; the
 /// output indexed by the parallel loops in order; inputs whose maps are
 /// projected permutations that end with the innermost loop or do not use
 /// it; an arith/math body whose result combines the output with one op that
-/// has a neutral element (addf, maximumf, muli, ...). Static, or with
-/// `dynamicRow` a dynamic innermost loop range (see vectorizeDynamicRow).
+/// has a neutral element (addf, maximumf, muli, ...); loop ranges as
+/// `kind` says.
 static bool isVectorizableRowReduction(linalg::LinalgOp op,
-                                       bool dynamicRow = false) {
+                                       RowRanges kind = RowRanges::Static) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumLoops() == 0 || op.getNumReductionLoops() != 1)
     return false;
@@ -56,13 +68,25 @@ static bool isVectorizableRowReduction(linalg::LinalgOp op,
   if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (dynamicRow) {
-    // A static extent of 0: an empty op, on which upstream tiling crashes.
+  // A static extent of 0 makes an empty op, on which upstream tiling
+  // crashes.
+  bool dynamicOuter =
+      llvm::any_of(ArrayRef(ranges).drop_back(), ShapedType::isDynamic);
+  switch (kind) {
+  case RowRanges::Static:
+    if (dynamicOuter || ShapedType::isDynamic(ranges[inner]) ||
+        ranges[inner] < kMinRowElements)
+      return false;
+    break;
+  case RowRanges::DynamicRow:
     if (!ShapedType::isDynamic(ranges[inner]) || llvm::is_contained(ranges, 0))
       return false;
-  } else if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-             ranges[inner] < kMinRowElements) {
-    return false;
+    break;
+  case RowRanges::DynamicOuter:
+    if (!dynamicOuter || ShapedType::isDynamic(ranges[inner]) ||
+        ranges[inner] < kMinRowElements || llvm::is_contained(ranges, 0))
+      return false;
+    break;
   }
   for (OpOperand &operand : op->getOpOperands())
     if (!isVectorElement(operand.get().getType()))
@@ -176,19 +200,36 @@ struct VectorizeReductionsPass
     int64_t vectorBits =
         CPUTarget::getForFeatures(targetFeatures).getVectorBits();
     IRRewriter rewriter(ctx);
-    SmallVector<linalg::LinalgOp> ops, dynamicRows;
+    SmallVector<linalg::LinalgOp> ops, dynamicRows, dynamicOuter;
     for (Block &block : func.getBody())
       for (Operation &op : block)
         if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
           if (isVectorizableRowReduction(linalgOp))
             ops.push_back(linalgOp);
-          else if (isVectorizableRowReduction(linalgOp, /*dynamicRow=*/true))
+          else if (isVectorizableRowReduction(linalgOp, RowRanges::DynamicRow))
             dynamicRows.push_back(linalgOp);
+          else if (isVectorizableRowReduction(linalgOp,
+                                              RowRanges::DynamicOuter))
+            dynamicOuter.push_back(linalgOp);
         }
     for (linalg::LinalgOp op : ops)
       vectorizeRowReduction(rewriter, op, vectorBits, parallel);
     for (linalg::LinalgOp op : dynamicRows)
       vectorizeDynamicRow(rewriter, op, vectorBits, /*reduction=*/true);
+    // Dynamic outer loops become scf.for loops of step 1 around a static
+    // tile, vectorized like any static row reduction. The tiles run one
+    // after another: a decoding step has one query row.
+    for (linalg::LinalgOp op : dynamicOuter) {
+      SmallVector<int64_t> sizes = llvm::map_to_vector(
+          op.getStaticLoopRanges(), [](int64_t range) -> int64_t {
+            return ShapedType::isDynamic(range) ? 1 : 0;
+          });
+      FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
+          rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForOp);
+      if (succeeded(tiled) && isVectorizableRowReduction(*tiled))
+        vectorizeRowReduction(rewriter, *tiled, vectorBits,
+                              /*parallel=*/false);
+    }
 
     // Fold the tile slices into the transfers, drop their unit dimensions
     // and turn the combination of a row's partial results into
