@@ -1,7 +1,7 @@
 /*===- mlprog-c/Strings.h - Runtime of string tensors -------------*- C -*-===//
  *
  * The C functions that compiled code calls for the `ml_program` string ops
- * (--mlprog-lower-strings; docs/Strings.md). A string tensor's buffer holds
+ * (--mlprog-lower-strings; docs/strings.md). A string tensor's buffer holds
  * one `const char *` per element: a NUL-terminated UTF-8 string. A null
  * element reads as the empty string.
  *

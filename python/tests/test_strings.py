@@ -1,5 +1,5 @@
 """String tensors (ONNX STRING) through the Python package: numpy str and
-object arrays in, '<U' arrays out (docs/Strings.md)."""
+object arrays in, '<U' arrays out (docs/strings.md)."""
 
 import numpy as np
 import pytest

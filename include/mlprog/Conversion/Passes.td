@@ -67,7 +67,7 @@ def ConvertMLProgramStringsToLLVM
   let summary = "Lowers string tensors and the ml_program string ops";
   let description = [{
     Makes string tensors ordinary tensors of pointers before bufferization
-    (docs/Strings.md):
+    (docs/strings.md):
 
     - every `!ml_program.string` in the module's types (values, block
       arguments, function types; nested in tensor, memref and function types)

@@ -3,7 +3,7 @@
 // Lowers `!ml_program.string` to pointer-sized integers and the ml_program
 // string ops to calls into the C runtime of include/mlprog-c/Strings.h, so
 // that bufferization and the rest of the CPU pipeline see tensors of i64
-// (docs/Strings.md).
+// (docs/strings.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,7 +5,7 @@
 // literals, casts between strings and numbers, and normalization. Each
 // applies the scalar ml_program string ops elementwise (linalg.generic);
 // --convert-ml-program-strings-to-llvm lowers those to the C runtime
-// (docs/Strings.md).
+// (docs/strings.md).
 //
 //===----------------------------------------------------------------------===//
 

@@ -42,7 +42,7 @@ def MLProgram_StringType : MLProgram_Type<"String", "string",
     buffers of pointers, and `--mlprog-lower-strings` spells the type as a
     pointer-sized `i64` and each string op as a call into the runtime. Strings
     are never written in place, so copying an element copies the pointer.
-    See docs/Strings.md.
+    See docs/strings.md.
 
     ```mlir
     %s = ml_program.string_constant "monday"
