@@ -123,6 +123,15 @@ def TileDynamicContractionsPass
     block (`linalg::splitOp`; M's bulk block is 64 rows, so a prompt reads
     each weight once per 64 rows): the whole blocks are slices of the
     operands, only the rest is padded.
+
+    A contraction `C[.., m, n] += A[.., m, k] B[.., k, n]` whose B is a
+    `linalg.transpose` of `S[.., n, k]` swapping its two innermost
+    dimensions (attention's keys, transposed for `Q K^T`; possibly through
+    a `tensor.collapse_shape` of leading dimensions) instead reads S
+    through the transposed map: K is innermost in both inputs, the op is
+    dot products that `--mlprog-vectorize-reductions` vectorizes, and the
+    transposed copy of the whole key cache at every decoding step is gone.
+    It is not tiled into blocks.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",
@@ -437,6 +446,17 @@ def VectorizeReductionsPass
     Floating-point sums are therefore reassociated: each lane sums every
     (4 x lanes)-th element, as onnxruntime's and Eigen's vectorized
     reductions do; results differ from a sequential sum by rounding only.
+
+    Dynamic loop ranges: a reduction whose innermost range is dynamic (a
+    decoding step's softmax over the keys) is collapsed with at most one
+    dynamic extent per group, its outer loops become `scf.for` loops of
+    step 1, and its row a loop over one-vector chunks into a vector of
+    partial results; the last, partial chunk is peeled off
+    (`scf::peelForLoopAndSimplifyBounds`) and stays scalar. A reduction
+    whose innermost range is static (at least 8) but whose outer ones are
+    dynamic (Q K^T's dot products over the head dimension for an unknown
+    number of queries and keys) is tiled by 1 along its dynamic loops, and
+    each static tile is vectorized as above.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",
@@ -496,8 +516,14 @@ def VectorizeElementwisePass
     and each row, now static, is vectorized as above, after dropping a
     unit-dimension broadcast it reads (a layer norm's [1, ?, 1] mean).
 
-    Transposes whose innermost dimension moves, ops with a dynamic
-    innermost loop range, ops inside loops (the tiles of
+    An op whose innermost loop range is dynamic (softmax's exponentials
+    over a decoding step's keys) is collapsed with at most one dynamic
+    extent per group, its outer loops become `scf.for` loops of step 1 and
+    its row a loop over one-vector chunks; the last, partial chunk is
+    peeled off (`scf::peelForLoopAndSimplifyBounds`) and stays scalar, the
+    whole chunks are vectorized.
+
+    Transposes whose innermost dimension moves, ops inside loops (the tiles of
     `mlprog-tile-and-vectorize-contractions`) and ops with `i1` operands
     are left alone.
   }];
