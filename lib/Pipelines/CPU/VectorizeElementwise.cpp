@@ -231,15 +231,8 @@ static void tileAndVectorizePart(RewriterBase &rewriter, linalg::LinalgOp op,
   sizes[inner] = chunk;
   FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
       rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForOp);
-  if (failed(tiled) || (*tiled).hasDynamicShape())
-    return;
-  current = *tiled;
-  rewriter.setInsertionPoint(current);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, current);
-  if (failed(vectorized))
-    return;
-  rewriter.replaceOp(current, vectorized->replacements);
+  if (succeeded(tiled))
+    vectorizeIfStatic(rewriter, *tiled);
 }
 
 /// Lanes of the widest operand of `op` in a vector of `vectorBits` bits.
