@@ -72,6 +72,16 @@ const char *mlprog_string_upper(const char *text);
 /** `lhs` followed by `rhs`. */
 const char *mlprog_string_concat(const char *lhs, const char *rhs);
 
+/** The number of parts of Python's `text.split(delimiter or None,
+ *  maxsplit)`: `delimiter` "" splits at runs of white space (none for a
+ *  blank text); a negative `maxsplit` is unlimited. Spec: ONNX StringSplit. */
+int64_t mlprog_string_split_count(const char *text, const char *delimiter,
+                                  int64_t maxsplit);
+
+/** Part `index` of the same split, or "" when there is no such part. */
+const char *mlprog_string_split_part(const char *text, const char *delimiter,
+                                     int64_t maxsplit, int64_t index);
+
 /** 1 when `lhs` and `rhs` hold the same bytes, else 0. */
 int32_t mlprog_string_equal(const char *lhs, const char *rhs);
 

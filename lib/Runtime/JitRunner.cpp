@@ -309,6 +309,8 @@ createEngine(ModuleOp module, const JitRunnerOptions &runnerOptions) {
     add("mlprog_string_lower", &mlprog_string_lower);
     add("mlprog_string_upper", &mlprog_string_upper);
     add("mlprog_string_concat", &mlprog_string_concat);
+    add("mlprog_string_split_count", &mlprog_string_split_count);
+    add("mlprog_string_split_part", &mlprog_string_split_part);
     add("mlprog_string_equal", &mlprog_string_equal);
     return symbols;
   });

@@ -54,6 +54,9 @@ private:
   /// The `!ml_program.string` value standing for the pointer `ptr`.
   Value fromPointer(OpBuilder &b, Location loc, Value ptr);
 
+  /// The address of a NUL-terminated constant copy of `text`.
+  Value getLiteral(OpBuilder &b, Location loc, StringRef text);
+
   Value lowerConstant(OpBuilder &b, StringConstantOp op);
   Value lowerFromNumber(OpBuilder &b, StringFromNumberOp op);
   Value lowerToNumber(OpBuilder &b, StringToNumberOp op);
@@ -92,8 +95,7 @@ Value StringLowering::fromPointer(OpBuilder &b, Location loc, Value ptr) {
       .getResult(0);
 }
 
-Value StringLowering::lowerConstant(OpBuilder &b, StringConstantOp op) {
-  StringRef text = op.getValue();
+Value StringLowering::getLiteral(OpBuilder &b, Location loc, StringRef text) {
   LLVM::GlobalOp &global = literals[text];
   if (!global) {
     OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
@@ -104,12 +106,15 @@ Value StringLowering::lowerConstant(OpBuilder &b, StringConstantOp op) {
     std::string name = "__mlprog_string_" + std::to_string(literals.size() - 1);
     while (module.lookupSymbol(name))
       name += "_";
-    global = LLVM::GlobalOp::create(top, op.getLoc(), type, /*isConstant=*/true,
-                                    LLVM::Linkage::Private, name,
-                                    top.getStringAttr(bytes));
+    global = LLVM::GlobalOp::create(top, module.getLoc(), type,
+                                    /*isConstant=*/true, LLVM::Linkage::Private,
+                                    name, top.getStringAttr(bytes));
   }
-  return fromPointer(b, op.getLoc(),
-                     LLVM::AddressOfOp::create(b, op.getLoc(), global));
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+Value StringLowering::lowerConstant(OpBuilder &b, StringConstantOp op) {
+  return fromPointer(b, op.getLoc(), getLiteral(b, op.getLoc(), op.getValue()));
 }
 
 /// Significand bits (with the implicit one) of the floats the runtime formats.
@@ -192,6 +197,22 @@ LogicalResult StringLowering::lower(Operation *op) {
                                     {toPointer(b, loc, c.getLhs()),
                                      toPointer(b, loc, c.getRhs())}));
           })
+          .Case([&](StringSplitCountOp c) {
+            Value maxsplit = LLVM::ConstantOp::create(
+                b, loc, i64, b.getI64IntegerAttr(c.getMaxsplit()));
+            return call(b, loc, "mlprog_string_split_count", i64,
+                        {toPointer(b, loc, c.getInput()),
+                         getLiteral(b, loc, c.getDelimiter()), maxsplit});
+          })
+          .Case([&](StringSplitPartOp c) {
+            Value maxsplit = LLVM::ConstantOp::create(
+                b, loc, i64, b.getI64IntegerAttr(c.getMaxsplit()));
+            return fromPointer(b, loc,
+                               call(b, loc, "mlprog_string_split_part", ptrType,
+                                    {toPointer(b, loc, c.getInput()),
+                                     getLiteral(b, loc, c.getDelimiter()),
+                                     maxsplit, c.getIndex()}));
+          })
           .Case([&](StringEqualOp c) {
             Value word = call(
                 b, loc, "mlprog_string_equal", b.getI32Type(),
@@ -241,7 +262,8 @@ struct ConvertMLProgramStringsToLLVMPass
     SmallVector<Operation *> stringOps;
     module.walk([&](Operation *op) {
       if (isa<StringConstantOp, StringFromNumberOp, StringToNumberOp,
-              StringLowerOp, StringUpperOp, StringConcatOp, StringEqualOp>(op))
+              StringLowerOp, StringUpperOp, StringConcatOp, StringEqualOp,
+              StringSplitCountOp, StringSplitPartOp>(op))
         stringOps.push_back(op);
     });
     StringLowering lowering(module);

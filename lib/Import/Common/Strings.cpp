@@ -7,6 +7,7 @@
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -130,6 +131,70 @@ FailureOr<Value> mlprog::buildStringConcat(OpBuilder &b, Location loc,
       [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
         return StringConcatOp::create(nb, nl, a[0].getType(), a[0], a[1]);
       });
+}
+
+FailureOr<std::pair<Value, Value>>
+mlprog::buildStringSplit(OpBuilder &b, Location loc, Value x,
+                         StringRef delimiter, int64_t maxsplit) {
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !isa<StringType>(type.getElementType()))
+    return emitError(loc) << "string split: input must be a ranked string "
+                             "tensor, got "
+                          << x.getType();
+  if (delimiter.contains('\0'))
+    return emitError(loc) << "unsupported delimiter holding a NUL byte";
+  Type i64 = b.getI64Type();
+  StringAttr delimiterAttr = b.getStringAttr(delimiter);
+  IntegerAttr maxsplitAttr = b.getI64IntegerAttr(maxsplit);
+  FailureOr<Value> lengths = buildBroadcastedGeneric(
+      b, loc, x, i64, [&](OpBuilder &nb, Location nl, ValueRange a) -> Value {
+        return StringSplitCountOp::create(nb, nl, i64, a[0], delimiterAttr,
+                                          maxsplitAttr);
+      });
+  if (failed(lengths))
+    return failure();
+
+  // The widest element: the largest count over every element.
+  int64_t rank = type.getRank();
+  Value flat = *lengths;
+  if (rank == 0) {
+    flat = insertUnitDim(b, loc, flat, 0);
+  } else if (rank > 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < rank; ++d)
+      all[0].push_back(d);
+    flat = tensor::CollapseShapeOp::create(b, loc, flat, all);
+  }
+  Value count = tensor::DimOp::create(b, loc, flat, 0);
+  Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+  Value widest =
+      loop(b, loc, cIndex(b, loc, 0), count, zero,
+           [&](OpBuilder &nb, Location nl, Value k,
+               ValueRange acc) -> SmallVector<Value> {
+             Value n = tensor::ExtractOp::create(nb, nl, flat, k);
+             return {arith::MaxSIOp::create(nb, nl, acc[0], n).getResult()};
+           })[0];
+  Value width =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), widest).getResult();
+
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes.push_back(width);
+  Value init = createEmpty(b, loc, sizes, type.getElementType());
+  MLIRContext *ctx = b.getContext();
+  auto outMap = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+  auto inMap =
+      AffineMap::get(rank + 1, 0, outMap.getResults().drop_back(), ctx);
+  auto parts = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{x}, ValueRange{init},
+      ArrayRef<AffineMap>{inMap, outMap}, parallelIterators(rank + 1),
+      [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Value k = linalg::IndexOp::create(nb, nl, rank);
+        Value index = arith::IndexCastOp::create(nb, nl, i64, k);
+        Value part = StringSplitPartOp::create(
+            nb, nl, a[0].getType(), a[0], index, delimiterAttr, maxsplitAttr);
+        linalg::YieldOp::create(nb, nl, part);
+      });
+  return std::make_pair(parts.getResult(0), *lengths);
 }
 
 /// `x` with each element mapped by `caseChange`.

@@ -318,8 +318,8 @@ void registerSequenceOps(OpTable &table);
 void registerTrainingOps(OpTable &table);
 /// ClassicalMLOps.cpp: Binarizer, ArrayFeatureExtractor (ai.onnx.ml).
 void registerClassicalMLOps(OpTable &table);
-/// StringOps.cpp: StringNormalizer, StringConcat (Cast to and from STRING
-/// is elementwise, Equal on strings a comparison).
+/// StringOps.cpp: StringNormalizer, StringConcat, StringSplit (Cast to and
+/// from STRING is elementwise, Equal on strings a comparison).
 void registerStringOps(OpTable &table);
 
 /// Normalizes a possibly negative `axis` against `rank` (ONNX allows

@@ -53,11 +53,28 @@ LogicalResult importStringConcat(NodeContext &ctx) {
   return ctx.setResult(0, buildStringConcat(ctx.b, ctx.loc, *x, *y));
 }
 
+/// StringSplit (opset 20): `delimiter` (default: white space), `maxsplit`
+/// (default: unlimited); outputs the padded parts and their counts.
+LogicalResult importStringSplit(NodeContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::pair<Value, Value>> split =
+      buildStringSplit(ctx.b, ctx.loc, *x, ctx.getString("delimiter", ""),
+                       ctx.getInt("maxsplit", -1));
+  if (failed(split))
+    return failure();
+  if (failed(ctx.setResult(0, split->first)))
+    return failure();
+  return ctx.setResult(1, split->second);
+}
+
 } // namespace
 
 void registerStringOps(OpTable &table) {
   table.add({
       {"StringConcat", importStringConcat},
+      {"StringSplit", importStringSplit},
       {"StringNormalizer", importStringNormalizer},
   });
 }

@@ -371,6 +371,73 @@ MLPROG_EXPORT const char *mlprog_string_concat(const char *lhs,
   return out;
 }
 
+/** Walks the parts of Python's `text.split(delimiter or None, maxsplit)`:
+ *  returns the number of parts and, when `index` names one, sets
+ *  `*begin`/`*size` to it. */
+static int64_t splitParts(const char *text, const char *delimiter,
+                          int64_t maxsplit, int64_t index, const char **begin,
+                          size_t *size) {
+  text = orEmpty(text);
+  delimiter = orEmpty(delimiter);
+  size_t delimiterSize = strlen(delimiter);
+  int64_t count = 0;
+  const char *p = text;
+  if (delimiterSize) {
+    for (;;) {
+      const char *next =
+          maxsplit >= 0 && count >= maxsplit ? NULL : strstr(p, delimiter);
+      size_t partSize = next ? (size_t)(next - p) : strlen(p);
+      if (count == index) {
+        *begin = p;
+        *size = partSize;
+      }
+      ++count;
+      if (!next)
+        return count;
+      p = next + delimiterSize;
+    }
+  }
+  // White space: runs separate, the ends are ignored; after maxsplit splits
+  // the rest (without its leading white space) is the last part.
+  for (;;) {
+    while (*p && isspace((unsigned char)*p))
+      ++p;
+    if (!*p)
+      return count;
+    const char *end = p;
+    if (maxsplit >= 0 && count >= maxsplit)
+      end = p + strlen(p);
+    else
+      while (*end && !isspace((unsigned char)*end))
+        ++end;
+    if (count == index) {
+      *begin = p;
+      *size = (size_t)(end - p);
+    }
+    ++count;
+    p = end;
+  }
+}
+
+MLPROG_EXPORT int64_t mlprog_string_split_count(const char *text,
+                                                const char *delimiter,
+                                                int64_t maxsplit) {
+  const char *begin;
+  size_t size;
+  return splitParts(text, delimiter, maxsplit, -1, &begin, &size);
+}
+
+MLPROG_EXPORT const char *mlprog_string_split_part(const char *text,
+                                                   const char *delimiter,
+                                                   int64_t maxsplit,
+                                                   int64_t index) {
+  const char *begin = "";
+  size_t size = 0;
+  if (index >= 0)
+    splitParts(text, delimiter, maxsplit, index, &begin, &size);
+  return mlprog_string_copy(begin, (int64_t)size);
+}
+
 MLPROG_EXPORT int32_t mlprog_string_equal(const char *lhs, const char *rhs) {
   return strcmp(orEmpty(lhs), orEmpty(rhs)) == 0;
 }

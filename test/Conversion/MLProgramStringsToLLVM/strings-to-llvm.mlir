@@ -53,6 +53,22 @@ func.func @parse(%s: !ml_program.string) -> (f32, i8, i1) {
 
 // -----
 
+// Split: the delimiter is a literal, maxsplit a constant.
+
+// CHECK-DAG: llvm.mlir.global private constant @[[DOT:.*]](".\00")
+// CHECK-LABEL: func.func @split
+func.func @split(%s: !ml_program.string, %k: i64) -> (i64, !ml_program.string) {
+  // CHECK-DAG: %[[D:.*]] = llvm.mlir.addressof @[[DOT]]
+  // CHECK-DAG: %[[M:.*]] = llvm.mlir.constant(-1 : i64) : i64
+  // CHECK: llvm.call @mlprog_string_split_count(%{{.*}}, %[[D]], %[[M]])
+  %n = ml_program.string_split_count %s {delimiter = ".", maxsplit = -1 : i64}
+  // CHECK: llvm.call @mlprog_string_split_part(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> !llvm.ptr
+  %p = ml_program.string_split_part %s[%k] {delimiter = ".", maxsplit = -1 : i64}
+  return %n, %p : i64, !ml_program.string
+}
+
+// -----
+
 // A dense string attribute cannot become words.
 func.func @dense() -> tensor<1x!ml_program.string> {
   // expected-error @+1 {{has a string constant attribute 'value'}}

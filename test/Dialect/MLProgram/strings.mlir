@@ -21,6 +21,12 @@ func.func @string_ops(%t: tensor<2x!ml_program.string>, %x: f32, %b: i8)
   %l = ml_program.string_lower %c
   // CHECK: %[[U:.*]] = ml_program.string_upper %[[L]]
   %up = ml_program.string_upper %l
+  // CHECK: %[[CAT:.*]] = ml_program.string_concat %[[C]], %[[F]]
+  %cat = ml_program.string_concat %c, %f
+  // CHECK: %[[NUM:.*]] = ml_program.string_split_count %[[CAT]] {delimiter = ".", maxsplit = -1 : i64}
+  %num = ml_program.string_split_count %cat {delimiter = ".", maxsplit = -1 : i64}
+  // CHECK: ml_program.string_split_part %[[CAT]][%[[NUM]]] {delimiter = "", maxsplit = 2 : i64}
+  %part = ml_program.string_split_part %cat[%num] {delimiter = "", maxsplit = 2 : i64}
   // CHECK: %[[E:.*]] = ml_program.string_equal %[[U]], %[[F]]
   %e = ml_program.string_equal %up, %f
   // CHECK: tensor.from_elements %[[C]], %[[U]] : tensor<2x!ml_program.string>

@@ -70,6 +70,18 @@ mlir::FailureOr<mlir::Value> buildStringConcat(mlir::OpBuilder &b,
                                                mlir::Value lhs,
                                                mlir::Value rhs);
 
+/// Python's `str.split(delimiter or None, maxsplit)` of every element of the
+/// string tensor `x` (shape [D...]): returns the parts, padded with "" to the
+/// largest count M ([D..., M], M dynamic; 0 when `x` is empty), and the
+/// number of parts of each element (i64, [D...]). An empty `delimiter`
+/// splits at runs of white space and ignores leading and trailing white
+/// space; a negative `maxsplit` is unlimited.
+/// Errors: `x` not a ranked string tensor, a delimiter holding NUL.
+/// Spec: ONNX StringSplit (opset 20).
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+buildStringSplit(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                 llvm::StringRef delimiter, int64_t maxsplit);
+
 /// What StringNormalizer does to the case of the strings it keeps.
 enum class StringCaseChange { None, Lower, Upper };
 

@@ -6,7 +6,8 @@ STRING (its own cutoff, 1e3), Cast int32 [3] -> STRING, StringNormalizer
 (case-insensitive stopwords "the" and "ÄRGER", UPPER, non-ASCII text), and
 Cast STRING [4] -> FLOAT ("-INF", exponents, leading space),
 StringConcat of s and a STRING initializer ["!"] (broadcast), and Equal of
-s and a Constant value_strings ["quick"].
+s and a Constant value_strings ["quick"], and StringSplit of n at "e"
+(parts padded with "" to the widest, and their counts).
 
 Usage: make_strings_model.py OUT_DIR
 Writes OUT_DIR/model.onnx, OUT_DIR/in_<i>.npy (strings as numpy '<U') and
@@ -36,6 +37,7 @@ def main():
         helper.make_node("Constant", [], ["quick"],
                          value_strings=["quick"]),
         helper.make_node("Equal", ["s", "quick"], ["y6"]),
+        helper.make_node("StringSplit", ["n"], ["y7", "y8"], delimiter="e"),
     ]
     graph = helper.make_graph(
         nodes, "strings",
@@ -50,7 +52,9 @@ def main():
          helper.make_tensor_value_info("y3", S, [None]),
          helper.make_tensor_value_info("y4", TensorProto.FLOAT, [4]),
          helper.make_tensor_value_info("y5", S, [5]),
-         helper.make_tensor_value_info("y6", TensorProto.BOOL, [5])],
+         helper.make_tensor_value_info("y6", TensorProto.BOOL, [5]),
+         helper.make_tensor_value_info("y7", S, [4, None]),
+         helper.make_tensor_value_info("y8", TensorProto.INT64, [4])],
         [helper.make_tensor("bang", S, [1], [b"!"])])
     # Opset 20 (StringConcat); not checked, so that onnx 1.12 can write it.
     model = helper.make_model(graph,
@@ -74,6 +78,10 @@ def main():
     refs = [x_str, h_str, i.astype(str),
             np.array([w.upper() for w in s if w.lower() not in stop]),
             n.astype(np.float32), np.char.add(s, "!"), s == "quick"]
+    parts = [str(v).split("e") for v in n]
+    width = max(len(p) for p in parts)
+    refs += [np.array([p + [""] * (width - len(p)) for p in parts]),
+             np.array([len(p) for p in parts], np.int64)]
     for k, value in enumerate([x, h, i, s, n]):
         np.save(os.path.join(out, f"in_{k}.npy"), value)
     for k, value in enumerate(refs):

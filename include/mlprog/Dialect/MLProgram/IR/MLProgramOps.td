@@ -455,6 +455,45 @@ def MLProgram_StringConcatOp : MLProgram_Op<"string_concat", [Pure]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict";
 }
 
+def MLProgram_StringSplitCountOp
+    : MLProgram_Op<"string_split_count", [Pure]> {
+  let summary = "How many parts Python's str.split gives";
+  let description = [{
+    The number of parts of `input` split as Python's
+    `input.split(delimiter or None, maxsplit)` splits it: at each occurrence
+    of `delimiter` (an empty string always gives one part), or, when
+    `delimiter` is empty, at runs of white space with leading and trailing
+    white space ignored (an empty or blank string gives none); at most
+    `maxsplit` splits from the left when it is not negative. Used by ONNX
+    StringSplit with `string_split_part`.
+
+    ```mlir
+    %n = ml_program.string_split_count %s {delimiter = ".", maxsplit = -1 : i64}
+    ```
+  }];
+  let arguments = (ins MLProgram_StringType:$input, StrAttr:$delimiter,
+                       I64Attr:$maxsplit);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$input attr-dict";
+}
+
+def MLProgram_StringSplitPartOp : MLProgram_Op<"string_split_part", [Pure]> {
+  let summary = "One part of Python's str.split";
+  let description = [{
+    Part `index` (counted from 0) of `input` split as `string_split_count`
+    describes; the empty string when `index` is negative or not less than
+    the number of parts.
+
+    ```mlir
+    %p = ml_program.string_split_part %s[%k] {delimiter = "", maxsplit = 2 : i64}
+    ```
+  }];
+  let arguments = (ins MLProgram_StringType:$input, I64:$index,
+                       StrAttr:$delimiter, I64Attr:$maxsplit);
+  let results = (outs MLProgram_StringType:$result);
+  let assemblyFormat = "$input `[` $index `]` attr-dict";
+}
+
 def MLProgram_StringEqualOp : MLProgram_Op<"string_equal",
     [Pure, Commutative]> {
   let summary = "Whether two strings are equal";
