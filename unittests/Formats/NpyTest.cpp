@@ -123,6 +123,52 @@ TEST(Npy, VoidOfTwoBytesIsBFloat16) {
             std::string::npos);
 }
 
+// Strings are numpy's '<U<n>' (UTF-32LE, NUL padded) in files and owned
+// UTF-8 in the tensor; they round-trip with the width of the longest.
+TEST(Npy, UnicodeStrings) {
+  HostTensor tensor(DType::Str, {3});
+  tensor.setString(0, "monday");
+  tensor.setString(1, "\xc3\xa4\xce\xb1"); // U+00E4 U+03B1
+  // Element 2 stays null: it reads (and is written) as "".
+  std::string bytes = serializeNpy(tensor);
+  EXPECT_NE(bytes.find("'descr': '<U6'"), std::string::npos);
+  llvm::Expected<HostTensor> parsed = parseNpy(bytes, "str.npy");
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->getDType(), DType::Str);
+  EXPECT_EQ(parsed->getString(0), "monday");
+  EXPECT_EQ(parsed->getString(1), "\xc3\xa4\xce\xb1");
+  EXPECT_EQ(parsed->getString(2), "");
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  printTensor(os, *parsed);
+  EXPECT_EQ(printed, "['monday', '\xc3\xa4\xce\xb1', '']");
+
+  // A NUL inside a string and a surrogate are refused by element.
+  uint32_t inner[2] = {0x61, 0};
+  uint32_t innerNul[4] = {0x61, 0, 0, 0x62};
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy("{'descr': '<U2', 'fortran_order': False, "
+                               "'shape': (2,), }",
+                               llvm::StringRef(
+                                   reinterpret_cast<char *>(innerNul), 16)),
+                       "nul.npy"))
+          .find("element 1 holds a NUL character"),
+      std::string::npos);
+  uint32_t surrogate[2] = {0xd800, 0};
+  EXPECT_NE(
+      errorOf(parseNpy(makeNpy("{'descr': '<U2', 'fortran_order': False, "
+                               "'shape': (1,), }",
+                               llvm::StringRef(
+                                   reinterpret_cast<char *>(surrogate), 8)),
+                       "surrogate.npy"))
+          .find("invalid code point 55296"),
+      std::string::npos);
+  EXPECT_TRUE(static_cast<bool>(parseNpy(
+      makeNpy("{'descr': '<U2', 'fortran_order': False, 'shape': (1,), }",
+              llvm::StringRef(reinterpret_cast<char *>(inner), 8)),
+      "ok.npy")));
+}
+
 // The 8-, 4- and 2-bit types go by their ml_dtypes names, one byte per
 // element; a 1-byte void (what np.save writes for some of them) says not
 // which type it is and is refused.
