@@ -203,8 +203,12 @@ mlir::linalg::LinalgOp padForRegisterBlocks(mlir::RewriterBase &rewriter,
                                             mlir::linalg::LinalgOp op,
                                             const CPUTarget &target);
 
-/// Drops the unit loops of a contraction generic and turns it into the
-/// named op it then is (matmul, batch_matmul, ...), when it is one.
+/// Drops the unit loops of a contraction generic, merges its remaining
+/// batch loops into one (a named batch_matmul has a single batch
+/// dimension; MLIR 22's specializeGenericOp would build an invalid one from
+/// several), and turns it into the named op it then is (matmul,
+/// batch_matmul, ...), when it is one; a generic whose batch loops cannot
+/// be merged stays a generic.
 void simplifyContraction(mlir::RewriterBase &rewriter,
                          mlir::linalg::GenericOp generic);
 
