@@ -790,6 +790,23 @@ FailureOr<SmallVector<int64_t>> readScanInts(NodeContext &ctx, StringRef name,
   return ints;
 }
 
+/// The number of state variables of a Scan with `numInputs` inputs (past
+/// Scan-8's sequence_lens), `numScanInputs` of them scanned: a located
+/// error unless 1 <= num_scan_inputs <= inputs and the body takes every
+/// input and returns at least the states.
+FailureOr<int> getScanStateCount(NodeContext &ctx, const onnx::GraphProto &body,
+                                 int numInputs, int64_t numScanInputs) {
+  if (numScanInputs < 1 || numScanInputs > numInputs)
+    return emitError(ctx.loc) << "Scan num_scan_inputs must be in [1, "
+                              << numInputs << "], got " << numScanInputs;
+  int numState = numInputs - int(numScanInputs);
+  if (body.input_size() != numInputs || body.output_size() < numState)
+    return emitError(ctx.loc)
+           << "Scan body must take " << numInputs
+           << " inputs and return at least " << numState << " outputs";
+  return numState;
+}
+
 /// Scan-8: a batch of scans. Inputs are (sequence_lens?, initial states
 /// [batch, ...], scan inputs [batch, sequence, ...]); batch b runs `body`
 /// over the first sequence_lens[b] (default: all) slices of its scan inputs
@@ -803,14 +820,11 @@ LogicalResult importScan8(NodeContext &ctx, const onnx::GraphProto &body,
   OpBuilder &b = ctx.b;
   Location loc = ctx.loc;
   int numInputs = ctx.node.input_size() - 1;
-  if (numScanInputs < 1 || numScanInputs > numInputs)
-    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
-                          << "], got " << numScanInputs;
-  int numState = numInputs - int(numScanInputs);
-  if (body.input_size() != numInputs || body.output_size() < numState)
-    return emitError(loc) << "Scan body must take " << numInputs
-                          << " inputs and return at least " << numState
-                          << " outputs";
+  FailureOr<int> stateCount =
+      getScanStateCount(ctx, body, numInputs, numScanInputs);
+  if (failed(stateCount))
+    return failure();
+  int numState = *stateCount;
   int numScanOut = body.output_size() - numState;
   ScanLoop batch;
   for (int i = 0; i < numInputs; ++i) {
@@ -913,14 +927,11 @@ LogicalResult importScan(NodeContext &ctx) {
   if (ctx.opset < 9)
     return importScan8(ctx, body, numScanInputs);
   int numInputs = ctx.node.input_size();
-  if (numScanInputs < 1 || numScanInputs > numInputs)
-    return emitError(loc) << "Scan num_scan_inputs must be in [1, " << numInputs
-                          << "], got " << numScanInputs;
-  int numState = numInputs - int(numScanInputs);
-  if (body.input_size() != numInputs || body.output_size() < numState)
-    return emitError(loc) << "Scan body must take " << numInputs
-                          << " inputs and return at least " << numState
-                          << " outputs";
+  FailureOr<int> stateCount =
+      getScanStateCount(ctx, body, numInputs, numScanInputs);
+  if (failed(stateCount))
+    return failure();
+  int numState = *stateCount;
   int numScanOut = body.output_size() - numState;
   ScanLoop loop;
   for (int i = 0; i < numInputs; ++i) {
