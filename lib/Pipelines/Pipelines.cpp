@@ -109,6 +109,9 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     };
   }
   buildBufferizationPipeline(pm, prefix);
+  // Buffers are freed where their last use is, not at the end of the
+  // function: the next allocations reuse them while they are in cache.
+  pm.addPass(createDeallocAfterLastUsePass());
   if (optimize) {
     // Strided copies (pads, column blocks) as vector loops, not memrefCopy.
     LowerStridedCopiesPassOptions copies;
