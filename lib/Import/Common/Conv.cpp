@@ -265,8 +265,14 @@ mlprog::buildConvTranspose(OpBuilder &b, Location loc, Value input,
                              "type, got "
                           << input.getType() << " and " << filter.getType();
   size_t n = it.getRank() - 2;
-  if (!it.hasStaticShape() || !ft.hasStaticShape())
-    return emitError(loc) << "conv_transpose needs static shapes";
+  // The batch may be dynamic (Mask R-CNN's mask head runs over the run-time
+  // count of detections); channels, spatial extents and filter are static.
+  if (!ft.hasStaticShape() ||
+      llvm::any_of(it.getShape().drop_front(),
+                   [](int64_t e) { return ShapedType::isDynamic(e); }))
+    return emitError(loc) << "conv_transpose needs static channels and "
+                             "spatial extents and a static filter, got "
+                          << it << " and " << ft;
   if (groups < 1 || it.getDimSize(1) != ft.getDimSize(0) ||
       ft.getDimSize(0) % groups != 0)
     return emitError(loc) << "conv_transpose: filter " << ft
@@ -297,14 +303,15 @@ mlprog::buildConvTranspose(OpBuilder &b, Location loc, Value input,
   }
   Value x = input;
   if (anyStride) {
-    Value zeros = createFilled(
-        b, loc, getAsIndexOpFoldResult(b.getContext(), dilatedShape),
-        b.getZeroAttr(et));
+    SmallVector<OpFoldResult> zeroSizes =
+        getAsIndexOpFoldResult(b.getContext(), dilatedShape);
+    SmallVector<OpFoldResult> inputSizes = tensor::getMixedSizes(b, loc, input);
+    zeroSizes[0] = inputSizes[0];
+    Value zeros = createFilled(b, loc, zeroSizes, b.getZeroAttr(et));
     SmallVector<int64_t> offsets(it.getRank(), 0);
     x = tensor::InsertSliceOp::create(
         b, loc, input, zeros, getAsIndexOpFoldResult(b.getContext(), offsets),
-        getAsIndexOpFoldResult(b.getContext(), it.getShape()),
-        getAsIndexOpFoldResult(b.getContext(), strides));
+        inputSizes, getAsIndexOpFoldResult(b.getContext(), strides));
   }
   // Pad by dilation * (K - 1) - pad (+ output padding at the end); crop
   // where that is negative.

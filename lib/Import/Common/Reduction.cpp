@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -548,6 +549,253 @@ FailureOr<Value> mlprog::buildCumSum(OpBuilder &b, Location loc, Value x,
   return generic.getResult(0);
 }
 
+/// Extents up to which TopK counts ranks (O(n^2) compares per slice, but one
+/// parallel, vectorized linalg.generic); longer or dynamic extents are merge
+/// sorted.
+static constexpr int64_t kRankCountTopKLimit = 512;
+
+/// One merge pass of the bottom-up merge sort behind topKByMergeSort: the
+/// runs of `srcV`/`srcI` [B, n] that start at multiples of 2 * `width`
+/// (each holding min(width, kc, n - start) sorted entries) are merged
+/// pairwise into `dstV`/`dstI` at the same starts, keeping the first kc
+/// entries of each merge. The left run wins ties, so equal values keep
+/// ascending positions. Returns the new (dstV, dstI).
+static SmallVector<Value> mergePass(OpBuilder &b, Location loc, Value srcV,
+                                    Value srcI, Value dstV, Value dstI,
+                                    Value width, Value n, Value kc,
+                                    bool largest) {
+  Value zero = cIndex(b, loc, 0), one = cIndex(b, loc, 1);
+  Value rows = tensor::DimOp::create(b, loc, srcV, 0);
+  Value span = arith::MulIOp::create(b, loc, width, cIndex(b, loc, 2));
+  Value pairs = arith::CeilDivSIOp::create(b, loc, n, span);
+  bool isFloat = isa<FloatType>(elementTypeOf(srcV));
+  auto minI = [&](OpBuilder &nb, Location nl, Value l, Value r) -> Value {
+    return arith::MinSIOp::create(nb, nl, l, r);
+  };
+  return loop(
+      b, loc, zero, rows, ValueRange{dstV, dstI},
+      [&](OpBuilder &rb, Location rl, Value row,
+          ValueRange rowArgs) -> SmallVector<Value> {
+        return loop(
+            rb, rl, zero, pairs, rowArgs,
+            [&](OpBuilder &pb, Location pl, Value pair,
+                ValueRange pairArgs) -> SmallVector<Value> {
+              Value lo = arith::MulIOp::create(pb, pl, pair, span);
+              Value mid = arith::AddIOp::create(pb, pl, lo, width);
+              Value leftLen = minI(pb, pl, minI(pb, pl, width, kc),
+                                   arith::SubIOp::create(pb, pl, n, lo));
+              Value rightLen = arith::MaxSIOp::create(
+                  pb, pl, zero,
+                  minI(pb, pl, minI(pb, pl, width, kc),
+                       arith::SubIOp::create(pb, pl, n, mid)));
+              Value outLen = minI(
+                  pb, pl, arith::AddIOp::create(pb, pl, leftLen, rightLen), kc);
+              Value lastLeft = arith::SubIOp::create(
+                  pb, pl, arith::AddIOp::create(pb, pl, lo, leftLen), one);
+              Value last = arith::SubIOp::create(pb, pl, n, one);
+              SmallVector<Value> r = loop(
+                  pb, pl, zero, outLen,
+                  ValueRange{zero, zero, pairArgs[0], pairArgs[1]},
+                  [&](OpBuilder &mb, Location ml, Value o,
+                      ValueRange st) -> SmallVector<Value> {
+                    Value i = st[0], j = st[1];
+                    // Clamped positions: an exhausted run's read is unused.
+                    Value li = minI(
+                        mb, ml, arith::AddIOp::create(mb, ml, lo, i), lastLeft);
+                    Value ri = minI(
+                        mb, ml, arith::AddIOp::create(mb, ml, mid, j), last);
+                    Value lv = tensor::ExtractOp::create(mb, ml, srcV,
+                                                         ValueRange{row, li});
+                    Value rv = tensor::ExtractOp::create(mb, ml, srcV,
+                                                         ValueRange{row, ri});
+                    Value better =
+                        isFloat ? arith::CmpFOp::create(
+                                      mb, ml,
+                                      largest ? arith::CmpFPredicate::OGT
+                                              : arith::CmpFPredicate::OLT,
+                                      rv, lv)
+                                      .getResult()
+                                : arith::CmpIOp::create(
+                                      mb, ml,
+                                      largest ? arith::CmpIPredicate::sgt
+                                              : arith::CmpIPredicate::slt,
+                                      rv, lv)
+                                      .getResult();
+                    Value leftDone = arith::CmpIOp::create(
+                        mb, ml, arith::CmpIPredicate::sge, i, leftLen);
+                    Value rightLeft = arith::CmpIOp::create(
+                        mb, ml, arith::CmpIPredicate::slt, j, rightLen);
+                    Value takeRight = arith::AndIOp::create(
+                        mb, ml, rightLeft,
+                        arith::OrIOp::create(mb, ml, leftDone, better));
+                    Value li64 = tensor::ExtractOp::create(mb, ml, srcI,
+                                                           ValueRange{row, li});
+                    Value ri64 = tensor::ExtractOp::create(mb, ml, srcI,
+                                                           ValueRange{row, ri});
+                    Value at = arith::AddIOp::create(mb, ml, lo, o);
+                    Value v = tensor::InsertOp::create(
+                        mb, ml,
+                        arith::SelectOp::create(mb, ml, takeRight, rv, lv),
+                        st[2], ValueRange{row, at});
+                    Value idx = tensor::InsertOp::create(
+                        mb, ml,
+                        arith::SelectOp::create(mb, ml, takeRight, ri64, li64),
+                        st[3], ValueRange{row, at});
+                    Value step = arith::IndexCastOp::create(
+                        mb, ml, mb.getIndexType(),
+                        arith::ExtUIOp::create(mb, ml, mb.getI64Type(),
+                                               takeRight));
+                    return {arith::AddIOp::create(
+                                mb, ml, i,
+                                arith::SubIOp::create(mb, ml, one, step)),
+                            arith::AddIOp::create(mb, ml, j, step), v, idx};
+                  });
+              return {r[2], r[3]};
+            });
+      });
+}
+
+/// TopK over the last dim of `x` [B, n] by a bottom-up merge sort of
+/// (value, position) pairs whose runs are cut to min(k, n) entries:
+/// O(n log min(n, k)) compares per row, in place in two buffers. Returns
+/// [B, k] values and i64 positions (entries past n are 0).
+static std::pair<Value, Value> topKByMergeSort(OpBuilder &b, Location loc,
+                                               Value x, OpFoldResult k,
+                                               bool largest) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  Type et = type.getElementType();
+  Type i64 = b.getI64Type();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  Value n = getValueOrCreateConstantIndexOp(b, loc, sizes[1]);
+  Value kv = getValueOrCreateConstantIndexOp(b, loc, k);
+  Value kc = arith::MinSIOp::create(b, loc, kv, n);
+  // Runs of width 1: the values and their positions.
+  Value positions =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{RankedTensorType::get(type.getShape(), i64)},
+          ValueRange{}, ValueRange{createEmpty(b, loc, sizes, i64)},
+          SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx)},
+          parallelIterators(2),
+          [&](OpBuilder &nb, Location nl, ValueRange) {
+            linalg::YieldOp::create(
+                nb, nl,
+                ValueRange{arith::IndexCastOp::create(
+                    nb, nl, i64, linalg::IndexOp::create(nb, nl, 1))});
+          })
+          .getResult(0);
+  Value spareV = createEmpty(b, loc, sizes, et);
+  Value spareI = createEmpty(b, loc, sizes, i64);
+  // Each step merges A into B at width w, then B back into A at 2w, so the
+  // sorted runs end in A and every loop-carried buffer stays in place.
+  SmallVector<Value> init = {cIndex(b, loc, 1), x, positions, spareV, spareI};
+  SmallVector<Type> types = llvm::to_vector(ValueRange(init).getTypes());
+  SmallVector<Location> locs(init.size(), loc);
+  auto whileOp = scf::WhileOp::create(b, loc, types, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+    Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                       before->getArgument(0), n);
+    scf::ConditionOp::create(b, loc, more, before->getArguments());
+    Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+    Value w = after->getArgument(0);
+    SmallVector<Value> toB = mergePass(
+        b, loc, after->getArgument(1), after->getArgument(2),
+        after->getArgument(3), after->getArgument(4), w, n, kc, largest);
+    Value w2 = arith::MulIOp::create(b, loc, w, cIndex(b, loc, 2));
+    SmallVector<Value> toA =
+        mergePass(b, loc, toB[0], toB[1], after->getArgument(1),
+                  after->getArgument(2), w2, n, kc, largest);
+    Value w4 = arith::MulIOp::create(b, loc, w2, cIndex(b, loc, 2));
+    scf::YieldOp::create(b, loc,
+                         ValueRange{w4, toA[0], toA[1], toB[0], toB[1]});
+  }
+  SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0)),
+      ones(2, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> keptSizes = {sizes[0], kc};
+  SmallVector<OpFoldResult> outSizes = {sizes[0], k};
+  std::optional<int64_t> kConst = getConstantIntValue(k);
+  bool exact = kConst && !type.isDynamicDim(1) && *kConst <= type.getDimSize(1);
+  SmallVector<Value> out;
+  for (auto [sorted, elem] : {std::pair<Value, Type>{whileOp.getResult(1), et},
+                              {whileOp.getResult(2), i64}}) {
+    if (exact) {
+      out.push_back(tensor::ExtractSliceOp::create(b, loc, sorted, zeros,
+                                                   outSizes, ones));
+      continue;
+    }
+    Value kept =
+        tensor::ExtractSliceOp::create(b, loc, sorted, zeros, keptSizes, ones);
+    Value filled =
+        createFilled(b, loc, outSizes, cast<TypedAttr>(b.getZeroAttr(elem)));
+    out.push_back(tensor::InsertSliceOp::create(b, loc, kept, filled, zeros,
+                                                keptSizes, ones));
+  }
+  return {out[0], out[1]};
+}
+
+/// topKByMergeSort along `axis` of `x` of any rank: the axis is moved last
+/// and the other dims merged into one, then both are restored.
+static FailureOr<std::pair<Value, Value>>
+topKSortedAlongAxis(OpBuilder &b, Location loc, Value x, OpFoldResult k,
+                    int64_t axis, bool largest) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  Value moved = x;
+  if (axis != rank - 1) {
+    FailureOr<Value> t = buildTranspose(b, loc, x, perm);
+    if (failed(t))
+      return failure();
+    moved = *t;
+  }
+  SmallVector<OpFoldResult> movedSizes = tensor::getMixedSizes(b, loc, moved);
+  Value flat;
+  SmallVector<ReassociationIndices> groups;
+  if (rank == 1) {
+    flat = insertUnitDim(b, loc, moved, 0);
+  } else if (rank == 2) {
+    flat = moved;
+  } else {
+    ReassociationIndices lead;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      lead.push_back(d);
+    groups = {lead, {rank - 1}};
+    flat = tensor::CollapseShapeOp::create(b, loc, moved, groups);
+  }
+  auto [values, indices] = topKByMergeSort(b, loc, flat, k, largest);
+  SmallVector<OpFoldResult> outSizes = movedSizes;
+  outSizes.back() = k;
+  SmallVector<int64_t> staticOut;
+  SmallVector<Value> dynamicOut;
+  dispatchIndexOpFoldResults(outSizes, dynamicOut, staticOut);
+  SmallVector<Value> results;
+  for (Value r : {values, indices}) {
+    Type elem = elementTypeOf(r);
+    if (rank == 1)
+      r = dropUnitDim(b, loc, r, 0);
+    else if (rank > 2)
+      r = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(staticOut, elem), r, groups, outSizes);
+    if (axis != rank - 1) {
+      SmallVector<int64_t> inverse(rank);
+      for (int64_t d = 0; d < rank; ++d)
+        inverse[perm[d]] = d;
+      FailureOr<Value> t = buildTranspose(b, loc, r, inverse);
+      if (failed(t))
+        return failure();
+      r = *t;
+    }
+    results.push_back(r);
+  }
+  return std::make_pair(results[0], results[1]);
+}
+
 FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
                                                      Value x, int64_t k,
                                                      int64_t axis,
@@ -558,7 +806,7 @@ FailureOr<std::pair<Value, Value>> mlprog::buildTopK(OpBuilder &b, Location loc,
   if (axis < 0 || axis >= type->getRank())
     return emitError(loc) << "topk: invalid axis or element type";
   int64_t n = type->getDimSize(axis);
-  if (ShapedType::isDynamic(n) || k < 0 || k > n)
+  if (k < 0 || (!ShapedType::isDynamic(n) && k > n))
     return emitError(loc) << "topk: k " << k << " does not fit extent " << n;
   return buildTopKDynamic(b, loc, x, b.getIndexAttr(k), axis, largest);
 }
@@ -573,6 +821,9 @@ mlprog::buildTopKDynamic(OpBuilder &b, Location loc, Value x, OpFoldResult k,
   Type et = type->getElementType();
   if (axis < 0 || axis >= rank || !et.isIntOrFloat())
     return emitError(loc) << "topk: invalid axis or element type";
+  int64_t extent = type->getDimSize(axis);
+  if (ShapedType::isDynamic(extent) || extent > kRankCountTopKLimit)
+    return topKSortedAlongAxis(b, loc, x, k, axis, largest);
   MLIRContext *ctx = b.getContext();
   bool isFloat = isa<FloatType>(et);
   // rank[.., j, ..] = #{m : x[m] before x[j]} in the sorted order.

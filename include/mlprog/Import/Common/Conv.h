@@ -69,7 +69,7 @@ mlir::FailureOr<mlir::Value> buildConv(mlir::OpBuilder &b, mlir::Location loc,
 /// outputPadding[i]. Built as a stride-1 buildConv over the input with
 /// stride - 1 zeros inserted between elements, padded by dilation * (K - 1)
 /// - pad (cropped where negative), with the filter flipped and its channel
-/// dims swapped per group. Static shapes; n = 1..3.
+/// dims swapped per group. Static shapes but for the batch; n = 1..3.
 /// Spec: MIL conv_transpose; ONNX ConvTranspose; aten::conv_transpose2d.
 mlir::FailureOr<mlir::Value>
 buildConvTranspose(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,

@@ -158,9 +158,12 @@ mlir::FailureOr<mlir::Value> buildCumSum(mlir::OpBuilder &b, mlir::Location loc,
                                          ReduceKind kind = ReduceKind::Sum);
 
 /// The `k` largest (`largest`) or smallest elements of `x` along `axis`
-/// (extent static, k <= extent), sorted (descending for largest), with their
-/// int64 positions; ties keep the lower index first. Built as a rank count
-/// (O(n^2) per slice), meant for small extents.
+/// (k <= extent, checked when the extent is static; a run-time extent below
+/// k leaves the extra entries 0), sorted (descending for largest), with
+/// their int64 positions; ties keep the lower index first. Static extents
+/// up to 512 count ranks (O(n^2) compares in one parallel linalg.generic);
+/// longer or dynamic ones are merge sorted (O(n log min(n, k)) per slice,
+/// scf loops), which detectors' TopK over all anchors and classes needs.
 /// Spec: ONNX TopK (sorted = 1); aten::topk.
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
 buildTopK(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, int64_t k,
