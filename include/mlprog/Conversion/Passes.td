@@ -42,8 +42,14 @@ def ConvertMLProgramToMemRef
       of a mutable global with dynamic extents takes no copy when nothing
       that may alias it is used after the next store or call, and a store
       that is the last access to the global in its call builds a value made
-      in a `tensor.empty` (an imported Concat) directly in the new buffer, so
-      a growing cache is copied once per step;
+      in a `tensor.empty` directly in the new buffer. Such a store of
+      `concat(load, x)` along one dynamic dimension (`tensor.concat`, or an
+      imported Concat's insert_slices), whose load is read in place,
+      appends in place instead: the buffer has a capacity along that
+      dimension (`<name>__capacity`; the value's memref type then has a
+      strided layout), x is written after the old rows, the concatenation's
+      users read the buffer, and only a step that exceeds the capacity moves
+      the value to a buffer of twice the capacity (AppendInPlace.cpp);
     - mutable globals are aligned to 128 bytes: one-shot bufferization would
       store a tensor constant in a 64-byte aligned `memref.global` with the
       same initial value even when it is mutable.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlprog/Conversion/MLProgramToMemRef/MLProgramToMemRef.h"
+#include "DynamicGlobals.h"
 #include "mlprog/Dialect/MLProgram/IR/MLProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,6 +23,7 @@ namespace mlprog {
 
 using namespace mlir;
 using namespace mlprog;
+using namespace mlprog::ml_program_to_memref;
 
 namespace {
 
@@ -66,30 +68,18 @@ static MemRefType getStorageType(GlobalOp global) {
   return MemRefType::get(tensorType.getShape(), tensorType.getElementType());
 }
 
-/// The state behind a mutable global whose bounding type has dynamic
-/// extents. Its current value lives in a heap buffer of the value's shape;
-/// `box` (a rank-0 memref holding that buffer's memref) points at it once
-/// `stored` (a rank-0 i1 memref, initially false) is set. Until the first
-/// store, reads see the initial-value buffer, the `memref.global` named like
-/// the `ml_program.global`. Each store allocates a buffer of the stored
-/// value's shape and frees the previous one; both are marked
-/// `bufferization.manual_deallocation` so that buffer deallocation leaves
-/// them alone.
-struct DynamicGlobalState {
-  /// The value's memref type: the bounding type as a memref.
-  MemRefType valueType;
-  FlatSymbolRefAttr box;
-  FlatSymbolRefAttr stored;
-};
-
 /// Creates the `box` and `stored` globals of `global` (see
-/// DynamicGlobalState) before it, with names unique in `symbols`.
+/// DynamicGlobalState), and its `capacity` where a function appends to it
+/// along `appendDim`, after `lowered`, with names unique in `symbols`.
 DynamicGlobalState createDynamicGlobalState(RewriterBase &rewriter,
                                             GlobalOp global,
                                             memref::GlobalOp lowered,
-                                            SymbolTable &symbols) {
+                                            SymbolTable &symbols,
+                                            std::optional<int64_t> appendDim) {
   auto bound = cast<RankedTensorType>(global.getType());
   auto valueType = MemRefType::get(bound.getShape(), bound.getElementType());
+  if (appendDim)
+    valueType = getAppendableType(valueType, *appendDim);
   StringAttr priv = rewriter.getStringAttr("private");
   auto makeGlobal = [&](StringRef suffix, MemRefType type,
                         Attribute initialValue) {
@@ -102,13 +92,22 @@ DynamicGlobalState createDynamicGlobalState(RewriterBase &rewriter,
     return FlatSymbolRefAttr::get(op.getSymNameAttr());
   };
   rewriter.setInsertionPointAfter(lowered);
-  FlatSymbolRefAttr box = makeGlobal("__value", MemRefType::get({}, valueType),
-                                     rewriter.getUnitAttr());
+  DynamicGlobalState state;
+  state.valueType = valueType;
+  state.box = makeGlobal("__value", MemRefType::get({}, valueType),
+                         rewriter.getUnitAttr());
   auto flagType = RankedTensorType::get({}, rewriter.getI1Type());
-  FlatSymbolRefAttr stored =
+  state.stored =
       makeGlobal("__stored", MemRefType::get({}, rewriter.getI1Type()),
                  DenseElementsAttr::get(flagType, false));
-  return {valueType, box, stored};
+  if (appendDim) {
+    state.appendDim = appendDim;
+    auto countType = RankedTensorType::get({}, rewriter.getI64Type());
+    state.capacity =
+        makeGlobal("__capacity", MemRefType::get({}, rewriter.getI64Type()),
+                   DenseElementsAttr::get(countType, int64_t(0)));
+  }
+  return state;
 }
 
 /// Lowers one `ml_program.global` to a `memref.global` of the same name:
@@ -189,28 +188,27 @@ FailureOr<std::pair<Value, bool>> getGlobalBuffer(RewriterBase &rewriter,
   return std::make_pair(buffer, !memrefGlobal.getConstant());
 }
 
-/// Loads the `stored` flag of a dynamic global.
-Value loadStoredFlag(RewriterBase &rewriter, Location loc,
-                     const DynamicGlobalState &state) {
+} // namespace
+
+Value mlprog::ml_program_to_memref::loadStoredFlag(
+    RewriterBase &rewriter, Location loc, const DynamicGlobalState &state) {
   Value flag = memref::GetGlobalOp::create(
       rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
       state.stored.getValue());
   return memref::LoadOp::create(rewriter, loc, flag);
 }
 
-/// Loads the buffer that holds the current value of a dynamic global.
-Value loadBoxedBuffer(RewriterBase &rewriter, Location loc,
-                      const DynamicGlobalState &state) {
+Value mlprog::ml_program_to_memref::loadBoxedBuffer(
+    RewriterBase &rewriter, Location loc, const DynamicGlobalState &state) {
   Value box = memref::GetGlobalOp::create(rewriter, loc,
                                           MemRefType::get({}, state.valueType),
                                           state.box.getValue());
   return memref::LoadOp::create(rewriter, loc, box);
 }
 
-/// The buffer holding the current value of a dynamic global: the boxed
-/// buffer once stored to, the initial-value buffer before.
-Value getCurrentBuffer(RewriterBase &rewriter, Location loc,
-                       const DynamicGlobalState &state, Value initial) {
+Value mlprog::ml_program_to_memref::getCurrentBuffer(
+    RewriterBase &rewriter, Location loc, const DynamicGlobalState &state,
+    Value initial) {
   Value stored = loadStoredFlag(rewriter, loc, state);
   auto ifOp = scf::IfOp::create(rewriter, loc, state.valueType, stored,
                                 /*withElseRegion=*/true);
@@ -224,6 +222,24 @@ Value getCurrentBuffer(RewriterBase &rewriter, Location loc,
           .getResult());
   return ifOp.getResult(0);
 }
+
+void mlprog::ml_program_to_memref::setBoxedBuffer(
+    RewriterBase &rewriter, Location loc, const DynamicGlobalState &state,
+    Value buffer) {
+  Value box = memref::GetGlobalOp::create(rewriter, loc,
+                                          MemRefType::get({}, state.valueType),
+                                          state.box.getValue());
+  memref::StoreOp::create(rewriter, loc, buffer, box);
+  Value flag = memref::GetGlobalOp::create(
+      rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
+      state.stored.getValue());
+  memref::StoreOp::create(
+      rewriter, loc,
+      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)),
+      flag);
+}
+
+namespace {
 
 /// How a `global_load` of a mutable global reaches its users.
 enum class ReadKind {
@@ -550,17 +566,19 @@ void storeDynamic(RewriterBase &rewriter, Location loc,
         rewriter, loc, loadBoxedBuffer(rewriter, loc, state));
     dealloc->setAttr(manual, rewriter.getUnitAttr());
   }
-  Value box = memref::GetGlobalOp::create(rewriter, loc,
-                                          MemRefType::get({}, state.valueType),
-                                          state.box.getValue());
-  memref::StoreOp::create(rewriter, loc, buffer, box);
-  Value flag = memref::GetGlobalOp::create(
-      rewriter, loc, MemRefType::get({}, rewriter.getI1Type()),
-      state.stored.getValue());
-  memref::StoreOp::create(
-      rewriter, loc,
-      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)),
-      flag);
+  // An appendable buffer has just room for the value.
+  if (state.appendDim) {
+    Value extent =
+        memref::DimOp::create(rewriter, loc, buffer, *state.appendDim);
+    Value capacity = memref::GetGlobalOp::create(
+        rewriter, loc, MemRefType::get({}, rewriter.getI64Type()),
+        state.capacity.getValue());
+    memref::StoreOp::create(rewriter, loc,
+                            arith::IndexCastOp::create(
+                                rewriter, loc, rewriter.getI64Type(), extent),
+                            capacity);
+  }
+  setBoxedBuffer(rewriter, loc, state, buffer);
 }
 
 /// Creates `func.func @__mlprog_release_globals()`, which frees the buffers
@@ -637,11 +655,13 @@ LogicalResult lowerWrite(RewriterBase &rewriter, Operation *op,
   return success();
 }
 
-/// Lowers every global accessor nested in `root`.
+/// Lowers every global accessor nested in `root`; the stores of `appends`
+/// (lowerAppend) are finished.
 LogicalResult
 lowerAccessors(RewriterBase &rewriter, Operation *root, SymbolTable &symbols,
                const llvm::DenseMap<StringAttr, DynamicGlobalState> &dynamic,
-               const DenseMap<Operation *, ReadKind> &readKinds) {
+               const DenseMap<Operation *, ReadKind> &readKinds,
+               const DenseMap<Operation *, PendingAppend> &appends) {
   auto lookupState = [&](SymbolRefAttr global) -> const DynamicGlobalState * {
     auto it = dynamic.find(global.getRootReference());
     return it == dynamic.end() ? nullptr : &it->second;
@@ -657,6 +677,12 @@ lowerAccessors(RewriterBase &rewriter, Operation *root, SymbolTable &symbols,
                                readKinds.lookup(load));
             })
             .Case([&](GlobalStoreOp store) {
+              if (auto it = appends.find(store); it != appends.end()) {
+                rewriter.setInsertionPoint(store);
+                finishAppend(rewriter, store.getLoc(),
+                             *lookupState(store.getGlobalAttr()), it->second);
+                return success();
+              }
               return lowerWrite(rewriter, store, store.getGlobalAttr(),
                                 store.getValue(), symbols,
                                 lookupState(store.getGlobalAttr()));
@@ -723,19 +749,55 @@ struct ConvertMLProgramToMemRefPass
     DenseMap<Operation *, ReadKind> readKinds;
     for (auto func : module.getOps<FuncOp>())
       classifyReads(func, staticMutable, dynamicMutable, readKinds);
+    // Stores that append to a dynamic global read in place, at the end of
+    // their call; a global appended to along two dimensions gets none.
+    SmallVector<AppendMatch> appendMatches;
+    DenseMap<StringAttr, std::optional<int64_t>> appendDims;
+    auto isInPlaceRead = [&](GlobalLoadOp load) {
+      return readKinds.lookup(load) == ReadKind::View;
+    };
+    module.walk([&](GlobalStoreOp store) {
+      StringAttr global = store.getGlobalAttr().getRootReference();
+      if (!dynamicMutable.contains(global) ||
+          !isLastAccessOfCall(store, global))
+        return;
+      std::optional<AppendMatch> match = matchAppend(store, isInPlaceRead);
+      if (!match)
+        return;
+      auto [it, inserted] = appendDims.try_emplace(global, match->dim);
+      if (!inserted && it->second != match->dim)
+        it->second = std::nullopt;
+      appendMatches.push_back(*match);
+    });
     llvm::DenseMap<StringAttr, DynamicGlobalState> dynamic;
     for (auto global : llvm::make_early_inc_range(module.getOps<GlobalOp>())) {
       FailureOr<memref::GlobalOp> lowered = lowerGlobal(rewriter, global);
       if (failed(lowered))
         return signalPassFailure();
       if (hasDynamicMutableValue(global))
-        dynamic[lowered->getSymNameAttr()] =
-            createDynamicGlobalState(rewriter, global, *lowered, symbols);
+        dynamic[lowered->getSymNameAttr()] = createDynamicGlobalState(
+            rewriter, global, *lowered, symbols,
+            appendDims.lookup(global.getSymNameAttr()));
       symbols.remove(global);
       rewriter.eraseOp(global);
       symbols.insert(*lowered);
     }
-    if (failed(lowerAccessors(rewriter, module, symbols, dynamic, readKinds)))
+    DenseMap<Operation *, PendingAppend> appends;
+    for (AppendMatch &match : appendMatches) {
+      const DynamicGlobalState &state =
+          dynamic.find(match.store.getGlobalAttr().getRootReference())->second;
+      if (state.appendDim != match.dim)
+        continue;
+      rewriter.setInsertionPoint(match.concat);
+      FailureOr<std::pair<Value, bool>> initial = getGlobalBuffer(
+          rewriter, match.concat, match.store.getGlobalAttr(), symbols);
+      if (failed(initial))
+        return signalPassFailure();
+      appends[match.store] =
+          lowerAppend(rewriter, match, state, initial->first);
+    }
+    if (failed(lowerAccessors(rewriter, module, symbols, dynamic, readKinds,
+                              appends)))
       return signalPassFailure();
     if (!dynamic.empty())
       createReleaseFunction(rewriter, module, dynamic);
