@@ -112,6 +112,8 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   // Buffers are freed where their last use is, not at the end of the
   // function: the next allocations reuse them while they are in cache.
   pm.addPass(createDeallocAfterLastUsePass());
+  if (parallel)
+    pm.addNestedPass<func::FuncOp>(createParallelizeTransposesPass());
   if (optimize) {
     // Strided copies (pads, column blocks) as vector loops, not memrefCopy.
     LowerStridedCopiesPassOptions copies;
