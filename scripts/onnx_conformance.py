@@ -198,14 +198,17 @@ def graph_io_types(case_dir):
 
 
 # Sequences and optionals (docs/importers/onnx.md, "Sequences and
-# optionals"): mlprog passes a sequence of tensors as one stacked tensor
-# [n, element dims], an optional output as its element (an empty optional
-# sequence as an empty sequence) and an optional input as its element
-# followed by a bool presence flag (an empty one as the placeholder of its
-# type: zeros, or an empty sequence). The test data holds SequenceProto and
-# OptionalProto messages; a sequence whose elements differ in shape, or an
-# empty optional whose placeholder's shape the type does not say, skips the
-# case as unsupported.
+# optionals"): mlprog passes a sequence of tensors whose element shape the
+# model declares static as one stacked tensor [n, element dims], any other
+# sequence as a ragged one: two arrays, the elements zero padded to the
+# largest extents [n, max extents...] and their int64 shapes [n, rank]; an
+# optional output as its element (an empty optional sequence as an empty
+# sequence) and an optional input as its element followed by a bool
+# presence flag (an empty one as the placeholder of its type: zeros, or an
+# empty sequence). The test data holds SequenceProto and OptionalProto
+# messages; a stacked sequence whose elements differ in shape, a ragged one
+# whose elements differ in rank, or an empty optional whose placeholder's
+# shape the type does not say, skips the case as unsupported.
 class Unsupported(Exception):
     pass
 
@@ -267,6 +270,47 @@ def stack_sequence(values, type_proto, what):
             for d in tensor.shape.dim]
     dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
     return np.zeros([0] + dims, dtype)
+
+
+def is_ragged(type_proto):
+    """Whether a sequence (or optional sequence) of `type_proto` crosses
+    the boundary ragged: its element shape is undeclared or not static."""
+    if not is_sequence(type_proto):
+        return False
+    tensor = element_tensor_type(type_proto)
+    return (tensor is None or not tensor.HasField("shape")
+            or any(not d.HasField("dim_value") for d in tensor.shape.dim))
+
+
+def pad_sequence(values, type_proto, what):
+    """The ragged form (data, shapes) of a list of arrays: the arrays zero
+    padded to the largest extents and stacked, and their shapes."""
+    tensor = element_tensor_type(type_proto)
+    if values:
+        rank = values[0].ndim
+        if any(v.ndim != rank for v in values):
+            raise Unsupported(f"unsupported sequence whose elements differ "
+                              f"in rank ({what})")
+        dtype = values[0].dtype
+    else:
+        if tensor is None or not tensor.HasField("shape"):
+            raise Unsupported(f"unsupported empty sequence of unknown "
+                              f"element rank ({what})")
+        rank = len(tensor.shape.dim)
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+    shapes = np.array([v.shape for v in values], np.int64).reshape(
+        len(values), rank)
+    extents = shapes.max(axis=0) if values else np.zeros(rank, np.int64)
+    data = np.zeros([len(values)] + list(extents), dtype)
+    for k, v in enumerate(values):
+        data[(k,) + tuple(slice(0, e) for e in v.shape)] = v
+    return data, shapes
+
+
+def unpad_sequence(data, shapes):
+    """The list of arrays of a ragged (data, shapes) pair."""
+    return [data[(k,) + tuple(slice(0, int(e)) for e in row)]
+            for k, row in enumerate(shapes)]
 
 
 def is_optional(type_proto):
@@ -382,24 +426,39 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
         t = type_of(input_types, i)
         value = read_value(path, t)
         present = value is not None
-        if is_optional(t) and not present:
-            value = optional_placeholder(t, f"input {i}")
-        value = to_boundary(value, t, f"input {i}")
         tensor = element_tensor_type(t)
-        save_npy(npy, value, tensor.elem_type if tensor else 0)
-        cmd += ["--input", npy]
+        if is_ragged(t):
+            data, shapes = pad_sequence(value or [], t, f"input {i}")
+            save_npy(npy, data, tensor.elem_type if tensor else 0)
+            shapes_npy = os.path.join(tmp, f"input_{i}_shapes.npy")
+            np.save(shapes_npy, shapes)
+            cmd += ["--input", npy, "--input", shapes_npy]
+        else:
+            if is_optional(t) and not present:
+                value = optional_placeholder(t, f"input {i}")
+            value = to_boundary(value, t, f"input {i}")
+            save_npy(npy, value, tensor.elem_type if tensor else 0)
+            cmd += ["--input", npy]
         if is_optional(t):
             flag = os.path.join(tmp, f"input_{i}_present.npy")
             np.save(flag, np.array(present))
             cmd += ["--input", flag]
     # Expected outputs mlprog cannot produce skip the case before it runs.
-    wanted = []
+    # Each expected output, and the index of mlprog's result that holds it
+    # (a ragged sequence output is two results: data, shapes).
+    wanted, result_index, r = [], [], 0
     for i, path in enumerate(outputs):
         t = type_of(output_types, i)
         value = read_value(path, t)
+        result_index.append(r)
+        if is_ragged(t):
+            wanted.append((value or [], "ragged"))
+            r += 2
+            continue
         wanted.append(
             (to_boundary(value, t, f"output {i}"), isinstance(value, list)
              or (value is None and is_sequence(t))))
+        r += 1
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True,
                               timeout=timeout)
@@ -408,11 +467,29 @@ def run_data_set(run, mlir, data_set, tmp, rtol, atol, timeout,
     if proc.returncode != 0:
         return "failed", "run: " + first_error(proc.stderr)
     for i, path in enumerate(outputs):
-        got_path = os.path.join(tmp, "out", f"output_{i}.npy")
+        got_path = os.path.join(tmp, "out", f"output_{result_index[i]}.npy")
         if not os.path.exists(got_path):
             return "failed", f"output {i} missing"
         got, got_bf16 = load_npy(got_path)
         want, sequence = wanted[i]
+        if sequence == "ragged":
+            shapes_path = os.path.join(tmp, "out",
+                                       f"output_{result_index[i] + 1}.npy")
+            if not os.path.exists(shapes_path):
+                return "failed", f"output {i}: shapes missing"
+            elements = unpad_sequence(got, load_npy(shapes_path)[0])
+            if len(elements) != len(want):
+                return "failed", (f"output {i}: a sequence of "
+                                  f"{len(elements)} elements, expected "
+                                  f"{len(want)}")
+            for k, (g, w) in enumerate(zip(elements, want)):
+                if got_bf16:
+                    g, w = bf16_bits_to_f32(g), bf16_bits_to_f32(
+                        to_bf16_bits(w))
+                problem = compare(g, w, rtol, atol)
+                if problem:
+                    return "failed", f"output {i} element {k}: {problem}"
+            continue
         if sequence and got.shape[:1] != want.shape[:1]:
             return "failed", (f"output {i}: a sequence of {got.shape[0]} "
                               f"elements, expected {want.shape[0]}")

@@ -408,13 +408,17 @@ static Value wrapAndClamp(OpBuilder &b, Location loc, OpFoldResult index,
 /// Elements [offset, offset + count) of `seq`.
 static Value sliceElements(OpBuilder &b, Location loc, Value seq,
                            OpFoldResult offset, OpFoldResult count) {
-  int64_t rank = cast<RankedTensorType>(seq.getType()).getRank();
+  auto t = cast<RankedTensorType>(seq.getType());
+  int64_t rank = t.getRank();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  // No elements: any offset in range (the verifier refuses offset n).
-  std::optional<int64_t> c = getConstantIntValue(count);
-  offsets[0] = c && *c == 0 ? b.getIndexAttr(0) : offset;
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, seq);
   sizes[0] = count;
+  // No elements: an empty tensor (the verifier refuses offset n, even 0 of
+  // an empty sequence).
+  std::optional<int64_t> c = getConstantIntValue(count);
+  if (c && *c == 0)
+    return createEmpty(b, loc, sizes, t.getElementType());
+  offsets[0] = offset;
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   return tensor::ExtractSliceOp::create(b, loc, seq, offsets, sizes, strides);
 }

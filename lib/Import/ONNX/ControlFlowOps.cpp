@@ -239,6 +239,35 @@ LogicalResult importIf(NodeContext &ctx) {
     }
     outputs[br][i] = *empty;
   }
+  // Outputs that are ragged sequences in either branch: both branches
+  // yield shapes tables (after the presence flags).
+  SmallVector<int> raggedOutputs;
+  SmallVector<Value> shapes[2];
+  for (int i = 0; i < numOutputs; ++i) {
+    if (!ctx.raggedShapes(outputs[0][i]) && !ctx.raggedShapes(outputs[1][i]))
+      continue;
+    raggedOutputs.push_back(i);
+    for (int br = 0; br < 2; ++br) {
+      Value s = ctx.raggedShapes(outputs[br][i]);
+      if (!s) {
+        OpBuilder::InsertionGuard guard(ctx.b);
+        ctx.b.setInsertionPointToEnd(blocks[br]);
+        FailureOr<RaggedSequence> r =
+            buildRaggedFromUniform(ctx.b, ctx.loc, outputs[br][i]);
+        if (failed(r)) {
+          probe.erase();
+          return failure();
+        }
+        s = r->shapes;
+      }
+      shapes[br].push_back(s);
+    }
+    if (shapes[0].back().getType() != shapes[1].back().getType()) {
+      probe.erase();
+      return emitError(ctx.loc) << "unsupported If output " << i
+                                << ": sequences whose elements differ in rank";
+    }
+  }
   SmallVector<Type> types = typesOf(outputs[0]);
   if (failed(joinInto(ctx, types, typesOf(outputs[1]), "If output"))) {
     probe.erase();
@@ -254,9 +283,12 @@ LogicalResult importIf(NodeContext &ctx) {
       yielded.push_back(f ? f
                           : arith::ConstantIntOp::create(ctx.b, ctx.loc,
                                                          ctx.b.getI1Type(), 1));
+    llvm::append_range(yielded, shapes[br]);
     scf::YieldOp::create(ctx.b, ctx.loc, yielded);
   }
   types.append(optionalOutputs.size(), ctx.b.getI1Type());
+  for (Value s : shapes[0])
+    types.push_back(s.getType());
   auto ifOp = scf::IfOp::create(ctx.b, ctx.loc, types, *cond,
                                 /*addThenBlock=*/false,
                                 /*addElseBlock=*/false);
@@ -271,6 +303,10 @@ LogicalResult importIf(NodeContext &ctx) {
   }
   for (auto [j, i] : llvm::enumerate(optionalOutputs))
     ctx.setOutputPresence(i, ifOp.getResult(numOutputs + j));
+  for (auto [j, i] : llvm::enumerate(raggedOutputs))
+    ctx.setRaggedShapes(
+        ifOp.getResult(i),
+        ifOp.getResult(numOutputs + optionalOutputs.size() + j));
   return success();
 }
 
@@ -374,6 +410,9 @@ LogicalResult importLoop(NodeContext &ctx) {
   int numScan = body.output_size() - 1 - numCarried;
   SmallVector<Value> inits;
   SmallVector<bool> untyped;
+  // The shapes tables of ragged carried sequences (null for other values),
+  // carried after the scan outputs.
+  SmallVector<Value> initShapes;
   for (int i = 0; i < numCarried; ++i) {
     FailureOr<Value> v = ctx.input(i + 2);
     if (failed(v))
@@ -382,6 +421,7 @@ LogicalResult importLoop(NodeContext &ctx) {
       return emitError(loc) << "unsupported optional Loop-carried value " << i;
     inits.push_back(*v);
     untyped.push_back(ctx.isUntypedSequence(*v));
+    initShapes.push_back(ctx.raggedShapes(*v));
   }
 
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
@@ -417,6 +457,13 @@ LogicalResult importLoop(NodeContext &ctx) {
         if (failed(acc))
           return failure();
         whileInits.push_back(*acc);
+      }
+    // Where each ragged carried value's shapes table is carried.
+    SmallVector<int> shapesArg(numCarried, -1);
+    for (int i = 0; i < numCarried; ++i)
+      if (initShapes[i]) {
+        shapesArg[i] = whileInits.size();
+        whileInits.push_back(initShapes[i]);
       }
     SmallVector<Type> types = typesOf(whileInits);
     SmallVector<Location> locs(types.size(), loc);
@@ -456,6 +503,9 @@ LogicalResult importLoop(NodeContext &ctx) {
         bodyInputs.push_back(after->getArgument(i + 2));
         if (untyped[i])
           ctx.markUntypedSequence(after->getArgument(i + 2));
+        if (shapesArg[i] >= 0)
+          ctx.setRaggedShapes(after->getArgument(i + 2),
+                              after->getArgument(shapesArg[i]));
       }
       FailureOr<SmallVector<Value>> outputs =
           importSubgraph(ctx, body, bodyInputs);
@@ -464,9 +514,33 @@ LogicalResult importLoop(NodeContext &ctx) {
       ArrayRef<Value> out = *outputs;
       ValueRange carriedOut(out.slice(1, numCarried));
       ValueRange scanOut(out.slice(1 + numCarried, numScan));
+      // A sequence the body makes ragged is carried ragged from the start.
+      bool retyped = false;
+      for (int i = 0; i < numCarried; ++i) {
+        Value bodyShapes = ctx.raggedShapes(carriedOut[i]);
+        if (initShapes[i] || !bodyShapes)
+          continue;
+        OpBuilder before(whileOp);
+        RaggedSequence init;
+        if (untyped[i]) {
+          auto data = cast<RankedTensorType>(carriedOut[i].getType());
+          init = buildRaggedEmpty(before, loc, data.getElementType(),
+                                  data.getRank() - 1);
+        } else {
+          FailureOr<RaggedSequence> r =
+              buildRaggedFromUniform(before, loc, inits[i]);
+          if (failed(r))
+            return failure();
+          init = *r;
+        }
+        inits[i] = init.data;
+        initShapes[i] = init.shapes;
+        carriedTypes[i] = init.data.getType();
+        untyped[i] = false;
+        retyped = true;
+      }
       // An empty sequence of unknown element type starts as an empty
       // sequence of the elements the body inserts.
-      bool retyped = false;
       for (int i = 0; i < numCarried; ++i) {
         if (!untyped[i] || ctx.isUntypedSequence(carriedOut[i]))
           continue;
@@ -509,6 +583,25 @@ LogicalResult importLoop(NodeContext &ctx) {
           arith::AddIOp::create(b, loc, iteration, one), *nextCond};
       for (auto [v, t] : llvm::zip(carriedOut, carriedTypes))
         yielded.push_back(castTo(b, loc, v, t));
+      SmallVector<Value> yieldedShapes;
+      for (int i = 0; i < numCarried; ++i) {
+        if (shapesArg[i] < 0)
+          continue;
+        Value shapes = ctx.raggedShapes(carriedOut[i]);
+        if (!shapes) {
+          FailureOr<RaggedSequence> r =
+              buildRaggedFromUniform(b, loc, carriedOut[i]);
+          if (failed(r))
+            return failure();
+          shapes = r->shapes;
+        }
+        Type t = types[shapesArg[i]];
+        if (shapes.getType() != t)
+          return emitError(loc) << "unsupported Loop-carried sequence " << i
+                                << " whose elements differ in rank (" << t
+                                << " and " << shapes.getType() << ")";
+        yieldedShapes.push_back(shapes);
+      }
       Value position =
           arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
       for (auto [k, element] : llvm::enumerate(scanOut)) {
@@ -524,6 +617,7 @@ LogicalResult importLoop(NodeContext &ctx) {
           return failure();
         yielded.push_back(castTo(b, loc, *grown, acc.getType()));
       }
+      llvm::append_range(yielded, yieldedShapes);
       scf::YieldOp::create(b, loc, yielded);
       return true;
     };
@@ -539,6 +633,9 @@ LogicalResult importLoop(NodeContext &ctx) {
         return failure();
       if (untyped[i])
         ctx.markUntypedSequence(whileOp.getResult(2 + i));
+      if (shapesArg[i] >= 0)
+        ctx.setRaggedShapes(whileOp.getResult(2 + i),
+                            whileOp.getResult(shapesArg[i]));
     }
     // The condition may stop the loop early: keep the slices written.
     Value done = arith::IndexCastOp::create(b, loc, b.getIndexType(),

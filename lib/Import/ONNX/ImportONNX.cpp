@@ -23,6 +23,7 @@
 
 #include "mlprog/Import/Common/Creation.h"
 #include "mlprog/Import/Common/ProgramBuilder.h"
+#include "mlprog/Import/Common/Sequence.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -120,6 +121,8 @@ private:
   /// Graph inputs of optional type (each passed as its element and a
   /// presence flag), and how each (unbound) graph output is returned.
   llvm::StringSet<> optionalInputs;
+  /// Graph inputs that are ragged sequences (passed as data and shapes).
+  llvm::StringSet<> raggedInputs;
   SmallVector<BoundaryType> outputTypes;
 };
 
@@ -450,8 +453,22 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
         locFor(info.name()), info.name(), *declared, /*isOutput=*/false);
     if (failed(type))
       return failure();
-    inputs.push_back(type->type);
+    // A sequence of undeclared or run-time element extents is ragged: its
+    // padded data, then its shapes table.
+    bool ragged = type->sequence && (type->ragged || inferred);
+    RankedTensorType data = type->type;
+    if (ragged && inferred) {
+      SmallVector<int64_t> shape(data.getRank(), ShapedType::kDynamic);
+      data = RankedTensorType::get(shape, data.getElementType());
+    }
+    inputs.push_back(data);
     unsignedInputs.push_back(isUnsignedDataType(type->dataType));
+    if (ragged) {
+      raggedInputs.insert(info.name());
+      inputs.push_back(RankedTensorType::get(
+          {ShapedType::kDynamic, data.getRank() - 1}, builder.getI64Type()));
+      unsignedInputs.push_back(false);
+    }
     // An optional input is its element followed by its presence flag.
     if (type->optional) {
       optionalInputs.insert(info.name());
@@ -471,6 +488,11 @@ FailureOr<FunctionType> ModelImporter::getSignature() {
     results.push_back(type->type ? Type(type->type) : builder.getNoneType());
     unsignedOutputs.push_back(isUnsignedDataType(type->dataType));
     outputTypes.push_back(*type);
+    // A ragged sequence output also returns its shapes table.
+    if (type->sequence && type->ragged) {
+      results.push_back(builder.getNoneType());
+      unsignedOutputs.push_back(false);
+    }
   }
   return builder.getFunctionType(inputs, results);
 }
@@ -713,6 +735,7 @@ static Value sequenceIfPresent(OpBuilder &b, Location loc, Value seq,
 LogicalResult ModelImporter::importOutputs(FuncOp func) {
   SmallVector<Value> results;
   TypeRange resultTypes = func.getFunctionType().getResults();
+  unsigned outputIndex = 0;
   for (const onnx::ValueInfoProto &info : graph.output()) {
     Location loc = locFor(info.name());
     Value value = state.lookup(info.name(), loc);
@@ -721,8 +744,28 @@ LogicalResult ModelImporter::importOutputs(FuncOp func) {
                             << "' is not produced by any node";
     if (stateOutputs.count(info.name()))
       continue;
-    const BoundaryType &boundary = outputTypes[results.size()];
+    const BoundaryType &boundary = outputTypes[outputIndex++];
     Value present = state.presence(info.name());
+    Value shapes = boundary.sequence ? state.raggedShapes(value) : Value();
+    Value shapesResult;
+    if (boundary.sequence && boundary.ragged) {
+      if (!shapes) {
+        FailureOr<RaggedSequence> ragged =
+            buildRaggedFromUniform(builder, loc, value);
+        if (failed(ragged))
+          return failure();
+        shapes = ragged->shapes;
+      }
+      shapesResult = shapes;
+      if (boundary.optional && present)
+        shapesResult = sequenceIfPresent(builder, loc, shapes, present);
+    } else if (shapes) {
+      // Declared with a static element shape: every element has it.
+      value = buildUniformFromRagged(
+          builder, loc, RaggedSequence{value, shapes},
+          RankedTensorType::get(boundary.type.getShape().drop_front(),
+                                boundary.type.getElementType()));
+    }
     if (boundary.optional && boundary.sequence && present)
       value = sequenceIfPresent(builder, loc, value, present);
     Type expected = resultTypes[results.size()];
@@ -738,6 +781,16 @@ LogicalResult ModelImporter::importOutputs(FuncOp func) {
       value = tensor::CastOp::create(builder, loc, expected, value);
     }
     results.push_back(value);
+    if (shapesResult) {
+      int64_t rank =
+          cast<RankedTensorType>(shapesResult.getType()).getDimSize(1);
+      Type t = RankedTensorType::get({ShapedType::kDynamic, rank},
+                                     builder.getI64Type());
+      results.push_back(
+          shapesResult.getType() == t
+              ? shapesResult
+              : tensor::CastOp::create(builder, loc, t, shapesResult));
+    }
   }
   // The new state is written after everything else (in binding order).
   for (const StateBinding &binding : stateBindings) {
@@ -797,6 +850,10 @@ OwningOpRef<ModuleOp> ModelImporter::run() {
                                FlatSymbolRefAttr::get(ctx, binding->symbol)));
     else
       state.define(info.name(), entry->getArgument(argIndex++));
+    if (raggedInputs.contains(info.name())) {
+      Value data = entry->getArgument(argIndex - 1);
+      state.setRaggedShapes(data, entry->getArgument(argIndex++));
+    }
     if (optionalInputs.contains(info.name()))
       state.setPresence(
           info.name(), tensor::ExtractOp::create(builder, locFor(info.name()),

@@ -720,13 +720,29 @@ LogicalResult mlprog::onnx_import::loadModel(
     return emitError(fileLoc) << "ONNX model check failed: " << e.what();
   }
   upgradeOpset(fileLoc, model);
+  // A sequence output is passed stacked or ragged as the model declares its
+  // element shape (TensorConversion.h, BoundaryType), so inference must not
+  // change that declaration.
+  SmallVector<std::pair<int, onnx::TypeProto>> sequenceOutputs;
+  for (int i = 0; i < model.graph().output_size(); ++i) {
+    const onnx::TypeProto &t = model.graph().output(i).type();
+    if (t.has_sequence_type() ||
+        (t.has_optional_type() &&
+         t.optional_type().elem_type().has_sequence_type()))
+      sequenceOutputs.push_back({i, t});
+  }
+  auto keepSequenceOutputs = [&] {
+    for (auto &[i, t] : sequenceOutputs)
+      *model.mutable_graph()->mutable_output(i)->mutable_type() = t;
+    return success();
+  };
   if (newer) {
     // Nodes hidden from libonnx leave their outputs uninferred, which strict
     // inference reports as errors; the builders compute those types.
     onnx::ModelProto view = makeLibONNXView(model);
     inferLeniently(view);
     model = restoreFromView(model, std::move(view));
-    return success();
+    return keepSequenceOutputs();
   }
   // Inference only refines the types the builders compute anyway, so a
   // model it rejects (e.g. ONNX 1.12 refusing int64 `Constant`s in old
@@ -745,5 +761,5 @@ LogicalResult mlprog::onnx_import::loadModel(
                             "compute";
     inferLeniently(model);
   }
-  return success();
+  return keepSequenceOutputs();
 }

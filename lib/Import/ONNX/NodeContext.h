@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -117,6 +118,19 @@ public:
   }
   void markUntypedSequence(mlir::Value v) { untypedSequences.insert(v); }
 
+  /// Ragged sequences (mlprog/Import/Common/Sequence.h, docs/importers/
+  /// onnx.md "Sequences and optionals"): a sequence whose elements may
+  /// differ in shape is its padded data tensor, the value bound to its name,
+  /// plus an i64 shapes table recorded here against that data value (so it
+  /// follows the value through Identity, OptionalGetElement and subgraph
+  /// reads). Null for uniform sequences and other values.
+  mlir::Value raggedShapes(mlir::Value data) const {
+    return raggedShapesOf.lookup(data);
+  }
+  void setRaggedShapes(mlir::Value data, mlir::Value shapes) {
+    raggedShapesOf[data] = shapes;
+  }
+
 private:
   mlir::OpBuilder &builder;
   mlir::Block *entryBlock = nullptr;
@@ -129,6 +143,7 @@ private:
   llvm::StringMap<mlir::Value> presenceFlags;
   llvm::StringMap<llvm::SmallVector<int64_t>> knownShapeElements;
   llvm::DenseSet<mlir::Value> untypedSequences;
+  llvm::DenseMap<mlir::Value, mlir::Value> raggedShapesOf;
 };
 
 /// Records GraphState::knownElements for the outputs of `node` that are
@@ -254,6 +269,14 @@ public:
     return graph.isUntypedSequence(v);
   }
   void markUntypedSequence(mlir::Value v) { graph.markUntypedSequence(v); }
+  /// See GraphState::raggedShapes: the shapes table of the ragged sequence
+  /// whose data is `data`, or null.
+  mlir::Value raggedShapes(mlir::Value data) const {
+    return graph.raggedShapes(data);
+  }
+  void setRaggedShapes(mlir::Value data, mlir::Value shapes) {
+    graph.setRaggedShapes(data, shapes);
+  }
 
 private:
   GraphState &graph;

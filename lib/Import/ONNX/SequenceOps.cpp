@@ -1,8 +1,10 @@
 //===- SequenceOps.cpp - ONNX sequences and optionals ---------------------===//
 //
 // Handlers for the Sequence* ops, ConcatFromSequence, SplitToSequence and
-// the Optional ops. A sequence is one tensor [n, element dims]
-// (mlprog/Import/Common/Sequence.h); an optional is its element's value plus
+// the Optional ops. A sequence is one tensor [n, element dims] while its
+// elements provably share one shape, else a ragged sequence: padded data
+// plus a shapes table recorded against it (mlprog/Import/Common/Sequence.h,
+// GraphState::raggedShapes); an optional is its element's value plus
 // an i1 presence flag kept by the graph state (NodeContext.h). SequenceMap
 // has no handler: its ONNX function body (a Loop over SequenceAt and
 // SequenceInsert) is expanded instead.
@@ -69,6 +71,31 @@ FailureOr<OpFoldResult> positionInput(NodeContext &ctx, unsigned i) {
   return OpFoldResult(*v);
 }
 
+/// The ragged form of sequence `seq`: its recorded shapes table, or one
+/// made from its uniform extents.
+FailureOr<RaggedSequence> asRagged(NodeContext &ctx, Value seq) {
+  if (Value shapes = ctx.raggedShapes(seq))
+    return RaggedSequence{seq, shapes};
+  return buildRaggedFromUniform(ctx.b, ctx.loc, seq);
+}
+
+/// Binds output `i` to the ragged sequence `seq`.
+LogicalResult setRaggedResult(NodeContext &ctx, unsigned i,
+                              FailureOr<RaggedSequence> seq) {
+  if (failed(seq))
+    return failure();
+  ctx.setRaggedShapes(seq->data, seq->shapes);
+  return ctx.setResult(i, seq->data);
+}
+
+/// Whether a sequence of element type `held` that takes an element of
+/// type `added` stays uniform: only when both are the same static shape
+/// (run-time extents may differ at run time).
+bool staysUniform(Type held, Type added) {
+  auto t = dyn_cast<RankedTensorType>(held);
+  return t && t == added && t.hasStaticShape();
+}
+
 /// SequenceEmpty-11: an empty sequence of `dtype` (default float) elements.
 /// The element shape is taken from the first element inserted.
 LogicalResult importSequenceEmpty(NodeContext &ctx) {
@@ -84,12 +111,18 @@ LogicalResult importSequenceEmpty(NodeContext &ctx) {
   return ctx.setResult(0, *seq);
 }
 
-/// SequenceConstruct-11: the sequence of the inputs (same shape).
+/// SequenceConstruct-11: the sequence of the inputs, uniform when they
+/// share one static shape, else ragged.
 LogicalResult importSequenceConstruct(NodeContext &ctx) {
   FailureOr<SmallVector<Value>> elements = allInputs(ctx);
   if (failed(elements))
     return failure();
-  return ctx.setResult(0, buildSequenceConstruct(ctx.b, ctx.loc, *elements));
+  if (llvm::all_of(*elements, [&](Value e) {
+        return staysUniform(elements->front().getType(), e.getType());
+      }))
+    return ctx.setResult(0, buildSequenceConstruct(ctx.b, ctx.loc, *elements));
+  return setRaggedResult(ctx, 0,
+                         buildRaggedConstruct(ctx.b, ctx.loc, *elements));
 }
 
 /// SequenceAt-11: element `position` (negative from the end).
@@ -102,21 +135,54 @@ LogicalResult importSequenceAt(NodeContext &ctx) {
   FailureOr<OpFoldResult> pos = positionInput(ctx, 1);
   if (failed(pos))
     return failure();
+  if (Value shapes = ctx.raggedShapes(*seq))
+    return ctx.setResult(
+        0, buildRaggedAt(ctx.b, ctx.loc, RaggedSequence{*seq, shapes}, *pos));
   return ctx.setResult(0, buildSequenceAt(ctx.b, ctx.loc, *seq, *pos));
 }
 
 /// SequenceInsert-11: `tensor` inserted before `position` (default: at the
-/// end).
+/// end). The result is ragged when the sequence is, or when the tensor's
+/// shape is not the sequence's static element shape (an empty sequence of
+/// unknown element type takes a static tensor's shape).
 LogicalResult importSequenceInsert(NodeContext &ctx) {
   FailureOr<Value> element = ctx.input(1);
   if (failed(element))
     return failure();
-  FailureOr<Value> seq = sequenceInput(ctx, 0, *element);
+  FailureOr<Value> seq = ctx.input(0);
   FailureOr<OpFoldResult> pos = positionInput(ctx, 2);
   if (failed(seq) || failed(pos))
     return failure();
-  return ctx.setResult(
-      0, buildSequenceInsert(ctx.b, ctx.loc, *seq, *element, *pos));
+  auto et = dyn_cast<RankedTensorType>(element->getType());
+  if (!et)
+    return emitError(ctx.loc) << "SequenceInsert of a non-tensor";
+  bool untyped = ctx.isUntypedSequence(*seq);
+  if (!ctx.raggedShapes(*seq)) {
+    if (untyped && et.hasStaticShape()) {
+      FailureOr<Value> typed = sequenceInput(ctx, 0, *element);
+      if (failed(typed))
+        return failure();
+      return ctx.setResult(
+          0, buildSequenceInsert(ctx.b, ctx.loc, *typed, *element, *pos));
+    }
+    auto st = dyn_cast<RankedTensorType>(seq->getType());
+    if (!untyped && st && st.getRank() >= 1 &&
+        staysUniform(RankedTensorType::get(st.getShape().drop_front(),
+                                           st.getElementType()),
+                     et))
+      return ctx.setResult(
+          0, buildSequenceInsert(ctx.b, ctx.loc, *seq, *element, *pos));
+  }
+  FailureOr<RaggedSequence> ragged =
+      untyped ? FailureOr<RaggedSequence>(buildRaggedEmpty(
+                    ctx.b, ctx.loc,
+                    cast<RankedTensorType>(seq->getType()).getElementType(),
+                    et.getRank()))
+              : asRagged(ctx, *seq);
+  if (failed(ragged))
+    return failure();
+  return setRaggedResult(
+      ctx, 0, buildRaggedInsert(ctx.b, ctx.loc, *ragged, *element, *pos));
 }
 
 /// SequenceErase-11: the sequence without element `position` (default: the
@@ -126,6 +192,10 @@ LogicalResult importSequenceErase(NodeContext &ctx) {
   FailureOr<OpFoldResult> pos = positionInput(ctx, 1);
   if (failed(seq) || failed(pos))
     return failure();
+  if (Value shapes = ctx.raggedShapes(*seq))
+    return setRaggedResult(
+        ctx, 0,
+        buildRaggedErase(ctx.b, ctx.loc, RaggedSequence{*seq, shapes}, *pos));
   return ctx.setResult(0, buildSequenceErase(ctx.b, ctx.loc, *seq, *pos));
 }
 
@@ -147,46 +217,63 @@ LogicalResult importConcatFromSequence(NodeContext &ctx) {
   FailureOr<Value> seq = sequenceInput(ctx, 0);
   if (failed(seq))
     return failure();
+  int64_t axis = ctx.getInt("axis", 0);
+  bool newAxis = ctx.getInt("new_axis", 0) != 0;
+  if (Value shapes = ctx.raggedShapes(*seq))
+    return ctx.setResult(
+        0, buildRaggedConcatFromSequence(
+               ctx.b, ctx.loc, RaggedSequence{*seq, shapes}, axis, newAxis));
   return ctx.setResult(
-      0, buildConcatFromSequence(ctx.b, ctx.loc, *seq, ctx.getInt("axis", 0),
-                                 ctx.getInt("new_axis", 0) != 0));
+      0, buildConcatFromSequence(ctx.b, ctx.loc, *seq, axis, newAxis));
 }
 
 /// SplitToSequence-11: `input` split along `axis` (default 0) into pieces
-/// of the scalar `split`, or of the 1-D `split`'s lengths (which must all
-/// be equal: a sequence holds elements of one shape), or into unit pieces
-/// whose axis is dropped unless `keepdims` (default 1).
+/// of the scalar `split`, or of the 1-D `split`'s lengths, or into unit
+/// pieces whose axis is dropped unless `keepdims` (default 1). The pieces
+/// are a uniform sequence when a constant split makes them one shape, else
+/// a ragged one (unequal or run-time lengths, a remainder piece).
 LogicalResult importSplitToSequence(NodeContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
   int64_t axis = ctx.getInt("axis", 0);
-  std::optional<int64_t> chunk;
-  if (ctx.hasInput(1)) {
-    std::optional<SmallVector<int64_t>> split = constantInts(ctx, 1);
-    if (!split)
-      return emitError(ctx.loc) << "unsupported SplitToSequence with a "
-                                   "run-time split (its pieces may differ in "
-                                   "shape)";
+  bool keepDims = ctx.getInt("keepdims", 1) != 0;
+  if (!ctx.hasInput(1))
+    return ctx.setResult(0, buildSplitToSequence(ctx.b, ctx.loc, *x, axis,
+                                                 std::nullopt, keepDims));
+  auto xt = cast<RankedTensorType>(x->getType());
+  FailureOr<int64_t> a = normalizeAxis(ctx, axis, xt.getRank());
+  if (failed(a))
+    return failure();
+  int64_t d = xt.getDimSize(*a);
+  if (std::optional<SmallVector<int64_t>> split = constantInts(ctx, 1)) {
     if (split->empty())
       return emitError(ctx.loc) << "SplitToSequence split is empty";
-    if (llvm::any_of(*split, [&](int64_t s) { return s != split->front(); }))
-      return emitError(ctx.loc) << "unsupported sequence whose elements "
-                                   "differ in shape (split lengths differ)";
-    chunk = split->front();
-    auto xt = cast<RankedTensorType>(x->getType());
-    FailureOr<int64_t> a = normalizeAxis(ctx, axis, xt.getRank());
-    if (failed(a))
-      return failure();
-    int64_t d = xt.getDimSize(*a);
-    if (rankOf(ctx.optionalInput(1)) == 1 && !ShapedType::isDynamic(d) &&
-        int64_t(split->size()) * *chunk != d)
+    int64_t chunk = split->front();
+    bool scalar = rankOf(ctx.optionalInput(1)) == 0;
+    if (scalar && chunk <= 0)
       return emitError(ctx.loc)
-             << "SplitToSequence split lengths sum to "
-             << int64_t(split->size()) * *chunk << ", not the extent " << d;
+             << "split length " << chunk << " must be positive";
+    int64_t sum = 0;
+    for (int64_t s : *split) {
+      if (s < 0)
+        return emitError(ctx.loc) << "negative SplitToSequence split " << s;
+      sum += s;
+    }
+    if (!scalar && !ShapedType::isDynamic(d) && sum != d)
+      return emitError(ctx.loc) << "SplitToSequence split lengths sum to "
+                                << sum << ", not the extent " << d;
+    bool equal = llvm::all_of(*split, [&](int64_t s) { return s == chunk; }) &&
+                 (chunk == 1 || (!ShapedType::isDynamic(d) && d % chunk == 0));
+    if (equal)
+      return ctx.setResult(
+          0, buildSplitToSequence(ctx.b, ctx.loc, *x, axis, chunk, keepDims));
   }
-  return ctx.setResult(0, buildSplitToSequence(ctx.b, ctx.loc, *x, axis, chunk,
-                                               ctx.getInt("keepdims", 1) != 0));
+  FailureOr<Value> split = ctx.input(1);
+  if (failed(split))
+    return failure();
+  return setRaggedResult(
+      ctx, 0, buildRaggedSplitToSequence(ctx.b, ctx.loc, *x, axis, *split));
 }
 
 /// Optional-15: an optional holding the input, or an empty one of the

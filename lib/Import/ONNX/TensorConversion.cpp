@@ -163,6 +163,12 @@ FailureOr<BoundaryType> convertBoundaryType(Location loc, StringRef name,
       return emitError(loc) << "unsupported sequence of " << valueKind(*t)
                             << " values for '" << name << "'";
     result.dataType = t->tensor_type().elem_type();
+    result.ragged =
+        !t->tensor_type().has_shape() ||
+        llvm::any_of(t->tensor_type().shape().dim(),
+                     [](const onnx::TensorShapeProto::Dimension &d) {
+                       return !d.has_dim_value();
+                     });
     if (!t->tensor_type().has_shape()) {
       if (isOutput)
         return result;

@@ -56,16 +56,22 @@ convertTensorType(mlir::Location loc, llvm::StringRef name,
 
 /// How a graph input or output is passed to and from `@main`
 /// (docs/importers/onnx.md, "Sequences and optionals"): a tensor as itself,
-/// a sequence of tensors as one stacked tensor [n, element dims] (n
-/// dynamic), an optional as its element.
+/// a sequence of tensors whose element shape is declared static as one
+/// stacked tensor [n, element dims] (n dynamic), any other sequence as a
+/// ragged one (its padded data [n, element dims], then its i64 shapes
+/// table [n, rank]), an optional as its element.
 struct BoundaryType {
   /// Null for a sequence output whose element rank the model does not
-  /// declare: the imported value's type is used.
+  /// declare: the imported value's type is used. For a ragged sequence, the
+  /// type of its data.
   mlir::RankedTensorType type;
   /// The ONNX TensorProto::DataType of the (element) tensors.
   int32_t dataType = 0;
   bool sequence = false;
   bool optional = false;
+  /// A sequence passed as data and shapes (its element shape is not
+  /// declared, or not static).
+  bool ragged = false;
 };
 
 /// The BoundaryType of graph input (or, when `isOutput`, output) `name` of

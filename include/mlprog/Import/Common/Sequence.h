@@ -162,6 +162,111 @@ mlir::FailureOr<mlir::Value>
 buildSplitToSequence(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      int64_t axis, std::optional<int64_t> chunk, bool keepDims);
 
+//===--- Ragged sequences -------------------------------------------------===//
+//
+// A sequence whose elements may differ in shape (one rank r and one element
+// type) is held as TWO tensors: `data` [n, M0..Mr-1], element k zero padded
+// to the largest extents M in its leading corner (an extent every element
+// shares keeps its static value in the type), and `shapes`
+// tensor<n x r x i64>, element k's extents in row k. Both are ordinary
+// tensors, so a ragged sequence is carried through scf.while/scf.if as two
+// values; every builder applies the same positions to both, so row k of
+// `shapes` always describes element k of `data`. Importers choose this form
+// only where the uniform one above cannot be proved right (elements of
+// differing or run-time extents).
+
+/// A sequence of elements that may differ in shape: see above.
+struct RaggedSequence {
+  /// [n, M...]: the elements, zero padded to the largest extents.
+  mlir::Value data;
+  /// tensor<n x r x i64>: each element's extents.
+  mlir::Value shapes;
+};
+
+/// The i64 tensor [r] of the extents of `element` (rank r).
+mlir::Value buildShapeRow(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value element);
+
+/// The ragged form of the uniform sequence `seq` [n, D...]: `seq` itself and
+/// n copies of the row D.
+/// Errors: a non-sequence `seq` (rank 0).
+mlir::FailureOr<RaggedSequence>
+buildRaggedFromUniform(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq);
+
+/// An empty ragged sequence of elements of rank `rank` and element type
+/// `elementType` (data [0, 0...] with dynamic extents, shapes [0, rank]).
+RaggedSequence buildRaggedEmpty(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Type elementType, int64_t rank);
+
+/// The uniform sequence [n, element dims] of `seq`, whose elements the
+/// caller knows to share one shape: `seq.data` cut to the extents of
+/// `element` (static where `element` says, else the padded extents).
+/// Spec: the stacked form of a sequence output declared with a static
+/// element shape (docs/importers/onnx.md, "Sequences and optionals").
+mlir::Value buildUniformFromRagged(mlir::OpBuilder &b, mlir::Location loc,
+                                   const RaggedSequence &seq,
+                                   mlir::RankedTensorType element);
+
+/// Element `index` of `seq`, cut from its padding to its own extents
+/// (dynamic in the result type where the elements may differ). Index rules
+/// and errors as buildSequenceAt.
+/// Spec: ONNX SequenceAt-11.
+mlir::FailureOr<mlir::Value> buildRaggedAt(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           const RaggedSequence &seq,
+                                           mlir::OpFoldResult index);
+
+/// `seq` with `element` inserted before `position` (null appends), the data
+/// re-padded to the larger of its extents and the element's. Position rules
+/// as buildSequenceInsert.
+/// Errors: element type mismatch; "unsupported sequence whose elements
+/// differ in rank"; a static position out of range.
+/// Spec: ONNX SequenceInsert-11.
+mlir::FailureOr<RaggedSequence> buildRaggedInsert(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  const RaggedSequence &seq,
+                                                  mlir::Value element,
+                                                  mlir::OpFoldResult position);
+
+/// `seq` without element `position` (null removes the last); position rules
+/// and errors as buildSequenceErase.
+/// Spec: ONNX SequenceErase-11.
+mlir::FailureOr<RaggedSequence> buildRaggedErase(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 const RaggedSequence &seq,
+                                                 mlir::OpFoldResult position);
+
+/// The ragged sequence of `elements` (at least one; one rank and element
+/// type; any extents).
+/// Errors: no elements; differing element types; "unsupported sequence
+/// whose elements differ in rank".
+/// Spec: ONNX SequenceConstruct-11.
+mlir::FailureOr<RaggedSequence> buildRaggedConstruct(mlir::OpBuilder &b,
+                                                     mlir::Location loc,
+                                                     mlir::ValueRange elements);
+
+/// The elements of `seq` joined into one tensor: with `newAxis`, stacked
+/// along a new dim `axis` (the elements must share the extents of element
+/// 0, as the spec requires); otherwise concatenated along `axis` (extents
+/// there summed; the other extents are element 0's). Axis rules and errors
+/// as buildConcatFromSequence.
+/// Spec: ONNX ConcatFromSequence-11.
+mlir::FailureOr<mlir::Value>
+buildRaggedConcatFromSequence(mlir::OpBuilder &b, mlir::Location loc,
+                              const RaggedSequence &seq, int64_t axis,
+                              bool newAxis);
+
+/// `x` split along `axis` (in [-rank, rank), rank >= 1) by `split`, a
+/// signless integer tensor known only at run time (or constant): 1-D, the
+/// length of each piece (lengths past the extent are cut short, negative
+/// ones are 0); 0-D, one length for every piece but the last, which takes
+/// the remainder (ceil(D / split) pieces; a split below 1 counts as 1).
+/// Errors: an axis out of range; a `split` of rank above 1 or not integer.
+/// Spec: ONNX SplitToSequence-11 (split given).
+mlir::FailureOr<RaggedSequence>
+buildRaggedSplitToSequence(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x, int64_t axis, mlir::Value split);
+
 } // namespace mlprog
 
 #endif // MLPROG_IMPORT_COMMON_SEQUENCE_H

@@ -5,8 +5,11 @@ usage: make_sequence_models.py NAME OUT_DIR
 
 Writes OUT_DIR/model.onnx, OUT_DIR/input_<i>.npy and OUT_DIR/reference_<i>.npy
 like make_graph_models.py. A sequence at the graph boundary is one stacked
-tensor [n, element dims], an optional its element (an empty optional
-sequence an empty one): docs/importers/onnx.md, "Sequences and optionals".
+tensor [n, element dims] when its element shape is declared static, else
+two arrays, the elements zero padded to the largest extents and their int64
+shapes [n, rank] (see `padded`); an optional is its element (an empty
+optional sequence an empty one): docs/importers/onnx.md, "Sequences and
+optionals".
 NAME: see MODELS below.
 """
 import os
@@ -28,6 +31,18 @@ def vi(name, dtype, shape):
 
 def seq_vi(name, dtype, shape):
     return helper.make_tensor_sequence_value_info(name, dtype, shape)
+
+
+def padded(elements, dtype=np.float32, rank=None):
+    """The boundary form of a ragged sequence: [data, shapes]."""
+    rank = elements[0].ndim if elements else rank
+    shapes = np.array([e.shape for e in elements], np.int64).reshape(
+        len(elements), rank)
+    extents = shapes.max(axis=0) if elements else [0] * rank
+    data = np.zeros([len(elements)] + list(extents), dtype)
+    for k, e in enumerate(elements):
+        data[(k,) + tuple(slice(0, d) for d in e.shape)] = e
+    return [data, shapes]
 
 
 def model(nodes, inputs, outputs, opset=16):
@@ -135,10 +150,85 @@ def optional_if(cond):
 
 
 def ragged():
+    # Elements of differing shapes: SequenceConstruct pads [2, 3] and [1, 3]
+    # into data [2, 2, 3] plus shapes; insert [3, 3] at a run-time position,
+    # read one back at a run-time position, erase one, concatenate.
     nodes = [helper.make_node("SequenceConstruct", ["x", "y"], ["s"]),
-             helper.make_node("ConcatFromSequence", ["s"], ["c"], axis=0)]
-    return model(nodes, [vi("x", F, [2, 3]), vi("y", F, [1, 3])],
-                 [vi("c", F, [3, 3])]), [], []
+             helper.make_node("SequenceInsert", ["s", "z", "pos"], ["s2"]),
+             helper.make_node("SequenceAt", ["s2", "at"], ["e"]),
+             helper.make_node("SequenceErase", ["s2", "at"], ["s3"]),
+             helper.make_node("ConcatFromSequence", ["s3"], ["c"], axis=0),
+             helper.make_node("SequenceLength", ["s3"], ["n"]),
+             helper.make_node("ConcatFromSequence", ["s"], ["c0"], axis=0)]
+    m = model(nodes, [vi("x", F, [2, 3]), vi("y", F, [1, 3]),
+                      vi("z", F, [3, 3]), vi("pos", I64, []),
+                      vi("at", I64, [])],
+              [vi("e", F, [None, 3]), vi("c", F, [None, 3]),
+               vi("n", I64, []), vi("c0", F, [3, 3])])
+    x, y, z = (rng.standard_normal(s).astype(np.float32)
+               for s in [(2, 3), (1, 3), (3, 3)])
+    s2 = [x, z, y]  # z inserted at 1
+    s3 = [x, y]  # element 1 erased
+    return m, [x, y, z, np.array(1, np.int64), np.array(-2, np.int64)], [
+        s2[-2], np.concatenate(s3), np.array(2, np.int64),
+        np.concatenate([x, y])]
+
+
+def ragged_io():
+    # A sequence input and output of symbolic element extents are ragged:
+    # data and shapes. Insert t at the front, then split x by a run-time
+    # split into a second ragged output.
+    nodes = [helper.make_node("SequenceInsert", ["seq", "t", "zero"],
+                              ["out"]),
+             helper.make_node("SplitToSequence", ["x", "split"], ["pieces"],
+                              axis=1)]
+    m = model(nodes, [seq_vi("seq", F, ["N"]), vi("t", F, [3]),
+                      vi("zero", I64, []), vi("x", F, [2, 5]),
+                      vi("split", I64, [3])],
+              [seq_vi("out", F, ["N"]), seq_vi("pieces", F, None)])
+    seq = [rng.standard_normal(n).astype(np.float32) for n in (4, 1, 2)]
+    t = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    split = np.array([1, 4, 0], np.int64)
+    pieces = np.split(x, np.cumsum(split)[:-1], axis=1)
+    return m, padded(seq) + [t, np.array(0, np.int64), x, split], (
+        padded([t] + seq) + padded(pieces))
+
+
+def ragged_loop():
+    # SequenceEmpty carried through a Loop whose body inserts x[0:i+1]: the
+    # body makes the sequence ragged, so the Loop carries data and shapes
+    # from the first iteration; a scalar run-time split leaves a shorter
+    # last piece.
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Constant", [], ["one"], value_ints=[1]),
+         helper.make_node("Constant", [], ["zero"], value_ints=[0]),
+         helper.make_node("Unsqueeze", ["i", "zero"], ["i1"]),
+         helper.make_node("Add", ["i1", "one"], ["end"]),
+         helper.make_node("Slice", ["x", "zero", "end"], ["e"]),
+         helper.make_node("SequenceInsert", ["s_in", "e"], ["s_out"])],
+        "body", [vi("i", I64, []), vi("c_in", B, []),
+                 helper.make_tensor_sequence_value_info("s_in", F, None)],
+        [vi("c_out", B, []),
+         helper.make_tensor_sequence_value_info("s_out", F, None)])
+    nodes = [
+        helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+        helper.make_node("Constant", [], ["t"],
+                         value=helper.make_tensor("t", B, [], [True])),
+        helper.make_node("Loop", ["m", "t", "empty"], ["seq"], body=body),
+        helper.make_node("ConcatFromSequence", ["seq"], ["cat"], axis=0),
+        helper.make_node("SplitToSequence", ["x", "chunk"], ["pieces"]),
+        helper.make_node("SequenceLength", ["pieces"], ["n"]),
+    ]
+    m = model(nodes, [vi("x", F, [5]), vi("m", I64, []),
+                      vi("chunk", I64, [])],
+              [seq_vi("seq", F, None), vi("cat", F, [None]),
+               vi("n", I64, [])])
+    x = rng.standard_normal(5).astype(np.float32)
+    seq = [x[:i + 1] for i in range(4)]
+    return m, [x, np.array(4, np.int64), np.array(2, np.int64)], (
+        padded(seq) + [np.concatenate(seq), np.array(3, np.int64)])
 
 
 def at_untyped():
@@ -152,29 +242,33 @@ def uneven_split():
     nodes = [helper.make_node("Constant", [], ["split"],
                               value_ints=[1, 3]),
              helper.make_node("SplitToSequence", ["x", "split"], ["s"]),
-             helper.make_node("SequenceLength", ["s"], ["n"])]
-    return model(nodes, [vi("x", F, [4])], [vi("n", I64, [])]), [], []
+             helper.make_node("SequenceLength", ["s"], ["n"]),
+             helper.make_node("Constant", [], ["one"], value_int=1),
+             helper.make_node("SequenceAt", ["s", "one"], ["e"])]
+    x = rng.standard_normal(4).astype(np.float32)
+    return model(nodes, [vi("x", F, [4])], [vi("n", I64, []),
+                                             vi("e", F, [3])]), [x], [
+        np.array(2, np.int64), x[1:]]
 
 
 def insert_untyped(feed_shape=(2, 3)):
     # A sequence input declared without element shape: the tensor inserted
-    # into it (through a SequenceErase) gives its elements' type, [3] int64.
+    # into it (through a SequenceErase) gives its elements' rank and data
+    # type, [?] int64, and it is ragged (data and shapes) at the boundary.
     # s = erase(seq, 0); insert t at position 1 -> [seq[1], t, seq[2:]...].
     nodes = [helper.make_node("SequenceErase", ["seq", "zero"], ["e"]),
              helper.make_node("SequenceInsert", ["e", "t", "one"], ["out"]),
              helper.make_node("SequenceLength", ["out"], ["n"])]
     inputs = [seq_vi("seq", I64, None), vi("t", I64, [3]),
               vi("zero", I64, []), vi("one", I64, [])]
-    seq = rng.integers(-9, 9, feed_shape).astype(np.int64)
+    seq = list(rng.integers(-9, 9, feed_shape).astype(np.int64))
     t = np.array([7, 8, 9], np.int64)
-    # Elements of another shape than t's have no reference: the run fails.
-    refs = []
-    if seq.shape[1:] == t.shape:
-        out = np.concatenate([seq[1:2], t[None], seq[2:]])
-        refs = [out, np.array(len(out), np.int64)]
+    out = seq[1:2] + [t] + seq[2:]
     return (model(nodes, inputs, [seq_vi("out", I64, None),
                                   vi("n", I64, [])]),
-            [seq, t, np.array(0, np.int64), np.array(1, np.int64)], refs)
+            padded(seq, np.int64) + [t, np.array(0, np.int64),
+                                     np.array(1, np.int64)],
+            padded(out, np.int64) + [np.array(len(out), np.int64)])
 
 
 def insert_wrong_type():
@@ -207,6 +301,8 @@ MODELS = {
     "optional_if_true": lambda: optional_if(True),
     "optional_if_false": lambda: optional_if(False),
     "ragged": ragged,
+    "ragged_io": ragged_io,
+    "ragged_loop": ragged_loop,
     "at_untyped": at_untyped,
     "uneven_split": uneven_split,
     "insert_untyped": insert_untyped,
