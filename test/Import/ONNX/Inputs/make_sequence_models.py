@@ -238,6 +238,28 @@ def at_untyped():
     return model(nodes, [], [vi("e", F, [2])]), [], []
 
 
+def ragged_if(cond):
+    # An If whose then branch builds a ragged sequence ([2] and [3]) and
+    # whose else branch a uniform one ([2] twice): the uniform side gets a
+    # shapes table, and the If yields both tables as one more result.
+    then_branch = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x", "y"], ["a"])], "then",
+        [], [seq_vi("a", F, None)])
+    else_branch = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x", "x"], ["b"])], "else",
+        [], [seq_vi("b", F, None)])
+    nodes = [helper.make_node("If", ["c"], ["s"], then_branch=then_branch,
+                              else_branch=else_branch),
+             helper.make_node("Constant", [], ["one"], value_int=1),
+             helper.make_node("SequenceAt", ["s", "one"], ["e"])]
+    m = model(nodes, [vi("c", B, []), vi("x", F, [2]), vi("y", F, [3])],
+              [seq_vi("s", F, None), vi("e", F, [None])])
+    x = rng.standard_normal(2).astype(np.float32)
+    y = rng.standard_normal(3).astype(np.float32)
+    seq = [x, y] if cond else [x, x]
+    return m, [np.array(cond), x, y], padded(seq) + [seq[1]]
+
+
 def uneven_split():
     nodes = [helper.make_node("Constant", [], ["split"],
                               value_ints=[1, 3]),
@@ -303,6 +325,8 @@ MODELS = {
     "ragged": ragged,
     "ragged_io": ragged_io,
     "ragged_loop": ragged_loop,
+    "ragged_if_true": lambda: ragged_if(True),
+    "ragged_if_false": lambda: ragged_if(False),
     "at_untyped": at_untyped,
     "uneven_split": uneven_split,
     "insert_untyped": insert_untyped,
