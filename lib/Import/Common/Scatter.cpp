@@ -2,6 +2,7 @@
 
 #include "Utils.h"
 #include "mlprog/Import/Common/Elementwise.h"
+#include "mlprog/Import/Common/Reduction.h"
 #include "mlprog/Import/Common/SliceGather.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -748,9 +749,6 @@ FailureOr<Value> mlprog::buildNonMaxSuppression(OpBuilder &b, Location loc,
       b, loc, arith::MulIOp::create(b, loc, batches, classes), numBoxes);
   Type i64 = b.getI64Type();
   Value rows = createEmpty(b, loc, {capacity, b.getIndexAttr(3)}, i64);
-  Value noneIdx = numBoxes; // "no candidate"
-  Value lowest =
-      arith::ConstantOp::create(b, loc, cast<TypedAttr>(getLowestAttr(ft)));
   Value falseV = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
   Value trueV = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
 
@@ -758,58 +756,54 @@ FailureOr<Value> mlprog::buildNonMaxSuppression(OpBuilder &b, Location loc,
                       ValueRange args) -> SmallVector<Value> {
     Value bi = ivs[0], ci = ivs[1];
     Value start = args[1];
-    Value used =
-        createFilled(nb, nl, {OpFoldResult(numBoxes)}, nb.getBoolAttr(false));
-    // Each step visits the best unused candidate; at most N steps.
+    // Visit the boxes by decreasing score, ties by index (one stable sort,
+    // not a search for the best remaining box per step: the final NMS of a
+    // two-stage detector sees 1000 proposals x 90 classes).
+    SmallVector<OpFoldResult> offs = {bi, ci, nb.getIndexAttr(0)};
+    OpFoldResult len = getAsOpFoldResult(numBoxes);
+    SmallVector<OpFoldResult> lens = {nb.getIndexAttr(1), nb.getIndexAttr(1),
+                                      len};
+    SmallVector<OpFoldResult> unit(3, nb.getIndexAttr(1));
+    std::optional<int64_t> staticLen = getConstantIntValue(len);
+    Value row = tensor::ExtractSliceOp::create(
+        nb, nl,
+        RankedTensorType::get({staticLen ? *staticLen : ShapedType::kDynamic},
+                              ft),
+        scores, offs, lens, unit);
+    FailureOr<std::pair<Value, Value>> sorted =
+        buildTopKDynamic(nb, nl, row, numBoxes, 0, /*largest=*/true);
+    if (failed(sorted))
+      return {args[0], args[1]};
     SmallVector<Value> r = loop(
-        nb, nl, zero, numBoxes, ValueRange{args[0], args[1], used, falseV},
-        [&](OpBuilder &sb, Location sl, Value,
-            ValueRange st) -> SmallVector<Value> {
-          Value out = st[0], count = st[1], usedT = st[2], done = st[3];
+        nb, nl, zero, numBoxes, ValueRange{args[0], args[1], falseV},
+        [&](OpBuilder &sb, Location sl, Value p,
+            ValueRange state) -> SmallVector<Value> {
+          Value out = state[0], count = state[1], done = state[2];
           return ifElse(
               sb, sl, done,
               [&](OpBuilder &, Location) -> SmallVector<Value> {
-                return {out, count, usedT, done};
+                return {out, count, done};
               },
               [&](OpBuilder &eb, Location el) -> SmallVector<Value> {
-                // Best candidate: highest score, lowest index on ties.
-                SmallVector<Value> best = loop(
-                    eb, el, zero, numBoxes, ValueRange{lowest, noneIdx},
-                    [&](OpBuilder &lb, Location ll, Value i,
-                        ValueRange bs) -> SmallVector<Value> {
-                      Value s = tensor::ExtractOp::create(
-                          lb, ll, scores, ValueRange{bi, ci, i});
-                      Value u = tensor::ExtractOp::create(lb, ll, usedT, i);
-                      Value ok = arith::XOrIOp::create(lb, ll, u, trueV);
-                      if (scoreMin)
-                        ok = andI(lb, ll, ok,
-                                  arith::CmpFOp::create(
-                                      lb, ll, arith::CmpFPredicate::OGT, s,
-                                      scoreMin));
-                      Value first = cmpIndex(lb, ll, arith::CmpIPredicate::eq,
-                                             bs[1], noneIdx);
-                      Value better = arith::OrIOp::create(
-                          lb, ll, first,
-                          arith::CmpFOp::create(
-                              lb, ll, arith::CmpFPredicate::OGT, s, bs[0]));
-                      Value take = andI(lb, ll, ok, better);
-                      return {arith::SelectOp::create(lb, ll, take, s, bs[0])
-                                  .getResult(),
-                              arith::SelectOp::create(lb, ll, take, i, bs[1])
-                                  .getResult()};
-                    });
-                Value cand = best[1];
-                Value found =
-                    cmpIndex(eb, el, arith::CmpIPredicate::ne, cand, noneIdx);
+                Value s = tensor::ExtractOp::create(eb, el, sorted->first, p);
+                Value cand = arith::IndexCastOp::create(
+                    eb, el, eb.getIndexType(),
+                    tensor::ExtractOp::create(eb, el, sorted->second, p));
                 Value selected = arith::SubIOp::create(eb, el, count, start);
                 Value room = cmpIndex(eb, el, arith::CmpIPredicate::slt,
                                       selected, maxOut);
-                Value go = andI(eb, el, found, room);
+                Value ok = room;
+                if (scoreMin)
+                  ok =
+                      andI(eb, el, ok,
+                           arith::CmpFOp::create(
+                               eb, el, arith::CmpFPredicate::OGT, s, scoreMin));
+                // A full class is done; a box at or below the score
+                // threshold is skipped.
+                Value full = arith::XOrIOp::create(eb, el, room, trueV);
                 return ifElse(
-                    eb, el, go,
+                    eb, el, ok,
                     [&](OpBuilder &gb, Location gl) -> SmallVector<Value> {
-                      Value nowUsed =
-                          tensor::InsertOp::create(gb, gl, trueV, usedT, cand);
                       Corners cb =
                           readBox(gb, gl, boxes, bi, cand, centerPointBox);
                       Value hit =
@@ -831,7 +825,7 @@ FailureOr<Value> mlprog::buildNonMaxSuppression(OpBuilder &b, Location loc,
                       return ifElse(
                           gb, gl, hit,
                           [&](OpBuilder &, Location) -> SmallVector<Value> {
-                            return {out, count, nowUsed, falseV};
+                            return {out, count, falseV};
                           },
                           [&](OpBuilder &ab,
                               Location al) -> SmallVector<Value> {
@@ -845,11 +839,11 @@ FailureOr<Value> mlprog::buildNonMaxSuppression(OpBuilder &b, Location loc,
                                   row, ValueRange{count, cIndex(ab, al, k)});
                             Value next =
                                 arith::AddIOp::create(ab, al, count, one);
-                            return {row, next, nowUsed, falseV};
+                            return {row, next, falseV};
                           });
                     },
                     [&](OpBuilder &, Location) -> SmallVector<Value> {
-                      return {out, count, usedT, trueV};
+                      return {out, count, full};
                     });
               });
         });
