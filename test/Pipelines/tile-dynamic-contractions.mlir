@@ -7,12 +7,13 @@
 
 // A linear layer over a sequence of unknown length: the rows up to the last
 // multiple of 64 are tiled in blocks of 64 (a prompt reads the weight once
-// per 64 rows; whole blocks are slices, not padded copies), the rest in
-// blocks of one register block (8 rows with
-// AVX-512, 4 with AVX2; a decoding step's single row costs one block). Each
-// tile is padded with zero rows to a static contraction that reads the
-// weight itself (not a slice of it); the tile's rows of the result are
-// inserted.
+// per 64 rows; whole blocks are slices, not padded copies), the rest up to
+// the last multiple of one register block (8 rows with AVX-512, 4 with AVX2)
+// in whole register blocks, and the last rows, fewer than a block, one at a
+// time when there are at most two (a decoding step's single row: no padded
+// copies) or else as one block padded with zero rows. Every tile is a static
+// contraction that reads the weight itself (not a slice of it); the tile's
+// rows of the result are inserted.
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[A:.*]]: tensor<1x?x64xf32>, %[[W:.*]]: tensor<64x96xf32>)
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1
@@ -20,11 +21,20 @@
 // CHECK: scf.for %{{.*}} = %c0 to %[[BULK]] step %c64
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x64x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x64x96xf32>)
-// CHECK: %[[REST:.*]] = affine.apply {{.*}}()[%[[M]], %[[BULK]]]
-// CHECK: %[[AR:.*]] = tensor.extract_slice %[[A]][0, %[[BULK]], 0] [1, %[[REST]], 64]
-// CHECK: scf.for %[[I:.*]] = %c0 to %[[REST]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
-// CHECK: %[[ROWS:.*]] = affine.min {{.*}}(%[[I]])[%[[M]], %[[BULK]]]
-// CHECK: %[[AT:.*]] = tensor.extract_slice %[[AR]][0, %[[I]], 0] [1, %[[ROWS]], 64]
+// CHECK: %[[BLOCKS:.*]] = affine.min
+// CHECK: scf.for %{{.*}} = %c0 to %[[BLOCKS]] step %c8
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x8x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x8x96xf32>)
+// CHECK: %[[TAIL:.*]] = affine.apply
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[TAIL]], %c2
+// CHECK: scf.if %[[FEW]]
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[TAIL]] step %c1
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x1x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x1x96xf32>)
+// CHECK: } else {
+// CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %[[TAIL]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
+// CHECK: %[[ROWS:.*]] = affine.min
+// CHECK: %[[AT:.*]] = tensor.extract_slice %{{.*}}[0, %[[I]], 0] [1, %[[ROWS]], 64]
 // CHECK: %[[CT:.*]] = tensor.extract_slice %[[C]][0, %[[I]], 0] [1, %[[ROWS]], 96]
 // CHECK: %[[AP:.*]] = tensor.pad %[[AT]] low[0, 0, 0] high[0, %{{.*}}, 0]
 // CHECK: %[[CP:.*]] = tensor.pad %[[CT]] low[0, 0, 0] high[0, %{{.*}}, 0]
@@ -74,8 +84,9 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 
 // Attention over an unknown number of keys n: the scores Q K^T have a
 // dynamic M and N, their product with V a dynamic M and K. Each is split
-// into whole blocks (64 rows, 64 columns, 256 of K), which are slices of
-// the operands (no padding, no copy), and padded rests: four parts each.
+// into whole blocks (64 rows, then 8, 64 columns, 256 of K), which are
+// slices of the operands (no padding, no copy), and padded rests; the last
+// rows (fewer than 8) are taken one at a time when at most two.
 // CHECK-LABEL: func.func @attention
 // CHECK: scf.for {{.*}} step %c64
 // CHECK-NEXT: scf.for {{.*}} step %c64
@@ -84,15 +95,23 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 // CHECK: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: scf.for {{.*}} step %c8
+// CHECK-NEXT: scf.for {{.*}} step %c64
+// CHECK-NOT: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
-// CHECK: scf.for {{.*}} step %c64
+// CHECK: scf.if
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x1x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x1x64xf32>)
+// CHECK: } else {
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: scf.for {{.*}} step %c64 iter_args({{.*}}) -> (tensor<12x?x64xf32>)
 // CHECK-NEXT: scf.for {{.*}} step %c256
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x1x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x1x64xf32>)
 func.func @attention(%q: tensor<12x?x64xf32>, %kt: tensor<12x64x?xf32>, %v: tensor<12x?x64xf32>, %s0: tensor<12x?x?xf32>, %o0: tensor<12x?x64xf32>) -> tensor<12x?x64xf32> {
   %s = linalg.batch_matmul ins(%q, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%s0 : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
   %o = linalg.batch_matmul ins(%s, %v : tensor<12x?x?xf32>, tensor<12x?x64xf32>) outs(%o0 : tensor<12x?x64xf32>) -> tensor<12x?x64xf32>
