@@ -331,7 +331,8 @@ void registerRecurrentOps(OpTable &table);
 void registerQuantizationOps(OpTable &table);
 /// SignalOps.cpp: DFT, STFT (direct Fourier sums), MelWeightMatrix.
 void registerSignalOps(OpTable &table);
-/// ControlFlowOps.cpp: If, Loop, Scan (ops that carry subgraphs).
+/// ControlFlowOps.cpp: If, Loop, Scan (ops that carry subgraphs; Scan is in
+/// ScanOps.cpp, their shared helpers in ControlFlowUtils.h).
 void registerControlFlowOps(OpTable &table);
 /// SequenceOps.cpp: Sequence*, ConcatFromSequence, SplitToSequence,
 /// Optional, OptionalHasElement, OptionalGetElement (SequenceMap expands to
