@@ -9,9 +9,9 @@
 // multiple of 64 are tiled in blocks of 64 (a prompt reads the weight once
 // per 64 rows; whole blocks are slices, not padded copies), the rest up to
 // the last multiple of one register block (8 rows with AVX-512, 4 with AVX2)
-// in whole register blocks, and the last rows, fewer than a block, one at a
-// time when there are at most two (a decoding step's single row: no padded
-// copies) or else as one block padded with zero rows. Every tile is a static
+// in whole register blocks, and the last rows, fewer than a block, as one
+// block padded with zero rows (a decoding step's single row costs one
+// block). Every tile is a static
 // contraction that reads the weight itself (not a slice of it); the tile's
 // rows of the result are inserted.
 // CHECK-LABEL: func.func @linear
@@ -26,13 +26,7 @@
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x8x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x8x96xf32>)
 // CHECK: %[[TAIL:.*]] = affine.apply
-// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[TAIL]], %c2
-// CHECK: scf.if %[[FEW]]
-// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[TAIL]] step %c1
-// CHECK-NOT: tensor.pad
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x1x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x1x96xf32>)
-// CHECK: } else {
-// CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %[[TAIL]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[TAIL]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
 // CHECK: %[[ROWS:.*]] = affine.min
 // CHECK: %[[AT:.*]] = tensor.extract_slice %{{.*}}[0, %[[I]], 0] [1, %[[ROWS]], 64]
 // CHECK: %[[CT:.*]] = tensor.extract_slice %[[C]][0, %[[I]], 0] [1, %[[ROWS]], 96]
@@ -85,8 +79,7 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 // Attention over an unknown number of keys n: the scores Q K^T have a
 // dynamic M and N, their product with V a dynamic M and K. Each is split
 // into whole blocks (64 rows, then 8, 64 columns, 256 of K), which are
-// slices of the operands (no padding, no copy), and padded rests; the last
-// rows (fewer than 8) are taken one at a time when at most two.
+// slices of the operands (no padding, no copy), and padded rests.
 // CHECK-LABEL: func.func @attention
 // CHECK: scf.for {{.*}} step %c64
 // CHECK-NEXT: scf.for {{.*}} step %c64
@@ -99,10 +92,7 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
-// CHECK: scf.if
-// CHECK-NOT: tensor.pad
-// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x1x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x1x64xf32>)
-// CHECK: } else {
+// CHECK: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x64xf32>, tensor<12x64x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 // CHECK: scf.for {{.*}} step %c64 iter_args({{.*}}) -> (tensor<12x?x64xf32>)
 // CHECK-NEXT: scf.for {{.*}} step %c256
@@ -111,7 +101,6 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
-// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x1x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x1x64xf32>)
 func.func @attention(%q: tensor<12x?x64xf32>, %kt: tensor<12x64x?xf32>, %v: tensor<12x?x64xf32>, %s0: tensor<12x?x?xf32>, %o0: tensor<12x?x64xf32>) -> tensor<12x?x64xf32> {
   %s = linalg.batch_matmul ins(%q, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%s0 : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
   %o = linalg.batch_matmul ins(%s, %v : tensor<12x?x?xf32>, tensor<12x?x64xf32>) outs(%o0 : tensor<12x?x64xf32>) -> tensor<12x?x64xf32>

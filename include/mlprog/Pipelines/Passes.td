@@ -123,11 +123,8 @@ def TileDynamicContractionsPass
     block (`linalg::splitOp`; M's bulk block is 64 rows, so a prompt reads
     each weight once per 64 rows, and its rest is split again at its last
     whole register block): the whole blocks are slices of the operands,
-    only the rest is padded. M's last rows, fewer than a register block,
-    are computed one row at a time when there are at most two at run time
-    (an `scf.if`; a decoding step's single row then has no zero-filled
-    copies of A and C, for a GPT-2 head 8 x 50257 floats per step), else as
-    one padded block.
+    only the rest (M's last rows, fewer than a register block: a decoding
+    step's single row costs one block) is padded.
 
     A contraction `C[.., m, n] += A[.., m, k] B[.., k, n]` whose B is a
     `linalg.transpose` of `S[.., n, k]` swapping its two innermost
