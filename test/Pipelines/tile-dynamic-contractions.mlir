@@ -78,8 +78,9 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 
 // Attention over an unknown number of keys n: the scores Q K^T have a
 // dynamic M and N, their product with V a dynamic M and K. Each is split
-// into whole blocks (64 rows, then 8, 64 columns, 256 of K), which are
-// slices of the operands (no padding, no copy), and padded rests.
+// into whole blocks (64 rows, then 8; 64 columns; 256 of K, then 32), which
+// are slices of the operands (no padding, no copy), and padded rests (a
+// decoding step copies at most 31 rows of each head's values).
 // CHECK-LABEL: func.func @attention
 // CHECK: scf.for {{.*}} step %c64
 // CHECK-NEXT: scf.for {{.*}} step %c64
@@ -98,9 +99,14 @@ func.func @all_dynamic(%a: tensor<?x?x?xf32>, %w: tensor<768x96xf32>, %init: ten
 // CHECK-NEXT: scf.for {{.*}} step %c256
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
-// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
+// CHECK: scf.for {{.*}} step %c32
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x32xf32>, tensor<12x32x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
+// CHECK: tensor.pad
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x32xf32>, tensor<12x32x64xf32>) outs(%{{.*}} : tensor<12x64x64xf32>)
 // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
-// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x256xf32>, tensor<12x256x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x32xf32>, tensor<12x32x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x8x32xf32>, tensor<12x32x64xf32>) outs(%{{.*}} : tensor<12x8x64xf32>)
 func.func @attention(%q: tensor<12x?x64xf32>, %kt: tensor<12x64x?xf32>, %v: tensor<12x?x64xf32>, %s0: tensor<12x?x?xf32>, %o0: tensor<12x?x64xf32>) -> tensor<12x?x64xf32> {
   %s = linalg.batch_matmul ins(%q, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%s0 : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
   %o = linalg.batch_matmul ins(%s, %v : tensor<12x?x?xf32>, tensor<12x?x64xf32>) outs(%o0 : tensor<12x?x64xf32>) -> tensor<12x?x64xf32>

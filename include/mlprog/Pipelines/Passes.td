@@ -122,9 +122,10 @@ def TileDynamicContractionsPass
     are tiled by 1. Each dynamic extent is first split at its last whole
     block (`linalg::splitOp`; M's bulk block is 64 rows, so a prompt reads
     each weight once per 64 rows, and its rest is split again at its last
-    whole register block): the whole blocks are slices of the operands,
-    only the rest (M's last rows, fewer than a register block: a decoding
-    step's single row costs one block) is padded.
+    whole register block; K's rest at its last whole 32): the whole blocks
+    are slices of the operands, only the rest (M's last rows, fewer than a
+    register block: a decoding step's single row costs one block; fewer
+    than 32 of K) is padded.
 
     A contraction `C[.., m, n] += A[.., m, k] B[.., k, n]` whose B is a
     `linalg.transpose` of `S[.., n, k]` swapping its two innermost

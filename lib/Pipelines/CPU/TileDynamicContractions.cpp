@@ -60,6 +60,13 @@ static constexpr int64_t kDepthBlock = 256;
 /// A block stays in L2, read it M / 64 times. The remaining M mod 64 rows
 /// take the register-block tiles.
 static constexpr int64_t kLargeRowBlock = 64;
+/// Depth per tile of the rest of a dynamic K after its kDepthBlock blocks:
+/// the rest is split again into whole blocks of this depth, and only the
+/// last one is padded. A decoding step's product of the scores with the
+/// values (K: the number of keys) otherwise zero-filled and copied up to
+/// 255 rows of every head's values, 786 KB per GPT-2 layer and step, on
+/// the main thread.
+static constexpr int64_t kDepthRestBlock = 32;
 
 /// Rewrites a contraction C[.., m, n] += A[.., m, k] B[.., k, n] whose B is
 /// a `linalg.transpose` of S[.., n, k] swapping its two innermost
@@ -172,6 +179,8 @@ namespace {
 struct Blocks {
   SmallVector<int64_t> sizes;
   int64_t rowLoop = -1;
+  /// The loop of the innermost K dimension, if dynamic (else -1).
+  int64_t depthLoop = -1;
 };
 } // namespace
 
@@ -218,6 +227,8 @@ static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
   result.sizes = std::move(blocks);
   if (ShapedType::isDynamic(ranges[dims->m.back()]))
     result.rowLoop = dims->m.back();
+  if (!dims->k.empty() && ShapedType::isDynamic(ranges[dims->k.back()]))
+    result.depthLoop = dims->k.back();
   return result;
 }
 
@@ -405,7 +416,8 @@ static LogicalResult tileParts(RewriterBase &rewriter, linalg::LinalgOp op,
 
 /// Tiles `op` as chooseBlocks says: each dynamic extent is split into a
 /// bulk of whole blocks (kLargeRowBlock rows of M, then whole register
-/// blocks of the rest; kColumnBlock columns of N, kDepthBlock of K) and a
+/// blocks of the rest; kColumnBlock columns of N; kDepthBlock of K, then
+/// whole kDepthRestBlock blocks of the rest) and a
 /// padded rest (M's in one register block: a decoding step's single row
 /// costs one block, whose reads of the weight dominate anyway; computed
 /// alone, as a static one-row contraction, GPT-2's step took twice as
@@ -415,6 +427,7 @@ static LogicalResult tileContraction(RewriterBase &rewriter,
                                      const Blocks &blocks) {
   SmallVector<bool> exact;
   SmallVector<std::pair<int64_t, int64_t>> splits;
+  SmallVector<int64_t> sizes = blocks.sizes;
   for (auto [loop, block] : llvm::enumerate(blocks.sizes)) {
     exact.push_back(block == 1);
     if (block <= 1)
@@ -422,8 +435,12 @@ static LogicalResult tileContraction(RewriterBase &rewriter,
     if (int64_t(loop) == blocks.rowLoop)
       splits.emplace_back(loop, kLargeRowBlock);
     splits.emplace_back(loop, block);
+    if (int64_t(loop) == blocks.depthLoop) {
+      splits.emplace_back(loop, kDepthRestBlock);
+      sizes[loop] = kDepthRestBlock;
+    }
   }
-  return tileParts(rewriter, op, blocks.sizes, exact, splits);
+  return tileParts(rewriter, op, sizes, exact, splits);
 }
 
 namespace {
