@@ -102,11 +102,16 @@ mlprog::buildRaggedFromUniform(OpBuilder &b, Location loc, Value seq) {
 }
 
 RaggedSequence mlprog::buildRaggedEmpty(OpBuilder &b, Location loc,
-                                        Type elementType, int64_t rank) {
-  SmallVector<OpFoldResult> sizes(rank + 1, b.getIndexAttr(0));
+                                        RankedTensorType element) {
+  int64_t rank = element.getRank();
+  Type elementType = element.getElementType();
+  // An empty tensor may take any extents: the static ones are the
+  // element's, so that the data's type can say them.
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(0)};
+  for (int64_t extent : element.getShape())
+    sizes.push_back(b.getIndexAttr(ShapedType::isDynamic(extent) ? 0 : extent));
   Value data = createEmpty(b, loc, sizes, elementType);
-  SmallVector<int64_t> shape(rank + 1, ShapedType::kDynamic);
-  data = castTo(b, loc, data, RankedTensorType::get(shape, elementType));
+  data = castTo(b, loc, data, getSequenceType(element, ShapedType::kDynamic));
   Value shapes = createEmpty(b, loc, {b.getIndexAttr(0), b.getIndexAttr(rank)},
                              b.getI64Type());
   return {data, dynamicShapes(b, loc, shapes)};

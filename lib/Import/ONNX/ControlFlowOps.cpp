@@ -360,9 +360,13 @@ LogicalResult importLoop(NodeContext &ctx) {
         OpBuilder before(whileOp);
         RaggedSequence init;
         if (untyped[i]) {
+          // The body's element extents: those it keeps static through an
+          // iteration stay static in the carried type (joined below).
           auto data = cast<RankedTensorType>(carriedOut[i].getType());
-          init = buildRaggedEmpty(before, loc, data.getElementType(),
-                                  data.getRank() - 1);
+          init = buildRaggedEmpty(
+              before, loc,
+              RankedTensorType::get(data.getShape().drop_front(),
+                                    data.getElementType()));
         } else {
           FailureOr<RaggedSequence> r =
               buildRaggedFromUniform(before, loc, inits[i]);

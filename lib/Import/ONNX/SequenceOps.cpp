@@ -174,11 +174,13 @@ LogicalResult importSequenceInsert(NodeContext &ctx) {
           0, buildSequenceInsert(ctx.b, ctx.loc, *seq, *element, *pos));
   }
   FailureOr<RaggedSequence> ragged =
-      untyped ? FailureOr<RaggedSequence>(buildRaggedEmpty(
-                    ctx.b, ctx.loc,
-                    cast<RankedTensorType>(seq->getType()).getElementType(),
-                    et.getRank()))
-              : asRagged(ctx, *seq);
+      untyped
+          ? FailureOr<RaggedSequence>(buildRaggedEmpty(
+                ctx.b, ctx.loc,
+                RankedTensorType::get(
+                    et.getShape(),
+                    cast<RankedTensorType>(seq->getType()).getElementType())))
+          : asRagged(ctx, *seq);
   if (failed(ragged))
     return failure();
   return setRaggedResult(

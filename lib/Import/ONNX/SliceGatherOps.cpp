@@ -53,6 +53,14 @@ LogicalResult importSliceDynamic(NodeContext &ctx, Value x) {
     if (lengthOf(*v) != n)
       return emitError(ctx.loc) << "Slice: " << what << " has " << lengthOf(*v)
                                 << " entries, starts has " << n;
+    // Constant axes (a Constant of the enclosing graph, as torch.onnx's
+    // tensor_split Loop body slices with) keep every other dim whole and
+    // its extent static; only run-time ones are selected at run time.
+    if (std::optional<SmallVector<int64_t>> c = constantInts(ctx, i)) {
+      for (int64_t entry : *c)
+        out.push_back(ctx.b.getIndexAttr(entry));
+      return success();
+    }
     out = extractShapeSizes(ctx.b, ctx.loc, *v);
     return success();
   };

@@ -193,10 +193,16 @@ mlir::Value buildShapeRow(mlir::OpBuilder &b, mlir::Location loc,
 mlir::FailureOr<RaggedSequence>
 buildRaggedFromUniform(mlir::OpBuilder &b, mlir::Location loc, mlir::Value seq);
 
-/// An empty ragged sequence of elements of rank `rank` and element type
-/// `elementType` (data [0, 0...] with dynamic extents, shapes [0, rank]).
+/// An empty ragged sequence that will hold elements of type `element` (its
+/// rank and element type; its dims may be dynamic): data [0, E] typed with
+/// a dynamic length and `element`'s static extents (E is each static extent,
+/// else 0), shapes [0, rank]. The static extents are what every element
+/// inserted later must share for them to stay static in the data type (so
+/// that a sequence of [b, 1, 1, C] and [b, 1, L, C] keeps C, as the class
+/// token split of torchvision's mvit_v2_s needs); a dynamic dim of the data
+/// type never constrains an element.
 RaggedSequence buildRaggedEmpty(mlir::OpBuilder &b, mlir::Location loc,
-                                mlir::Type elementType, int64_t rank);
+                                mlir::RankedTensorType element);
 
 /// The uniform sequence [n, element dims] of `seq`, whose elements the
 /// caller knows to share one shape: `seq.data` cut to the extents of
