@@ -14,9 +14,11 @@ channels.
 ssdlite is compared in order with onnxruntime (ONNX's TopK and
 NonMaxSuppression break ties by index, as mlprog does). The larger models
 are compared as sets of detections (match_detections): float noise of
-1e-6 through ResNet-50 moves near-equal scores across a TopK cut-off or
-past each other, so the order, and a few detections at a cut-off, differ
-between any two runtimes (onnxruntime and PyTorch too).
+1e-6 through ResNet-50 moves boxes by a few hundredths of a pixel and
+reorders scores closer than 1e-5, between any two runtimes (onnxruntime
+and PyTorch too). RetinaNet's detections that do not pair up are boxes
+0.01-0.05 px apart at the same ranks, not detections crossing a cut-off
+(docs/importers/onnx.md, "Detectors").
 
 retinanet_resnet50_fpn and maskrcnn_resnet50_fpn take 2-4 minutes each to
 export, compile and run on 2 cores: they run when
