@@ -3,8 +3,8 @@
 onnxruntime and PyTorch eager (issue "State as a first-class, fast path").
 
   .venv/bin/python benchmarks/decode.py [--family gpt2|llama]
-      [--contexts 128,512] [--threads 1,2] [--steps 16] [--build-dir build]
-      [--work-dir DIR]
+      [--contexts 128,512] [--threads 1,2] [--steps 16] [--reps N] [--settle S]
+      [--build-dir build] [--work-dir DIR]
 
 The model is python/tests/decoders.py's `small` size: GPT-2-small's shape
 (12 layers, hidden 768, 12 heads, vocabulary 50257; transformers'
@@ -27,12 +27,13 @@ model:
   (OrtValues, no copies through numpy);
 - PyTorch eager: transformers' model with its DynamicCache.
 
-For each context C: every runner is reset and fed the same C-token prompt
-(prefill, timed once per runner per repetition), then the same fixed
-tokens one at a time; the runners alternate step by step, and each step's
-time is taken around one call. Reported: median prefill and per-token
-decode times, their ratios to onnxruntime and PyTorch, and the largest
-difference of the last step's logits from PyTorch's.
+For each context C and repetition, the runners take turns (the order
+rotates between repetitions); each, after a pause (--settle, so that the
+previous runtime's threads stop spinning), is reset and fed the same
+C-token prompt (prefill, timed once), then the same fixed tokens one at a
+time, each step timed around one call. Reported: median prefill and
+per-token decode times, their ratios to onnxruntime and PyTorch, and the
+largest difference of the last step's logits from PyTorch's.
 """
 import argparse
 import json
@@ -145,15 +146,25 @@ def worker(args):
         prefill = {name: [] for name in runners}
         decode = {name: [] for name in runners}
         last = {}
+        names = list(runners)
         for rep in range(args.reps):
-            for name, (reset, step) in runners.items():
+            # Each runner runs its prefill and all its steps as one block,
+            # after a pause: the runtimes' idle threads spin for a while
+            # after a call (libgomp's, onnxruntime's and libomp's pools),
+            # so a step that directly follows another runtime's step ran
+            # beside that runtime's spinning threads (at 2 threads on 2
+            # cores, mlprog's ONNX step after PyTorch's: 24.1 against
+            # 18.9 ms alone). The order rotates between repetitions.
+            order = names[rep % len(names):] + names[:rep % len(names)]
+            for name in order:
+                reset, step = runners[name]
+                time.sleep(args.settle)
                 reset()
                 begin = time.perf_counter()
                 step(prompt)
                 prefill[name].append(time.perf_counter() - begin)
-            for i, token in enumerate(tokens):
-                ids = np.array([[token]], np.int64)
-                for name, (_, step) in runners.items():
+                for i, token in enumerate(tokens):
+                    ids = np.array([[token]], np.int64)
                     begin = time.perf_counter()
                     logits = step(ids)
                     elapsed = time.perf_counter() - begin
@@ -179,6 +190,8 @@ def main():
     parser.add_argument("--steps", type=int, default=16)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--settle", type=float, default=0.2,
+                        help="seconds of pause before each runner's block")
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--work-dir", default="/tmp/mlprog-decode-bench")
     parser.add_argument("--worker", action="store_true",

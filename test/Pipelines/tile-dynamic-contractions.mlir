@@ -9,11 +9,11 @@
 // multiple of 64 are tiled in blocks of 64 (a prompt reads the weight once
 // per 64 rows; whole blocks are slices, not padded copies), the rest up to
 // the last multiple of one register block (8 rows with AVX-512, 4 with AVX2)
-// in whole register blocks, and the last rows, fewer than a block, as one
-// block padded with zero rows (a decoding step's single row costs one
-// block). Every tile is a static
-// contraction that reads the weight itself (not a slice of it); the tile's
-// rows of the result are inserted.
+// in whole register blocks, and the last rows, fewer than a block, one at a
+// time when there are at most two (a decoding step's single row), else as
+// one block padded with zero rows. Every tile is a static contraction that
+// reads the weight itself (not a slice of it); the tile's rows of the
+// result are inserted.
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[A:.*]]: tensor<1x?x64xf32>, %[[W:.*]]: tensor<64x96xf32>)
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %c1
@@ -26,6 +26,14 @@
 // CHECK-NOT: tensor.pad
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x8x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x8x96xf32>)
 // CHECK: %[[TAIL:.*]] = affine.apply
+// The last rows, at most two at run time (a decoding step's one), are exact
+// one-row contractions, not padded.
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[TAIL]], %c2
+// CHECK: scf.if %[[FEW]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[TAIL]] step %c1
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x1x64xf32>, tensor<64x96xf32>) outs(%{{.*}} : tensor<1x1x96xf32>)
+// CHECK: } else {
 // CHECK: scf.for %[[I:.*]] = %c0 to %[[TAIL]] step %c8 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<1x?x96xf32>)
 // CHECK: %[[ROWS:.*]] = affine.min
 // CHECK: %[[AT:.*]] = tensor.extract_slice %{{.*}}[0, %[[I]], 0] [1, %[[ROWS]], 64]

@@ -179,6 +179,18 @@ tileLinalgOp(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
              llvm::ArrayRef<int64_t> sizes,
              mlir::scf::SCFTilingOptions::LoopType loopType);
 
+/// Computes `op`, an f32 contraction of a single row with static ranges
+/// (C[b.., n] += A[b.., k] B[b.., k, n]: M loops, if any, of range 1; one N
+/// and one K loop; B reads every batch loop), as vector-matrix products in
+/// register blocks of 1 x (q * nr) (see RowContractions.cpp), on the forall
+/// threads when `parallel`. The columns beyond the last whole panel of nr
+/// stay in a contraction of their own, for tileAndVectorize. Fails, leaving
+/// `op` alone, when `op` is no such contraction.
+mlir::LogicalResult vectorizeRowContraction(mlir::RewriterBase &rewriter,
+                                            mlir::linalg::LinalgOp op,
+                                            const CPUTarget &target,
+                                            bool parallel);
+
 /// Applies the blocking strategy to one contraction: panels, an scf.forall
 /// over Mc x Nc tiles (when `parallel`), K blocks, register blocks
 /// vectorized to vector.contract. Leaves `op` alone (to the scalar loop

@@ -12,6 +12,9 @@
 //       scf.for over M step mr, N step nr, K step 1
 //         vector.contract <mr x 1> x <1 x nr>    register block
 //
+// A contraction of a single row is a vector-matrix product instead, in
+// register blocks of 1 x (q * nr) (RowContractions.cpp).
+//
 // After bufferization the accumulator's transfers are hoisted out of the
 // innermost K loop, so the register block lives in vector registers, and the
 // contraction lowers to outer products, i.e. mr broadcast FMAs on nr-wide
@@ -94,6 +97,18 @@ struct TileAndVectorizeContractionsPass
     func.walk([&](linalg::PoolingNchwMaxOp pool) { pools.push_back(pool); });
     for (linalg::PoolingNchwMaxOp pool : pools)
       (void)vectorizeMaxPool(rewriter, pool, target);
+
+    // Contractions of a single row (a decoding step's token) are
+    // vector-matrix products, streamed in wide register blocks.
+    SmallVector<linalg::LinalgOp> rows;
+    func.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op))
+        rows.push_back(op);
+    });
+    for (linalg::LinalgOp op : rows)
+      (void)vectorizeRowContraction(rewriter, op, target,
+                                    parallel &&
+                                        !op->getParentOfType<scf::ForallOp>());
 
     // Contraction generics with unit loops (the im2col contraction of a
     // batch-1 convolution) lose them and become named matmuls, which

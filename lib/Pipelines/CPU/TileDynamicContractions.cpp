@@ -28,6 +28,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -374,16 +375,65 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Rows of a contraction's last partial row block that are computed one at
+/// a time rather than padded to a register block: a decoding step's single
+/// row. Each row is a static one-row contraction, which the contraction
+/// code generation computes as a vector-matrix product
+/// (cpu::vectorizeRowContraction); padded, the row cost an 8-row block of
+/// arithmetic and zero-filled copies of A and C (8 x 50257 floats for
+/// GPT-2's vocabulary projection) on the main thread.
+static constexpr int64_t kMaxSingleRows = 2;
+
+/// Tiles `op`, the last part of a contraction along `rowLoop` (fewer rows
+/// than a register block), by `blocks`: when it has at most kMaxSingleRows
+/// rows at run time, one exact row at a time, else as one padded block.
+static LogicalResult tileRowTail(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 SmallVector<int64_t> blocks,
+                                 SmallVector<bool> exact, int64_t rowLoop) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  Value rows =
+      getValueOrCreateConstantIndexOp(rewriter, loc, ranges[rowLoop].size);
+  Value few = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ule, rows,
+      arith::ConstantIndexOp::create(rewriter, loc, kMaxSingleRows));
+  auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), few,
+                                /*withElseRegion=*/true);
+  auto cloneInto = [&](Block *block) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(block);
+    Operation *copy = rewriter.clone(*op);
+    scf::YieldOp::create(rewriter, loc, copy->getResults());
+    return cast<linalg::LinalgOp>(copy);
+  };
+  linalg::LinalgOp single = cloneInto(ifOp.thenBlock());
+  linalg::LinalgOp padded = cloneInto(ifOp.elseBlock());
+  rewriter.replaceOp(op, ifOp.getResults());
+  SmallVector<int64_t> singleBlocks = blocks;
+  SmallVector<bool> singleExact = exact;
+  singleBlocks[rowLoop] = 1;
+  singleExact[rowLoop] = true;
+  LogicalResult first = tileAndPad(rewriter, single, singleBlocks, singleExact);
+  LogicalResult second = tileAndPad(rewriter, padded, blocks, exact);
+  return success(succeeded(first) && succeeded(second));
+}
+
 /// Tiles `op` by `blocks`, first splitting it along each loop of `splits`
 /// (loop, bulk block) at the last multiple of the bulk block: the bulk part
 /// is tiled by the bulk block exactly (no padding, no copies), the rest by
-/// `blocks` with padding (either part may be empty at run time).
+/// `blocks` with padding (either part may be empty at run time), or, for
+/// the rows (`rowLoop`) of a partial register block, by tileRowTail.
 static LogicalResult tileParts(RewriterBase &rewriter, linalg::LinalgOp op,
                                SmallVector<int64_t> blocks,
                                SmallVector<bool> exact,
-                               ArrayRef<std::pair<int64_t, int64_t>> splits) {
-  if (splits.empty())
+                               ArrayRef<std::pair<int64_t, int64_t>> splits,
+                               int64_t rowLoop) {
+  if (splits.empty()) {
+    if (rowLoop >= 0 && blocks[rowLoop] > 1 && !exact[rowLoop])
+      return tileRowTail(rewriter, op, blocks, exact, rowLoop);
     return tileAndPad(rewriter, op, blocks, exact);
+  }
   auto [loop, bulkBlock] = splits.front();
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -407,10 +457,10 @@ static LogicalResult tileParts(RewriterBase &rewriter, linalg::LinalgOp op,
       });
   LogicalResult first =
       tileParts(rewriter, cast<linalg::LinalgOp>(head.getOperation()),
-                headBlocks, headExact, headSplits);
+                headBlocks, headExact, headSplits, rowLoop);
   LogicalResult second =
       tileParts(rewriter, cast<linalg::LinalgOp>(tail.getOperation()), blocks,
-                exact, splits.drop_front());
+                exact, splits.drop_front(), rowLoop);
   return success(succeeded(first) && succeeded(second));
 }
 
@@ -418,10 +468,7 @@ static LogicalResult tileParts(RewriterBase &rewriter, linalg::LinalgOp op,
 /// bulk of whole blocks (kLargeRowBlock rows of M, then whole register
 /// blocks of the rest; kColumnBlock columns of N; kDepthBlock of K, then
 /// whole kDepthRestBlock blocks of the rest) and a
-/// padded rest (M's in one register block: a decoding step's single row
-/// costs one block, whose reads of the weight dominate anyway; computed
-/// alone, as a static one-row contraction, GPT-2's step took twice as
-/// long); loops tiled by 1 are always whole.
+/// padded rest (M's by tileRowTail); loops tiled by 1 are always whole.
 static LogicalResult tileContraction(RewriterBase &rewriter,
                                      linalg::LinalgOp op,
                                      const Blocks &blocks) {
@@ -440,7 +487,7 @@ static LogicalResult tileContraction(RewriterBase &rewriter,
       sizes[loop] = kDepthRestBlock;
     }
   }
-  return tileParts(rewriter, op, sizes, exact, splits);
+  return tileParts(rewriter, op, sizes, exact, splits, blocks.rowLoop);
 }
 
 namespace {
