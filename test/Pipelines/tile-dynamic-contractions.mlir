@@ -140,18 +140,25 @@ func.func @batch_integer_static(%a: tensor<?x8x64xf32>, %b: tensor<?x64x16xf32>,
 }
 
 // Q K^T over an unknown number of keys, K transposed by a linalg.transpose
-// and collapsed (as the importers build attention scores): the contraction
-// reads the keys themselves, K innermost in both inputs (dot products for
-// --mlprog-vectorize-reductions), and is not tiled into blocks. The
-// transposed copy and the extents taken from it are gone.
+// and collapsed (as the importers build attention scores). At most two
+// query rows (a decoding step) read the keys themselves, K innermost in
+// both inputs (dot products for --mlprog-vectorize-reductions, not tiled
+// into blocks), with no transposed copy; more rows (a prompt) make the
+// transposed copy in their branch only and are tiled into matrix blocks.
 // CHECK-LABEL: func.func @transposed_keys
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x12x?x64xf32>, %[[K:.*]]: tensor<1x12x?x64xf32>)
 // CHECK-NOT: linalg.transpose
-// CHECK-DAG: %[[QC:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]]
-// CHECK-DAG: %[[KC:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0, 1], [2], [3]]
-// CHECK: linalg.generic {indexing_maps = [#[[A:.*]], #[[B:.*]], #[[C:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[QC]], %[[KC]] : tensor<12x?x64xf32>, tensor<12x?x64xf32>)
+// CHECK: %[[QC:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]]
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[QC]], %c1
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[ROWS]], %c2
+// CHECK: scf.if %[[FEW]]
+// CHECK-NEXT: %[[KC:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0, 1], [2], [3]]
+// CHECK-NEXT: linalg.generic {indexing_maps = [#[[A:.*]], #[[B:.*]], #[[C:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[QC]], %[[KC]] : tensor<12x?x64xf32>, tensor<12x?x64xf32>)
 // CHECK-NOT: scf.for
-// CHECK-NOT: linalg.transpose
+// CHECK: } else {
+// CHECK-NEXT: %[[T:.*]] = linalg.transpose ins(%[[K]] : tensor<1x12x?x64xf32>)
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<12x64x64xf32>, tensor<12x64x64xf32>)
 func.func @transposed_keys(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>) -> tensor<12x?x?xf32> {
   %c2 = arith.constant 2 : index
   %n = tensor.dim %k, %c2 : tensor<1x12x?x64xf32>

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallVectorExtras.h"
 
@@ -69,25 +70,36 @@ static constexpr int64_t kLargeRowBlock = 64;
 /// the main thread.
 static constexpr int64_t kDepthRestBlock = 32;
 
-/// Rewrites a contraction C[.., m, n] += A[.., m, k] B[.., k, n] whose B is
-/// a `linalg.transpose` of S[.., n, k] swapping its two innermost
-/// dimensions (attention's keys, transposed for Q K^T), possibly through a
-/// `tensor.collapse_shape` of its leading dimensions, and has a dynamic
-/// range, into a generic that reads S itself: C[.., m, n] += A[.., m, k]
-/// S[.., n, k]. K is then innermost in both inputs, and the op is a row
-/// reduction (dot products over K) for --mlprog-vectorize-reductions; the
-/// transposed copy of S (of the whole key cache, at every decoding step)
-/// disappears. Returns the new op, or `op` unchanged.
-static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
-                                              linalg::LinalgOp op) {
+/// Rows of A at most which a contraction whose B is a transposed copy
+/// (readTransposedOperandByRows), or the last rows of a dynamic M
+/// (tileRowTail), are computed one row at a time: a decoding step's one.
+static constexpr int64_t kMaxSingleRows = 2;
+
+namespace {
+/// A contraction C[.., m, n] += A[.., m, k] B[.., k, n] whose B is a
+/// `linalg.transpose` of S[.., n, k] swapping its two innermost dimensions
+/// (attention's keys, transposed for Q K^T), possibly through a
+/// `tensor.collapse_shape` of its leading dimensions (see
+/// matchTransposedOperand).
+struct TransposedOperand {
+  linalg::TransposeOp transpose;
+  tensor::CollapseShapeOp collapse;
+  /// The loop of M (the rows of A and C).
+  unsigned m;
+};
+} // namespace
+
+/// Matches a TransposedOperand with a dynamic loop range.
+static std::optional<TransposedOperand>
+matchTransposedOperand(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-    return op;
+    return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->k.size() != 1 || dims->m.empty() || dims->n.empty())
-    return op;
+    return std::nullopt;
   unsigned k = dims->k.front(), m = dims->m.back(), n = dims->n.back();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   MLIRContext *ctx = op.getContext();
@@ -99,20 +111,20 @@ static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
   };
   if (k != op.getNumLoops() - 1 || !endsWith(maps[0], m, k) ||
       !endsWith(maps[1], k, n) || !endsWith(maps[2], m, n))
-    return op;
+    return std::nullopt;
   Value b = op.getDpsInputOperand(1)->get();
   auto collapse = b.getDefiningOp<tensor::CollapseShapeOp>();
   Value transposed = collapse ? collapse.getSrc() : b;
   auto transpose = transposed.getDefiningOp<linalg::TransposeOp>();
   if (!transpose)
-    return op;
+    return std::nullopt;
   ArrayRef<int64_t> perm = transpose.getPermutation();
   int64_t rank = perm.size();
   for (int64_t d = 0; d < rank - 2; ++d)
     if (perm[d] != d)
-      return op;
+      return std::nullopt;
   if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
-    return op;
+    return std::nullopt;
   // The collapse may only merge leading dimensions: its last two groups
   // are the two innermost dimensions alone.
   if (collapse) {
@@ -120,8 +132,28 @@ static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
         collapse.getReassociationIndices();
     if (groups.size() < 2 || groups.back() != ReassociationIndices{rank - 1} ||
         groups[groups.size() - 2] != ReassociationIndices{rank - 2})
-      return op;
+      return std::nullopt;
   }
+  return TransposedOperand{transpose, collapse, m};
+}
+
+/// Rewrites a TransposedOperand contraction into a generic that reads S
+/// itself: C[.., m, n] += A[.., m, k] S[.., n, k]. K is then innermost in
+/// both inputs, and the op is a row reduction (dot products over K) for
+/// --mlprog-vectorize-reductions; the transposed copy of S (of the whole key
+/// cache, at every decoding step) disappears. Returns the new op, or `op`
+/// unchanged.
+static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
+                                              linalg::LinalgOp op) {
+  std::optional<TransposedOperand> match = matchTransposedOperand(op);
+  if (!match)
+    return op;
+  linalg::TransposeOp transpose = match->transpose;
+  tensor::CollapseShapeOp collapse = match->collapse;
+  Value b = op.getDpsInputOperand(1)->get();
+  Value transposed = collapse ? collapse.getSrc() : b;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
   rewriter.setInsertionPoint(op);
   Value source = transpose.getInput();
   if (collapse)
@@ -156,6 +188,51 @@ static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(extents, std::move(patterns), config);
   return cast<linalg::LinalgOp>(generic->getOperation());
+}
+
+/// Like readTransposedOperand, but when M is dynamic only for at most
+/// kMaxSingleRows rows at run time (an `scf.if`): a decoding step's query
+/// reads the keys in place, in dot products; more rows (a prompt) read the
+/// transposed copy, made in that branch only, as a contraction that the
+/// matrix code generation blocks (as dot products, a 512-token prompt's
+/// 512 x 512 scores per head ran at 3 GFLOP/s: 7.5% of GPT-2's prefill).
+/// Returns the contraction of the second branch (to tile), the rewritten
+/// op when M is static, or `op` unchanged.
+static linalg::LinalgOp readTransposedOperandByRows(RewriterBase &rewriter,
+                                                    linalg::LinalgOp op) {
+  std::optional<TransposedOperand> match = matchTransposedOperand(op);
+  if (!match)
+    return op;
+  if (!ShapedType::isDynamic(op.getStaticLoopRanges()[match->m]))
+    return readTransposedOperand(rewriter, op);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  Value rows =
+      getValueOrCreateConstantIndexOp(rewriter, loc, ranges[match->m].size);
+  Value few = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ule, rows,
+      arith::ConstantIndexOp::create(rewriter, loc, kMaxSingleRows));
+  auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), few,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(rewriter);
+  // Many rows: the transposed copy in this branch, read by a clone.
+  rewriter.setInsertionPointToStart(ifOp.elseBlock());
+  IRMapping mapping;
+  rewriter.clone(*match->transpose, mapping);
+  if (match->collapse)
+    rewriter.clone(*match->collapse, mapping);
+  auto matrix = cast<linalg::LinalgOp>(rewriter.clone(*op, mapping));
+  scf::YieldOp::create(rewriter, loc, matrix->getResults());
+  // Few rows: dot products over the keys in place.
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  auto rowsOp = cast<linalg::LinalgOp>(rewriter.clone(*op));
+  auto yield = scf::YieldOp::create(rewriter, loc, rowsOp->getResults());
+  rewriter.replaceOp(op, ifOp.getResults());
+  linalg::LinalgOp dots = readTransposedOperand(rewriter, rowsOp);
+  rewriter.modifyOpInPlace(yield,
+                           [&] { yield->setOperands(dots->getResults()); });
+  return matrix;
 }
 
 /// Whether input B of the contraction `op` (the input without M) is read
@@ -375,18 +452,14 @@ static LogicalResult tileAndPad(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
-/// Rows of a contraction's last partial row block that are computed one at
-/// a time rather than padded to a register block: a decoding step's single
-/// row. Each row is a static one-row contraction, which the contraction
-/// code generation computes as a vector-matrix product
-/// (cpu::vectorizeRowContraction); padded, the row cost an 8-row block of
-/// arithmetic and zero-filled copies of A and C (8 x 50257 floats for
-/// GPT-2's vocabulary projection) on the main thread.
-static constexpr int64_t kMaxSingleRows = 2;
-
 /// Tiles `op`, the last part of a contraction along `rowLoop` (fewer rows
 /// than a register block), by `blocks`: when it has at most kMaxSingleRows
 /// rows at run time, one exact row at a time, else as one padded block.
+/// Each row is a static one-row contraction, which the contraction code
+/// generation computes as a vector-matrix product
+/// (cpu::vectorizeRowContraction); padded, the row cost an 8-row block of
+/// arithmetic and zero-filled copies of A and C (8 x 50257 floats for
+/// GPT-2's vocabulary projection) on the main thread.
 static LogicalResult tileRowTail(RewriterBase &rewriter, linalg::LinalgOp op,
                                  SmallVector<int64_t> blocks,
                                  SmallVector<bool> exact, int64_t rowLoop) {
@@ -509,8 +582,8 @@ struct TileDynamicContractionsPass
     });
     SmallVector<std::pair<linalg::LinalgOp, Blocks>> work;
     for (linalg::LinalgOp op : candidates) {
-      linalg::LinalgOp contraction =
-          readTransposedOperand(rewriter, dropBroadcastUnitDims(rewriter, op));
+      linalg::LinalgOp contraction = readTransposedOperandByRows(
+          rewriter, dropBroadcastUnitDims(rewriter, op));
       if (std::optional<Blocks> blocks = chooseBlocks(contraction, rowBlock))
         work.emplace_back(contraction, std::move(*blocks));
     }

@@ -201,17 +201,25 @@ struct VectorizeReductionsPass
         CPUTarget::getForFeatures(targetFeatures).getVectorBits();
     IRRewriter rewriter(ctx);
     SmallVector<linalg::LinalgOp> ops, dynamicRows, dynamicOuter;
-    for (Block &block : func.getBody())
-      for (Operation &op : block)
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op)) {
-          if (isVectorizableRowReduction(linalgOp))
-            ops.push_back(linalgOp);
-          else if (isVectorizableRowReduction(linalgOp, RowRanges::DynamicRow))
-            dynamicRows.push_back(linalgOp);
-          else if (isVectorizableRowReduction(linalgOp,
-                                              RowRanges::DynamicOuter))
-            dynamicOuter.push_back(linalgOp);
-        }
+    // The function's ops, and those of the branches of its scf.if ops
+    // (tile-dynamic-contractions computes a decoding step's Q K^T as dot
+    // products in one).
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == func.getOperation())
+        return WalkResult::advance();
+      Operation *parent = op->getParentOp();
+      if (parent != func.getOperation() && !isa<scf::IfOp>(parent))
+        return WalkResult::skip();
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+        if (isVectorizableRowReduction(linalgOp))
+          ops.push_back(linalgOp);
+        else if (isVectorizableRowReduction(linalgOp, RowRanges::DynamicRow))
+          dynamicRows.push_back(linalgOp);
+        else if (isVectorizableRowReduction(linalgOp, RowRanges::DynamicOuter))
+          dynamicOuter.push_back(linalgOp);
+      }
+      return WalkResult::advance();
+    });
     for (linalg::LinalgOp op : ops)
       vectorizeRowReduction(rewriter, op, vectorBits, parallel);
     for (linalg::LinalgOp op : dynamicRows)
