@@ -69,6 +69,11 @@ struct PackedOperand {
 /// padForRegisterBlocks) rather than split.
 inline constexpr int64_t kMaxPaddedN = 64;
 
+/// Whether `op` is a contraction on tensors (two inputs, one init,
+/// `linalg::isaContractionOpInterface`) whose operands are all f32: the
+/// contractions the CPU code generation blocks.
+bool isF32Contraction(mlir::linalg::LinalgOp op);
+
 /// Checks that `op` is an f32 contraction with static loop ranges whose
 /// innermost N dimension is contiguous in the output and the N-side input
 /// (B); nothing otherwise.

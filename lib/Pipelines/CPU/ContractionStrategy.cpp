@@ -24,6 +24,15 @@ static bool isInnermost(AffineMap map, int64_t dim) {
   return expr && expr.getPosition() == dim;
 }
 
+bool cpu::isF32Contraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return false;
+  return llvm::all_of(op->getOpOperands(), [](OpOperand &operand) {
+    return getElementTypeOrSelf(operand.get().getType()).isF32();
+  });
+}
+
 std::optional<ContractionPlan> cpu::planContraction(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))

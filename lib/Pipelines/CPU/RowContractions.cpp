@@ -69,12 +69,8 @@ static int64_t largestMultipleDivisor(int64_t value, int64_t limit,
 /// B [b.., k, n] and C [b.., (m..), n] (projected permutations, batch loops
 /// in any order before), and every batch loop read by B.
 static std::optional<RowContraction> matchRowContraction(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+  if (!isF32Contraction(op))
     return std::nullopt;
-  for (OpOperand &operand : op->getOpOperands())
-    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
-      return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(
           ranges, [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))

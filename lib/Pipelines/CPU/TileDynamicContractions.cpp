@@ -267,12 +267,8 @@ struct Blocks {
 /// the op is no such contraction or has no dynamic range.
 static std::optional<Blocks> chooseBlocks(linalg::LinalgOp op,
                                           int64_t rowBlock) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+  if (!isF32Contraction(op))
     return std::nullopt;
-  for (OpOperand &operand : op->getOpOperands())
-    if (!getElementTypeOrSelf(operand.get().getType()).isF32())
-      return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::none_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
