@@ -1,0 +1,201 @@
+//===- ContractionPasses.td - Contraction code generation -*- tablegen -*-===//
+
+#ifndef MLPROG_PIPELINES_CONTRACTIONPASSES_TD
+#define MLPROG_PIPELINES_CONTRACTIONPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAndVectorizeContractionsPass
+    : Pass<"mlprog-tile-and-vectorize-contractions", "mlir::func::FuncOp"> {
+  let summary = "Blocks f32 contractions for caches and registers and "
+                "vectorizes the register blocks";
+  let description = [{
+    The -O2 code generation strategy of `--mlprog-lower-to-cpu`, on tensors
+    (before bufferization):
+
+    - `linalg.conv_2d_nchw_fchw` with static shapes is rewritten into a
+      column tensor [C*Fh*Fw, N*Oh*Ow] and a `linalg.matmul` of the
+      [F, C*Fh*Fw] filter with it. The column tensor is vector code (an
+      `scf.forall` over (c, kh) writing rows along ow; stride 2 by two reads
+      and a shuffle) that reads a zero `tensor.pad` of the input through,
+      so the padded copy is never made. Column tensors over 1.5 MiB are
+      built and multiplied in blocks of output rows that stay in L2 (an
+      `scf.forall` over (image, block), accumulating into the output in
+      place); N 1-3 columns past a multiple of the vector width gets zero
+      columns up to it; a 1x1 stride-1 convolution of batch 1 uses its
+      input as the matrix;
+    - a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column strides
+      of 1 or 2 (reading a zero-padded input through, with row checks only
+      where the window reaches the padding) becomes an `scf.forall` over
+      (n, c) and a loop over output rows
+      whose columns are accumulated in vector registers over the window
+      taps (`vector.fma` with the tap broadcast; stride 2 reads two vectors
+      and shuffles out every other element); other depthwise convolutions
+      become a generic with loops (n, c, oh, kh, kw, ow), so the innermost
+      loop runs along the output row and LLVM vectorizes it;
+    - a contraction of a single row (M loops, if any, of range 1: a
+      decoding step's token through a linear layer, attention's
+      probabilities times the values), `C[b.., n] += A[b.., k] B[b.., k, n]`
+      with B reading every batch loop, is a vector-matrix product: an
+      `scf.forall` over (batch.., chunks of N) (when `parallel`), register
+      blocks of 1 x (q * nr) columns (q panels of nr = 2 vector widths, up
+      to 8 vector accumulators) and a K loop of `vector.fma`s with A's
+      element broadcast, the accumulators carried in registers along all of
+      K. A weight B is read from its panels [.., N / nr, K, nr] (made at
+      compile time; the same panels the matrix blocks below read); another
+      B where it is. Columns past the last whole panel stay a contraction
+      for the steps below. Padded to mr rows, the row cost mr times the
+      arithmetic and zero-filled copies of A and C on the main thread;
+      blocked as 1 x nr, its FMA chain was latency-bound (a GPT-2-small
+      decoding step at a 512-token context, 2 threads: ONNX `--state`
+      17.8 -> 12.6 ms, TorchScript 17.1 -> 14.9 ms);
+    - a batched contraction generic whose B is shared by the batch,
+      `C[b.., m, n] += A[b.., m, k] * B[k, n]` (a linear layer at batch > 1),
+      becomes one `linalg.matmul` of A and C collapsed to [b.. * m, ..];
+    - a contraction whose innermost N extent is at most 64 and not a
+      multiple of the vector width is padded with zero columns to a multiple
+      of two vectors (one pass over A instead of one per part); a larger
+      one is split (`linalg::splitOp`) into a part that is (multiples of 2
+      and 1 vector widths) and a narrow remainder; with a weight B (and A
+      not a weight), rows are padded with zero rows to a multiple of mr (of
+      8 mr from 512 rows) instead of being split, so the weight is not
+      streamed again for a tail of rows; the parts of a split read the
+      whole tensors where the split took all of them;
+    - every f32 contraction with static loop ranges whose innermost N
+      dimension is contiguous in B and C (matmul, batch_matmul, the im2col
+      contraction) is tiled into an `scf.forall` over Mc x Nc output tiles
+      (when `parallel`; a `linalg.fill` of its init is fused into it), an
+      `scf.for` over K in steps of Kc, and `scf.for` loops over mr x nr x 1
+      register blocks, each vectorized to a `vector.contract` (with masks at
+      partial edge tiles);
+    - before that, when B is a weight or a static block of one, or when the
+      rows of B [.., K, N] (A [.., M, K]) are a
+      multiple of 4 KiB apart, K >= 256 and M (N) spans at least 4 register
+      blocks, B (A) is copied into panels [.., N / nr, K, nr]
+      ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
+      `scf.forall` over panels when `parallel`), and the register blocks
+      read the panels, so their K loop streams contiguous memory;
+    - a static f32 `linalg.pooling_nchw_max` with column strides of 1 or 2
+      and at most 5x5 windows becomes the same vector code as a depthwise
+      convolution, with `arith.maximumf` in place of the FMA;
+    - a contraction's init that is a `linalg.fill` or a bias broadcast
+      (`out[..] = bias[dk]`, seen through reshapes and shared by several
+      contractions) is recreated per contraction, and per part after a
+      split, and fused into the forall's tiles, so no contraction copies a
+      shared init during bufferization; when K is one block, it is fused
+      into each register block, which starts from it in registers (no
+      memset of the output, no read of it back).
+
+    mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
+    4 x 16 with AVX2 (8 of 16 ymm); Kc is all of K up to 768, else a
+    divisor of K up to 512; Mc and Nc are the largest divisors of M and N
+    up to 16 mr and 8 nr, except with a weight B whose Mc x Kc block of A
+    fits `CPUTarget::getL2BlockBytes()`: then Mc is all of M (each weight
+    read once) and Nc is halved, down to 2 nr, until there are 16 tiles.
+    Other ops are left alone for the loop lowering (elementwise ops:
+    `--mlprog-vectorize-elementwise`).
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the vector width (empty: the "
+           "host's)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"true",
+           "Put the outer output tiles in an scf.forall">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::bufferization::BufferizationDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
+def TileDynamicContractionsPass
+    : Pass<"mlprog-tile-dynamic-contractions", "mlir::func::FuncOp"> {
+  let summary = "Tiles the dynamic extents of f32 contractions into static "
+                "blocks padded with zeros";
+  let description = [{
+    Runs before `--mlprog-tile-and-vectorize-contractions`, which blocks
+    only contractions with static loop ranges. An f32 contraction (two
+    inputs, one init, `linalg::isaContractionOpInterface`) whose dynamic
+    loop ranges are all M, N or K dimensions (a linear layer over a
+    sequence of unknown length, `[1, ?, 768] x [768, 3072]`; attention's
+    `[1, 12, ?, 64] x [1, 12, 64, ?]` and its product with the values,
+    whose K is the number of keys) is tiled with `scf::tileUsingSCF` into
+    `scf.for` loops over blocks of those dimensions only: mr rows of M (8
+    with AVX-512, 4 with AVX2: one register block), 64 columns of N and 256
+    of K. Each tile
+    is padded with zeros to the static block (a `tensor.pad` per operand;
+    zero rows and columns of A and B add nothing to C, and the padded rows
+    and columns of C are dropped), so the tile has static loop ranges and
+    the contraction code generation blocks, packs and vectorizes it; a
+    weight B keeps its pre-packed panels. Dynamic batch dimensions, and
+    dynamic M, N or K dimensions other than the innermost of their kind,
+    are tiled by 1. Each dynamic extent is first split at its last whole
+    block (`linalg::splitOp`; M's bulk block is 64 rows, so a prompt reads
+    each weight once per 64 rows, and its rest is split again at its last
+    whole register block; K's rest at its last whole 32): the whole blocks
+    are slices of the operands, only the rest (M's last rows, fewer than a
+    register block; fewer than 32 of K) is padded, except that M's last
+    rows, when at run time there are at most two (a decoding step's one),
+    are computed one at a time (an `scf.if`): exact one-row tiles, which the
+    contraction code generation computes as vector-matrix products.
+
+    A contraction `C[.., m, n] += A[.., m, k] B[.., k, n]` whose B is a
+    `linalg.transpose` of `S[.., n, k]` swapping its two innermost
+    dimensions (attention's keys, transposed for `Q K^T`; possibly through
+    a `tensor.collapse_shape` of leading dimensions) instead reads S
+    through the transposed map: K is innermost in both inputs, the op is
+    dot products that `--mlprog-vectorize-reductions` vectorizes, and the
+    transposed copy of the whole key cache at every decoding step is gone.
+    It is not tiled into blocks. When M (the query rows) is dynamic, that
+    holds for at most two rows at run time (an `scf.if`: a decoding step);
+    more rows (a prompt) make the transposed copy in their branch and are
+    tiled like any contraction (as dot products, a 512-token GPT-2 prompt's
+    scores ran at 3 GFLOP/s, 7.5% of its prefill).
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features that choose the row block (empty: the "
+           "host's)">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
+def FoldConstantPanelsPass : Pass<"mlprog-fold-constant-panels", "mlir::ModuleOp"> {
+  let summary = "Computes the register-block panels of weights at compile "
+                "time";
+  let description = [{
+    `mlprog-tile-and-vectorize-contractions` copies a contraction input
+    into register-block panels ([.., N / nr, K, nr] for B); when the input
+    is a weight (a `bufferization.to_tensor` of a `memref.get_global` of a
+    constant `memref.global` with an inline or `dense_resource` value, or a
+    static unit-stride `tensor.extract_slice` of one: the columns a part of
+    a split contraction reads), the copy is a `linalg.transpose` of a
+    `tensor.expand_shape` of it. This
+    pass evaluates every such transpose into a new private constant global
+    (`<weight>_panels`, 64-byte aligned, one per weight, block, shape and
+    permutation, shared by all its readers) and removes weights no one
+    reads any more, so a model does not copy its weights on every call and
+    its matrix products stream contiguous panels whatever the weights'
+    shapes (onnxruntime pre-packs its weights when a session starts, to the
+    same end).
+  }];
+  let dependentDialects = [
+    "mlir::bufferization::BufferizationDialect",
+    "mlir::memref::MemRefDialect",
+  ];
+}
+
+#endif // MLPROG_PIPELINES_CONTRACTIONPASSES_TD
