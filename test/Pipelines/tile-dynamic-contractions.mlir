@@ -175,3 +175,71 @@ func.func @transposed_keys(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>)
   %r = linalg.batch_matmul ins(%qc, %kt : tensor<12x?x64xf32>, tensor<12x64x?xf32>) outs(%f : tensor<12x?x?xf32>) -> tensor<12x?x?xf32>
   return %r : tensor<12x?x?xf32>
 }
+
+// A convolution over a batch of unknown extent (a model exported with a
+// dynamic batch axis) becomes a loop over the images of static one-image
+// convolutions, each starting from its own bias broadcast and reading
+// through its own padding: the static code generation (column tensor and
+// blocked matmul) applies to each.
+// CHECK-LABEL: func.func @conv_dynamic_batch
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8x6x6xf32>, %[[W:.*]]: tensor<16x8x3x3xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: scf.for %[[I:.*]] = %c0 to %[[N]] step %c1
+// CHECK: %[[XI:.*]] = tensor.extract_slice %[[X]][%[[I]], 0, 0, 0] [1, 8, 6, 6] [1, 1, 1, 1]
+// CHECK: %[[P:.*]] = tensor.pad %[[XI]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: } : tensor<1x8x6x6xf32> to tensor<1x8x8x8xf32>
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>) outs(%{{.*}} : tensor<1x16x6x6xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %[[W]] : tensor<1x8x8x8xf32>, tensor<16x8x3x3xf32>) outs(%[[INIT]] : tensor<1x16x6x6xf32>)
+// CHECK: tensor.insert_slice
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv_dynamic_batch(%x: tensor<?x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<?x16x6x6xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8x6x6xf32>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<?x8x6x6xf32> to tensor<?x8x8x8xf32>
+  %e = tensor.empty(%n) : tensor<?x16x6x6xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<16xf32>) outs(%e : tensor<?x16x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<?x16x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<?x8x8x8xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<?x16x6x6xf32>) -> tensor<?x16x6x6xf32>
+  return %y : tensor<?x16x6x6xf32>
+}
+
+// Depthwise convolution and max pooling over a dynamic batch: one image
+// per iteration. A fill that something else also reads (here: returned)
+// stays outside the loop, which reads its slices.
+// CHECK-LABEL: func.func @windows_dynamic_batch
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<?x8x6x6xf32>
+// CHECK: scf.for
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} -> tensor<1x8x6x6xf32>
+// CHECK: scf.for
+// CHECK: linalg.pooling_nchw_max {{.*}} -> tensor<1x8x3x3xf32>
+func.func @windows_dynamic_batch(%x: tensor<?x8x8x8xf32>, %w: tensor<8x3x3xf32>) -> (tensor<?x8x6x6xf32>, tensor<?x8x3x3xf32>, tensor<?x8x6x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8x8x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8x6x6xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<?x8x8x8xf32>, tensor<8x3x3xf32>) outs(%f : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %win = tensor.empty() : tensor<2x2xf32>
+  %e2 = tensor.empty(%n) : tensor<?x8x3x3xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<?x8x3x3xf32>) -> tensor<?x8x3x3xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%d, %win : tensor<?x8x6x6xf32>, tensor<2x2xf32>) outs(%f2 : tensor<?x8x3x3xf32>) -> tensor<?x8x3x3xf32>
+  return %d, %m, %f : tensor<?x8x6x6xf32>, tensor<?x8x3x3xf32>, tensor<?x8x6x6xf32>
+}
+
+// Only the batch may be dynamic: a convolution over an image of unknown
+// height keeps its loop lowering.
+// CHECK-LABEL: func.func @conv_dynamic_height
+// CHECK-NOT: scf.for
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x16x?x6xf32>
+func.func @conv_dynamic_height(%x: tensor<1x8x?x8xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x?x6xf32>) -> tensor<1x16x?x6xf32> {
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x?x8xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x?x6xf32>) -> tensor<1x16x?x6xf32>
+  return %y : tensor<1x16x?x6xf32>
+}

@@ -157,6 +157,15 @@ def TileDynamicContractionsPass
     more rows (a prompt) make the transposed copy in their branch and are
     tiled like any contraction (as dot products, a 512-token GPT-2 prompt's
     scores ran at 3 GFLOP/s, 7.5% of its prefill).
+
+    A convolution or pooling window (`linalg::isaConvolutionOpInterface`)
+    whose only dynamic loops are batch loops (images of unknown number: a
+    model exported with a dynamic batch axis, Mask R-CNN's mask head over
+    its detections) becomes an `scf.for` over the batch of static windows
+    over one image each (`scf::tileConsumerAndFuseProducersUsingSCF`), with
+    its init (a fill or bias broadcast) and the `tensor.pad` of its input
+    computed per image when nothing else uses them; the column tensor,
+    depthwise and pooling code generation then applies to each image.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

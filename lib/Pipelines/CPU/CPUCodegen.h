@@ -196,6 +196,16 @@ mlir::LogicalResult vectorizeRowContraction(mlir::RewriterBase &rewriter,
                                             const CPUTarget &target,
                                             bool parallel);
 
+/// Rewrites `op`, a convolution or pooling window on tensors
+/// (linalg::isaConvolutionOpInterface) whose only dynamic loops are batch
+/// loops (linalg::inferConvolutionDims), into an scf.for over the batch of
+/// windows over one image each, with static shapes; its init (a fill or a
+/// bias broadcast) and a tensor.pad of its input, when nothing else uses
+/// them, are computed per image inside the loop (see DynamicBatches.cpp).
+/// Fails, leaving `op` alone, for any other op.
+mlir::LogicalResult tileDynamicBatch(mlir::RewriterBase &rewriter,
+                                     mlir::linalg::LinalgOp op);
+
 /// Applies the blocking strategy to one contraction: panels, an scf.forall
 /// over Mc x Nc tiles (when `parallel`), K blocks, register blocks
 /// vectorized to vector.contract. Leaves `op` alone (to the scalar loop

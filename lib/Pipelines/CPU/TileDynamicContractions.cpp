@@ -586,6 +586,16 @@ struct TileDynamicContractionsPass
     // A contraction that cannot be tiled keeps its loop lowering.
     for (auto &[op, blocks] : work)
       (void)tileContraction(rewriter, op, blocks);
+    // Convolutions and pooling windows over a batch of unknown extent: one
+    // static window per image.
+    SmallVector<linalg::LinalgOp> windows;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
+          linalg::isaConvolutionOpInterface(op))
+        windows.push_back(op);
+    });
+    for (linalg::LinalgOp op : windows)
+      (void)tileDynamicBatch(rewriter, op);
   }
 };
 } // namespace
