@@ -16,7 +16,6 @@ output, as transformers.py's export stage writes them).
 import importlib.util
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -33,34 +32,16 @@ def main():
         "bench_transformers", os.path.join(here, "transformers.py"))
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    import onnxruntime as ort
     x = np.load(os.path.join(work, model + "_x.npy"))
     ref = np.load(os.path.join(work, model + "_y.npy"))
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = \
-        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    if threads > 1:
-        options.add_session_config_entry("session.intra_op.allow_spinning",
-                                         "0")
-    session = ort.InferenceSession(os.path.join(work, model + ".onnx"),
-                                   options, providers=["CPUExecutionProvider"])
+    session = bench.ort_session(os.path.join(work, model + ".onnx"), threads)
     feed = {session.get_inputs()[0].name: x}
-    runs = [("onnxruntime", lambda: session.run(None, feed))]
+    runs = {"onnxruntime": lambda: session.run(None, feed)}
     for path in libs:
         lib = bench.Library(os.path.abspath(path))
         print("%s: max abs err %.1e" % (path, float(np.abs(lib(x) - ref).max())))
-        runs.append((path, lambda lib=lib: lib(x)))
-    times = {name: [] for name, _ in runs}
-    for _ in range(reps):
-        for name, run in runs:
-            if threads > 1:
-                time.sleep(0.002)
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
-    med = {k: 1e3 * sorted(v)[len(v) // 2] for k, v in times.items()}
+        runs[path] = lambda lib=lib: lib(x)
+    med = bench.alternate(runs, reps, threads)
     print("%s batch %d, %d threads: onnxruntime %.1f ms; %s" % (
         model, x.shape[0], threads, med["onnxruntime"],
         "; ".join("%s %.1f ms (%.2fx)" % (p, med[p], med[p] / med["onnxruntime"])
