@@ -59,18 +59,27 @@ def main():
     # Faint noise: no two places look exactly alike, so no two anchors tie.
     image += 0.02 * torch.rand(image.shape, generator=gen)
     with torch.no_grad():
-        if "resnet" in name:
+        if "resnet" in name or name.startswith("ssd"):
             # Untrained BatchNorm (mean 0, variance 1) lets a ResNet-50's
             # features grow to a standard deviation of 40, which saturates
-            # every head: calibrate the running statistics on the image.
-            # (MobileNet's 1x1 extra layers cannot: one value per channel.)
+            # every head, and clamps SSDlite's MobileNet features so that
+            # its 300 best scores took 9 distinct values: calibrate the
+            # running statistics on the image. A layer that sees one value
+            # per channel (SSDlite's 1x1 extra layers) keeps its own.
+            def calibrate_if_spatial(m, inputs):
+                m.training = inputs[0].numel() > inputs[0].shape[1]
+            hooks = []
             for m in model.backbone.modules():
                 if isinstance(m, torch.nn.BatchNorm2d):
                     m.reset_running_stats()
                     m.momentum = None  # a plain average
+                    hooks.append(
+                        m.register_forward_pre_hook(calibrate_if_spatial))
             model.backbone.train()
             model.backbone(model.transform([image])[0].tensors)
             model.backbone.eval()
+            for hook in hooks:
+                hook.remove()
         # Heads: weights N(0, 1 / fan_in), biases N(0, 0.5^2), so that scores
         # spread out instead of tying at the initial prior.
         for pname, p in model.named_parameters():
