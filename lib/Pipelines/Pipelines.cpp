@@ -81,6 +81,8 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
       TileDynamicContractionsPassOptions dynamic;
       dynamic.targetFeatures = codegen.targetFeatures;
       tensorPM.addNestedPass<func::FuncOp>(
+          createIntegerContractionsToF32Pass());
+      tensorPM.addNestedPass<func::FuncOp>(
           createTileDynamicContractionsPass(dynamic));
       tensorPM.addNestedPass<func::FuncOp>(
           createTileAndVectorizeContractionsPass(codegen));

@@ -1,0 +1,109 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-integer-contractions-to-f32,canonicalize,cse))' | FileCheck %s
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+
+// MatMulInteger as the ONNX importer builds it: u8 activations minus their
+// zero point times i8 weights minus theirs, in i32. Both factors are within
+// [-255, 255], so a chunk of 258 terms cannot pass 2^24 (256 when rounded
+// to whole blocks of 64): K = 600 is three f32 contractions of 256, 256 and
+// 88 terms over f32 clones of the factors, each converted to i32 and added
+// to the accumulator.
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK-SAME: (%[[X:.*]]: tensor<4x600xi8>, %[[XZ:.*]]: tensor<i8>, %[[W:.*]]: tensor<600x32xi8>, %[[WZ:.*]]: tensor<i8>)
+// CHECK: %[[AF:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[XZ]] : tensor<4x600xi8>, tensor<i8>) outs(%{{.*}} : tensor<4x600xf32>)
+// CHECK: arith.extui
+// CHECK: arith.subi
+// CHECK: arith.sitofp {{.*}} : i32 to f32
+// CHECK: %[[BF:.*]] = linalg.generic {{.*}} ins(%[[W]], %[[WZ]] : tensor<600x32xi8>, tensor<i8>) outs(%{{.*}} : tensor<600x32xf32>)
+// CHECK: arith.extsi
+// CHECK: arith.sitofp {{.*}} : i32 to f32
+// CHECK: %[[A0:.*]] = tensor.extract_slice %[[AF]][0, 0] [4, 256] [1, 1]
+// CHECK: %[[B0:.*]] = tensor.extract_slice %[[BF]][0, 0] [256, 32] [1, 1]
+// CHECK: %[[P0:.*]] = linalg.generic {{.*}} ins(%[[A0]], %[[B0]] : tensor<4x256xf32>, tensor<256x32xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[C0:.*]] = linalg.generic {{.*}} ins(%[[P0]] : tensor<4x32xf32>) outs(%{{.*}} : tensor<4x32xi32>)
+// CHECK: arith.fptosi
+// CHECK: arith.addi
+// CHECK: tensor.extract_slice %[[AF]][0, 256] [4, 256] [1, 1]
+// CHECK: tensor.extract_slice %[[AF]][0, 512] [4, 88] [1, 1]
+// CHECK: %[[B2:.*]] = tensor.extract_slice %[[BF]][512, 0] [88, 32] [1, 1]
+// CHECK: %[[P2:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[B2]] : tensor<4x88xf32>, tensor<88x32xf32>)
+// CHECK: %[[C2:.*]] = linalg.generic {{.*}} ins(%[[P2]] : tensor<4x32xf32>)
+// CHECK: return %[[C2]]
+// CHECK-NOT: arith.muli
+func.func @matmul_integer(%x: tensor<4x600xi8>, %xz: tensor<i8>, %w: tensor<600x32xi8>, %wz: tensor<i8>) -> tensor<4x32xi32> {
+  %ea = tensor.empty() : tensor<4x600xi32>
+  %a = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %xz : tensor<4x600xi8>, tensor<i8>) outs(%ea : tensor<4x600xi32>) {
+  ^bb0(%v: i8, %z: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    %z32 = arith.extui %z : i8 to i32
+    %d = arith.subi %v32, %z32 : i32
+    linalg.yield %d : i32
+  } -> tensor<4x600xi32>
+  %eb = tensor.empty() : tensor<600x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %wz : tensor<600x32xi8>, tensor<i8>) outs(%eb : tensor<600x32xi32>) {
+  ^bb0(%v: i8, %z: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    %z32 = arith.extsi %z : i8 to i32
+    %d = arith.subi %v32, %z32 : i32
+    linalg.yield %d : i32
+  } -> tensor<600x32xi32>
+  %c0 = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<4x32xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%ec : tensor<4x32xi32>) -> tensor<4x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x600xi32>, tensor<600x32xi32>) outs(%f : tensor<4x32xi32>) {
+  ^bb0(%in: i32, %in_0: i32, %out: i32):
+    %p = arith.muli %in, %in_0 : i32
+    %s = arith.addi %out, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<4x32xi32>
+  return %r : tensor<4x32xi32>
+}
+
+// Two i8 factors with no zero point (products within 2^14): K = 64 fits
+// one chunk, so one f32 contraction and no slices.
+// CHECK-LABEL: func.func @one_chunk
+// CHECK-NOT: tensor.extract_slice
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x8xf32>)
+// CHECK: arith.fptosi
+// CHECK-NOT: arith.muli
+func.func @one_chunk(%x: tensor<4x64xi8>, %w: tensor<64x8xi8>, %acc: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %ea = tensor.empty() : tensor<4x64xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xi8>) outs(%ea : tensor<4x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<4x64xi32>
+  %eb = tensor.empty() : tensor<64x8xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<64x8xi8>) outs(%eb : tensor<64x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<64x8xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x64xi32>, tensor<64x8xi32>) outs(%acc : tensor<4x8xi32>) {
+  ^bb0(%in: i32, %in_0: i32, %out: i32):
+    %p = arith.muli %in, %in_0 : i32
+    %s = arith.addi %out, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<4x8xi32>
+  return %r : tensor<4x8xi32>
+}
+
+// Factors of unknown range (i32 arguments) stay an i32 contraction.
+// CHECK-LABEL: func.func @unbounded
+// CHECK: arith.muli
+// CHECK-NOT: arith.sitofp
+func.func @unbounded(%a: tensor<4x64xi32>, %b: tensor<64x8xi32>, %acc: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x64xi32>, tensor<64x8xi32>) outs(%acc : tensor<4x8xi32>) {
+  ^bb0(%in: i32, %in_0: i32, %out: i32):
+    %p = arith.muli %in, %in_0 : i32
+    %s = arith.addi %out, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<4x8xi32>
+  return %r : tensor<4x8xi32>
+}
