@@ -49,6 +49,7 @@ model, the PyTorch eager time is the float model's.
 """
 
 import argparse
+import contextlib
 import ctypes
 import json
 import os
@@ -497,6 +498,9 @@ def main():
                         help=argparse.SUPPRESS)
     parser.add_argument("--rows", help=argparse.SUPPRESS)
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--work-dir",
+                        help="keep the exported models and compiled "
+                        "libraries here (default: a temporary folder)")
     args = parser.parse_args()
     if args.quick:
         args.reps = 5
@@ -522,7 +526,10 @@ def main():
     venv = os.path.join(ROOT, ".venv", "bin", "python")
     if not os.path.exists(venv):
         sys.exit("no .venv: run scripts/setup-venv.sh (onnxruntime)")
-    with tempfile.TemporaryDirectory() as work:
+    if args.work_dir:
+        os.makedirs(args.work_dir, exist_ok=True)
+    with (contextlib.nullcontext(os.path.abspath(args.work_dir))
+          if args.work_dir else tempfile.TemporaryDirectory()) as work:
         rows = export_stage(args, work)
         rows_path = os.path.join(work, "rows.json")
         if any(row["model"] in INT8 for row in rows):

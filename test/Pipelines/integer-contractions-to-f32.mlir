@@ -94,6 +94,28 @@ func.func @one_chunk(%x: tensor<4x64xi8>, %w: tensor<64x8xi8>, %acc: tensor<4x8x
   return %r : tensor<4x8xi32>
 }
 
+// A named linalg.matmul of such factors, as canonicalization leaves some
+// of them, is rewritten the same way.
+// CHECK-LABEL: func.func @named_matmul
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x8xf32>)
+// CHECK-NOT: linalg.matmul
+func.func @named_matmul(%x: tensor<4x64xi8>, %w: tensor<64x8xi8>, %acc: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %ea = tensor.empty() : tensor<4x64xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xi8>) outs(%ea : tensor<4x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<4x64xi32>
+  %eb = tensor.empty() : tensor<64x8xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<64x8xi8>) outs(%eb : tensor<64x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<64x8xi32>
+  %r = linalg.matmul ins(%a, %b : tensor<4x64xi32>, tensor<64x8xi32>) outs(%acc : tensor<4x8xi32>) -> tensor<4x8xi32>
+  return %r : tensor<4x8xi32>
+}
+
 // Factors of unknown range (i32 arguments) stay an i32 contraction.
 // CHECK-LABEL: func.func @unbounded
 // CHECK: arith.muli

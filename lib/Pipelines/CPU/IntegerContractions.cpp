@@ -124,8 +124,8 @@ boundedProducer(Value value) {
 }
 
 /// Whether the body of `op` is `out + in0 * in1` in i32.
-static bool isIntegerMultiplyAdd(linalg::GenericOp op) {
-  Block *body = op.getBody();
+static bool isIntegerMultiplyAdd(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
   if (body->getOperations().size() != 3)
     return false;
   auto mul = dyn_cast<arith::MulIOp>(&body->front());
@@ -216,8 +216,7 @@ static Value accumulateInI32(RewriterBase &rewriter, Location loc, Value init,
 /// Rewrites `op` as described in the file comment. Fails, leaving it alone,
 /// when it is no i32 multiply-add contraction with one static K loop and
 /// bounded factors.
-static LogicalResult rewriteAsF32(RewriterBase &rewriter,
-                                  linalg::GenericOp op) {
+static LogicalResult rewriteAsF32(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       !isIntegerMultiplyAdd(op))
@@ -306,13 +305,14 @@ struct IntegerContractionsToF32Pass
     : public mlprog::impl::IntegerContractionsToF32PassBase<
           IntegerContractionsToF32Pass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> candidates;
-    getOperation().walk([&](linalg::GenericOp op) {
+    // Generics and named ops (linalg.matmul of i32 operands) alike.
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
       if (op.getNumReductionLoops() == 1)
         candidates.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : candidates)
+    for (linalg::LinalgOp op : candidates)
       (void)rewriteAsF32(rewriter, op);
   }
 };
