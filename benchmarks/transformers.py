@@ -235,7 +235,8 @@ def quantize_stage(rows):
     into the row's ONNX file, as INT8 says: `quantize_static` (QDQ, uint8
     activations, int8 weights, after `quant_pre_process`, calibrated on 4
     seeded random batches of the input's shape) or `quantize_dynamic` (int8
-    weights). A failure marks the row with its error."""
+    weights, also after `quant_pre_process`). A failure marks the row with
+    its error."""
     import logging
     import numpy as np
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
@@ -260,14 +261,17 @@ def quantize_stage(rows):
             continue
         start = time.perf_counter()
         try:
+            # Pre-processing folds the exporter's Transpose of each weight
+            # into an initializer: without it quantize_dynamic quantized 4
+            # of BERT-base's 72 MatMuls.
+            pre = row["onnx"] + ".pre.onnx"
+            quant_pre_process(row["float_onnx"], pre)
             if INT8[row["model"]][1] == "dynamic":
-                quantize_dynamic(row["float_onnx"], row["onnx"],
+                quantize_dynamic(pre, row["onnx"],
                                  weight_type=QuantType.QInt8)
             else:
                 x = np.load(os.path.join(os.path.dirname(row["onnx"]),
                                          row["model"] + "_x.npy"))
-                pre = row["onnx"] + ".pre.onnx"
-                quant_pre_process(row["float_onnx"], pre)
                 quantize_static(pre, row["onnx"], Batches(x.shape),
                                 quant_format=QuantFormat.QDQ,
                                 activation_type=QuantType.QUInt8,

@@ -80,8 +80,10 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
       codegen.parallel = parallel;
       TileDynamicContractionsPassOptions dynamic;
       dynamic.targetFeatures = codegen.targetFeatures;
+      IntegerContractionsToF32PassOptions integer;
+      integer.targetFeatures = codegen.targetFeatures;
       tensorPM.addNestedPass<func::FuncOp>(
-          createIntegerContractionsToF32Pass());
+          createIntegerContractionsToF32Pass(integer));
       tensorPM.addNestedPass<func::FuncOp>(
           createTileDynamicContractionsPass(dynamic));
       tensorPM.addNestedPass<func::FuncOp>(
@@ -125,6 +127,11 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
     // Each loop nest its own function, identical ones shared: LLVM's time
     // grows faster than the size of a function.
     pm.addPass(createOutlineLoopNestsPass());
+    // u8 x s8 dot products as AVX-512 VNNI instructions, now that no pass
+    // needs to know every op's memory effects.
+    LowerDotProductsToVNNIPassOptions vnni;
+    vnni.targetFeatures = copies.targetFeatures;
+    pm.addNestedPass<func::FuncOp>(createLowerDotProductsToVNNIPass(vnni));
   }
 
   // scf loops, not affine ones: a loop bound read from a value defined in

@@ -1,4 +1,6 @@
-// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-integer-contractions-to-f32,canonicalize,cse))' | FileCheck %s
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-integer-contractions-to-f32{target-features=+avx512f,+avx512bw},canonicalize,cse))' | FileCheck %s
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-integer-contractions-to-f32{target-features=+avx512f,+avx512bw,+avx512vnni},canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-integer-contractions-to-f32{target-features=+avx512f,+avx512bw,+avx512vnni},mlprog-lower-dot-products-to-vnni{target-features=+avx512f,+avx512bw,+avx512vnni}))' | FileCheck %s --check-prefix=INTR
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
@@ -36,6 +38,37 @@
 // CHECK: %[[C2:.*]] = linalg.generic {{.*}} ins(%[[P2]] : tensor<4x32xf32>)
 // CHECK: return %[[C2]]
 // CHECK-NOT: arith.muli
+// With AVX-512 VNNI the same contraction (u8 times i8, K = 600 a multiple
+// of 4, N = 32 of 16) is dot products of bytes: B in panels [N / 16, K / 4,
+// 64] (an expand_shape and a transpose, packed at compile time for a
+// weight), the column sums of B by dot products with all-ones bytes, the
+// row sums of A (the weight's zero point is not known to be 0), and an
+// scf.forall over register blocks (here one, of 4 rows x 32 columns, so
+// canonicalization removes the forall) whose K loop
+// multiplies 4 bytes of a row, broadcast, with 64 bytes of a panel and
+// sums each group of 4 products into a lane (vector.multi_reduction, which
+// --mlprog-lower-dot-products-to-vnni makes one vpdpbusd).
+// VNNI-LABEL: func.func @matmul_integer
+// VNNI: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [150, 4, 2, 16] : tensor<600x32xi8> into tensor<150x4x2x16xi8>
+// VNNI: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<150x4x2x16xi8>) outs(%{{.*}} : tensor<2x150x16x4xi8>) permutation = [2, 0, 3, 1]
+// VNNI: %[[P:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3]] : tensor<2x150x16x4xi8> into tensor<2x150x64xi8>
+// VNNI: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<16x4xi32> to vector<16xi32>
+// VNNI: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// VNNI: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
+// VNNI: vector.transfer_read %[[P]]
+// VNNI: vector.bitcast {{.*}} : vector<4xi8> to vector<1xi32>
+// VNNI: arith.extui {{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// VNNI: arith.extsi {{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// VNNI: arith.muli {{.*}} : vector<16x4xi32>
+// VNNI: vector.multi_reduction <add>
+// VNNI-NOT: arith.sitofp
+// VNNI-LABEL: func.func @one_chunk
+// INTR-LABEL: func.func @matmul_integer
+// The column sums, then the register block: both vpdpbusd.
+// INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// INTR: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// INTR-NOT: vector.multi_reduction
+// INTR-LABEL: func.func @one_chunk
 func.func @matmul_integer(%x: tensor<4x600xi8>, %xz: tensor<i8>, %w: tensor<600x32xi8>, %wz: tensor<i8>) -> tensor<4x32xi32> {
   %ea = tensor.empty() : tensor<4x600xi32>
   %a = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %xz : tensor<4x600xi8>, tensor<i8>) outs(%ea : tensor<4x600xi32>) {

@@ -138,12 +138,53 @@ def IntegerContractionsToF32Pass
     i32, they were scalar loops (a BERT-base quantized by onnxruntime's
     `quantize_dynamic` took 10x its float model's time). Contractions
     whose factors are not bounded this way are left alone.
+
+    With AVX-512 VNNI in the target features, a contraction of unsigned
+    bytes (A: `arith.extui` of i8, minus a scalar zero point) and signed
+    bytes `[K, N]` (B: `arith.extsi`; K a multiple of 4, N of 16, static
+    shapes, A's rows any number of dimensions) is instead computed with
+    `vpdpbusd` (`llvm.call_intrinsic`; 64 multiply-adds per instruction):
+    `sum a b - za colsum(b) - zb rowsum(a) + K za zb`, with B in panels
+    `[N / 16, K / 4, 64]` (a weight's at compile time, by
+    `--mlprog-fold-constant-panels`), register blocks of up to 8 rows x 32
+    columns and an `scf.forall` over them.
   }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features (empty: the host's); with +avx512vnni, "
+           "u8 x s8 contractions use vpdpbusd">,
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
+    "mlir::LLVM::LLVMDialect",
     "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect",
   ];
+}
+
+def LowerDotProductsToVNNIPass
+    : Pass<"mlprog-lower-dot-products-to-vnni", "mlir::func::FuncOp"> {
+  let summary = "Makes u8 x s8 dot products AVX-512 VNNI vpdpbusd "
+                "instructions";
+  let description = [{
+    Runs after bufferization and deallocation (which reject ops of unknown
+    memory effects). A `vector.multi_reduction <add>` over the inner
+    dimension of `vector<16x4xi32>` products of `arith.extui` and
+    `arith.extsi` of `vector.shape_cast`s of two `vector<64xi8>` into a
+    `vector<16xi32>` accumulator (what `--mlprog-integer-contractions-to-f32`
+    emits for u8 x s8 contractions) becomes `llvm.call_intrinsic
+    "llvm.x86.avx512.vpdpbusd.512"(acc, a, b)`, which computes exactly that.
+    Without AVX-512 VNNI in the target features the pass changes nothing.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features (empty: the host's)">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def TileDynamicContractionsPass

@@ -196,6 +196,25 @@ mlir::LogicalResult vectorizeRowContraction(mlir::RewriterBase &rewriter,
                                             const CPUTarget &target,
                                             bool parallel);
 
+/// Computes `op`, an i32 contraction C[m.., n] += (a[m.., k] - za) *
+/// (b[k, n] - zb) with one K loop, as AVX-512 VNNI dot products (see
+/// DotProducts.cpp): `a` is the unsigned bytes [m.., K] (i8 holding u8, the
+/// shape of the contraction's A), `b` the signed bytes [K, N], `aZero` and
+/// `bZero` the zero points as i32 scalars; `bZeroIsZero` when zb is known
+/// to be 0 (no row sums of A then). Needs static shapes, K a multiple of 4
+/// and N of 16, and a target with AVX-512 VNNI; fails, leaving `op` alone,
+/// otherwise.
+/// Whether emitU8S8Contraction applies to the shapes of `op` on `target`.
+bool supportsU8S8Contraction(mlir::linalg::LinalgOp op,
+                             const CPUTarget &target);
+
+mlir::LogicalResult emitU8S8Contraction(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::LinalgOp op,
+                                        mlir::Value a, mlir::Value b,
+                                        mlir::Value aZero, mlir::Value bZero,
+                                        bool bZeroIsZero,
+                                        const CPUTarget &target);
+
 /// Rewrites `op`, a convolution or pooling window on tensors
 /// (linalg::isaConvolutionOpInterface) whose only dynamic loops are batch
 /// loops (linalg::inferConvolutionDims), into an scf.for over the batch of

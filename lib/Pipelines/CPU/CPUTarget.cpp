@@ -126,3 +126,8 @@ unsigned CPUTarget::getVectorWidthF32() const {
 unsigned CPUTarget::getNumVectorRegisters() const {
   return hasFeature(features, "avx512f") ? 32 : 16;
 }
+
+bool CPUTarget::hasAVX512VNNI() const {
+  return hasFeature(features, "avx512f") && hasFeature(features, "avx512bw") &&
+         hasFeature(features, "avx512vnni");
+}

@@ -29,11 +29,14 @@
 #include "mlprog/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
 
@@ -44,6 +47,7 @@ namespace mlprog {
 
 using namespace mlir;
 using namespace mlprog;
+using namespace mlprog::cpu;
 
 /// Integers up to this magnitude are exact in f32 (its 24-bit significand).
 static constexpr int64_t kExactF32 = int64_t(1) << 24;
@@ -142,17 +146,20 @@ static bool isIntegerMultiplyAdd(linalg::LinalgOp op) {
   return mulOfInputs && addOfOut;
 }
 
-/// A clone of `producer` (elementwise, one result) whose body converts what
-/// it yields to f32 (arith.sitofp): the operand's values as exact floats.
-static Value cloneAsF32(RewriterBase &rewriter, linalg::GenericOp producer,
-                        Value operand) {
+/// A clone of `producer` (elementwise, one result) that yields, in
+/// `elementType`, what `yieldFn` computes from the cloned body (given the
+/// mapping of the original body's values), seen through the same views
+/// (slices, reshapes) as `operand`, a view of the producer's result.
+static Value
+cloneYielding(RewriterBase &rewriter, linalg::GenericOp producer, Value operand,
+              Type elementType,
+              function_ref<Value(OpBuilder &, Location, IRMapping &)> yieldFn) {
   Location loc = producer.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(producer);
   Value init = producer.getDpsInitOperand(0)->get();
   Value empty = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, init),
-      rewriter.getF32Type());
+      rewriter, loc, tensor::getMixedSizes(rewriter, loc, init), elementType);
   auto clone = linalg::GenericOp::create(
       rewriter, loc, empty.getType(), producer.getDpsInputs(), empty,
       producer.getIndexingMapsArray(), producer.getIteratorTypesArray());
@@ -161,21 +168,14 @@ static Value cloneAsF32(RewriterBase &rewriter, linalg::GenericOp producer,
   Block *block = rewriter.createBlock(
       &clone.getRegion(), clone.getRegion().end(), body->getArgumentTypes(),
       SmallVector<Location>(body->getNumArguments(), loc));
-  // The output block argument is f32 now; the body never read it (an
-  // elementwise producer writes a fresh tensor).
-  block->getArgument(body->getNumArguments() - 1)
-      .setType(rewriter.getF32Type());
+  // The output block argument takes the new element type; the body never
+  // read it (an elementwise producer writes a fresh tensor).
+  block->getArgument(body->getNumArguments() - 1).setType(elementType);
   mapping.map(body->getArguments(), block->getArguments());
   rewriter.setInsertionPointToStart(block);
   for (Operation &op : body->without_terminator())
     rewriter.clone(op, mapping);
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  Value converted =
-      arith::SIToFPOp::create(rewriter, loc, rewriter.getF32Type(),
-                              mapping.lookup(yield.getOperand(0)));
-  linalg::YieldOp::create(rewriter, loc, converted);
-  // The contraction read `operand`, possibly a slice or reshape of the
-  // producer's result: read the same view of the f32 values.
+  linalg::YieldOp::create(rewriter, loc, yieldFn(rewriter, loc, mapping));
   SmallVector<Operation *> views;
   for (Value v = operand; v != producer.getResult(0);
        v = v.getDefiningOp()->getOperand(0))
@@ -187,10 +187,186 @@ static Value cloneAsF32(RewriterBase &rewriter, linalg::GenericOp producer,
     viewMapping.map(view->getOperand(0), result);
     Operation *copy = rewriter.clone(*view, viewMapping);
     auto type = cast<RankedTensorType>(copy->getResult(0).getType());
-    copy->getResult(0).setType(type.clone(rewriter.getF32Type()));
+    copy->getResult(0).setType(type.clone(elementType));
     result = copy->getResult(0);
   }
   return result;
+}
+
+/// A clone of `producer` whose body converts what it yields to f32
+/// (arith.sitofp): the operand's values as exact floats.
+static Value cloneAsF32(RewriterBase &rewriter, linalg::GenericOp producer,
+                        Value operand) {
+  auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+  return cloneYielding(
+      rewriter, producer, operand, rewriter.getF32Type(),
+      [&](OpBuilder &b, Location loc, IRMapping &mapping) -> Value {
+        return arith::SIToFPOp::create(b, loc, b.getF32Type(),
+                                       mapping.lookup(yield.getOperand(0)));
+      });
+}
+
+namespace {
+/// A factor an elementwise producer computes as `ext(x) - ext(z)` or
+/// `ext(x)` from bytes: x an i8 value of its body, z a scalar input of the
+/// producer (a map without results) or a constant, both widened alike.
+struct WidenedBytes {
+  linalg::GenericOp producer;
+  /// x, in the producer's body.
+  Value bytes;
+  /// arith.extsi (signed) or arith.extui.
+  bool isSigned;
+  /// The input z reads, or null (then `zeroConstant`).
+  OpOperand *zeroInput = nullptr;
+  int64_t zeroConstant = 0;
+};
+} // namespace
+
+/// Matches the body of `producer` (see WidenedBytes).
+static std::optional<WidenedBytes>
+matchWidenedBytes(linalg::GenericOp producer) {
+  auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+  Value value = yield.getOperand(0);
+  Value zero;
+  if (auto sub = value.getDefiningOp<arith::SubIOp>()) {
+    value = sub.getLhs();
+    zero = sub.getRhs();
+  }
+  auto widened = [](Value v) -> std::optional<std::pair<Value, bool>> {
+    Operation *op = v.getDefiningOp();
+    if (auto ext = dyn_cast_or_null<arith::ExtSIOp>(op))
+      return std::make_pair(ext.getIn(), true);
+    if (auto ext = dyn_cast_or_null<arith::ExtUIOp>(op))
+      return std::make_pair(ext.getIn(), false);
+    return std::nullopt;
+  };
+  std::optional<std::pair<Value, bool>> x = widened(value);
+  if (!x || !x->first.getType().isInteger(8))
+    return std::nullopt;
+  WidenedBytes result{producer, x->first, x->second};
+  if (!zero)
+    return result;
+  APInt constant;
+  if (matchPattern(zero, m_ConstantInt(&constant))) {
+    result.zeroConstant = constant.getSExtValue();
+    return result;
+  }
+  std::optional<std::pair<Value, bool>> z = widened(zero);
+  auto arg = z ? dyn_cast<BlockArgument>(z->first) : BlockArgument();
+  if (!z || z->second != x->second || !z->first.getType().isInteger(8) ||
+      !arg || arg.getOwner() != producer.getBody() ||
+      arg.getArgNumber() >= producer.getNumDpsInputs())
+    return std::nullopt;
+  OpOperand *input = producer.getDpsInputOperand(arg.getArgNumber());
+  if (producer.getMatchingIndexingMap(input).getNumResults() != 0)
+    return std::nullopt;
+  result.zeroInput = input;
+  return result;
+}
+
+/// The zero point of `factor` as an i32 scalar, created at the insertion
+/// point.
+static Value materializeZero(OpBuilder &b, Location loc,
+                             const WidenedBytes &factor) {
+  if (!factor.zeroInput)
+    return arith::ConstantIntOp::create(b, loc, factor.zeroConstant, 32);
+  Value scalar =
+      tensor::ExtractOp::create(b, loc, factor.zeroInput->get(), ValueRange{});
+  if (factor.isSigned)
+    return arith::ExtSIOp::create(b, loc, b.getI32Type(), scalar);
+  return arith::ExtUIOp::create(b, loc, b.getI32Type(), scalar);
+}
+
+/// Whether the zero point of `factor` is 0: a constant, or a dense zero
+/// constant or constant global's value.
+static bool hasZeroZeroPoint(const WidenedBytes &factor) {
+  if (!factor.zeroInput)
+    return factor.zeroConstant == 0;
+  Value value = factor.zeroInput->get();
+  Attribute attr;
+  if (matchPattern(value, m_Constant(&attr)))
+    if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+      return dense.isSplat() && dense.getSplatValue<APInt>().isZero();
+  auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
+  auto getGlobal =
+      toTensor ? toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>()
+               : memref::GetGlobalOp();
+  if (!getGlobal)
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return false;
+  auto dense = dyn_cast<DenseIntElementsAttr>(*global.getInitialValue());
+  return dense && dense.isSplat() && dense.getSplatValue<APInt>().isZero();
+}
+
+/// Whether the maps of `op` are A (m.., k), B (k, n), C (m.., n): the form
+/// emitU8S8Contraction computes.
+static bool isRowsTimesMatrix(linalg::LinalgOp op,
+                              const linalg::ContractionDimensions &dims) {
+  if (!dims.batch.empty() || dims.n.size() != 1 || dims.k.size() != 1)
+    return false;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+  SmallVector<AffineExpr> rows = llvm::map_to_vector(dims.m, dim);
+  SmallVector<AffineExpr> a(rows), c(rows);
+  a.push_back(dim(dims.k[0]));
+  c.push_back(dim(dims.n[0]));
+  return maps[0].getResults() == ArrayRef(a) &&
+         maps[1].getResults() ==
+             ArrayRef<AffineExpr>{dim(dims.k[0]), dim(dims.n[0])} &&
+         maps[2].getResults() == ArrayRef(c);
+}
+
+/// Computes `op` with AVX-512 VNNI when its A is unsigned bytes and its B
+/// signed bytes [K, N] (see emitU8S8Contraction); B is the producer's input
+/// itself when the producer only widens it (a weight: its panels are then
+/// made at compile time).
+static LogicalResult rewriteAsDotProducts(RewriterBase &rewriter,
+                                          linalg::LinalgOp op,
+                                          const CPUTarget &target) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || !isRowsTimesMatrix(op, *dims) ||
+      !supportsU8S8Contraction(op, target))
+    return failure();
+  Value lhs = op.getDpsInputOperand(0)->get();
+  Value rhs = op.getDpsInputOperand(1)->get();
+  auto lhsProducer = boundedProducer(lhs), rhsProducer = boundedProducer(rhs);
+  if (!lhsProducer || !rhsProducer)
+    return failure();
+  std::optional<WidenedBytes> a = matchWidenedBytes(lhsProducer->first);
+  std::optional<WidenedBytes> b = matchWidenedBytes(rhsProducer->first);
+  if (!a || !b || a->isSigned || !b->isSigned)
+    return failure();
+  auto i8 = rewriter.getI8Type();
+  auto yieldBytes = [](const WidenedBytes &factor) {
+    return [&factor](OpBuilder &, Location, IRMapping &mapping) -> Value {
+      return mapping.lookup(factor.bytes);
+    };
+  };
+  // B: the producer's input when it is the bytes themselves, read whole.
+  Value bBytes;
+  linalg::GenericOp rhsGeneric = b->producer;
+  if (auto arg = dyn_cast<BlockArgument>(b->bytes);
+      arg && rhs == rhsGeneric.getResult(0) &&
+      arg.getArgNumber() < rhsGeneric.getNumDpsInputs()) {
+    OpOperand *input = rhsGeneric.getDpsInputOperand(arg.getArgNumber());
+    if (rhsGeneric.getMatchingIndexingMap(input).isIdentity() &&
+        rhsGeneric.getIndexingMapsArray().back().isIdentity())
+      bBytes = input->get();
+  }
+  if (!bBytes)
+    bBytes = cloneYielding(rewriter, rhsGeneric, rhs, i8, yieldBytes(*b));
+  Value aBytes = cloneYielding(rewriter, a->producer, lhs, i8, yieldBytes(*a));
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value aZero = materializeZero(rewriter, loc, *a);
+  Value bZero = materializeZero(rewriter, loc, *b);
+  return emitU8S8Contraction(rewriter, op, aBytes, bBytes, aZero, bZero,
+                             hasZeroZeroPoint(*b), target);
 }
 
 /// An identity-mapped elementwise generic over `init`'s shape: `init` +
@@ -213,14 +389,20 @@ static Value accumulateInI32(RewriterBase &rewriter, Location loc, Value init,
   return add.getResult(0);
 }
 
-/// Rewrites `op` as described in the file comment. Fails, leaving it alone,
-/// when it is no i32 multiply-add contraction with one static K loop and
-/// bounded factors.
-static LogicalResult rewriteAsF32(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// Rewrites `op` as described in the file comment: with AVX-512 VNNI dot
+/// products when the target has them and the factors are unsigned times
+/// signed bytes, else as f32 contractions. Fails, leaving it alone, when it
+/// is no i32 multiply-add contraction with one static K loop and bounded
+/// factors.
+static LogicalResult rewriteContraction(RewriterBase &rewriter,
+                                        linalg::LinalgOp op,
+                                        const CPUTarget &target) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       !isIntegerMultiplyAdd(op))
     return failure();
+  if (succeeded(rewriteAsDotProducts(rewriter, op, target)))
+    return success();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->k.size() != 1)
@@ -304,7 +486,10 @@ namespace {
 struct IntegerContractionsToF32Pass
     : public mlprog::impl::IntegerContractionsToF32PassBase<
           IntegerContractionsToF32Pass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    CPUTarget target = CPUTarget::getForFeatures(targetFeatures);
     // Generics and named ops (linalg.matmul of i32 operands) alike.
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -313,7 +498,7 @@ struct IntegerContractionsToF32Pass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : candidates)
-      (void)rewriteAsF32(rewriter, op);
+      (void)rewriteContraction(rewriter, op, target);
   }
 };
 } // namespace

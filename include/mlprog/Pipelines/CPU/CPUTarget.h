@@ -66,6 +66,9 @@ struct CPUTarget {
   unsigned getVectorBits() const { return getVectorWidthF32() * 32; }
   /// Number of architectural vector registers (32 with AVX-512, else 16).
   unsigned getNumVectorRegisters() const;
+  /// Whether the features have AVX-512 VNNI (with AVX512F and AVX512BW):
+  /// `vpdpbusd`, four u8 x s8 products summed into each i32 lane of a zmm.
+  bool hasAVX512VNNI() const;
 
   /// Distance in bytes between addresses that share an L1 set: 4 KiB, with
   /// 64 sets of 64-byte lines (a 48 KiB 12-way or 32 KiB 8-way L1). Rows

@@ -1,0 +1,347 @@
+//===- DotProducts.cpp - u8 x s8 contractions with AVX-512 VNNI ----------===//
+//
+// A quantized matrix product C[m, n] += (a[m, k] - za) (b[k, n] - zb) of
+// unsigned 8-bit activations a and signed 8-bit weights b (what
+// onnxruntime's quantize_dynamic and QDQ MatMul export) is computed with
+// AVX-512 VNNI's `vpdpbusd`, which adds the four products of four u8 and
+// four s8 values to each i32 lane of an accumulator: 64 multiply-adds per
+// instruction, four times an f32 FMA's 16. Expanding the zero points,
+//
+//   C[m, n] += sum_k a b - za colsum[n] - zb rowsum[m] + K za zb,
+//
+// where colsum[n] = sum_k b[k, n] (itself `vpdpbusd` with a = 1) and
+// rowsum[m] = sum_k a[m, k] (only when zb may be nonzero), every term an
+// exact i32.
+//
+// Layout. B is packed into panels [N / 16, K / 4, 16 x 4]: for each group
+// of 16 columns and 4 K steps, the 4 bytes of a column are contiguous, so a
+// zmm load is the `vpdpbusd` operand for 16 columns; a weight's panels are a
+// linalg.transpose of a tensor.expand_shape of the constant, which
+// --mlprog-fold-constant-panels computes at compile time. Four bytes of a
+// row of A are broadcast to all 16 lanes. A register block is mr rows x nr
+// (16 or 32) columns: mr * nr / 16 accumulators in zmm registers across all
+// of K; an scf.forall spreads the blocks over the threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::cpu;
+
+/// Lanes of an i32 zmm; bytes of B per lane (K steps per `vpdpbusd`).
+static constexpr int64_t kLanes = 16;
+static constexpr int64_t kBytesPerLane = 4;
+/// Rows of a register block at most (8 x 32 columns: 16 accumulators).
+static constexpr int64_t kMaxRows = 8;
+
+/// `acc + sum of 4 products` per lane of `acc` (vector<16xi32>): the
+/// unsigned bytes `a` times the signed bytes `bytes` (vector<64xi8> each),
+/// lane i summing bytes [4 i, 4 i + 4). Written as vector arithmetic (exact
+/// and free of side effects, as bufferization and deallocation need);
+/// --mlprog-lower-dot-products-to-vnni makes it one AVX-512 VNNI
+/// `vpdpbusd` after bufferization.
+static Value dotProducts(OpBuilder &b, Location loc, Value acc, Value a,
+                         Value bytes) {
+  auto grouped = VectorType::get({kLanes, kBytesPerLane}, b.getI8Type());
+  auto wide = VectorType::get({kLanes, kBytesPerLane}, b.getI32Type());
+  Value lhs = arith::ExtUIOp::create(
+      b, loc, wide, vector::ShapeCastOp::create(b, loc, grouped, a));
+  Value rhs = arith::ExtSIOp::create(
+      b, loc, wide, vector::ShapeCastOp::create(b, loc, grouped, bytes));
+  Value products = arith::MulIOp::create(b, loc, lhs, rhs);
+  return vector::MultiDimReductionOp::create(b, loc, products, acc,
+                                             ArrayRef<bool>{false, true},
+                                             vector::CombiningKind::ADD);
+}
+
+/// The 4 bytes of `matrix` [rows, K] i8 at (row, 4 * step) broadcast to a
+/// vector<64xi8> (16 copies).
+static Value broadcastFour(OpBuilder &b, Location loc, Value matrix, Value row,
+                           Value column) {
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 8);
+  Value four = vector::TransferReadOp::create(
+      b, loc, VectorType::get({kBytesPerLane}, b.getI8Type()), matrix,
+      ValueRange{row, column}, zero, ArrayRef{true});
+  Value word = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), four);
+  Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+  Value lanes = vector::BroadcastOp::create(
+      b, loc, VectorType::get({kLanes}, b.getI32Type()), scalar);
+  return vector::BitCastOp::create(
+      b, loc, VectorType::get({kLanes * kBytesPerLane}, b.getI8Type()), lanes);
+}
+
+/// B [K, N] as panels [N / 16, K / 4, 64] (see the file comment).
+static Value packPanels(OpBuilder &b, Location loc, Value bytes, int64_t depth,
+                        int64_t n) {
+  auto i8 = b.getI8Type();
+  auto expanded = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get(
+          {depth / kBytesPerLane, kBytesPerLane, n / kLanes, kLanes}, i8),
+      bytes, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  Value empty = tensor::EmptyOp::create(
+      b, loc, {n / kLanes, depth / kBytesPerLane, kLanes, kBytesPerLane}, i8);
+  Value panels = linalg::TransposeOp::create(b, loc, expanded, empty,
+                                             ArrayRef<int64_t>{2, 0, 3, 1})
+                     .getResult()
+                     .front();
+  return tensor::CollapseShapeOp::create(
+      b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+/// The sums of the columns of B, sum_k b[k, n] [N] i32, from its panels:
+/// `vpdpbusd` with all-ones bytes for A.
+static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
+                        int64_t n) {
+  auto i32 = b.getI32Type();
+  auto laneType = VectorType::get({kLanes}, i32);
+  auto byteType = VectorType::get({kLanes * kBytesPerLane}, b.getI8Type());
+  Value ones = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(byteType, b.getI8IntegerAttr(1)));
+  Value zeros = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(laneType, b.getI32IntegerAttr(0)));
+  Value pad = arith::ConstantIntOp::create(b, loc, 0, 8);
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value).getResult();
+  };
+  Value sums = tensor::EmptyOp::create(b, loc, {n}, i32);
+  auto panelsLoop = scf::ForOp::create(
+      b, loc, index(0), index(n / kLanes), index(1), ValueRange{sums},
+      [&](OpBuilder &outer, Location l, Value panel, ValueRange args) {
+        auto steps = scf::ForOp::create(
+            outer, l, index(0), index(depth / kBytesPerLane), index(1),
+            ValueRange{zeros},
+            [&](OpBuilder &inner, Location l2, Value step, ValueRange acc) {
+              Value bytes = vector::TransferReadOp::create(
+                  inner, l2, byteType, panels,
+                  ValueRange{panel, step, index(0)}, pad, ArrayRef{true});
+              scf::YieldOp::create(inner, l2,
+                                   dotProducts(inner, l2, acc[0], ones, bytes));
+            });
+        Value column = arith::MulIOp::create(outer, l, panel, index(kLanes));
+        Value written = vector::TransferWriteOp::create(
+                            outer, l, steps.getResult(0), args[0],
+                            ValueRange{column}, ArrayRef{true})
+                            .getResult();
+        scf::YieldOp::create(outer, l, written);
+      });
+  return panelsLoop.getResult(0);
+}
+
+/// The sums of the rows of A, sum_k a[m, k] [M] i32 (a unsigned).
+static Value rowSums(OpBuilder &b, Location loc, Value a, int64_t m) {
+  auto i32 = b.getI32Type();
+  Value empty = tensor::EmptyOp::create(b, loc, {m}, i32);
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  MLIRContext *ctx = b.getContext();
+  AffineMap input = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap output = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{a}, ValueRange{init},
+             ArrayRef<AffineMap>{input, output},
+             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::reduction},
+             [&](OpBuilder &nested, Location l, ValueRange args) {
+               Value wide = arith::ExtUIOp::create(
+                   nested, l, nested.getI32Type(), args[0]);
+               linalg::YieldOp::create(
+                   nested, l,
+                   arith::AddIOp::create(nested, l, args[1], wide).getResult());
+             })
+      .getResult(0);
+}
+
+bool cpu::supportsU8S8Contraction(linalg::LinalgOp op,
+                                  const CPUTarget &target) {
+  if (!target.hasAVX512VNNI() || op.getNumDpsInputs() != 2)
+    return false;
+  auto aType =
+      dyn_cast<RankedTensorType>(op.getDpsInputOperand(0)->get().getType());
+  auto bType =
+      dyn_cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
+  auto cType =
+      dyn_cast<RankedTensorType>(op.getDpsInitOperand(0)->get().getType());
+  if (!aType || !bType || !cType || !aType.hasStaticShape() ||
+      !bType.hasStaticShape() || !cType.hasStaticShape() ||
+      bType.getRank() != 2 || aType.getRank() != cType.getRank() ||
+      aType.getRank() < 2)
+    return false;
+  int64_t depth = bType.getDimSize(0), n = bType.getDimSize(1);
+  return depth % kBytesPerLane == 0 && n % kLanes == 0 &&
+         aType.getShape().back() == depth && cType.getShape().back() == n;
+}
+
+LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
+                                       linalg::LinalgOp op, Value a, Value b,
+                                       Value aZero, Value bZero,
+                                       bool bZeroIsZero,
+                                       const CPUTarget &target) {
+  if (!supportsU8S8Contraction(op, target))
+    return failure();
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto bType = cast<RankedTensorType>(b.getType());
+  Value init = op.getDpsInitOperand(0)->get();
+  auto cType = cast<RankedTensorType>(init.getType());
+  int64_t depth = bType.getDimSize(0), n = bType.getDimSize(1);
+  int64_t m = cType.getNumElements() / n;
+  int64_t nr = n % (2 * kLanes) == 0 ? 2 * kLanes : kLanes;
+  int64_t mr = 1;
+  for (int64_t rows = kMaxRows; rows >= 1; --rows)
+    if (m % rows == 0) {
+      mr = rows;
+      break;
+    }
+  int64_t q = nr / kLanes;
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto i32 = rewriter.getI32Type();
+  auto laneType = VectorType::get({kLanes}, i32);
+  auto byteType =
+      VectorType::get({kLanes * kBytesPerLane}, rewriter.getI8Type());
+  auto index = [&](OpBuilder &builder, int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value).getResult();
+  };
+  // Rows of A and C collapsed into one M.
+  SmallVector<ReassociationIndices> rowsGroups(1);
+  for (int64_t d = 0; d + 1 < aType.getRank(); ++d)
+    rowsGroups.front().push_back(d);
+  rowsGroups.push_back({aType.getRank() - 1});
+  Value a2 = aType.getRank() == 2
+                 ? a
+                 : tensor::CollapseShapeOp::create(rewriter, loc, a, rowsGroups)
+                       .getResult();
+  Value c2 =
+      cType.getRank() == 2
+          ? init
+          : tensor::CollapseShapeOp::create(rewriter, loc, init, rowsGroups)
+                .getResult();
+  Value panels = packPanels(rewriter, loc, b, depth, n);
+  Value colSums = columnSums(rewriter, loc, panels, depth, n);
+  Value rowSum = bZeroIsZero ? Value() : rowSums(rewriter, loc, a2, m);
+  // The constant part of the expansion, K za zb, and za, zb as vectors.
+  Value za = vector::BroadcastOp::create(rewriter, loc, laneType, aZero);
+  Value zb = vector::BroadcastOp::create(rewriter, loc, laneType, bZero);
+  Value constant = arith::MulIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(
+          rewriter, loc, za,
+          arith::ConstantOp::create(
+              rewriter, loc,
+              DenseElementsAttr::get(laneType,
+                                     rewriter.getI32IntegerAttr(depth)))),
+      zb);
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(laneType, rewriter.getI32IntegerAttr(0)));
+  Value pad8 = arith::ConstantIntOp::create(rewriter, loc, 0, 8);
+  Value pad32 = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+
+  // Column blocks outside, row blocks inside: consecutive blocks of a
+  // thread share the K x nr bytes of B's panels (in L1).
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(n / nr),
+                             rewriter.getIndexAttr(m / mr)},
+      ValueRange{c2}, /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value column = arith::MulIOp::create(
+      rewriter, loc, forall.getInductionVars()[0], index(rewriter, nr));
+  Value row = arith::MulIOp::create(rewriter, loc, forall.getInductionVars()[1],
+                                    index(rewriter, mr));
+  Value firstPanel =
+      arith::DivUIOp::create(rewriter, loc, column, index(rewriter, kLanes));
+  SmallVector<OpFoldResult> offsets = {row, column};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(mr),
+                                     rewriter.getIndexAttr(nr)};
+  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  Value output = forall.getRegionIterArgs().front();
+  Value tile = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({mr, nr}, i32), output, offsets,
+      sizes, strides);
+  SmallVector<Value> rows, panelOf;
+  for (int64_t r = 0; r < mr; ++r)
+    rows.push_back(
+        arith::AddIOp::create(rewriter, loc, row, index(rewriter, r)));
+  for (int64_t j = 0; j < q; ++j)
+    panelOf.push_back(
+        arith::AddIOp::create(rewriter, loc, firstPanel, index(rewriter, j)));
+  // Accumulator r * q + j: row r, columns [16 j, 16 j + 16) of the block.
+  auto steps = scf::ForOp::create(
+      rewriter, loc, index(rewriter, 0), index(rewriter, depth / kBytesPerLane),
+      index(rewriter, 1), SmallVector<Value>(mr * q, zeros),
+      [&](OpBuilder &nested, Location l, Value step, ValueRange accs) {
+        SmallVector<Value> weights;
+        for (int64_t j = 0; j < q; ++j)
+          weights.push_back(vector::TransferReadOp::create(
+              nested, l, byteType, panels,
+              ValueRange{panelOf[j], step, index(nested, 0)}, pad8,
+              ArrayRef{true}));
+        Value k = arith::MulIOp::create(nested, l, step,
+                                        index(nested, kBytesPerLane));
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < mr; ++r) {
+          Value four = broadcastFour(nested, l, a2, rows[r], k);
+          for (int64_t j = 0; j < q; ++j)
+            next.push_back(
+                dotProducts(nested, l, accs[r * q + j], four, weights[j]));
+        }
+        scf::YieldOp::create(nested, l, next);
+      });
+  // C += acc - za colsum[n] - zb rowsum[m] + K za zb.
+  for (int64_t j = 0; j < q; ++j) {
+    Value first = arith::AddIOp::create(rewriter, loc, column,
+                                        index(rewriter, j * kLanes));
+    Value sums = vector::TransferReadOp::create(rewriter, loc, laneType,
+                                                colSums, ValueRange{first},
+                                                pad32, ArrayRef{true});
+    Value columnTerm =
+        arith::SubIOp::create(rewriter, loc, constant,
+                              arith::MulIOp::create(rewriter, loc, za, sums));
+    for (int64_t r = 0; r < mr; ++r) {
+      Value term = columnTerm;
+      if (rowSum) {
+        Value sum = tensor::ExtractOp::create(rewriter, loc, rowSum,
+                                              ValueRange{rows[r]});
+        term = arith::SubIOp::create(
+            rewriter, loc, term,
+            arith::MulIOp::create(
+                rewriter, loc, zb,
+                vector::BroadcastOp::create(rewriter, loc, laneType, sum)));
+      }
+      Value lane = index(rewriter, j * kLanes);
+      Value old = vector::TransferReadOp::create(
+          rewriter, loc, laneType, tile, ValueRange{index(rewriter, r), lane},
+          pad32, ArrayRef{true});
+      Value sum = arith::AddIOp::create(
+          rewriter, loc, old,
+          arith::AddIOp::create(rewriter, loc, steps.getResult(r * q + j),
+                                term));
+      tile = vector::TransferWriteOp::create(
+                 rewriter, loc, sum, tile, ValueRange{index(rewriter, r), lane},
+                 ArrayRef{true})
+                 .getResult();
+    }
+  }
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, output, offsets,
+                                        sizes, strides);
+  rewriter.setInsertionPointAfter(forall);
+  Value result = forall.getResult(0);
+  if (cType.getRank() != 2)
+    result =
+        tensor::ExpandShapeOp::create(rewriter, loc, cType, result, rowsGroups);
+  rewriter.replaceOp(op, result);
+  return success();
+}
