@@ -215,6 +215,21 @@ mlir::LogicalResult emitU8S8Contraction(mlir::RewriterBase &rewriter,
                                         bool bZeroIsZero,
                                         const CPUTarget &target);
 
+/// Tiles `op` by `sizes` into loops of `loopType`
+/// (scf::tileConsumerAndFuseProducersUsingSCF), fusing the producers of its
+/// operands that `fuse` accepts, replaces the uses of `op` with the loops'
+/// results and erases it.
+mlir::FailureOr<mlir::scf::SCFTileAndFuseResult>
+tileAndFuseProducers(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                     llvm::ArrayRef<int64_t> sizes,
+                     mlir::scf::SCFTilingOptions::LoopType loopType,
+                     llvm::function_ref<bool(mlir::Operation *)> fuse);
+
+/// Rewrites the tensor.dim ops of `values` into the extents those values
+/// are computed from (ReifyRankedShapedTypeOpInterface), so that a dim does
+/// not keep a value alive that is otherwise dead.
+void resolveExtents(llvm::ArrayRef<mlir::Value> values);
+
 /// Rewrites `op`, a convolution or pooling window on tensors
 /// (linalg::isaConvolutionOpInterface) whose only dynamic loops are batch
 /// loops (linalg::inferConvolutionDims), into an scf.for over the batch of

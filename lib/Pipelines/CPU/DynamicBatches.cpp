@@ -63,29 +63,11 @@ LogicalResult cpu::tileDynamicBatch(RewriterBase &rewriter,
         (generic && getBroadcastDim(generic)))
       fusible.insert(producer);
   }
-  scf::SCFTilingOptions tiling;
-  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
-  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-  scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tiling);
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
-          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (fusible.contains(producer.getOwner()))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTileAndFuseResult> result =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseProducers(
+      rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForOp,
+      [&](Operation *producer) { return fusible.contains(producer); });
   if (failed(result))
     return failure();
-  for (OpResult res : op->getResults())
-    if (Value replacement = result->replacements.lookup(res))
-      rewriter.replaceAllUsesWith(res, replacement);
-  if (op->use_empty())
-    rewriter.eraseOp(op);
   // A fused pad guards against empty slices of its source with an scf.if
   // whose condition compares static extents: fold it, so that the window
   // reads through the pad.
@@ -99,15 +81,9 @@ LogicalResult cpu::tileDynamicBatch(RewriterBase &rewriter,
     (void)applyPatternsGreedily(loop->getRegion(0), frozen);
   // The loop's bound is an extent of the fused ops' whole results: take it
   // from their operands, so that nothing keeps the whole padded input alive.
-  SmallVector<Operation *> extents;
+  SmallVector<Value> fused;
   for (Operation *producer : fusible)
-    for (Operation *user : producer->getUsers())
-      if (isa<tensor::DimOp>(user))
-        extents.push_back(user);
-  RewritePatternSet resolve(ctx);
-  memref::populateResolveRankedShapedTypeResultDimsPatterns(resolve);
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  (void)applyOpPatternsGreedily(extents, std::move(resolve), config);
+    llvm::append_range(fused, producer->getResults());
+  resolveExtents(fused);
   return success();
 }

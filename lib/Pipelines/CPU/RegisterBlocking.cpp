@@ -35,6 +35,37 @@ cpu::tileLinalgOp(RewriterBase &rewriter, linalg::LinalgOp op,
   return cast<linalg::LinalgOp>(result->tiledOps.back());
 }
 
+FailureOr<scf::SCFTileAndFuseResult>
+cpu::tileAndFuseProducers(RewriterBase &rewriter, linalg::LinalgOp op,
+                          ArrayRef<int64_t> sizes,
+                          scf::SCFTilingOptions::LoopType loopType,
+                          function_ref<bool(Operation *)> fuse) {
+  scf::SCFTileAndFuseOptions options;
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
+  tiling.setLoopType(loopType);
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [fuse](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (fuse(producer.getOwner()))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return failure();
+  for (OpResult res : op->getResults())
+    if (Value replacement = result->replacements.lookup(res))
+      rewriter.replaceAllUsesWith(res, replacement);
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  return result;
+}
+
 namespace {
 /// A contraction tiled with the op that initializes its output.
 struct TiledWithInit {
@@ -53,29 +84,14 @@ static FailureOr<TiledWithInit>
 tileWithInit(RewriterBase &rewriter, linalg::LinalgOp op,
              ArrayRef<int64_t> sizes,
              scf::SCFTilingOptions::LoopType loopType) {
-  scf::SCFTileAndFuseOptions options;
-  scf::SCFTilingOptions tiling;
-  tiling.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
-  tiling.setLoopType(loopType);
-  options.setTilingOptions(tiling);
-  options.setFusionControlFn(
-      [](tensor::ExtractSliceOp, OpResult producer,
-         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        Operation *owner = producer.getOwner();
-        auto generic = dyn_cast<linalg::GenericOp>(owner);
-        if (isa<linalg::FillOp>(owner) || (generic && getBroadcastDim(generic)))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
+  FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseProducers(
+      rewriter, op, sizes, loopType, [](Operation *producer) {
+        auto generic = dyn_cast<linalg::GenericOp>(producer);
+        return isa<linalg::FillOp>(producer) ||
+               (generic && getBroadcastDim(generic));
       });
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTileAndFuseResult> result =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(result))
     return failure();
-  for (OpResult res : op->getResults())
-    if (Value replacement = result->replacements.lookup(res))
-      rewriter.replaceAllUsesWith(res, replacement);
   TiledWithInit tiled{};
   for (Operation *candidate : result->tiledAndFusedOps)
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(candidate))
@@ -83,8 +99,6 @@ tileWithInit(RewriterBase &rewriter, linalg::LinalgOp op,
           linalgOp;
   if (!tiled.contraction)
     return failure();
-  if (op->use_empty())
-    rewriter.eraseOp(op);
   return tiled;
 }
 

@@ -177,16 +177,7 @@ static linalg::LinalgOp readTransposedOperand(RewriterBase &rewriter,
   // Extents read from the transposed value (the result's shape, as the
   // TorchScript importer builds it) would keep the transpose alive: take
   // them from the shapes it was built from.
-  SmallVector<Operation *> extents;
-  for (Value value : {b, transposed})
-    for (Operation *user : value.getUsers())
-      if (isa<tensor::DimOp>(user))
-        extents.push_back(user);
-  RewritePatternSet patterns(ctx);
-  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
-  GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-  (void)applyOpPatternsGreedily(extents, std::move(patterns), config);
+  resolveExtents({b, transposed});
   return cast<linalg::LinalgOp>(generic->getOperation());
 }
 
@@ -360,6 +351,21 @@ static linalg::LinalgOp dropBroadcastUnitDims(RewriterBase &rewriter,
                               rewritten.getRegion().begin());
   rewriter.replaceOp(generic, rewritten.getResults());
   return cast<linalg::LinalgOp>(rewritten.getOperation());
+}
+
+void cpu::resolveExtents(ArrayRef<Value> values) {
+  SmallVector<Operation *> extents;
+  for (Value value : values)
+    for (Operation *user : value.getUsers())
+      if (isa<tensor::DimOp>(user))
+        extents.push_back(user);
+  if (extents.empty())
+    return;
+  RewritePatternSet patterns(extents.front()->getContext());
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(extents, std::move(patterns), config);
 }
 
 /// Tiles the dynamic loops of `op` by `blocks` and pads the tile to them;
