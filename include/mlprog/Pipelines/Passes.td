@@ -66,9 +66,18 @@ def FuseElementwiseOpsPass : Pass<"mlprog-fuse-elementwise-ops"> {
     (a 4-layer encoder spent 17% of its time in `erff` and 120x
     onnxruntime's latency). A producer with more than one use is not fused
     either (it would be computed once per consumer).
+
+    A scalar read from a constant global (an initializer of one element:
+    Pow's exponent, an epsilon) becomes an `arith.constant`, splat constant
+    inputs are inlined into the generics that read them as scalar
+    constants, and math's algebraic
+    simplifications apply (`math.powf(x, 2.0)` is `x * x`: a libm `powf`
+    per element was 11% of a quantized BERT-base's time).
   }];
   let dependentDialects = [
     "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect",
     "mlir::linalg::LinalgDialect",
     "mlir::tensor::TensorDialect",
   ];
