@@ -122,6 +122,10 @@ struct InlineSplatInputs : OpRewritePattern<linalg::GenericOp> {
       return failure();
     for (OpOperand &init : op.getDpsInitsMutable())
       maps.push_back(op.getMatchingIndexingMap(&init));
+    // The loop ranges must still follow from the operands left (a splat
+    // read along loops that only a reduction's scalar output has besides).
+    if (!inversePermutation(concatAffineMaps(maps, op.getContext())))
+      return failure();
     auto inlined = linalg::GenericOp::create(
         rewriter, op.getLoc(), op.getResultTypes(), inputs, op.getDpsInits(),
         maps, op.getIteratorTypesArray());
