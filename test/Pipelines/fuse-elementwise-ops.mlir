@@ -124,3 +124,43 @@ func.func @head_merge_before_contraction(%x: tensor<64x4x64xf32>, %w: tensor<256
   %r = linalg.matmul ins(%c, %w : tensor<64x256xf32>, tensor<256x256xf32>) outs(%acc : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %r : tensor<64x256xf32>
 }
+
+// -----
+
+// A layer norm's Pow with its exponent an initializer (a one-element
+// constant global): the exponent becomes a constant in the body and
+// powf(x, 2) is x * x (a libm powf call per element before).
+// CHECK-LABEL: func.func @square_by_global
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<4x8xf32>)
+// CHECK: arith.mulf %[[IN:.*]], %[[IN]] : f32
+// CHECK-NOT: math.powf
+memref.global "private" constant @exponent : memref<f32> = dense<2.000000e+00>
+func.func @square_by_global(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %g = memref.get_global @exponent : memref<f32>
+  %e = bufferization.to_tensor %g restrict : memref<f32> to tensor<f32>
+  %o = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %e : tensor<4x8xf32>, tensor<f32>) outs(%o : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = math.powf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A splat read along every loop of a reduction to a scalar stays an
+// operand: without it no operand would give the loops' ranges.
+// CHECK-LABEL: func.func @splat_gives_ranges
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}} : tensor<2x3xf32>)
+func.func @splat_gives_ranges(%acc: tensor<f32>) -> tensor<f32> {
+  %c = arith.constant dense<1.500000e+00> : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%c : tensor<2x3xf32>) outs(%acc : tensor<f32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
