@@ -38,6 +38,8 @@ void mlprog::buildBufferizationPipeline(
   // After the host signature is recorded: string tensors become tensors of
   // runtime string pointers (i64) for everything below.
   pm.addPass(createConvertMLProgramStringsToLLVM());
+  if (options.addGraphPasses)
+    options.addGraphPasses(pm);
   // Canonicalizes too, folding small constant generics on the way.
   pm.addPass(createFoldConstantGenericsPass());
   // The contract allows arith/math on tensors; bufferization needs linalg.
@@ -74,6 +76,12 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   BufferizationPipelineOptions prefix;
   prefix.foldConstantTransposes = options.optLevel >= 1;
   if (optimize) {
+    prefix.addGraphPasses = [&](OpPassManager &graphPM) {
+      QuantizedConvolutionsPassOptions quantized;
+      quantized.targetFeatures = getCPUTarget(options).features;
+      graphPM.addNestedPass<func::FuncOp>(
+          createQuantizedConvolutionsPass(quantized));
+    };
     prefix.addTensorPasses = [&](OpPassManager &tensorPM) {
       TileAndVectorizeContractionsPassOptions codegen;
       codegen.targetFeatures = getCPUTarget(options).features;

@@ -165,6 +165,50 @@ def IntegerContractionsToF32Pass
   ];
 }
 
+def QuantizedConvolutionsPass
+    : Pass<"mlprog-quantized-convolutions", "mlir::func::FuncOp"> {
+  let summary = "Computes convolutions between DequantizeLinear pairs as "
+                "u8 x s8 contractions of their bytes";
+  let description = [{
+    Runs before `--mlprog-fold-constant-generics`, while ONNX
+    DequantizeLinear (an elementwise `linalg.generic` yielding
+    `(ext(q) - ext(z)) * s` in f32 from 8-bit `q`) is an op of its own. A
+    static f32 `linalg.conv_2d_nchw_fchw` of a dequantized unsigned-byte
+    input (one scale and zero point; optionally `tensor.pad`ded with 0 in
+    height and width) and a dequantized signed-byte filter (one scale or
+    one per output channel, one zero point), whose `K = C * KH * KW` is a
+    multiple of 4 and `F` of 16, becomes the integer form onnxruntime's
+    fused QDQ kernels compute:
+
+    - the filter as a `[F, K]` byte matrix (a `tensor.collapse_shape`);
+    - the input bytes as columns `[K, N * OH * OW]` in `(c, kh, kw)` order:
+      the input itself for one image and a 1x1 window of stride 1, else a
+      gathering `linalg.generic` from the input `tensor.pad`ded with its
+      zero point (which dequantizes to 0); padded with the zero point to a
+      multiple of 16 columns;
+    - `extsi(w) - zw` and `extui(x) - zx` as elementwise generics and their
+      i32 contraction `acc[f, p]`, which
+      `--mlprog-integer-contractions-to-f32` computes with `vpdpbusd`;
+    - `y = init + sx * sw[f] * float(acc)` in the convolution's
+      `[N, F, OH, OW]` order, `init` (the convolution's, the bias) read as
+      an input.
+
+    The contraction is exact; the result differs from the f32 convolution
+    of dequantized values only by rounding. Without AVX-512 VNNI in the
+    target features the pass changes nothing.
+  }];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"\"",
+           "LLVM target features (empty: the host's)">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
 def LowerDotProductsToVNNIPass
     : Pass<"mlprog-lower-dot-products-to-vnni", "mlir::func::FuncOp"> {
   let summary = "Makes u8 x s8 dot products AVX-512 VNNI vpdpbusd "

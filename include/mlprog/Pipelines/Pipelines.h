@@ -115,6 +115,11 @@ void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
 struct BufferizationPipelineOptions {
   /// Run `mlprog-fold-constant-transposes` after the topological sort.
   bool foldConstantTransposes = false;
+  /// Adds passes on the graph as imported (ml_program globals as memref
+  /// globals, DequantizeLinear and the like still generics of their own),
+  /// before constant generics are folded and elementwise ops fused (none
+  /// when empty).
+  std::function<void(mlir::OpPassManager &)> addGraphPasses;
   /// Adds passes on fused linalg on tensors, before one-shot bufferization
   /// (none when empty).
   std::function<void(mlir::OpPassManager &)> addTensorPasses;

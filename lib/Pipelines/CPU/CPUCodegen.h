@@ -196,23 +196,32 @@ mlir::LogicalResult vectorizeRowContraction(mlir::RewriterBase &rewriter,
                                             const CPUTarget &target,
                                             bool parallel);
 
-/// Computes `op`, an i32 contraction C[m.., n] += (a[m.., k] - za) *
-/// (b[k, n] - zb) with one K loop, as AVX-512 VNNI dot products (see
-/// DotProducts.cpp): `a` is the unsigned bytes [m.., K] (i8 holding u8, the
-/// shape of the contraction's A), `b` the signed bytes [K, N], `aZero` and
-/// `bZero` the zero points as i32 scalars; `bZeroIsZero` when zb is known
-/// to be 0 (no row sums of A then). Needs static shapes, K a multiple of 4
-/// and N of 16, and a target with AVX-512 VNNI; fails, leaving `op` alone,
-/// otherwise.
 /// Whether emitU8S8Contraction applies to the shapes of `op` on `target`.
 bool supportsU8S8Contraction(mlir::linalg::LinalgOp op,
                              const CPUTarget &target);
 
+/// The operands of a byte contraction for emitU8S8Contraction: one of A
+/// and B holds unsigned bytes and the other signed ones (i8 either way).
+struct ByteContraction {
+  /// A [m.., K] and B [K, N] (the shapes of the contraction's operands).
+  mlir::Value a, b;
+  /// Their zero points, i32 scalars.
+  mlir::Value aZero, bZero;
+  /// A is the signed operand (and B the unsigned one); else the reverse.
+  bool aIsSigned = false;
+  /// A zero point known to be 0 drops its correction term (column sums of
+  /// B for za, row sums of A for zb).
+  bool aZeroIsZero = false, bZeroIsZero = false;
+};
+
+/// Computes `op`, an i32 contraction C[m.., n] += (a[m.., k] - za) *
+/// (b[k, n] - zb) with one K loop, as AVX-512 VNNI dot products (see
+/// DotProducts.cpp) of the bytes in `operands`. Needs static shapes, K a
+/// multiple of 4 and N of 16, and a target with AVX-512 VNNI; fails,
+/// leaving `op` alone, otherwise.
 mlir::LogicalResult emitU8S8Contraction(mlir::RewriterBase &rewriter,
                                         mlir::linalg::LinalgOp op,
-                                        mlir::Value a, mlir::Value b,
-                                        mlir::Value aZero, mlir::Value bZero,
-                                        bool bZeroIsZero,
+                                        const ByteContraction &operands,
                                         const CPUTarget &target);
 
 /// Tiles `op` by `sizes` into loops of `loopType`

@@ -98,10 +98,10 @@ static Value packPanels(OpBuilder &b, Location loc, Value bytes, int64_t depth,
       b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
-/// The sums of the columns of B, sum_k b[k, n] [N] i32, from its panels:
-/// `vpdpbusd` with all-ones bytes for A.
+/// The sums of the columns of B, sum_k b[k, n] [N] i32, from its panels
+/// (signed or unsigned bytes): `vpdpbusd` with all-ones bytes for A.
 static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
-                        int64_t n) {
+                        int64_t n, bool isSigned) {
   auto i32 = b.getI32Type();
   auto laneType = VectorType::get({kLanes}, i32);
   auto byteType = VectorType::get({kLanes * kBytesPerLane}, b.getI8Type());
@@ -124,8 +124,10 @@ static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
               Value bytes = vector::TransferReadOp::create(
                   inner, l2, byteType, panels,
                   ValueRange{panel, step, index(0)}, pad, ArrayRef{true});
-              scf::YieldOp::create(inner, l2,
-                                   dotProducts(inner, l2, acc[0], ones, bytes));
+              scf::YieldOp::create(
+                  inner, l2,
+                  isSigned ? dotProducts(inner, l2, acc[0], ones, bytes)
+                           : dotProducts(inner, l2, acc[0], bytes, ones));
             });
         Value column = arith::MulIOp::create(outer, l, panel, index(kLanes));
         Value written = vector::TransferWriteOp::create(
@@ -137,8 +139,10 @@ static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
   return panelsLoop.getResult(0);
 }
 
-/// The sums of the rows of A, sum_k a[m, k] [M] i32 (a unsigned).
-static Value rowSums(OpBuilder &b, Location loc, Value a, int64_t m) {
+/// The sums of the rows of A, sum_k a[m, k] [M] i32 (a signed or unsigned
+/// bytes).
+static Value rowSums(OpBuilder &b, Location loc, Value a, int64_t m,
+                     bool isSigned) {
   auto i32 = b.getI32Type();
   Value empty = tensor::EmptyOp::create(b, loc, {m}, i32);
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
@@ -152,8 +156,13 @@ static Value rowSums(OpBuilder &b, Location loc, Value a, int64_t m) {
              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                            utils::IteratorType::reduction},
              [&](OpBuilder &nested, Location l, ValueRange args) {
-               Value wide = arith::ExtUIOp::create(
-                   nested, l, nested.getI32Type(), args[0]);
+               Value wide = isSigned
+                                ? arith::ExtSIOp::create(
+                                      nested, l, nested.getI32Type(), args[0])
+                                      .getResult()
+                                : arith::ExtUIOp::create(
+                                      nested, l, nested.getI32Type(), args[0])
+                                      .getResult();
                linalg::YieldOp::create(
                    nested, l,
                    arith::AddIOp::create(nested, l, args[1], wide).getResult());
@@ -182,12 +191,13 @@ bool cpu::supportsU8S8Contraction(linalg::LinalgOp op,
 }
 
 LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
-                                       linalg::LinalgOp op, Value a, Value b,
-                                       Value aZero, Value bZero,
-                                       bool bZeroIsZero,
+                                       linalg::LinalgOp op,
+                                       const ByteContraction &operands,
                                        const CPUTarget &target) {
   if (!supportsU8S8Contraction(op, target))
     return failure();
+  Value a = operands.a, b = operands.b;
+  bool aIsSigned = operands.aIsSigned;
   auto aType = cast<RankedTensorType>(a.getType());
   auto bType = cast<RankedTensorType>(b.getType());
   Value init = op.getDpsInitOperand(0)->get();
@@ -227,11 +237,16 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
           : tensor::CollapseShapeOp::create(rewriter, loc, init, rowsGroups)
                 .getResult();
   Value panels = packPanels(rewriter, loc, b, depth, n);
-  Value colSums = columnSums(rewriter, loc, panels, depth, n);
-  Value rowSum = bZeroIsZero ? Value() : rowSums(rewriter, loc, a2, m);
+  Value colSums = operands.aZeroIsZero
+                      ? Value()
+                      : columnSums(rewriter, loc, panels, depth, n, !aIsSigned);
+  Value rowSum =
+      operands.bZeroIsZero ? Value() : rowSums(rewriter, loc, a2, m, aIsSigned);
   // The constant part of the expansion, K za zb, and za, zb as vectors.
-  Value za = vector::BroadcastOp::create(rewriter, loc, laneType, aZero);
-  Value zb = vector::BroadcastOp::create(rewriter, loc, laneType, bZero);
+  Value za =
+      vector::BroadcastOp::create(rewriter, loc, laneType, operands.aZero);
+  Value zb =
+      vector::BroadcastOp::create(rewriter, loc, laneType, operands.bZero);
   Value constant = arith::MulIOp::create(
       rewriter, loc,
       arith::MulIOp::create(
@@ -294,8 +309,10 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
         for (int64_t r = 0; r < mr; ++r) {
           Value four = broadcastFour(nested, l, a2, rows[r], k);
           for (int64_t j = 0; j < q; ++j)
-            next.push_back(
-                dotProducts(nested, l, accs[r * q + j], four, weights[j]));
+            next.push_back(aIsSigned ? dotProducts(nested, l, accs[r * q + j],
+                                                   weights[j], four)
+                                     : dotProducts(nested, l, accs[r * q + j],
+                                                   four, weights[j]));
         }
         scf::YieldOp::create(nested, l, next);
       });
@@ -303,12 +320,15 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   for (int64_t j = 0; j < q; ++j) {
     Value first = arith::AddIOp::create(rewriter, loc, column,
                                         index(rewriter, j * kLanes));
-    Value sums = vector::TransferReadOp::create(rewriter, loc, laneType,
-                                                colSums, ValueRange{first},
-                                                pad32, ArrayRef{true});
-    Value columnTerm =
-        arith::SubIOp::create(rewriter, loc, constant,
-                              arith::MulIOp::create(rewriter, loc, za, sums));
+    Value columnTerm = constant;
+    if (colSums) {
+      Value sums = vector::TransferReadOp::create(rewriter, loc, laneType,
+                                                  colSums, ValueRange{first},
+                                                  pad32, ArrayRef{true});
+      columnTerm =
+          arith::SubIOp::create(rewriter, loc, constant,
+                                arith::MulIOp::create(rewriter, loc, za, sums));
+    }
     for (int64_t r = 0; r < mr; ++r) {
       Value term = columnTerm;
       if (rowSum) {

@@ -326,10 +326,31 @@ static bool isRowsTimesMatrix(linalg::LinalgOp op,
          maps[2].getResults() == ArrayRef(c);
 }
 
-/// Computes `op` with AVX-512 VNNI when its A is unsigned bytes and its B
-/// signed bytes [K, N] (see emitU8S8Contraction); B is the producer's input
-/// itself when the producer only widens it (a weight: its panels are then
-/// made at compile time).
+/// The bytes `factor` widens, for the operand `operand` it produces: the
+/// producer's input itself when the producer only widens it, read whole (a
+/// weight: its panels are then made at compile time), else a clone of the
+/// producer yielding the bytes.
+static Value bytesOf(RewriterBase &rewriter, const WidenedBytes &factor,
+                     Value operand) {
+  linalg::GenericOp producer = factor.producer;
+  if (auto arg = dyn_cast<BlockArgument>(factor.bytes);
+      arg && operand == producer.getResult(0) &&
+      arg.getArgNumber() < producer.getNumDpsInputs()) {
+    OpOperand *input = producer.getDpsInputOperand(arg.getArgNumber());
+    if (producer.getMatchingIndexingMap(input).isIdentity() &&
+        producer.getIndexingMapsArray().back().isIdentity())
+      return input->get();
+  }
+  return cloneYielding(
+      rewriter, producer, operand, rewriter.getI8Type(),
+      [&factor](OpBuilder &, Location, IRMapping &mapping) -> Value {
+        return mapping.lookup(factor.bytes);
+      });
+}
+
+/// Computes `op` with AVX-512 VNNI when one of its factors is unsigned
+/// bytes and the other signed bytes, B being [K, N] (see
+/// emitU8S8Contraction).
 static LogicalResult rewriteAsDotProducts(RewriterBase &rewriter,
                                           linalg::LinalgOp op,
                                           const CPUTarget &target) {
@@ -345,34 +366,19 @@ static LogicalResult rewriteAsDotProducts(RewriterBase &rewriter,
     return failure();
   std::optional<WidenedBytes> a = matchWidenedBytes(lhsProducer->first);
   std::optional<WidenedBytes> b = matchWidenedBytes(rhsProducer->first);
-  if (!a || !b || a->isSigned || !b->isSigned)
+  if (!a || !b || a->isSigned == b->isSigned)
     return failure();
-  auto i8 = rewriter.getI8Type();
-  auto yieldBytes = [](const WidenedBytes &factor) {
-    return [&factor](OpBuilder &, Location, IRMapping &mapping) -> Value {
-      return mapping.lookup(factor.bytes);
-    };
-  };
-  // B: the producer's input when it is the bytes themselves, read whole.
-  Value bBytes;
-  linalg::GenericOp rhsGeneric = b->producer;
-  if (auto arg = dyn_cast<BlockArgument>(b->bytes);
-      arg && rhs == rhsGeneric.getResult(0) &&
-      arg.getArgNumber() < rhsGeneric.getNumDpsInputs()) {
-    OpOperand *input = rhsGeneric.getDpsInputOperand(arg.getArgNumber());
-    if (rhsGeneric.getMatchingIndexingMap(input).isIdentity() &&
-        rhsGeneric.getIndexingMapsArray().back().isIdentity())
-      bBytes = input->get();
-  }
-  if (!bBytes)
-    bBytes = cloneYielding(rewriter, rhsGeneric, rhs, i8, yieldBytes(*b));
-  Value aBytes = cloneYielding(rewriter, a->producer, lhs, i8, yieldBytes(*a));
+  ByteContraction operands;
+  operands.b = bytesOf(rewriter, *b, rhs);
+  operands.a = bytesOf(rewriter, *a, lhs);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  Value aZero = materializeZero(rewriter, loc, *a);
-  Value bZero = materializeZero(rewriter, loc, *b);
-  return emitU8S8Contraction(rewriter, op, aBytes, bBytes, aZero, bZero,
-                             hasZeroZeroPoint(*b), target);
+  operands.aZero = materializeZero(rewriter, loc, *a);
+  operands.bZero = materializeZero(rewriter, loc, *b);
+  operands.aIsSigned = a->isSigned;
+  operands.aZeroIsZero = hasZeroZeroPoint(*a);
+  operands.bZeroIsZero = hasZeroZeroPoint(*b);
+  return emitU8S8Contraction(rewriter, op, operands, target);
 }
 
 /// An identity-mapped elementwise generic over `init`'s shape: `init` +

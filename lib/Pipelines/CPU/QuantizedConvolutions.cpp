@@ -1,0 +1,513 @@
+//===- QuantizedConvolutions.cpp - QDQ convolutions in bytes --------------===//
+//
+// --mlprog-quantized-convolutions: a convolution between DequantizeLinear
+// pairs (what onnxruntime's quantize_static writes in the QDQ format, and
+// what the importers make of QLinearConv)
+//
+//   y = conv(pad(dequantize(xq, sx, zx), 0), dequantize(wq, sw, zw)) + bias
+//
+// is computed in f32 from the dequantized values as written. Its integer
+// form is exact, and four times cheaper with AVX-512 VNNI:
+//
+//   y[n, f, oh, ow] = bias + sx sw[f] sum_k (w[f, k] - zw) (x[k, p] - zx)
+//
+// with w the filter's signed bytes as a [F, K] matrix (K = C * KH * KW, in
+// place) and x the input's unsigned bytes in columns [K, N * OH * OW] (the
+// input itself for one image and a 1x1 window of stride 1, else gathered
+// by a linalg.generic from the input padded with zx, which dequantizes to
+// 0), padded with zx to whole panels of 16 columns. This pass writes that
+// form in linalg on tensors: `extsi(w) - zw` and `extui(x) - zx` as
+// elementwise generics and their i32 contraction `acc[f, p]`, which
+// --mlprog-integer-contractions-to-f32 computes with `vpdpbusd` (the filter
+// bytes broadcast, the columns in panels), and an epilogue adding
+// `sx sw[f] float(acc)` to the convolution's init (the bias broadcast, read
+// as an input) in the convolution's [N, F, OH, OW] order, which for one
+// image reads acc in place, so that the requantization after it fuses and
+// vectorizes.
+//
+// The sum is exact in i32; the float result differs from the f32
+// convolution of dequantized values only in rounding, as onnxruntime's own
+// fused QDQ kernels do. It runs before --mlprog-fold-constant-generics and
+// --mlprog-fuse-elementwise-ops, while the dequantizations are generics of
+// their own, and only where the target has AVX-512 VNNI and the
+// contraction takes it (K a multiple of 4, F of 16).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CPUCodegen.h"
+#include "mlprog/Pipelines/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlprog {
+#define GEN_PASS_DEF_QUANTIZEDCONVOLUTIONSPASS
+#include "mlprog/Pipelines/Passes.h.inc"
+} // namespace mlprog
+
+using namespace mlir;
+using namespace mlprog;
+using namespace mlprog::cpu;
+
+/// Bytes per `vpdpbusd` lane and lanes per zmm: K and F must be multiples.
+static constexpr int64_t kBytesPerLane = 4;
+static constexpr int64_t kLanes = 16;
+
+namespace {
+/// An elementwise linalg.generic computing ONNX DequantizeLinear,
+/// `(ext(q) - ext(z)) * s` in f32 (or `ext(q) * s` without a zero point),
+/// of 8-bit values q read whole (identity map).
+struct Dequantize {
+  linalg::GenericOp op;
+  /// The 8-bit tensor q.
+  Value bytes;
+  /// q is read as signed (arith.extsi) or unsigned (arith.extui) bytes.
+  bool isSigned;
+  /// The scale input and its indexing map (no results: one scale; one
+  /// result: per channel).
+  Value scale;
+  AffineMap scaleMap;
+  /// The zero point, a rank-0 8-bit tensor, or null.
+  Value zero;
+};
+} // namespace
+
+/// The input of `op` that block argument `value` reads, if it is one.
+static OpOperand *inputOf(linalg::GenericOp op, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != op.getBody() ||
+      arg.getArgNumber() >= op.getNumDpsInputs())
+    return nullptr;
+  return op.getDpsInputOperand(arg.getArgNumber());
+}
+
+/// Matches `value` as the result of a Dequantize (see there).
+static std::optional<Dequantize> matchDequantize(Value value) {
+  auto op = value.getDefiningOp<linalg::GenericOp>();
+  if (!op || op.getNumDpsInits() != 1 || op.getNumResults() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !op.getIndexingMapsArray().back().isIdentity() ||
+      !cast<ShapedType>(value.getType()).getElementType().isF32())
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto mul = yield.getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return std::nullopt;
+  Value integer = mul.getLhs(), scale = mul.getRhs();
+  if (!integer.getDefiningOp<arith::SIToFPOp>())
+    std::swap(integer, scale);
+  auto toFloat = integer.getDefiningOp<arith::SIToFPOp>();
+  OpOperand *scaleInput = inputOf(op, scale);
+  if (!toFloat || !scaleInput)
+    return std::nullopt;
+  Value difference = toFloat.getIn(), zero;
+  if (auto sub = difference.getDefiningOp<arith::SubIOp>()) {
+    difference = sub.getLhs();
+    zero = sub.getRhs();
+  }
+  // ext(b) for a block argument b of an 8-bit input: (input, signed).
+  auto widened = [&](Value v) -> std::optional<std::pair<OpOperand *, bool>> {
+    Operation *ext = v.getDefiningOp();
+    if (!isa_and_present<arith::ExtSIOp, arith::ExtUIOp>(ext))
+      return std::nullopt;
+    OpOperand *input = inputOf(op, ext->getOperand(0));
+    if (!input || !ext->getOperand(0).getType().isInteger(8))
+      return std::nullopt;
+    return std::make_pair(input, isa<arith::ExtSIOp>(ext));
+  };
+  auto q = widened(difference);
+  if (!q || !op.getMatchingIndexingMap(q->first).isIdentity())
+    return std::nullopt;
+  Dequantize result{op,
+                    q->first->get(),
+                    q->second,
+                    scaleInput->get(),
+                    op.getMatchingIndexingMap(scaleInput),
+                    Value()};
+  if (zero) {
+    auto z = widened(zero);
+    if (!z || z->second != q->second ||
+        op.getMatchingIndexingMap(z->first).getNumResults() != 0)
+      return std::nullopt;
+    result.zero = z->first->get();
+  }
+  return result;
+}
+
+/// An elementwise generic over `bytes` (identity map) yielding
+/// `ext(b) - ext(zero)` in i32 (`ext(b)` without a zero point).
+static Value widen(RewriterBase &rewriter, Location loc, Value bytes,
+                   Value zero, bool isSigned) {
+  auto type = cast<RankedTensorType>(bytes.getType());
+  auto i32 = rewriter.getI32Type();
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<Value> inputs = {bytes};
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(type.getRank(), ctx)};
+  if (zero) {
+    inputs.push_back(zero);
+    maps.push_back(AffineMap::get(type.getRank(), 0, ctx));
+  }
+  maps.push_back(maps.front());
+  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), i32);
+  auto ext = [&](OpBuilder &b, Location l, Value v) -> Value {
+    if (isSigned)
+      return arith::ExtSIOp::create(b, l, i32, v);
+    return arith::ExtUIOp::create(b, l, i32, v);
+  };
+  return linalg::GenericOp::create(
+             rewriter, loc, empty.getType(), inputs, empty, maps,
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               Value result = ext(b, l, args[0]);
+               if (zero)
+                 result =
+                     arith::SubIOp::create(b, l, result, ext(b, l, args[1]));
+               linalg::YieldOp::create(b, l, result);
+             })
+      .getResult(0);
+}
+
+/// `source` padded with `padValue` by `low` and `high` in each dimension.
+static Value padWith(RewriterBase &rewriter, Location loc, Value source,
+                     Value padValue, ArrayRef<int64_t> low,
+                     ArrayRef<int64_t> high) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lowSizes, highSizes;
+  for (int64_t d = 0, e = type.getRank(); d < e; ++d) {
+    shape[d] += low[d] + high[d];
+    lowSizes.push_back(rewriter.getIndexAttr(low[d]));
+    highSizes.push_back(rewriter.getIndexAttr(high[d]));
+  }
+  return tensor::PadOp::create(rewriter, loc, type.clone(shape), source,
+                               lowSizes, highSizes, padValue);
+}
+
+/// The zero point of `factor` as an i8 scalar (0 without one).
+static Value zeroByte(RewriterBase &rewriter, Location loc,
+                      const Dequantize &factor) {
+  if (!factor.zero)
+    return arith::ConstantIntOp::create(rewriter, loc, 0, 8);
+  return tensor::ExtractOp::create(rewriter, loc, factor.zero, ValueRange{});
+}
+
+/// acc[f, p] = sum_k (w[f, k] - zw) (x[k, p] - zx) in i32, for the signed
+/// bytes `matrix` [F, K] of `w` and the unsigned bytes `columns` [K, P] of
+/// `x`: their widenings and the contraction of those, with the columns
+/// padded with zx to a multiple of 16 and the padding dropped from acc.
+static Value byteProduct(RewriterBase &rewriter, Location loc, Value matrix,
+                         const Dequantize &w, Value columns,
+                         const Dequantize &x) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto i32 = rewriter.getI32Type();
+  int64_t f = cast<RankedTensorType>(matrix.getType()).getDimSize(0);
+  int64_t pixels = cast<RankedTensorType>(columns.getType()).getDimSize(1);
+  // Whole panels of 16 columns.
+  int64_t padded = llvm::alignTo(pixels, kLanes);
+  if (padded != pixels)
+    columns = padWith(rewriter, loc, columns, zeroByte(rewriter, loc, x),
+                      {0, 0}, {0, padded - pixels});
+  Value a = widen(rewriter, loc, matrix, w.zero, /*isSigned=*/true);
+  Value b = widen(rewriter, loc, columns, x.zero, /*isSigned=*/false);
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {f, padded}, i32);
+  Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+  Value init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  Value acc =
+      linalg::GenericOp::create(
+          rewriter, loc, init.getType(), ValueRange{a, b}, ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(3, 0, {d0, d2}, ctx),
+                              AffineMap::get(3, 0, {d2, d1}, ctx),
+                              AffineMap::get(3, 0, {d0, d1}, ctx)},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                        utils::IteratorType::parallel,
+                                        utils::IteratorType::reduction},
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            Value product = arith::MulIOp::create(nb, l, args[0], args[1]);
+            linalg::YieldOp::create(
+                nb, l,
+                arith::AddIOp::create(nb, l, args[2], product).getResult());
+          })
+          .getResult(0);
+  if (padded == pixels)
+    return acc;
+  return tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({f, pixels}, i32), acc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                             rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(f),
+                             rewriter.getIndexAttr(pixels)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                             rewriter.getIndexAttr(1)});
+}
+
+/// `init + sx sw[channel] float(acc)` of `resultType`: `acc` read by
+/// `accMap`, the filter's scale per `channel` (a dimension of the result)
+/// or one, `init` (the bias) read as an input so that it fuses as one.
+static Value rescale(RewriterBase &rewriter, Location loc, Value acc,
+                     AffineMap accMap, const Dequantize &x, const Dequantize &w,
+                     unsigned channel, Value init,
+                     RankedTensorType resultType) {
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned rank = resultType.getRank();
+  AffineMap wScaleMap =
+      w.scaleMap.getNumResults() == 0
+          ? AffineMap::get(rank, 0, ctx)
+          : AffineMap::get(rank, 0, {getAffineDimExpr(channel, ctx)}, ctx);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                      resultType.getElementType());
+  return linalg::GenericOp::create(
+             rewriter, loc, resultType, ValueRange{acc, x.scale, w.scale, init},
+             ValueRange{out},
+             ArrayRef<AffineMap>{accMap, AffineMap::get(rank, 0, ctx),
+                                 wScaleMap, identity, identity},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               Value sum =
+                   arith::SIToFPOp::create(nb, l, nb.getF32Type(), args[0]);
+               Value scale = arith::MulFOp::create(nb, l, args[1], args[2]);
+               Value term = arith::MulFOp::create(nb, l, sum, scale);
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::AddFOp::create(nb, l, args[3], term).getResult());
+             })
+      .getResult(0);
+}
+
+/// Whether `x` (activations) and `w` (weights) are dequantized unsigned
+/// and signed bytes of static shapes the byte contraction takes: one scale
+/// and zero point for `x`; for `w`, one zero point and one scale or one per
+/// `channel` of its dimensions.
+static bool areByteFactors(const std::optional<Dequantize> &x,
+                           const std::optional<Dequantize> &w,
+                           unsigned channel) {
+  if (!x || !w || x->isSigned || !w->isSigned ||
+      x->scaleMap.getNumResults() != 0 ||
+      !cast<RankedTensorType>(x->bytes.getType()).hasStaticShape() ||
+      !cast<RankedTensorType>(w->bytes.getType()).hasStaticShape())
+    return false;
+  // An arith.constant filter (a small one the importer inlined) would have
+  // its widening folded into an i32 constant by
+  // --mlprog-fold-constant-generics, which the byte contraction cannot read.
+  if (matchPattern(w->bytes, m_Constant()))
+    return false;
+  return w->scaleMap.getNumResults() == 0 ||
+         (w->scaleMap.getNumResults() == 1 &&
+          w->scaleMap.getResult(0) ==
+              getAffineDimExpr(channel, w->scaleMap.getContext()));
+}
+
+/// Rewrites `conv` as described in the file comment; fails, changing
+/// nothing, when it is not a static convolution of dequantized unsigned
+/// bytes and a dequantized signed filter that VNNI can take.
+static LogicalResult rewriteConvolution(RewriterBase &rewriter,
+                                        linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return failure();
+  Value input = conv.getDpsInputs()[0];
+  auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
+  auto filterType = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  if (!resultType.hasStaticShape() || !filterType.hasStaticShape() ||
+      !resultType.getElementType().isF32())
+    return failure();
+  // The input, possibly zero-padded in height and width.
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    Value padValue = pad.getConstantPaddingValue();
+    if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()) ||
+        !pad.getLow().empty() || !pad.getHigh().empty())
+      return failure();
+    for (int64_t d = 0; d < 4; ++d) {
+      low[d] = pad.getStaticLow()[d];
+      high[d] = pad.getStaticHigh()[d];
+    }
+    if (low[0] || low[1] || high[0] || high[1] || low[2] < 0 || low[3] < 0 ||
+        high[2] < 0 || high[3] < 0)
+      return failure();
+    input = pad.getSource();
+  }
+  std::optional<Dequantize> x = matchDequantize(input);
+  std::optional<Dequantize> w = matchDequantize(conv.getDpsInputs()[1]);
+  // The filter's scale: one, or one per output channel (its dim 0).
+  if (!areByteFactors(x, w, /*channel=*/0))
+    return failure();
+  ArrayRef<int64_t> outShape = resultType.getShape();
+  ArrayRef<int64_t> filterShape = filterType.getShape();
+  int64_t n = outShape[0], f = outShape[1], oh = outShape[2], ow = outShape[3];
+  int64_t c = filterShape[1], kh = filterShape[2], kw = filterShape[3];
+  int64_t depth = c * kh * kw;
+  if (depth % kBytesPerLane != 0)
+    return failure();
+  SmallVector<int64_t> strides = getValues(conv.getStrides());
+  SmallVector<int64_t> dilations = getValues(conv.getDilations());
+
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  auto i8 = rewriter.getI8Type();
+  auto xType = cast<RankedTensorType>(x->bytes.getType());
+  // The input bytes padded with their zero point (which dequantizes to 0).
+  Value bytes = x->bytes;
+  bool padded = llvm::any_of(low, [](int64_t v) { return v != 0; }) ||
+                llvm::any_of(high, [](int64_t v) { return v != 0; });
+  if (padded)
+    bytes =
+        padWith(rewriter, loc, bytes, zeroByte(rewriter, loc, *x), low, high);
+  // The columns [K, N * OH * OW], K in (c, kh, kw) order: the input itself
+  // for one image and a 1x1 window of stride 1, else gathered.
+  int64_t pixels = n * oh * ow;
+  Value columns;
+  if (n == 1 && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+      !padded && xType.getDimSize(2) == oh && xType.getDimSize(3) == ow) {
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({depth, pixels}, i8), bytes,
+        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  } else {
+    AffineExpr d[6];
+    for (int64_t i = 0; i < 6; ++i)
+      d[i] = getAffineDimExpr(i, ctx);
+    // Dims (c, kh, kw, n, oh, ow).
+    AffineMap read =
+        AffineMap::get(6, 0,
+                       {d[3], d[0], d[4] * strides[0] + d[1] * dilations[0],
+                        d[5] * strides[1] + d[2] * dilations[1]},
+                       ctx);
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, {c, kh, kw, n, oh, ow}, i8);
+    Value gather =
+        linalg::GenericOp::create(
+            rewriter, loc, empty.getType(), ValueRange{bytes},
+            ValueRange{empty},
+            ArrayRef<AffineMap>{read,
+                                AffineMap::getMultiDimIdentityMap(6, ctx)},
+            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(b, l, args[0]);
+            })
+            .getResult(0);
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({depth, pixels}, i8), gather,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+  }
+  // The filter [F, K], read in place.
+  Value matrix = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, depth}, i8), w->bytes,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value acc = byteProduct(rewriter, loc, matrix, *w, columns, *x);
+  // [F, N, OH, OW], or [N, F, OH, OW] for one image (read in place).
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  SmallVector<int64_t> accShape = n == 1 ? SmallVector<int64_t>{1, f, oh, ow}
+                                         : SmallVector<int64_t>{f, n, oh, ow};
+  acc = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(accShape, rewriter.getI32Type()),
+      acc,
+      n == 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2, 3}}
+             : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  AffineMap accMap = n == 1 ? AffineMap::getMultiDimIdentityMap(4, ctx)
+                            : AffineMap::get(4, 0, {d1, d0, d2, d3}, ctx);
+  rewriter.replaceOp(conv,
+                     rescale(rewriter, loc, acc, accMap, *x, *w,
+                             /*channel=*/1, conv.getDpsInits()[0], resultType));
+  return success();
+}
+
+/// Rewrites `matmul`, y[m, n] = init + x[m, k] * transpose(w)[k, n] of a
+/// dequantized activation x and a dequantized weight w [N, K] (ONNX Gemm
+/// with transB, MatMul of a transposed weight), the same way: acc[n, m] =
+/// sum_k (w[n, k] - zw) (x[k, m] - zx) with the weight read in place and x
+/// transposed into columns. Fails, changing nothing, otherwise.
+static LogicalResult rewriteMatmul(RewriterBase &rewriter,
+                                   linalg::MatmulOp matmul) {
+  if (!matmul.hasPureTensorSemantics())
+    return failure();
+  auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
+  if (!resultType.hasStaticShape() || !resultType.getElementType().isF32() ||
+      !linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps()))
+    return failure();
+  auto transpose =
+      matmul.getDpsInputs()[1].getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return failure();
+  std::optional<Dequantize> x = matchDequantize(matmul.getDpsInputs()[0]);
+  std::optional<Dequantize> w = matchDequantize(transpose.getInput());
+  // The weight's scale: one, or one per output column (its dim 0).
+  if (!areByteFactors(x, w, /*channel=*/0))
+    return failure();
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  int64_t depth = cast<RankedTensorType>(w->bytes.getType()).getDimSize(1);
+  if (depth % kBytesPerLane != 0)
+    return failure();
+
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = matmul.getLoc();
+  rewriter.setInsertionPoint(matmul);
+  auto i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  // The columns x^T [K, M]: a reshape for one row.
+  Value columns;
+  if (m == 1) {
+    Value flat = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({depth}, i8), x->bytes,
+        SmallVector<ReassociationIndices>{{0, 1}});
+    columns = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({depth, 1}, i8), flat,
+        SmallVector<ReassociationIndices>{{0, 1}});
+  } else {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {depth, m}, i8);
+    columns = linalg::TransposeOp::create(rewriter, loc, x->bytes, empty,
+                                          ArrayRef<int64_t>{1, 0})
+                  .getResult()
+                  .front();
+  }
+  Value acc = byteProduct(rewriter, loc, w->bytes, *w, columns, *x);
+  AffineMap accMap = AffineMap::get(
+      2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
+  if (m == 1) {
+    // [N, 1] as [1, N], read in place.
+    Value flat = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({n}, i32), acc,
+        SmallVector<ReassociationIndices>{{0, 1}});
+    acc = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({1, n}, i32), flat,
+        SmallVector<ReassociationIndices>{{0, 1}});
+    accMap = AffineMap::getMultiDimIdentityMap(2, ctx);
+  }
+  rewriter.replaceOp(matmul, rescale(rewriter, loc, acc, accMap, *x, *w,
+                                     /*channel=*/1, matmul.getDpsInits()[0],
+                                     resultType));
+  return success();
+}
+
+namespace {
+struct QuantizedConvolutionsPass
+    : public mlprog::impl::QuantizedConvolutionsPassBase<
+          QuantizedConvolutionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    CPUTarget target = CPUTarget::getForFeatures(targetFeatures);
+    if (!target.hasAVX512VNNI())
+      return;
+    SmallVector<Operation *> candidates;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::Conv2DNchwFchwOp, linalg::MatmulOp>(op))
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : candidates) {
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
+        (void)rewriteConvolution(rewriter, conv);
+      else
+        (void)rewriteMatmul(rewriter, cast<linalg::MatmulOp>(op));
+    }
+  }
+};
+} // namespace
