@@ -79,8 +79,8 @@ static Attribute evaluateAt(linalg::GenericOp op,
 
 /// Replaces `op` by a constant when it is an all-parallel generic with one
 /// static integer or index result of at most kMaxFoldedElements elements, an
-/// identity output map, dense constant inputs and a body that folds at every
-/// point.
+/// identity output map, dense constant inputs (no tensor of bytes widened)
+/// and a body that folds at every point.
 static LogicalResult foldGeneric(linalg::GenericOp op,
                                  PatternRewriter &rewriter) {
   if (op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics() ||
@@ -91,6 +91,16 @@ static LogicalResult foldGeneric(linalg::GenericOp op,
   if (!type || !type.hasStaticShape() ||
       type.getNumElements() > kMaxFoldedElements ||
       !type.getElementType().isIntOrIndex())
+    return failure();
+  // Bytes widened (a small quantized weight): the byte contractions
+  // (--mlprog-integer-contractions-to-f32) read the bytes, and the wider
+  // constant would only be larger.
+  if (type.getElementType().getIntOrFloatBitWidth() > 8 &&
+      llvm::any_of(op.getDpsInputs(), [](Value input) {
+        auto inputType = dyn_cast<RankedTensorType>(input.getType());
+        return inputType && inputType.getRank() > 0 &&
+               inputType.getElementType().isInteger(8);
+      }))
     return failure();
   SmallVector<DenseElementsAttr> inputs;
   for (Value input : op.getDpsInputs()) {

@@ -551,6 +551,11 @@ void ModelImporter::foldConstantOutputs(const onnx::NodeProto &node,
   // subgraphs are their handlers' business.
   if (node.input_size() == 0)
     return;
+  // A dequantized weight stays a DequantizeLinear of its bytes: the CPU
+  // code generation computes a QDQ convolution or Gemm from the bytes
+  // (--mlprog-quantized-convolutions).
+  if (node.op_type() == "DequantizeLinear")
+    return;
   for (const std::string &input : node.input())
     if (!input.empty() && !state.lookupConstant(input))
       return;

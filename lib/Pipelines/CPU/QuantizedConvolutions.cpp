@@ -247,6 +247,65 @@ static Value byteProduct(RewriterBase &rewriter, Location loc, Value matrix,
                              rewriter.getIndexAttr(1)});
 }
 
+/// The dimension of `factor`'s operand its scale varies along: -1 for one
+/// scale (a map of no results, or whose results read scale dimensions of
+/// extent 1), the dimension for a map whose results are such but that one;
+/// nothing otherwise.
+static std::optional<int64_t> scaleDimension(const Dequantize &factor) {
+  std::optional<int64_t> dimension = -1;
+  auto type = cast<RankedTensorType>(factor.scale.getType());
+  MLIRContext *ctx = type.getContext();
+  for (auto [index, expr] : llvm::enumerate(factor.scaleMap.getResults())) {
+    // A dimension of extent 1, read at 0 or by a loop of extent 1.
+    if (type.getDimSize(index) == 1 &&
+        (isa<AffineDimExpr>(expr) || expr == getAffineConstantExpr(0, ctx)))
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || *dimension != -1)
+      return std::nullopt;
+    dimension = dim.getPosition();
+  }
+  return dimension;
+}
+
+/// Whether `x` (activations) and `w` (weights) are dequantized unsigned
+/// and signed bytes of static shapes the byte contraction takes: one scale
+/// and zero point for `x`; for `w`, one zero point and one scale or one per
+/// `channel` of its dimensions.
+static bool areByteFactors(const std::optional<Dequantize> &x,
+                           const std::optional<Dequantize> &w,
+                           int64_t channel) {
+  if (!x || !w || x->isSigned || !w->isSigned ||
+      !cast<RankedTensorType>(x->bytes.getType()).hasStaticShape() ||
+      !cast<RankedTensorType>(w->bytes.getType()).hasStaticShape() ||
+      !cast<RankedTensorType>(w->scale.getType()).hasStaticShape())
+    return false;
+  std::optional<int64_t> xDim = scaleDimension(*x), wDim = scaleDimension(*w);
+  return xDim == -1 && wDim && (*wDim == -1 || *wDim == channel);
+}
+
+/// The scale of `factor` as a scalar tensor, or as a vector along its one
+/// dimension (its other dimensions have extent 1, being read at 0).
+static Value flatScale(RewriterBase &rewriter, Location loc,
+                       const Dequantize &factor) {
+  auto type = cast<RankedTensorType>(factor.scale.getType());
+  bool perChannel = *scaleDimension(factor) != -1;
+  if (type.getRank() == (perChannel ? 1 : 0))
+    return factor.scale;
+  SmallVector<ReassociationIndices> groups;
+  if (perChannel) {
+    groups.emplace_back();
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      groups.back().push_back(d);
+  }
+  SmallVector<int64_t> shape;
+  if (perChannel)
+    shape.push_back(type.getNumElements());
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()),
+      factor.scale, groups);
+}
+
 /// `init + sx sw[channel] float(acc)` of `resultType`: `acc` read by
 /// `accMap`, the filter's scale per `channel` (a dimension of the result)
 /// or one, `init` (the bias) read as an input so that it fuses as one.
@@ -256,15 +315,17 @@ static Value rescale(RewriterBase &rewriter, Location loc, Value acc,
                      RankedTensorType resultType) {
   MLIRContext *ctx = rewriter.getContext();
   unsigned rank = resultType.getRank();
+  Value xScale = flatScale(rewriter, loc, x);
+  Value wScale = flatScale(rewriter, loc, w);
   AffineMap wScaleMap =
-      w.scaleMap.getNumResults() == 0
+      cast<RankedTensorType>(wScale.getType()).getRank() == 0
           ? AffineMap::get(rank, 0, ctx)
           : AffineMap::get(rank, 0, {getAffineDimExpr(channel, ctx)}, ctx);
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
   Value out = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                       resultType.getElementType());
   return linalg::GenericOp::create(
-             rewriter, loc, resultType, ValueRange{acc, x.scale, w.scale, init},
+             rewriter, loc, resultType, ValueRange{acc, xScale, wScale, init},
              ValueRange{out},
              ArrayRef<AffineMap>{accMap, AffineMap::get(rank, 0, ctx),
                                  wScaleMap, identity, identity},
@@ -280,29 +341,6 @@ static Value rescale(RewriterBase &rewriter, Location loc, Value acc,
                    arith::AddFOp::create(nb, l, args[3], term).getResult());
              })
       .getResult(0);
-}
-
-/// Whether `x` (activations) and `w` (weights) are dequantized unsigned
-/// and signed bytes of static shapes the byte contraction takes: one scale
-/// and zero point for `x`; for `w`, one zero point and one scale or one per
-/// `channel` of its dimensions.
-static bool areByteFactors(const std::optional<Dequantize> &x,
-                           const std::optional<Dequantize> &w,
-                           unsigned channel) {
-  if (!x || !w || x->isSigned || !w->isSigned ||
-      x->scaleMap.getNumResults() != 0 ||
-      !cast<RankedTensorType>(x->bytes.getType()).hasStaticShape() ||
-      !cast<RankedTensorType>(w->bytes.getType()).hasStaticShape())
-    return false;
-  // An arith.constant filter (a small one the importer inlined) would have
-  // its widening folded into an i32 constant by
-  // --mlprog-fold-constant-generics, which the byte contraction cannot read.
-  if (matchPattern(w->bytes, m_Constant()))
-    return false;
-  return w->scaleMap.getNumResults() == 0 ||
-         (w->scaleMap.getNumResults() == 1 &&
-          w->scaleMap.getResult(0) ==
-              getAffineDimExpr(channel, w->scaleMap.getContext()));
 }
 
 /// Rewrites `conv` as described in the file comment; fails, changing

@@ -1,0 +1,191 @@
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-quantized-convolutions{target-features=+avx512f,+avx512bw,+avx512vnni}))' | FileCheck %s
+// RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-quantized-convolutions{target-features=+avx512f,+avx512bw}))' | FileCheck %s --check-prefix=NOVNNI
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#scalar4 = affine_map<(d0, d1, d2, d3) -> ()>
+#channel = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, 0)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#scalar2 = affine_map<(d0, d1) -> ()>
+
+memref.global "private" constant @w : memref<24x8x3x3xi8> = dense<3>
+memref.global "private" constant @fc : memref<10x64xi8> = dense<-5>
+
+// A QDQ convolution as onnxruntime's quantize_static writes it: u8
+// activations (scale and zero point), an i8 filter with one scale per
+// output channel, zero padding, a bias. It becomes the filter bytes [F, K]
+// in place, the padded input gathered into columns [K, OH * OW] (49, padded
+// with the zero point to 64 for whole panels), their widenings, an i32
+// contraction and the rescaling into the bias.
+
+// CHECK: #[[GATHER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[XQ:.*]]: tensor<1x8x7x7xi8>, %[[SX:.*]]: tensor<f32>, %[[ZX:.*]]: tensor<i8>, %[[SW:.*]]: tensor<24x1x1x1xf32>, %[[BIAS:.*]]: tensor<24xf32>)
+// CHECK: %[[Z:.*]] = tensor.extract %[[ZX]][] : tensor<i8>
+// CHECK: %[[PADDED:.*]] = tensor.pad %[[XQ]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[Z]] : i8
+// CHECK: %[[COLUMNS:.*]] = linalg.generic {indexing_maps = [#[[GATHER]],
+// CHECK-SAME: ins(%[[PADDED]] : tensor<1x8x9x9xi8>) outs(%{{.*}} : tensor<8x3x3x1x7x7xi8>)
+// CHECK: %[[COLS:.*]] = tensor.collapse_shape %[[COLUMNS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<8x3x3x1x7x7xi8> into tensor<72x49xi8>
+// CHECK: %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<24x8x3x3xi8> into tensor<24x72xi8>
+// CHECK: %[[PANELS:.*]] = tensor.pad %[[COLS]] low[0, 0] high[0, 15]
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[FILTER]] : tensor<24x72xi8>)
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[PANELS]], %[[ZX]] : tensor<72x64xi8>, tensor<i8>)
+// CHECK: arith.extui
+// CHECK: arith.extui
+// CHECK: arith.subi
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[A]], %[[B]] : tensor<24x72xi32>, tensor<72x64xi32>) outs(%{{.*}} : tensor<24x64xi32>)
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: %[[USED:.*]] = tensor.extract_slice %[[ACC]][0, 0] [24, 49] [1, 1]
+// CHECK: %[[ROWS:.*]] = tensor.expand_shape %[[USED]] {{\[}}[0, 1], [2, 3]] output_shape [1, 24, 7, 7]
+// CHECK: %[[SCALES:.*]] = tensor.collapse_shape %[[SW]] {{\[}}[0, 1, 2, 3]] : tensor<24x1x1x1xf32> into tensor<24xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[SX]], %[[SCALES]], %{{.*}} : tensor<1x24x7x7xi32>, tensor<f32>, tensor<24xf32>, tensor<1x24x7x7xf32>)
+// CHECK: arith.sitofp
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return %[[Y]]
+
+// NOVNNI-LABEL: func.func @conv
+// NOVNNI: linalg.conv_2d_nchw_fchw
+func.func @conv(%xq: tensor<1x8x7x7xi8>, %sx: tensor<f32>, %zx: tensor<i8>,
+                %sw: tensor<24x1x1x1xf32>, %b: tensor<24xf32>)
+    -> tensor<1x24x7x7xf32> {
+  %e0 = tensor.empty() : tensor<1x8x7x7xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #scalar4, #scalar4, #id4],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%xq, %sx, %zx : tensor<1x8x7x7xi8>, tensor<f32>, tensor<i8>)
+      outs(%e0 : tensor<1x8x7x7xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extui %q : i8 to i32
+    %zi = arith.extui %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<1x8x7x7xf32>
+  %wg = memref.get_global @w : memref<24x8x3x3xi8>
+  %wq = bufferization.to_tensor %wg restrict : memref<24x8x3x3xi8> to tensor<24x8x3x3xi8>
+  %e1 = tensor.empty() : tensor<24x8x3x3xf32>
+  %w = linalg.generic {indexing_maps = [#id4, #channel, #id4],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%wq, %sw : tensor<24x8x3x3xi8>, tensor<24x1x1x1xf32>)
+      outs(%e1 : tensor<24x8x3x3xf32>) {
+  ^bb0(%q: i8, %s: f32, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %f = arith.sitofp %qi : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<24x8x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x7x7xf32> to tensor<1x8x9x9xf32>
+  %e2 = tensor.empty() : tensor<1x24x7x7xf32>
+  %init = linalg.generic {indexing_maps = [#bias, #id4],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : tensor<24xf32>) outs(%e2 : tensor<1x24x7x7xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x24x7x7xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w : tensor<1x8x9x9xf32>, tensor<24x8x3x3xf32>)
+      outs(%init : tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32>
+  return %y : tensor<1x24x7x7xf32>
+}
+
+// ONNX Gemm with transB of one row: the weight [N, K] read in place, the
+// row as one column (padded to 16), the result [N, 1] read as [1, N].
+
+// CHECK-LABEL: func.func @gemm
+// CHECK: %[[COLUMN:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [64, 1] : tensor<64xi8> into tensor<64x1xi8>
+// CHECK: tensor.pad %[[COLUMN]] low[0, 0] high[0, 15]
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<10x64xi32>, tensor<64x16xi32>) outs(%{{.*}} : tensor<10x16xi32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [10, 1] [1, 1]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [1, 10] : tensor<10xi32> into tensor<1x10xi32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+
+// A signed activation is left alone.
+
+// CHECK-LABEL: func.func @signed_activations
+// CHECK: linalg.matmul
+func.func @gemm(%xq: tensor<1x64xi8>, %sx: tensor<f32>, %zx: tensor<i8>,
+    %sw: tensor<f32>) -> tensor<1x10xf32> {
+  %e0 = tensor.empty() : tensor<1x64xf32>
+  %x = linalg.generic {indexing_maps = [#id2, #scalar2, #scalar2, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%xq, %sx, %zx : tensor<1x64xi8>, tensor<f32>, tensor<i8>)
+      outs(%e0 : tensor<1x64xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extui %q : i8 to i32
+    %zi = arith.extui %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<1x64xf32>
+  %wg = memref.get_global @fc : memref<10x64xi8>
+  %wq = bufferization.to_tensor %wg restrict : memref<10x64xi8> to tensor<10x64xi8>
+  %e1 = tensor.empty() : tensor<10x64xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #scalar2, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%wq, %sw : tensor<10x64xi8>, tensor<f32>)
+      outs(%e1 : tensor<10x64xf32>) {
+  ^bb0(%q: i8, %s: f32, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %f = arith.sitofp %qi : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<10x64xf32>
+  %e2 = tensor.empty() : tensor<64x10xf32>
+  %wt = linalg.transpose ins(%w : tensor<10x64xf32>) outs(%e2 : tensor<64x10xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<1x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x10xf32>) -> tensor<1x10xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<1x64xf32>, tensor<64x10xf32>)
+      outs(%init : tensor<1x10xf32>) -> tensor<1x10xf32>
+  return %y : tensor<1x10xf32>
+}
+
+func.func @signed_activations(%xq: tensor<1x64xi8>, %sx: tensor<f32>, %zx: tensor<i8>,
+    %sw: tensor<f32>) -> tensor<1x10xf32> {
+  %e0 = tensor.empty() : tensor<1x64xf32>
+  %x = linalg.generic {indexing_maps = [#id2, #scalar2, #scalar2, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%xq, %sx, %zx : tensor<1x64xi8>, tensor<f32>, tensor<i8>)
+      outs(%e0 : tensor<1x64xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %zi = arith.extsi %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<1x64xf32>
+  %wg = memref.get_global @fc : memref<10x64xi8>
+  %wq = bufferization.to_tensor %wg restrict : memref<10x64xi8> to tensor<10x64xi8>
+  %e1 = tensor.empty() : tensor<10x64xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #scalar2, #id2],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%wq, %sw : tensor<10x64xi8>, tensor<f32>)
+      outs(%e1 : tensor<10x64xf32>) {
+  ^bb0(%q: i8, %s: f32, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %f = arith.sitofp %qi : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<10x64xf32>
+  %e2 = tensor.empty() : tensor<64x10xf32>
+  %wt = linalg.transpose ins(%w : tensor<10x64xf32>) outs(%e2 : tensor<64x10xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<1x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x10xf32>) -> tensor<1x10xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<1x64xf32>, tensor<64x10xf32>)
+      outs(%init : tensor<1x10xf32>) -> tensor<1x10xf32>
+  return %y : tensor<1x10xf32>
+}
