@@ -140,9 +140,10 @@ def IntegerContractionsToF32Pass
     whose factors are not bounded this way are left alone.
 
     With AVX-512 VNNI in the target features, a contraction of unsigned
-    bytes (A: `arith.extui` of i8, minus a scalar zero point) and signed
-    bytes `[K, N]` (B: `arith.extsi`; K a multiple of 4, N of 16, static
-    shapes, A's rows any number of dimensions) is instead computed with
+    bytes and signed bytes (`arith.extui` and `arith.extsi` of i8, minus
+    scalar zero points; either may be A; B `[K, N]`, K a multiple of 4, N
+    of 16, static shapes, A's rows any number of dimensions) is instead
+    computed with
     `vpdpbusd` (`llvm.call_intrinsic`; 64 multiply-adds per instruction):
     `sum a b - za colsum(b) - zb rowsum(a) + K za zb`, with B in panels
     `[N / 16, K / 4, 64]` (a weight's at compile time, by

@@ -551,11 +551,13 @@ void ModelImporter::foldConstantOutputs(const onnx::NodeProto &node,
   // subgraphs are their handlers' business.
   if (node.input_size() == 0)
     return;
-  // A dequantized weight stays a DequantizeLinear of its bytes: the CPU
-  // code generation computes a QDQ convolution or Gemm from the bytes
+  // A dequantized 8-bit weight stays a DequantizeLinear of its bytes: the
+  // CPU code generation computes a QDQ convolution or Gemm from the bytes
   // (--mlprog-quantized-convolutions).
   if (node.op_type() == "DequantizeLinear")
-    return;
+    if (auto bytes = state.lookupConstant(node.input(0));
+        bytes && bytes.getElementType().isInteger(8))
+      return;
   for (const std::string &input : node.input())
     if (!input.empty() && !state.lookupConstant(input))
       return;

@@ -18,7 +18,10 @@
 // zmm load is the `vpdpbusd` operand for 16 columns; a weight's panels are a
 // linalg.transpose of a tensor.expand_shape of the constant, which
 // --mlprog-fold-constant-panels computes at compile time. Four bytes of a
-// row of A are broadcast to all 16 lanes. A register block is mr rows x nr
+// row of A are broadcast to all 16 lanes. Either operand may be the
+// unsigned one: a QDQ convolution (QuantizedConvolutions.cpp) broadcasts its
+// signed filter bytes and packs its unsigned input columns into the panels
+// at run time. A register block is mr rows x nr
 // (16 or 32) columns: mr * nr / 16 accumulators in zmm registers across all
 // of K; an scf.forall spreads the blocks over the threads.
 //
@@ -27,10 +30,13 @@
 #include "CPUCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlprog;
@@ -79,9 +85,78 @@ static Value broadcastFour(OpBuilder &b, Location loc, Value matrix, Value row,
       b, loc, VectorType::get({kLanes * kBytesPerLane}, b.getI8Type()), lanes);
 }
 
+/// Whether `value` is a constant's or a constant global's (whose panels
+/// --mlprog-fold-constant-panels computes at compile time).
+static bool isConstantBytes(Value value) {
+  while (auto view = value.getDefiningOp<tensor::CollapseShapeOp>())
+    value = view.getSrc();
+  if (matchPattern(value, m_Constant()))
+    return true;
+  auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
+  return toTensor && toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>();
+}
+
+/// B [K, N] as panels [N / 16, K / 4, 64], computed at run time: for each
+/// panel (an scf.forall) and each 4 rows of K, a vector<4x16xi8> of B
+/// transposed in registers into the 64 bytes of the panel's step.
+static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
+                                 int64_t depth, int64_t n) {
+  auto i8 = b.getI8Type();
+  auto index = [&](OpBuilder &builder, int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value).getResult();
+  };
+  int64_t steps = depth / kBytesPerLane;
+  Value empty = tensor::EmptyOp::create(
+      b, loc, {n / kLanes, steps, kLanes * kBytesPerLane}, i8);
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(n / kLanes)},
+      ValueRange{empty}, /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  Value panel = forall.getInductionVars()[0];
+  Value output = forall.getRegionIterArgs().front();
+  auto tileType = RankedTensorType::get({1, steps, kLanes * kBytesPerLane}, i8);
+  SmallVector<OpFoldResult> offsets = {panel, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(steps),
+                                     b.getIndexAttr(kLanes * kBytesPerLane)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  Value tile = tensor::ExtractSliceOp::create(b, loc, tileType, output, offsets,
+                                              sizes, strides);
+  Value column = arith::MulIOp::create(b, loc, panel, index(b, kLanes));
+  Value pad = arith::ConstantIntOp::create(b, loc, 0, 8);
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, steps), index(b, 1), ValueRange{tile},
+      [&](OpBuilder &nb, Location l, Value step, ValueRange args) {
+        Value row =
+            arith::MulIOp::create(nb, l, step, index(nb, kBytesPerLane));
+        Value block = vector::TransferReadOp::create(
+            nb, l, VectorType::get({kBytesPerLane, kLanes}, i8), bytes,
+            ValueRange{row, column}, pad, ArrayRef<bool>{true, true});
+        Value transposed =
+            vector::TransposeOp::create(nb, l, block, ArrayRef<int64_t>{1, 0});
+        Value flat = vector::ShapeCastOp::create(
+            nb, l, VectorType::get({kLanes * kBytesPerLane}, i8), transposed);
+        Value written = vector::TransferWriteOp::create(
+                            nb, l, flat, args[0],
+                            ValueRange{index(nb, 0), step, index(nb, 0)},
+                            ArrayRef<bool>{true})
+                            .getResult();
+        scf::YieldOp::create(nb, l, written);
+      });
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, loop.getResult(0), output,
+                                        offsets, sizes, strides);
+  return forall.getResult(0);
+}
+
 /// B [K, N] as panels [N / 16, K / 4, 64] (see the file comment).
 static Value packPanels(OpBuilder &b, Location loc, Value bytes, int64_t depth,
                         int64_t n) {
+  if (!isConstantBytes(bytes)) {
+    OpBuilder::InsertionGuard guard(b);
+    return packPanelsAtRunTime(b, loc, bytes, depth, n);
+  }
   auto i8 = b.getI8Type();
   auto expanded = tensor::ExpandShapeOp::create(
       b, loc,
