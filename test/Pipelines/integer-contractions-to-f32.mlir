@@ -40,8 +40,10 @@
 // CHECK-NOT: arith.muli
 // With AVX-512 VNNI the same contraction (u8 times i8, K = 600 a multiple
 // of 4, N = 32 of 16) is dot products of bytes: B in panels [N / 16, K / 4,
-// 64] (an expand_shape and a transpose, packed at compile time for a
-// weight), the column sums of B by dot products with all-ones bytes, the
+// 64] (B is an argument here: packed at run time, each 4 rows of a panel a
+// vector<4x16xi8> transposed; a weight's are an expand_shape and a
+// transpose, packed at compile time, see @weight_panels), the column sums
+// of B by dot products with all-ones bytes, the
 // row sums of A (the weight's zero point is not known to be 0), and an
 // scf.forall over register blocks (here one, of 4 rows x 32 columns, so
 // canonicalization removes the forall) whose K loop
@@ -49,9 +51,10 @@
 // sums each group of 4 products into a lane (vector.multi_reduction, which
 // --mlprog-lower-dot-products-to-vnni makes one vpdpbusd).
 // VNNI-LABEL: func.func @matmul_integer
-// VNNI: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [150, 4, 2, 16] : tensor<600x32xi8> into tensor<150x4x2x16xi8>
-// VNNI: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<150x4x2x16xi8>) outs(%{{.*}} : tensor<2x150x16x4xi8>) permutation = [2, 0, 3, 1]
-// VNNI: %[[P:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3]] : tensor<2x150x16x4xi8> into tensor<2x150x64xi8>
+// VNNI: %[[P:.*]] = scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<2x150x64xi8>)
+// VNNI: vector.transfer_read %{{.*}} : tensor<600x32xi8>, vector<4x16xi8>
+// VNNI: vector.transpose %{{.*}}, [1, 0] : vector<4x16xi8> to vector<16x4xi8>
+// VNNI: vector.shape_cast %{{.*}} : vector<16x4xi8> to vector<64xi8>
 // VNNI: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<16x4xi32> to vector<16xi32>
 // VNNI: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // VNNI: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
@@ -161,4 +164,45 @@ func.func @unbounded(%a: tensor<4x64xi32>, %b: tensor<64x8xi32>, %acc: tensor<4x
     linalg.yield %s : i32
   } -> tensor<4x8xi32>
   return %r : tensor<4x8xi32>
+}
+
+// A weight (a constant global) is packed by an expand_shape and a
+// transpose, which --mlprog-fold-constant-panels computes at compile time.
+// CHECK-LABEL: func.func @weight_panels
+// VNNI-LABEL: func.func @weight_panels
+// VNNI: %[[WEIGHT:.*]] = bufferization.to_tensor
+// VNNI: %[[E:.*]] = tensor.expand_shape %[[WEIGHT]] {{\[}}[0, 1], [2, 3]] output_shape [16, 4, 2, 16] : tensor<64x32xi8> into tensor<16x4x2x16xi8>
+// VNNI: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<16x4x2x16xi8>) outs(%{{.*}} : tensor<2x16x16x4xi8>) permutation = [2, 0, 3, 1]
+// VNNI: tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x16x4xi8> into tensor<2x16x64xi8>
+// VNNI-NOT: vector.transpose
+// VNNI: return
+memref.global "private" constant @weight : memref<64x32xi8> = dense<7>
+
+func.func @weight_panels(%x: tensor<4x64xi8>, %xz: tensor<i8>) -> tensor<4x32xi32> {
+  %ea = tensor.empty() : tensor<4x64xi32>
+  %a = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %xz : tensor<4x64xi8>, tensor<i8>) outs(%ea : tensor<4x64xi32>) {
+  ^bb0(%v: i8, %z: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    %z32 = arith.extui %z : i8 to i32
+    %d = arith.subi %v32, %z32 : i32
+    linalg.yield %d : i32
+  } -> tensor<4x64xi32>
+  %wg = memref.get_global @weight : memref<64x32xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<64x32xi8> to tensor<64x32xi8>
+  %eb = tensor.empty() : tensor<64x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<64x32xi8>) outs(%eb : tensor<64x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<64x32xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<4x32xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<4x32xi32>) -> tensor<4x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x64xi32>, tensor<64x32xi32>) outs(%acc : tensor<4x32xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<4x32xi32>
+  return %r : tensor<4x32xi32>
 }
