@@ -40,8 +40,8 @@
 // CHECK-NOT: arith.muli
 // With AVX-512 VNNI the same contraction (u8 times i8, K = 600 a multiple
 // of 4, N = 32 of 16) is dot products of bytes: B in panels [N / 16, K / 4,
-// 64] (B is an argument here: packed at run time, each 4 rows of a panel a
-// vector<4x16xi8> transposed; a weight's are an expand_shape and a
+// 64] (B is an argument here: packed at run time, each 4 rows of 16 bytes
+// of a panel interleaved by vector.shuffles; a weight's are an expand_shape and a
 // transpose, packed at compile time, see @weight_panels), the column sums
 // of B by dot products with all-ones bytes, the
 // row sums of A (the weight's zero point is not known to be 0), and an
@@ -52,9 +52,9 @@
 // --mlprog-lower-dot-products-to-vnni makes one vpdpbusd).
 // VNNI-LABEL: func.func @matmul_integer
 // VNNI: %[[P:.*]] = scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<2x150x64xi8>)
-// VNNI: vector.transfer_read %{{.*}} : tensor<600x32xi8>, vector<4x16xi8>
-// VNNI: vector.transpose %{{.*}}, [1, 0] : vector<4x16xi8> to vector<16x4xi8>
-// VNNI: vector.shape_cast %{{.*}} : vector<16x4xi8> to vector<64xi8>
+// VNNI-COUNT-4: vector.transfer_read %{{.*}} : tensor<600x32xi8>, vector<16xi8>
+// VNNI-COUNT-2: vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// VNNI: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 32, 33, 2, 3, 34, 35, {{.*}}] : vector<32xi8>, vector<32xi8>
 // VNNI: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<16x4xi32> to vector<16xi32>
 // VNNI: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // VNNI: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
@@ -174,7 +174,7 @@ func.func @unbounded(%a: tensor<4x64xi32>, %b: tensor<64x8xi32>, %acc: tensor<4x
 // VNNI: %[[E:.*]] = tensor.expand_shape %[[WEIGHT]] {{\[}}[0, 1], [2, 3]] output_shape [16, 4, 2, 16] : tensor<64x32xi8> into tensor<16x4x2x16xi8>
 // VNNI: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<16x4x2x16xi8>) outs(%{{.*}} : tensor<2x16x16x4xi8>) permutation = [2, 0, 3, 1]
 // VNNI: tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3]] : tensor<2x16x16x4xi8> into tensor<2x16x64xi8>
-// VNNI-NOT: vector.transpose
+// VNNI-NOT: vector.shuffle
 // VNNI: return
 memref.global "private" constant @weight : memref<64x32xi8> = dense<7>
 

@@ -14,24 +14,24 @@ memref.global "private" constant @fc : memref<10x64xi8> = dense<-5>
 // A QDQ convolution as onnxruntime's quantize_static writes it: u8
 // activations (scale and zero point), an i8 filter with one scale per
 // output channel, zero padding, a bias. It becomes the filter bytes [F, K]
-// in place, the padded input gathered into columns [K, OH * OW] (49, padded
-// with the zero point to 64 for whole panels), their widenings, an i32
-// contraction and the rescaling into the bias.
+// in place, the padded input gathered into columns [K, OH * OW] by vector
+// code (49, and columns of the zero point up to 64 for pairs of panels),
+// their widenings, an i32 contraction and the rescaling into the bias.
 
-// CHECK: #[[GATHER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[XQ:.*]]: tensor<1x8x7x7xi8>, %[[SX:.*]]: tensor<f32>, %[[ZX:.*]]: tensor<i8>, %[[SW:.*]]: tensor<24x1x1x1xf32>, %[[BIAS:.*]]: tensor<24xf32>)
 // CHECK: %[[Z:.*]] = tensor.extract %[[ZX]][] : tensor<i8>
 // CHECK: %[[PADDED:.*]] = tensor.pad %[[XQ]] low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: tensor.yield %[[Z]] : i8
-// CHECK: %[[COLUMNS:.*]] = linalg.generic {indexing_maps = [#[[GATHER]],
-// CHECK-SAME: ins(%[[PADDED]] : tensor<1x8x9x9xi8>) outs(%{{.*}} : tensor<8x3x3x1x7x7xi8>)
-// CHECK: %[[COLS:.*]] = tensor.collapse_shape %[[COLUMNS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<8x3x3x1x7x7xi8> into tensor<72x49xi8>
+// CHECK: %[[COLS:.*]] = scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}}) -> (tensor<72x64xi8>)
+// CHECK: vector.transfer_write %{{.*}} : vector<15xi8>, tensor<9x64xi8>
+// CHECK: vector.transfer_read %[[PADDED]]{{.*}} : tensor<1x8x9x9xi8>, vector<7xi8>
+// CHECK: vector.transfer_write {{.*}} : vector<7xi8>, tensor<9x64xi8>
+// CHECK: tensor.parallel_insert_slice
 // CHECK: %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<24x8x3x3xi8> into tensor<24x72xi8>
-// CHECK: %[[PANELS:.*]] = tensor.pad %[[COLS]] low[0, 0] high[0, 15]
 // CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[FILTER]] : tensor<24x72xi8>)
 // CHECK: arith.extsi %{{.*}} : i8 to i32
-// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[PANELS]], %[[ZX]] : tensor<72x64xi8>, tensor<i8>)
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[COLS]], %[[ZX]] : tensor<72x64xi8>, tensor<i8>)
 // CHECK: arith.extui
 // CHECK: arith.extui
 // CHECK: arith.subi

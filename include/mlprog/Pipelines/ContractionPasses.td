@@ -183,10 +183,12 @@ def QuantizedConvolutionsPass
 
     - the filter as a `[F, K]` byte matrix (a `tensor.collapse_shape`);
     - the input bytes as columns `[K, N * OH * OW]` in `(c, kh, kw)` order:
-      the input itself for one image and a 1x1 window of stride 1, else a
-      gathering `linalg.generic` from the input `tensor.pad`ded with its
-      zero point (which dequantizes to 0); padded with the zero point to a
-      multiple of 16 columns;
+      the input itself for one image and a 1x1 window of stride 1, else
+      gathered by vector code (an `scf.forall` over the channels, one
+      vector read, shuffled for a stride, and one vector write per output
+      row) from the input `tensor.pad`ded with its zero point (which
+      dequantizes to 0); padded with the zero point to a multiple of 16
+      columns (of 32 beyond 16);
     - `extsi(w) - zw` and `extui(x) - zx` as elementwise generics and their
       i32 contraction `acc[f, p]`, which
       `--mlprog-integer-contractions-to-f32` computes with `vpdpbusd`;
@@ -206,7 +208,9 @@ def QuantizedConvolutionsPass
   let dependentDialects = [
     "mlir::arith::ArithDialect",
     "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect",
   ];
 }
 

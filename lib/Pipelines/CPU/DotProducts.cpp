@@ -97,8 +97,9 @@ static bool isConstantBytes(Value value) {
 }
 
 /// B [K, N] as panels [N / 16, K / 4, 64], computed at run time: for each
-/// panel (an scf.forall) and each 4 rows of K, a vector<4x16xi8> of B
-/// transposed in registers into the 64 bytes of the panel's step.
+/// panel (an scf.forall) and each 4 rows of K, the 4 x 16 bytes of B
+/// interleaved in registers (two rounds of vector.shuffle, unpack
+/// instructions) into the 64 bytes of the panel's step.
 static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
                                  int64_t depth, int64_t n) {
   auto i8 = b.getI8Type();
@@ -130,13 +131,27 @@ static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
       [&](OpBuilder &nb, Location l, Value step, ValueRange args) {
         Value row =
             arith::MulIOp::create(nb, l, step, index(nb, kBytesPerLane));
-        Value block = vector::TransferReadOp::create(
-            nb, l, VectorType::get({kBytesPerLane, kLanes}, i8), bytes,
-            ValueRange{row, column}, pad, ArrayRef<bool>{true, true});
-        Value transposed =
-            vector::TransposeOp::create(nb, l, block, ArrayRef<int64_t>{1, 0});
-        Value flat = vector::ShapeCastOp::create(
-            nb, l, VectorType::get({kLanes * kBytesPerLane}, i8), transposed);
+        // Rows r0..r3 of 16 bytes, interleaved: bytes of r0 and r1 and of
+        // r2 and r3 (unpack instructions), then their byte pairs, so that
+        // column i's 4 bytes are bytes [4 i, 4 i + 4).
+        SmallVector<Value> rowsOf;
+        for (int64_t r = 0; r < kBytesPerLane; ++r)
+          rowsOf.push_back(vector::TransferReadOp::create(
+              nb, l, VectorType::get({kLanes}, i8), bytes,
+              ValueRange{arith::AddIOp::create(nb, l, row, index(nb, r)),
+                         column},
+              pad, ArrayRef<bool>{true}));
+        SmallVector<int64_t> bytePairs, wordPairs;
+        for (int64_t i = 0; i < kLanes; ++i) {
+          bytePairs.append({i, kLanes + i});
+          wordPairs.append(
+              {2 * i, 2 * i + 1, 2 * kLanes + 2 * i, 2 * kLanes + 2 * i + 1});
+        }
+        Value low =
+            vector::ShuffleOp::create(nb, l, rowsOf[0], rowsOf[1], bytePairs);
+        Value high =
+            vector::ShuffleOp::create(nb, l, rowsOf[2], rowsOf[3], bytePairs);
+        Value flat = vector::ShuffleOp::create(nb, l, low, high, wordPairs);
         Value written = vector::TransferWriteOp::create(
                             nb, l, flat, args[0],
                             ValueRange{index(nb, 0), step, index(nb, 0)},

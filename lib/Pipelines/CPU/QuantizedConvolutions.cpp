@@ -40,7 +40,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlprog {
@@ -196,22 +198,30 @@ static Value zeroByte(RewriterBase &rewriter, Location loc,
   return tensor::ExtractOp::create(rewriter, loc, factor.zero, ValueRange{});
 }
 
-/// acc[f, p] = sum_k (w[f, k] - zw) (x[k, p] - zx) in i32, for the signed
-/// bytes `matrix` [F, K] of `w` and the unsigned bytes `columns` [K, P] of
-/// `x`: their widenings and the contraction of those, with the columns
-/// padded with zx to a multiple of 16 and the padding dropped from acc.
+/// The columns the contraction computes for `pixels` columns: whole panels
+/// of 16, and pairs of panels beyond one, so that its register blocks are
+/// 32 columns wide (16 accumulators hide vpdpbusd's latency; 8 do not).
+static int64_t paddedColumns(int64_t pixels) {
+  return llvm::alignTo(pixels, pixels > kLanes ? 2 * kLanes : kLanes);
+}
+
+/// acc[f, p] = sum_k (w[f, k] - zw) (x[k, p] - zx) in i32 for the `pixels`
+/// columns p, for the signed bytes `matrix` [F, K] of `w` and the unsigned
+/// bytes `columns` [K, P] of `x` (P = `pixels`, or paddedColumns(pixels)
+/// with columns of zx after them): their widenings and the contraction of
+/// those, the columns padded with zx to paddedColumns(pixels) and the
+/// padding dropped from acc.
 static Value byteProduct(RewriterBase &rewriter, Location loc, Value matrix,
                          const Dequantize &w, Value columns,
-                         const Dequantize &x) {
+                         const Dequantize &x, int64_t pixels) {
   MLIRContext *ctx = rewriter.getContext();
   auto i32 = rewriter.getI32Type();
   int64_t f = cast<RankedTensorType>(matrix.getType()).getDimSize(0);
-  int64_t pixels = cast<RankedTensorType>(columns.getType()).getDimSize(1);
-  // Whole panels of 16 columns.
-  int64_t padded = llvm::alignTo(pixels, kLanes);
-  if (padded != pixels)
+  int64_t padded = paddedColumns(pixels);
+  int64_t given = cast<RankedTensorType>(columns.getType()).getDimSize(1);
+  if (given != padded)
     columns = padWith(rewriter, loc, columns, zeroByte(rewriter, loc, x),
-                      {0, 0}, {0, padded - pixels});
+                      {0, 0}, {0, padded - given});
   Value a = widen(rewriter, loc, matrix, w.zero, /*isSigned=*/true);
   Value b = widen(rewriter, loc, columns, x.zero, /*isSigned=*/false);
   AffineExpr d0, d1, d2;
@@ -343,6 +353,111 @@ static Value rescale(RewriterBase &rewriter, Location loc, Value acc,
       .getResult(0);
 }
 
+/// The columns [K, `columns`] of a window of `window` (KH, KW) over `bytes`
+/// [N, C, H, W] (padded already) for an output of `output` (OH, OW):
+///
+///   col[(c, kh, kw), (n, oh, ow)] = bytes[n, c, oh * sh + kh * dh,
+///                                               ow * sw + kw * dw]
+///
+/// and `zero` in the columns after N * OH * OW. Vector code: an scf.forall
+/// over the channels, each writing its KH * KW rows; one output row (OW
+/// bytes) is one vector read, every sw-th byte of it kept by a shuffle for a
+/// stride, and one vector write.
+static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
+                           Value zero, ArrayRef<int64_t> window,
+                           ArrayRef<int64_t> output, ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations, int64_t columns) {
+  auto i8 = rewriter.getI8Type();
+  auto type = cast<RankedTensorType>(bytes.getType());
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  int64_t kh = window[0], kw = window[1], oh = output[0], ow = output[1];
+  int64_t rows = kh * kw, pixels = n * oh * ow;
+  int64_t span = (ow - 1) * strides[1] + 1;
+  auto index = [&](OpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value).getResult();
+  };
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {c * rows, columns}, i8);
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(c)},
+      ValueRange{empty}, /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value channel = forall.getInductionVars()[0];
+  Value output0 = forall.getRegionIterArgs().front();
+  Value firstRow =
+      arith::MulIOp::create(rewriter, loc, channel, index(rewriter, rows));
+  SmallVector<OpFoldResult> offsets = {firstRow, rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(rows),
+                                     rewriter.getIndexAttr(columns)};
+  SmallVector<OpFoldResult> unit(2, rewriter.getIndexAttr(1));
+  Value tile = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({rows, columns}, i8), output0,
+      offsets, sizes, unit);
+  // The zero-point columns after the pixels.
+  if (columns > pixels) {
+    auto tailType = VectorType::get({columns - pixels}, i8);
+    Value tail = vector::BroadcastOp::create(rewriter, loc, tailType, zero);
+    for (int64_t r = 0; r < rows; ++r)
+      tile = vector::TransferWriteOp::create(
+                 rewriter, loc, tail, tile,
+                 ValueRange{index(rewriter, r), index(rewriter, pixels)},
+                 ArrayRef<bool>{true})
+                 .getResult();
+  }
+  SmallVector<int64_t> keep;
+  for (int64_t i = 0; i < ow; ++i)
+    keep.push_back(i * strides[1]);
+  Value pad = arith::ConstantIntOp::create(rewriter, loc, 0, 8);
+  // Loops over (kh, kw, n, oh), each writing one output row.
+  auto loopOver = [&](OpBuilder &b, int64_t extent, Value init,
+                      function_ref<Value(OpBuilder &, Value, Value)> body) {
+    return scf::ForOp::create(
+               b, loc, index(b, 0), index(b, extent), index(b, 1),
+               ValueRange{init},
+               [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
+                 scf::YieldOp::create(nb, loc, body(nb, iv, args[0]));
+               })
+        .getResult(0);
+  };
+  Value filled =
+      loopOver(rewriter, kh, tile, [&](OpBuilder &b1, Value i, Value t1) {
+        return loopOver(b1, kw, t1, [&](OpBuilder &b2, Value j, Value t2) {
+          Value row = arith::AddIOp::create(
+              b2, loc, arith::MulIOp::create(b2, loc, i, index(b2, kw)), j);
+          Value column0 =
+              arith::MulIOp::create(b2, loc, j, index(b2, dilations[1]));
+          return loopOver(b2, n, t2, [&](OpBuilder &b3, Value image, Value t3) {
+            return loopOver(b3, oh, t3, [&](OpBuilder &b4, Value y, Value t4) {
+              Value inputRow = arith::AddIOp::create(
+                  b4, loc,
+                  arith::MulIOp::create(b4, loc, y, index(b4, strides[0])),
+                  arith::MulIOp::create(b4, loc, i, index(b4, dilations[0])));
+              Value read = vector::TransferReadOp::create(
+                  b4, loc, VectorType::get({span}, i8), bytes,
+                  ValueRange{image, channel, inputRow, column0}, pad,
+                  ArrayRef<bool>{true});
+              if (strides[1] != 1)
+                read = vector::ShuffleOp::create(b4, loc, read, read, keep);
+              Value pixel = arith::MulIOp::create(
+                  b4, loc,
+                  arith::AddIOp::create(
+                      b4, loc,
+                      arith::MulIOp::create(b4, loc, image, index(b4, oh)), y),
+                  index(b4, ow));
+              return vector::TransferWriteOp::create(b4, loc, read, t4,
+                                                     ValueRange{row, pixel},
+                                                     ArrayRef<bool>{true})
+                  .getResult();
+            });
+          });
+        });
+      });
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, filled, output0, offsets,
+                                        sizes, unit);
+  return forall.getResult(0);
+}
+
 /// Rewrites `conv` as described in the file comment; fails, changing
 /// nothing, when it is not a static convolution of dequantized unsigned
 /// bytes and a dequantized signed filter that VNNI can take.
@@ -409,37 +524,15 @@ static LogicalResult rewriteConvolution(RewriterBase &rewriter,
         rewriter, loc, RankedTensorType::get({depth, pixels}, i8), bytes,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
   } else {
-    AffineExpr d[6];
-    for (int64_t i = 0; i < 6; ++i)
-      d[i] = getAffineDimExpr(i, ctx);
-    // Dims (c, kh, kw, n, oh, ow).
-    AffineMap read =
-        AffineMap::get(6, 0,
-                       {d[3], d[0], d[4] * strides[0] + d[1] * dilations[0],
-                        d[5] * strides[1] + d[2] * dilations[1]},
-                       ctx);
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, {c, kh, kw, n, oh, ow}, i8);
-    Value gather =
-        linalg::GenericOp::create(
-            rewriter, loc, empty.getType(), ValueRange{bytes},
-            ValueRange{empty},
-            ArrayRef<AffineMap>{read,
-                                AffineMap::getMultiDimIdentityMap(6, ctx)},
-            SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(b, l, args[0]);
-            })
-            .getResult(0);
-    columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({depth, pixels}, i8), gather,
-        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+    columns = gatherColumns(rewriter, loc, bytes, zeroByte(rewriter, loc, *x),
+                            {kh, kw}, {oh, ow}, strides, dilations,
+                            paddedColumns(pixels));
   }
   // The filter [F, K], read in place.
   Value matrix = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, depth}, i8), w->bytes,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value acc = byteProduct(rewriter, loc, matrix, *w, columns, *x);
+  Value acc = byteProduct(rewriter, loc, matrix, *w, columns, *x, pixels);
   // [F, N, OH, OW], or [N, F, OH, OW] for one image (read in place).
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
@@ -505,7 +598,7 @@ static LogicalResult rewriteMatmul(RewriterBase &rewriter,
                   .getResult()
                   .front();
   }
-  Value acc = byteProduct(rewriter, loc, w->bytes, *w, columns, *x);
+  Value acc = byteProduct(rewriter, loc, w->bytes, *w, columns, *x, m);
   AffineMap accMap = AffineMap::get(
       2, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(0, ctx)}, ctx);
   if (m == 1) {
