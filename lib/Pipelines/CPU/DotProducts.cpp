@@ -353,12 +353,19 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   Value pad32 = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
 
   // Column blocks outside, row blocks inside: consecutive blocks of a
-  // thread share the K x nr bytes of B's panels (in L1).
+  // thread share the K x nr bytes of B's panels (in L1). Each block writes
+  // C + its sums into a new tensor, C only read: C may be a constant (a
+  // small zero fill, folded) or shared with another contraction (fills
+  // merged by CSE), and a block that canonicalization inlines out of a
+  // forall of one would otherwise write into it, which one-shot
+  // bufferization copied into a buffer without C's values.
   auto forall = scf::ForallOp::create(
       rewriter, loc,
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(n / nr),
                              rewriter.getIndexAttr(m / mr)},
-      ValueRange{c2}, /*mapping=*/std::nullopt);
+      ValueRange{tensor::EmptyOp::create(
+          rewriter, loc, cast<RankedTensorType>(c2.getType()).getShape(), i32)},
+      /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
   Value column = arith::MulIOp::create(
@@ -432,7 +439,9 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
       }
       Value lane = index(rewriter, j * kLanes);
       Value old = vector::TransferReadOp::create(
-          rewriter, loc, laneType, tile, ValueRange{index(rewriter, r), lane},
+          rewriter, loc, laneType, c2,
+          ValueRange{rows[r],
+                     arith::AddIOp::create(rewriter, loc, column, lane)},
           pad32, ArrayRef{true});
       Value sum = arith::AddIOp::create(
           rewriter, loc, old,

@@ -152,6 +152,28 @@ static bool isIntegerMultiplyAdd(linalg::LinalgOp op) {
   return mulOfInputs && addOfOut;
 }
 
+/// `value` (of `producer`'s result's shape, any element type) seen through
+/// the views (slices, reshapes) that make `operand` of `producer`'s result.
+static Value applyViews(RewriterBase &rewriter, linalg::GenericOp producer,
+                        Value operand, Value value) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  SmallVector<Operation *> views;
+  for (Value v = operand; v != producer.getResult(0);
+       v = v.getDefiningOp()->getOperand(0))
+    views.push_back(v.getDefiningOp());
+  Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
+  for (Operation *view : llvm::reverse(views)) {
+    rewriter.setInsertionPointAfter(view);
+    IRMapping viewMapping;
+    viewMapping.map(view->getOperand(0), value);
+    Operation *copy = rewriter.clone(*view, viewMapping);
+    auto type = cast<RankedTensorType>(copy->getResult(0).getType());
+    copy->getResult(0).setType(type.clone(elementType));
+    value = copy->getResult(0);
+  }
+  return value;
+}
+
 /// A clone of `producer` (elementwise, one result) that yields, in
 /// `elementType`, what `yieldFn` computes from the cloned body (given the
 /// mapping of the original body's values), seen through the same views
@@ -182,21 +204,7 @@ cloneYielding(RewriterBase &rewriter, linalg::GenericOp producer, Value operand,
   for (Operation &op : body->without_terminator())
     rewriter.clone(op, mapping);
   linalg::YieldOp::create(rewriter, loc, yieldFn(rewriter, loc, mapping));
-  SmallVector<Operation *> views;
-  for (Value v = operand; v != producer.getResult(0);
-       v = v.getDefiningOp()->getOperand(0))
-    views.push_back(v.getDefiningOp());
-  Value result = clone.getResult(0);
-  for (Operation *view : llvm::reverse(views)) {
-    rewriter.setInsertionPointAfter(view);
-    IRMapping viewMapping;
-    viewMapping.map(view->getOperand(0), result);
-    Operation *copy = rewriter.clone(*view, viewMapping);
-    auto type = cast<RankedTensorType>(copy->getResult(0).getType());
-    copy->getResult(0).setType(type.clone(elementType));
-    result = copy->getResult(0);
-  }
-  return result;
+  return applyViews(rewriter, producer, operand, clone.getResult(0));
 }
 
 /// A clone of `producer` whose body converts what it yields to f32
@@ -327,19 +335,19 @@ static bool isRowsTimesMatrix(linalg::LinalgOp op,
 }
 
 /// The bytes `factor` widens, for the operand `operand` it produces: the
-/// producer's input itself when the producer only widens it, read whole (a
-/// weight: its panels are then made at compile time), else a clone of the
-/// producer yielding the bytes.
+/// producer's input itself (through the same views) when the producer only
+/// widens it (a weight, read in place, its panels made at compile time),
+/// else a clone of the producer yielding the bytes.
 static Value bytesOf(RewriterBase &rewriter, const WidenedBytes &factor,
                      Value operand) {
   linalg::GenericOp producer = factor.producer;
   if (auto arg = dyn_cast<BlockArgument>(factor.bytes);
-      arg && operand == producer.getResult(0) &&
+      arg && arg.getOwner() == producer.getBody() &&
       arg.getArgNumber() < producer.getNumDpsInputs()) {
     OpOperand *input = producer.getDpsInputOperand(arg.getArgNumber());
     if (producer.getMatchingIndexingMap(input).isIdentity() &&
         producer.getIndexingMapsArray().back().isIdentity())
-      return input->get();
+      return applyViews(rewriter, producer, operand, input->get());
   }
   return cloneYielding(
       rewriter, producer, operand, rewriter.getI8Type(),

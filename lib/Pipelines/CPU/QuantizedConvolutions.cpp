@@ -359,14 +359,16 @@ static Value rescale(RewriterBase &rewriter, Location loc, Value acc,
 ///   col[(c, kh, kw), (n, oh, ow)] = bytes[n, c, oh * sh + kh * dh,
 ///                                               ow * sw + kw * dw]
 ///
-/// and `zero` in the columns after N * OH * OW. Vector code: an scf.forall
+/// and `zero` in the columns after N * OH * OW and in the rows after
+/// C * KH * KW up to `depth`. Vector code: an scf.forall
 /// over the channels, each writing its KH * KW rows; one output row (OW
 /// bytes) is one vector read, every sw-th byte of it kept by a shuffle for a
 /// stride, and one vector write.
 static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
                            Value zero, ArrayRef<int64_t> window,
                            ArrayRef<int64_t> output, ArrayRef<int64_t> strides,
-                           ArrayRef<int64_t> dilations, int64_t columns) {
+                           ArrayRef<int64_t> dilations, int64_t columns,
+                           int64_t depth) {
   auto i8 = rewriter.getI8Type();
   auto type = cast<RankedTensorType>(bytes.getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
@@ -376,7 +378,7 @@ static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
   auto index = [&](OpBuilder &b, int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value).getResult();
   };
-  Value empty = tensor::EmptyOp::create(rewriter, loc, {c * rows, columns}, i8);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {depth, columns}, i8);
   auto forall = scf::ForallOp::create(
       rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(c)},
       ValueRange{empty}, /*mapping=*/std::nullopt);
@@ -455,7 +457,22 @@ static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, filled, output0, offsets,
                                         sizes, unit);
-  return forall.getResult(0);
+  rewriter.setInsertionPointAfter(forall);
+  Value result = forall.getResult(0);
+  // Rows of the zero point up to `depth`.
+  if (depth > c * rows) {
+    Value rest =
+        tensor::EmptyOp::create(rewriter, loc, {depth - c * rows, columns}, i8);
+    rest = linalg::FillOp::create(rewriter, loc, zero, rest).getResult(0);
+    result = tensor::InsertSliceOp::create(
+        rewriter, loc, rest, result,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(c * rows),
+                               rewriter.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(depth - c * rows),
+                               rewriter.getIndexAttr(columns)},
+        unit);
+  }
+  return result;
 }
 
 /// Rewrites `conv` as described in the file comment; fails, changing
@@ -496,9 +513,10 @@ static LogicalResult rewriteConvolution(RewriterBase &rewriter,
   ArrayRef<int64_t> filterShape = filterType.getShape();
   int64_t n = outShape[0], f = outShape[1], oh = outShape[2], ow = outShape[3];
   int64_t c = filterShape[1], kh = filterShape[2], kw = filterShape[3];
-  int64_t depth = c * kh * kw;
-  if (depth % kBytesPerLane != 0)
-    return failure();
+  // K in whole steps of 4 bytes: rows of zero points after the columns'
+  // (the filter's zero point after the filter's), whose products vanish
+  // (a 7x7 window over 3 channels: K = 147, computed as 148).
+  int64_t depth = llvm::alignTo(c * kh * kw, kBytesPerLane);
   SmallVector<int64_t> strides = getValues(conv.getStrides());
   SmallVector<int64_t> dilations = getValues(conv.getDilations());
 
@@ -519,19 +537,23 @@ static LogicalResult rewriteConvolution(RewriterBase &rewriter,
   int64_t pixels = n * oh * ow;
   Value columns;
   if (n == 1 && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
-      !padded && xType.getDimSize(2) == oh && xType.getDimSize(3) == ow) {
+      !padded && xType.getDimSize(2) == oh && xType.getDimSize(3) == ow &&
+      depth == c) {
     columns = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({depth, pixels}, i8), bytes,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
   } else {
     columns = gatherColumns(rewriter, loc, bytes, zeroByte(rewriter, loc, *x),
                             {kh, kw}, {oh, ow}, strides, dilations,
-                            paddedColumns(pixels));
+                            paddedColumns(pixels), depth);
   }
   // The filter [F, K], read in place.
   Value matrix = tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({f, depth}, i8), w->bytes,
+      rewriter, loc, RankedTensorType::get({f, c * kh * kw}, i8), w->bytes,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  if (depth != c * kh * kw)
+    matrix = padWith(rewriter, loc, matrix, zeroByte(rewriter, loc, *w), {0, 0},
+                     {0, depth - c * kh * kw});
   Value acc = byteProduct(rewriter, loc, matrix, *w, columns, *x, pixels);
   // [F, N, OH, OW], or [N, F, OH, OW] for one image (read in place).
   AffineExpr d0, d1, d2, d3;
