@@ -168,10 +168,8 @@ static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
 /// B [K, N] as panels [N / 16, K / 4, 64] (see the file comment).
 static Value packPanels(OpBuilder &b, Location loc, Value bytes, int64_t depth,
                         int64_t n) {
-  if (!isConstantBytes(bytes)) {
-    OpBuilder::InsertionGuard guard(b);
+  if (!isConstantBytes(bytes))
     return packPanelsAtRunTime(b, loc, bytes, depth, n);
-  }
   auto i8 = b.getI8Type();
   auto expanded = tensor::ExpandShapeOp::create(
       b, loc,

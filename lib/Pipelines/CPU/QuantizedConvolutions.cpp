@@ -63,13 +63,12 @@ namespace {
 /// `(ext(q) - ext(z)) * s` in f32 (or `ext(q) * s` without a zero point),
 /// of 8-bit values q read whole (identity map).
 struct Dequantize {
-  linalg::GenericOp op;
   /// The 8-bit tensor q.
   Value bytes;
   /// q is read as signed (arith.extsi) or unsigned (arith.extui) bytes.
   bool isSigned;
-  /// The scale input and its indexing map (no results: one scale; one
-  /// result: per channel).
+  /// The scale input and its indexing map (one scale, or one per channel
+  /// of q: see scaleDimension).
   Value scale;
   AffineMap scaleMap;
   /// The zero point, a rank-0 8-bit tensor, or null.
@@ -123,12 +122,8 @@ static std::optional<Dequantize> matchDequantize(Value value) {
   auto q = widened(difference);
   if (!q || !op.getMatchingIndexingMap(q->first).isIdentity())
     return std::nullopt;
-  Dequantize result{op,
-                    q->first->get(),
-                    q->second,
-                    scaleInput->get(),
-                    op.getMatchingIndexingMap(scaleInput),
-                    Value()};
+  Dequantize result{q->first->get(), q->second, scaleInput->get(),
+                    op.getMatchingIndexingMap(scaleInput), Value()};
   if (zero) {
     auto z = widened(zero);
     if (!z || z->second != q->second ||
