@@ -403,3 +403,40 @@ func.func @unit_and_two_batch_dims(%a: tensor<1x3x2x48x40xf32>, %b: tensor<1x3x2
   } -> tensor<1x3x2x48x32xf32>
   return %r : tensor<1x3x2x48x32xf32>
 }
+
+// A batch-1 convolution whose 7x7 = 49 output pixels are no multiple of the
+// vector width, with a weight filter, is the product transposed: the pixels
+// are the rows (register blocks of 7 pixels x 32 features, no zero columns
+// up to 64), the filter transposed to [C*Fh*Fw, F] (panels that
+// --mlprog-fold-constant-panels computes at compile time), the bias
+// broadcast along the pixels fused into the register blocks, the column
+// tensor read 7 pixels at a time, and the [49, 32] result transposed back
+// by 16 x 16 register transposes (vector.shuffle), the last block masked.
+// WEIGHT-LABEL: func.func @conv_7x7_weight(
+// WEIGHT: %[[COL:.*]] = scf.forall {{.*}} -> (tensor<144x49xf32>)
+// WEIGHT: linalg.transpose ins(%{{.*}} : tensor<32x16x3x3xf32>) outs(%{{.*}} : tensor<16x3x3x32xf32>) permutation = [1, 2, 3, 0]
+// WEIGHT: tensor.collapse_shape {{.*}} into tensor<144x32xf32>
+// WEIGHT: %[[PANELS:.*]] = linalg.transpose ins(%{{.*}} : tensor<144x1x32xf32>)
+// WEIGHT: %[[OUTT:.*]] = scf.forall ({{.*}}) = (0, 0) to (49, 32) step (49, 32) {{.*}} -> (tensor<49x32xf32>)
+// WEIGHT: vector.transfer_read %{{.*}} : tensor<32xf32>, vector<7x32xf32>
+// WEIGHT: vector.transfer_read %[[COL]][{{.*}}]{{.*}} : tensor<144x49xf32>, vector<7xf32>
+// WEIGHT: vector.transfer_read %[[PANELS]]{{.*}} : tensor<1x144x32xf32>, vector<32xf32>
+// WEIGHT: vector.contract {{.*}} : vector<1x7xf32>, vector<1x32xf32> into vector<7x32xf32>
+// WEIGHT: scf.forall (%{{.*}}) in (2) {{.*}} -> (tensor<32x49xf32>)
+// WEIGHT-COUNT-16: vector.transfer_read %[[OUTT]]
+// WEIGHT: vector.shuffle
+// WEIGHT: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %{{.*}}] : vector<16xf32>, tensor<16x49xf32>
+// WEIGHT: tensor.expand_shape {{.*}} into tensor<1x32x7x7xf32>
+// WEIGHT-NOT: tensor<{{.*}}x64xf32>
+memref.global "private" constant @filter : memref<32x16x3x3xf32> = dense<1.0>
+func.func @conv_7x7_weight(%x: tensor<1x16x9x9xf32>, %bias: tensor<32xf32>) -> tensor<1x32x7x7xf32> {
+  %g = memref.get_global @filter : memref<32x16x3x3xf32>
+  %w = bufferization.to_tensor %g restrict : memref<32x16x3x3xf32> to tensor<32x16x3x3xf32>
+  %e = tensor.empty() : tensor<1x32x7x7xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<32xf32>) outs(%e : tensor<1x32x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x32x7x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x9x9xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  return %r : tensor<1x32x7x7xf32>
+}

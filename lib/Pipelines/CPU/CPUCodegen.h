@@ -83,6 +83,11 @@ std::optional<ContractionPlan> planContraction(mlir::linalg::LinalgOp op);
 /// registers (AVX-512), else 4.
 int64_t getMaxRegisterRows(const CPUTarget &target);
 
+/// Whether `m` rows are whole register blocks of at least 7/8 of
+/// getMaxRegisterRows() (7 with AVX-512: the 49 and 196 pixels of 7x7 and
+/// 14x14 output maps), so that they need neither zero rows nor a remainder.
+bool hasRegisterRowDivisor(int64_t m, const CPUTarget &target);
+
 /// Tile sizes that divide the loop ranges of `plan`, so every register block
 /// has the full static size and no masks are needed: mr x nr is 8 x 32 with
 /// AVX-512 and 4 x 16 with AVX2 (fewer when the ranges are not multiples),
@@ -154,8 +159,10 @@ mlir::Value getStaticSliceSource(mlir::Value value,
 /// (an immutable ml_program global after
 /// --mlprog-convert-ml-program-to-memref), or a static block of one (see
 /// getStaticSliceSource: the columns of a weight a split contraction's part
-/// reads). Its panels are made at compile time
-/// (--mlprog-fold-constant-panels).
+/// reads), through `tensor.collapse_shape`/`tensor.expand_shape` reshapes and
+/// at most one `linalg.transpose` (a convolution's filter [F, C, Fh, Fw] read
+/// as [C*Fh*Fw, F], see rewriteConvAsMatmul). Its panels are made at compile
+/// time (--mlprog-fold-constant-panels).
 bool isConstantGlobal(mlir::Value value);
 
 /// Copies `operand.source` into panels (see PackedOperand) and sets

@@ -92,6 +92,11 @@ int64_t cpu::getMaxRegisterRows(const CPUTarget &target) {
   return target.getNumVectorRegisters() >= 32 ? 8 : 4;
 }
 
+bool cpu::hasRegisterRowDivisor(int64_t m, const CPUTarget &target) {
+  int64_t rows = getMaxRegisterRows(target);
+  return m % rows == 0 || 8 * largestDivisor(m, rows) >= 7 * rows;
+}
+
 /// The fewest output tiles of a contraction whose weight B is read in one
 /// pass (see chooseTiles) for the threads to share them evenly.
 static constexpr int64_t kMinBalancedTiles = 16;

@@ -32,19 +32,29 @@ using namespace mlprog;
 
 namespace {
 /// A linalg.transpose whose input is a constant memref.global's value or a
-/// static block of it (cpu::getStaticSliceSource), possibly reshaped by one
-/// tensor.expand_shape.
+/// static block of one (cpu::getStaticSliceSource), possibly reshaped by
+/// tensor.expand_shape and tensor.collapse_shape ops, which keep the
+/// elements in their row-major order.
 struct ConstantTranspose {
   linalg::TransposeOp op;
   memref::GlobalOp global;
   ElementsAttr value;
-  /// The shape the permutation applies to (the expand_shape's result).
+  /// The shape the permutation applies to (the transpose's input shape).
   SmallVector<int64_t> shape;
   /// The block read: its offsets (empty for all of the global) and sizes in
-  /// the global's shape.
-  SmallVector<int64_t> offsets, sizes;
+  /// `blockOf`, the shape of the tensor it is a block of (the global's
+  /// elements in row-major order).
+  SmallVector<int64_t> offsets, sizes, blockOf;
 };
 } // namespace
+
+/// The tensor under the reshapes (expand_shape, collapse_shape) of `value`.
+static Value stripReshapes(Value value) {
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
 
 /// Matches `op` (see ConstantTranspose).
 static std::optional<ConstantTranspose>
@@ -55,12 +65,16 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
   if (!inputType || !inputType.hasStaticShape())
     return std::nullopt;
-  if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>())
-    input = expand.getSrc();
+  input = stripReshapes(input);
   SmallVector<int64_t> sizes(
       cast<RankedTensorType>(input.getType()).getShape());
   SmallVector<int64_t> offsets;
   input = cpu::getStaticSliceSource(input, &offsets);
+  SmallVector<int64_t> blockOf(
+      cast<RankedTensorType>(input.getType()).getShape());
+  if (!offsets.empty() && !cast<RankedTensorType>(input.getType()).hasStaticShape())
+    return std::nullopt;
+  input = stripReshapes(input);
   auto toTensor = input.getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return std::nullopt;
@@ -77,8 +91,13 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
       value.getNumElements() !=
           cast<RankedTensorType>(input.getType()).getNumElements())
     return std::nullopt;
-  return ConstantTranspose{
-      op, global, value, llvm::to_vector(inputType.getShape()), offsets, sizes};
+  return ConstantTranspose{op,
+                           global,
+                           value,
+                           llvm::to_vector(inputType.getShape()),
+                           offsets,
+                           sizes,
+                           blockOf};
 }
 
 namespace {
@@ -90,15 +109,43 @@ struct FoldConstantPanelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    SmallVector<ConstantTranspose> matches;
-    module.walk([&](linalg::TransposeOp op) {
-      if (std::optional<ConstantTranspose> match =
-              matchConstantTranspose(op, symbols))
-        matches.push_back(*match);
-    });
     // One folded global per (global, shape, permutation): the three
     // contractions of a shared weight read the same panels.
     llvm::MapVector<std::pair<Operation *, Attribute>, memref::GlobalOp> folded;
+    // Rounds until nothing matches: the panels of a transposed weight (a
+    // convolution's filter read as [C*Fh*Fw, F]) transpose the result of
+    // the first round.
+    for (;;) {
+      SmallVector<ConstantTranspose, 4> matches;
+      module.walk([&](linalg::TransposeOp op) {
+        if (std::optional<ConstantTranspose> match =
+                matchConstantTranspose(op, symbols))
+          matches.push_back(*match);
+      });
+      if (matches.empty())
+        break;
+      foldTransposes(matches, symbols, folded);
+    }
+    // Globals nobody reads any more (private globals only), each once: a
+    // weight can have several panels (the column blocks of a split
+    // contraction).
+    llvm::SetVector<Operation *> weights;
+    for (auto &entry : folded)
+      weights.insert(entry.first.first);
+    for (Operation *op : weights) {
+      auto global = cast<memref::GlobalOp>(op);
+      if (global.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    }
+  }
+
+  /// Replaces each of `matches` by a global of its result, one per key of
+  /// `folded`.
+  void foldTransposes(
+      MutableArrayRef<ConstantTranspose> matches, SymbolTable &symbols,
+      llvm::MapVector<std::pair<Operation *, Attribute>, memref::GlobalOp>
+          &folded) {
     for (ConstantTranspose &match : matches) {
       auto resultType =
           cast<RankedTensorType>(match.op.getResult()[0].getType());
@@ -107,7 +154,8 @@ struct FoldConstantPanelsPass
           {DenseI64ArrayAttr::get(&getContext(), match.shape),
            DenseI64ArrayAttr::get(&getContext(), match.op.getPermutation()),
            DenseI64ArrayAttr::get(&getContext(), match.offsets),
-           DenseI64ArrayAttr::get(&getContext(), match.sizes)});
+           DenseI64ArrayAttr::get(&getContext(), match.sizes),
+           DenseI64ArrayAttr::get(&getContext(), match.blockOf)});
       memref::GlobalOp &panels = folded[{match.global.getOperation(), key}];
       if (!panels) {
         std::vector<char> storage;
@@ -119,9 +167,8 @@ struct FoldConstantPanelsPass
             getStoredElementSize(resultType.getElementType());
         std::vector<char> block;
         if (!match.offsets.empty()) {
-          block = sliceRawElements(
-              *bytes, cast<ShapedType>(match.value.getType()).getShape(),
-              match.offsets, match.sizes, elementSize);
+          block = sliceRawElements(*bytes, match.blockOf, match.offsets,
+                                   match.sizes, elementSize);
           bytes = ArrayRef<char>(block);
         }
         std::vector<char> data = transposeRawElements(
@@ -156,18 +203,6 @@ struct FoldConstantPanelsPass
         dead->erase();
         dead = input ? input.getDefiningOp() : nullptr;
       }
-    }
-    // Globals nobody reads any more (private globals only), each once: a
-    // weight can have several panels (the column blocks of a split
-    // contraction).
-    llvm::SetVector<Operation *> weights;
-    for (auto &entry : folded)
-      weights.insert(entry.first.first);
-    for (Operation *op : weights) {
-      auto global = cast<memref::GlobalOp>(op);
-      if (global.isPrivate() &&
-          SymbolTable::symbolKnownUseEmpty(global, module))
-        global.erase();
     }
   }
 };

@@ -33,8 +33,19 @@ Value cpu::getStaticSliceSource(Value value,
   return slice.getSource();
 }
 
+/// The tensor under the reshapes (collapse_shape, expand_shape) of `value`.
+static Value stripReshapes(Value value) {
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
 bool cpu::isConstantGlobal(Value value) {
-  value = getStaticSliceSource(value, nullptr);
+  value = stripReshapes(getStaticSliceSource(value, nullptr));
+  if (auto transpose = value.getDefiningOp<linalg::TransposeOp>())
+    if (transpose.hasPureTensorSemantics())
+      value = stripReshapes(transpose.getInput());
   auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return false;

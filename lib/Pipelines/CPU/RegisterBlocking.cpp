@@ -250,7 +250,7 @@ cpu::splitForRegisterBlocks(RewriterBase &rewriter, linalg::LinalgOp op,
   for (linalg::LinalgOp part : parts) {
     std::optional<ContractionPlan> plan = planContraction(part);
     int64_t m = plan ? plan->ranges[plan->m] : 0;
-    if (m <= rows || m % rows == 0) {
+    if (m <= rows || hasRegisterRowDivisor(m, target)) {
       rowParts.push_back(part);
       continue;
     }
@@ -309,6 +309,7 @@ linalg::LinalgOp cpu::padForRegisterBlocks(RewriterBase &rewriter,
   int64_t rows = getMaxRegisterRows(target);
   int64_t multiple = m >= kManyRows ? 8 * rows : rows;
   if (plan->weightB && m > rows && m % multiple != 0 &&
+      (m >= kManyRows || !hasRegisterRowDivisor(m, target)) &&
       !isConstantGlobal(op.getDpsInputOperand(1 - plan->b)->get())) {
     dims.push_back(plan->m);
     multiples.push_back(multiple);

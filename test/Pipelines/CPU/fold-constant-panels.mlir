@@ -82,3 +82,31 @@ func.func @column_blocks() -> (tensor<2x2x2xi32>, tensor<1x2x2xi32>) {
   %5 = linalg.transpose ins(%4 : tensor<2x1x2xi32>) outs(%e2 : tensor<1x2x2xi32>) permutation = [1, 0, 2]
   return %3, %5 : tensor<2x2x2xi32>, tensor<1x2x2xi32>
 }
+
+// -----
+
+// A convolution filter [F, C, Fh, Fw] = [2, 1, 1, 2] read as [K, F] = [2, 2]
+// (the transposed product of Im2col.cpp) and split into panels of one
+// column: the inner transpose is folded first, then the panels of its
+// result, through the collapse and expand reshapes. w = [[0, 1], [2, 3]]
+// (f, k), so wT = [[0, 2], [1, 3]] (k, f) and its panels [F, K, 1] hold
+// 0 1 | 2 3. Neither the filter nor its transpose is left.
+// CHECK-NOT: @filter :
+// CHECK-NOT: @filter_panels :
+// CHECK: memref.global "private" constant @filter_panels_panels : memref<2x2x1xi32> = dense_resource<filter_panels_panels>
+// CHECK-LABEL: func.func @transposed_filter
+// CHECK-NOT: linalg.transpose
+// CHECK: memref.get_global @filter_panels_panels
+// CHECK: filter_panels_panels: "0x4000000000000000010000000200000003000000"
+memref.global "private" constant @filter : memref<2x1x1x2xi32> = dense<[[[[0, 1]]], [[[2, 3]]]]>
+func.func @transposed_filter() -> tensor<2x2x1xi32> {
+  %0 = memref.get_global @filter : memref<2x1x1x2xi32>
+  %1 = bufferization.to_tensor %0 restrict : memref<2x1x1x2xi32> to tensor<2x1x1x2xi32>
+  %e = tensor.empty() : tensor<1x1x2x2xi32>
+  %2 = linalg.transpose ins(%1 : tensor<2x1x1x2xi32>) outs(%e : tensor<1x1x2x2xi32>) permutation = [1, 2, 3, 0]
+  %3 = tensor.collapse_shape %2 [[0, 1, 2], [3]] : tensor<1x1x2x2xi32> into tensor<2x2xi32>
+  %4 = tensor.expand_shape %3 [[0], [1, 2]] output_shape [2, 2, 1] : tensor<2x2xi32> into tensor<2x2x1xi32>
+  %e2 = tensor.empty() : tensor<2x2x1xi32>
+  %5 = linalg.transpose ins(%4 : tensor<2x2x1xi32>) outs(%e2 : tensor<2x2x1xi32>) permutation = [1, 0, 2]
+  return %5 : tensor<2x2x1xi32>
+}
