@@ -135,3 +135,22 @@ func.func @dynamic_outer_dots(%q: tensor<12x?x64xf32>, %k: tensor<12x?x64xf32>, 
   } -> tensor<12x?x?xf32>
   return %r : tensor<12x?x?xf32>
 }
+
+// A global average pool's sum over both trailing dimensions [7, 7] (a
+// squeeze-and-excitation block) is collapsed into one row of 49 per
+// channel first, then reduced as a row: 48 in vectors and the last one.
+// AVX512-LABEL: func.func @global_pool
+// AVX512: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2, 3]] : tensor<1x32x7x7xf32> into tensor<32x49xf32>
+// AVX512: vector.reduction <add>, %{{.*}} : vector<48xf32> into f32
+// AVX512-NOT: linalg.generic
+func.func @global_pool(%x: tensor<1x32x7x7xf32>) -> tensor<1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32xf32>) -> tensor<1x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x32x7x7xf32>) outs(%init : tensor<1x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32xf32>
+  return %r : tensor<1x32xf32>
+}

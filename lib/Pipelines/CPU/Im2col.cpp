@@ -460,22 +460,39 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
     addInit = true;
   }
 
-  // A matmul reading the columns transposed: its register blocks read 7
-  // consecutive pixels of a column row per K step.
+  // One pixel: a vector-matrix product of the [1, K] column (see
+  // RowContractions.cpp), whose [1, F] result is the output's layout too.
+  // More: a matmul reading the columns transposed, whose register blocks
+  // read 7 consecutive pixels of a column row per K step.
+  bool onePixel = pixels == 1;
+  if (onePixel)
+    col = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({1, k}, f32),
+        tensor::CollapseShapeOp::create(rewriter, loc,
+                                        RankedTensorType::get({k}, f32), col,
+                                        SmallVector<ReassociationIndices>{
+                                            {0, 1}}),
+        SmallVector<ReassociationIndices>{{0, 1}});
   auto product = linalg::MatmulOp::create(rewriter, loc, TypeRange{productType},
                                           ValueRange{col, weights},
                                           ValueRange{initT});
-  product.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
-      {AffineMap::get(3, 0, {d2, d0}, ctx), AffineMap::get(3, 0, {d2, d1}, ctx),
-       AffineMap::get(3, 0, {d0, d1}, ctx)}));
+  if (!onePixel)
+    product.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
+        {AffineMap::get(3, 0, {d2, d0}, ctx),
+         AffineMap::get(3, 0, {d2, d1}, ctx),
+         AffineMap::get(3, 0, {d0, d1}, ctx)}));
 
   // out[f, p] = outT[p, f] (+ init[f, p]).
-  auto outType = RankedTensorType::get({features, pixels}, f32);
-  Value out = transposeBy16(rewriter, loc, product.getResult(0));
+  auto outType = onePixel ? productType
+                          : RankedTensorType::get({features, pixels}, f32);
+  SmallVector<ReassociationIndices> outGroups =
+      onePixel ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}}
+               : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
+  Value out = onePixel ? product.getResult(0)
+                       : transposeBy16(rewriter, loc, product.getResult(0));
   if (addInit) {
-    Value init2 = tensor::CollapseShapeOp::create(
-        rewriter, loc, outType, init,
-        SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+    Value init2 =
+        tensor::CollapseShapeOp::create(rewriter, loc, outType, init, outGroups);
     out = linalg::GenericOp::create(
               rewriter, loc, TypeRange{outType}, ValueRange{out},
               ValueRange{init2},
@@ -489,8 +506,8 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
               })
               .getResult(0);
   }
-  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-      conv, initType, out, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, initType, out,
+                                                     outGroups);
   return success();
 }
 
@@ -540,9 +557,10 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
   // Output maps whose pixels are not a multiple of the vector width: the
   // pixels are the rows of the product instead.
   int64_t width = target.getVectorWidthF32();
-  if (batch == 1 && n % width != 0 && features % 16 == 0 &&
-      n > getMaxRegisterRows(target) && hasRegisterRowDivisor(n, target) &&
-      isConstantGlobal(filter)) {
+  bool rowsOfPixels = n % width != 0 && features % 16 == 0 &&
+                      n > getMaxRegisterRows(target) &&
+                      hasRegisterRowDivisor(n, target);
+  if (batch == 1 && (rowsOfPixels || n == 1) && isConstantGlobal(filter)) {
     Value columns =
         pointwise ? tensor::CollapseShapeOp::create(
                         rewriter, loc, RankedTensorType::get({k, n}, f32),

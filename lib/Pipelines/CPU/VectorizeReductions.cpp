@@ -184,6 +184,55 @@ static void vectorizeRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
                  });
 }
 
+/// Collapses the trailing reduction loops of each static reduction generic of
+/// `func` whose other loops are parallel into one loop where every operand
+/// reads them contiguously: a global average pool's sum over [H, W] (a
+/// squeeze-and-excitation block of efficientnet or mobilenet_v3) becomes a
+/// sum over H * W, a row reduction, where it was a scalar loop nest (13% of
+/// efficientnet_b0's run time).
+static void collapseTrailingReductions(RewriterBase &rewriter,
+                                       func::FuncOp func) {
+  SmallVector<linalg::GenericOp> candidates;
+  func.walk([&](linalg::GenericOp op) {
+    if (op->getParentOp() != func.getOperation() ||
+        !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+        op.getNumDpsInits() != 1)
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    int64_t numLoops = iterators.size();
+    int64_t firstReduction = numLoops;
+    while (firstReduction > 0 &&
+           iterators[firstReduction - 1] == utils::IteratorType::reduction)
+      --firstReduction;
+    if (numLoops - firstReduction < 2 ||
+        llvm::any_of(ArrayRef(iterators).take_front(firstReduction),
+                     [](utils::IteratorType t) {
+                       return t != utils::IteratorType::parallel;
+                     }))
+      return;
+    candidates.push_back(op);
+  });
+  for (linalg::GenericOp op : candidates) {
+    int64_t numLoops = op.getNumLoops();
+    int64_t firstReduction = numLoops - op.getNumReductionLoops();
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < firstReduction; ++i)
+      groups.push_back({i});
+    ReassociationIndices trailing;
+    for (int64_t i = firstReduction; i < numLoops; ++i)
+      trailing.push_back(i);
+    if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(),
+                                          {trailing}))
+      continue;
+    groups.push_back(trailing);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(op, groups, rewriter);
+    if (succeeded(collapsed))
+      rewriter.replaceOp(op, collapsed->results);
+  }
+}
+
 namespace {
 /// Vectorizes row reductions on tensors (see the .td description).
 struct VectorizeReductionsPass
@@ -200,6 +249,7 @@ struct VectorizeReductionsPass
     int64_t vectorBits =
         CPUTarget::getForFeatures(targetFeatures).getVectorBits();
     IRRewriter rewriter(ctx);
+    collapseTrailingReductions(rewriter, func);
     SmallVector<linalg::LinalgOp> ops, dynamicRows, dynamicOuter;
     // The function's ops, and those of the branches of its scf.if ops
     // (tile-dynamic-contractions computes a decoding step's Q K^T as dot
