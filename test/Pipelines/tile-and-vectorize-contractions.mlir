@@ -440,3 +440,18 @@ func.func @conv_7x7_weight(%x: tensor<1x16x9x9xf32>, %bias: tensor<32xf32>) -> t
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x9x9xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
   return %r : tensor<1x32x7x7xf32>
 }
+
+// A 7x7 depthwise window (convnext's) has more taps than registers: they
+// are broadcast in each output row, not once per channel, and the row is
+// still vector code (it was scalar loops before).
+// AVX2-LABEL: func.func @depthwise_7x7
+// AVX2: scf.forall ({{.*}}) in (1, 8) shared_outs
+// AVX2: scf.for
+// AVX2-COUNT-49: vector.broadcast {{.*}} : f32 to vector<8xf32>
+// AVX2-COUNT-49: vector.fma
+// AVX2: vector.transfer_write {{.*}} : vector<8xf32>, tensor<1x1x8x8xf32>
+// AVX2-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise_7x7(%x: tensor<1x8x14x14xf32>, %w: tensor<8x7x7xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x14x14xf32>, tensor<8x7x7xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
