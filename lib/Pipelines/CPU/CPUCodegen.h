@@ -341,7 +341,10 @@ llvm::SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len);
 
 /// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor
 /// [C*Fh*Fw, N*Oh*Ow] and one `linalg.matmul` of the [F, C*Fh*Fw] filter
-/// with it (in blocks of output rows when the column tensor is large).
+/// with it (in blocks of output rows when the column tensor is large), or,
+/// for one image whose pixels are one or not a multiple of the vector width
+/// and a weight filter, the transposed product: [Oh*Ow, C*Fh*Fw] x
+/// [C*Fh*Fw, F], transposed back.
 mlir::LogicalResult rewriteConvAsMatmul(mlir::RewriterBase &rewriter,
                                         mlir::linalg::Conv2DNchwFchwOp conv,
                                         const CPUTarget &target);

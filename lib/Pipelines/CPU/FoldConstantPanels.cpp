@@ -72,7 +72,8 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
   input = cpu::getStaticSliceSource(input, &offsets);
   SmallVector<int64_t> blockOf(
       cast<RankedTensorType>(input.getType()).getShape());
-  if (!offsets.empty() && !cast<RankedTensorType>(input.getType()).hasStaticShape())
+  if (!offsets.empty() &&
+      !cast<RankedTensorType>(input.getType()).hasStaticShape())
     return std::nullopt;
   input = stripReshapes(input);
   auto toTensor = input.getDefiningOp<bufferization::ToTensorOp>();
@@ -91,13 +92,9 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
       value.getNumElements() !=
           cast<RankedTensorType>(input.getType()).getNumElements())
     return std::nullopt;
-  return ConstantTranspose{op,
-                           global,
-                           value,
-                           llvm::to_vector(inputType.getShape()),
-                           offsets,
-                           sizes,
-                           blockOf};
+  return ConstantTranspose{
+      op,      global, value,  llvm::to_vector(inputType.getShape()),
+      offsets, sizes,  blockOf};
 }
 
 namespace {
@@ -142,10 +139,10 @@ struct FoldConstantPanelsPass
 
   /// Replaces each of `matches` by a global of its result, one per key of
   /// `folded`.
-  void foldTransposes(
-      MutableArrayRef<ConstantTranspose> matches, SymbolTable &symbols,
-      llvm::MapVector<std::pair<Operation *, Attribute>, memref::GlobalOp>
-          &folded) {
+  void foldTransposes(MutableArrayRef<ConstantTranspose> matches,
+                      SymbolTable &symbols,
+                      llvm::MapVector<std::pair<Operation *, Attribute>,
+                                      memref::GlobalOp> &folded) {
     for (ConstantTranspose &match : matches) {
       auto resultType =
           cast<RankedTensorType>(match.op.getResult()[0].getType());

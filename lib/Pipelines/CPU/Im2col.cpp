@@ -333,8 +333,8 @@ static Value transposeBy16(OpBuilder &b, Location loc, Value rows) {
   Value tile = tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get({kBlock, numRows}, element), output,
       offsets, sizes, strides);
-  Value pad = arith::ConstantOp::create(b, loc, element,
-                                        b.getZeroAttr(element));
+  Value pad =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   auto vectorType = VectorType::get({kBlock}, element);
   bool partial = numRows % kBlock != 0;
   AffineExpr d0 = getAffineDimExpr(0, b.getContext());
@@ -348,9 +348,10 @@ static Value transposeBy16(OpBuilder &b, Location loc, Value rows) {
           // are not written.
           Value r = affine::AffineMinOp::create(
               nb, l,
-              AffineMap::get(1, 0, {d0 + i, getAffineConstantExpr(
-                                                numRows - 1, nb.getContext())},
-                             nb.getContext()),
+              AffineMap::get(
+                  1, 0,
+                  {d0 + i, getAffineConstantExpr(numRows - 1, nb.getContext())},
+                  nb.getContext()),
               ValueRange{row});
           vectors.push_back(vector::TransferReadOp::create(
               nb, l, vectorType, rows, ValueRange{r, column}, pad,
@@ -398,10 +399,15 @@ static Value transposeBy16(OpBuilder &b, Location loc, Value rows) {
 /// the vector width (7x7 = 49, 14x14 = 196) the register blocks are then
 /// full: 7 pixels x 32 features, where 49 columns were padded to 64 (a
 /// quarter of the work wasted) and 196 were 192 + 4 (the last 4 a second
-/// pass over the weights at a fifth of the speed).
-static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
-                                                   linalg::Conv2DNchwFchwOp conv,
-                                                   Value col) {
+/// pass over the weights at a fifth of the speed). The result is transposed
+/// back by transposeBy16. With one pixel (the squeeze and excitation of a
+/// mobilenet_v3 or efficientnet block: a 1x1 convolution of a pooled
+/// [1, C, 1, 1]) the product is a row [1, K] x [K, F], a vector-matrix
+/// product (RowContractions.cpp) already in the output's layout; as a
+/// [F, K] x [K, 1] matmul it had one column and was scalar loops.
+static LogicalResult
+rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
+                              linalg::Conv2DNchwFchwOp conv, Value col) {
   Value filter = conv.getDpsInputs()[1], init = conv.getDpsInits()[0];
   auto initType = cast<RankedTensorType>(init.getType());
   int64_t features = initType.getDimSize(1);
@@ -412,8 +418,8 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   AffineExpr d0, d1, d2;
   bindDims(ctx, d0, d1, d2);
-  auto parallel2 = SmallVector<utils::IteratorType>(
-      2, utils::IteratorType::parallel);
+  auto parallel2 =
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel);
 
   // [F, C, Fh, Fw] -> [C, Fh, Fw, F] -> [K, F].
   auto filterType = cast<RankedTensorType>(filter.getType());
@@ -421,12 +427,12 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   SmallVector<int64_t> transposedShape;
   for (int64_t dim : permutation)
     transposedShape.push_back(filterType.getDimSize(dim));
-  Value transposed = linalg::TransposeOp::create(
-                         rewriter, loc, filter,
-                         tensor::EmptyOp::create(rewriter, loc,
-                                                 transposedShape, f32),
-                         permutation)
-                         .getResult()[0];
+  Value transposed =
+      linalg::TransposeOp::create(
+          rewriter, loc, filter,
+          tensor::EmptyOp::create(rewriter, loc, transposedShape, f32),
+          permutation)
+          .getResult()[0];
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({k, features}, f32), transposed,
       SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
@@ -434,8 +440,8 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   // The init in the [P, F] layout: the fill or the bias broadcast along
   // the pixels, else zeros and the init added to the result.
   auto productType = RankedTensorType::get({pixels, features}, f32);
-  Value empty = tensor::EmptyOp::create(rewriter, loc, productType.getShape(),
-                                        f32);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32);
   Value initT;
   bool addInit = false;
   auto broadcast = init.getDefiningOp<linalg::GenericOp>();
@@ -468,31 +474,30 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   if (onePixel)
     col = tensor::ExpandShapeOp::create(
         rewriter, loc, RankedTensorType::get({1, k}, f32),
-        tensor::CollapseShapeOp::create(rewriter, loc,
-                                        RankedTensorType::get({k}, f32), col,
-                                        SmallVector<ReassociationIndices>{
-                                            {0, 1}}),
+        tensor::CollapseShapeOp::create(
+            rewriter, loc, RankedTensorType::get({k}, f32), col,
+            SmallVector<ReassociationIndices>{{0, 1}}),
         SmallVector<ReassociationIndices>{{0, 1}});
-  auto product = linalg::MatmulOp::create(rewriter, loc, TypeRange{productType},
-                                          ValueRange{col, weights},
-                                          ValueRange{initT});
+  auto product =
+      linalg::MatmulOp::create(rewriter, loc, TypeRange{productType},
+                               ValueRange{col, weights}, ValueRange{initT});
   if (!onePixel)
-    product.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
-        {AffineMap::get(3, 0, {d2, d0}, ctx),
-         AffineMap::get(3, 0, {d2, d1}, ctx),
-         AffineMap::get(3, 0, {d0, d1}, ctx)}));
+    product.setIndexingMapsAttr(
+        rewriter.getAffineMapArrayAttr({AffineMap::get(3, 0, {d2, d0}, ctx),
+                                        AffineMap::get(3, 0, {d2, d1}, ctx),
+                                        AffineMap::get(3, 0, {d0, d1}, ctx)}));
 
   // out[f, p] = outT[p, f] (+ init[f, p]).
-  auto outType = onePixel ? productType
-                          : RankedTensorType::get({features, pixels}, f32);
+  auto outType =
+      onePixel ? productType : RankedTensorType::get({features, pixels}, f32);
   SmallVector<ReassociationIndices> outGroups =
       onePixel ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}}
                : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
   Value out = onePixel ? product.getResult(0)
                        : transposeBy16(rewriter, loc, product.getResult(0));
   if (addInit) {
-    Value init2 =
-        tensor::CollapseShapeOp::create(rewriter, loc, outType, init, outGroups);
+    Value init2 = tensor::CollapseShapeOp::create(rewriter, loc, outType, init,
+                                                  outGroups);
     out = linalg::GenericOp::create(
               rewriter, loc, TypeRange{outType}, ValueRange{out},
               ValueRange{init2},
@@ -526,7 +531,10 @@ static LogicalResult rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
 /// Otherwise the column tensor is vector code reading through the input's
 /// zero padding (see buildColumns), built and multiplied in blocks when it
 /// is large (see rewriteConvAsBlockedMatmul), or, for column strides above
-/// 2, a copy generic.
+/// 2, a copy generic. A batch-1 convolution with a weight filter whose
+/// pixels are one, or not a multiple of the vector width but of 7 or 8
+/// (hasRegisterRowDivisor), is the transposed product instead, pixels as
+/// rows (see rewriteConvAsTransposedMatmul).
 LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
                                        linalg::Conv2DNchwFchwOp conv,
                                        const CPUTarget &target) {
@@ -562,10 +570,11 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
                       hasRegisterRowDivisor(n, target);
   if (batch == 1 && (rowsOfPixels || n == 1) && isConstantGlobal(filter)) {
     Value columns =
-        pointwise ? tensor::CollapseShapeOp::create(
-                        rewriter, loc, RankedTensorType::get({k, n}, f32),
-                        input, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}})
-                  : buildColumns(rewriter, loc, conv, target);
+        pointwise
+            ? tensor::CollapseShapeOp::create(
+                  rewriter, loc, RankedTensorType::get({k, n}, f32), input,
+                  SmallVector<ReassociationIndices>{{0, 1}, {2, 3}})
+            : buildColumns(rewriter, loc, conv, target);
     if (columns)
       return rewriteConvAsTransposedMatmul(rewriter, conv, columns);
   }

@@ -288,10 +288,9 @@ LogicalResult cpu::vectorizeDepthwiseConv(RewriterBase &rewriter,
   auto sourceType = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> strides = getValues(conv.getStrides());
   SmallVector<int64_t> dilations = getValues(conv.getDilations());
-  std::optional<DepthwiseShape> window =
-      getWindowShape(wType.getShape().drop_front(), sourceType, initType,
-                     strides, dilations, source.padTop, source.padLeft, target,
-                     kMaxDepthwiseTaps);
+  std::optional<DepthwiseShape> window = getWindowShape(
+      wType.getShape().drop_front(), sourceType, initType, strides, dilations,
+      source.padTop, source.padLeft, target, kMaxDepthwiseTaps);
   if (!window)
     return failure();
   const DepthwiseShape &shape = *window;
@@ -356,8 +355,7 @@ LogicalResult cpu::vectorizeMaxPool(RewriterBase &rewriter,
   SmallVector<int64_t> dilations = getValues(pool.getDilations());
   std::optional<DepthwiseShape> shape =
       getWindowShape(windowType.getShape(), xType, initType, strides, dilations,
-                     /*padTop=*/0, /*padLeft=*/0, target,
-                     kMaxRegisterTaps);
+                     /*padTop=*/0, /*padLeft=*/0, target, kMaxRegisterTaps);
   if (!shape)
     return failure();
   int64_t group = std::clamp<int64_t>(target.getNumVectorRegisters() - 3, 1, 8);
