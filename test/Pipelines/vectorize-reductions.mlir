@@ -154,3 +154,22 @@ func.func @global_pool(%x: tensor<1x32x7x7xf32>) -> tensor<1x32xf32> {
   } -> tensor<1x32xf32>
   return %r : tensor<1x32xf32>
 }
+
+// A pool that also reads a [C, 1, 1] scale at (c, 0, 0) (convnext's last
+// layer scale, fused into its global pool) is not collapsed: upstream's
+// collapsing would make the constant indices loop dimensions (at batch 8 an
+// invalid op, at batch 1 a silently different one). It stays a valid op.
+// AVX512-LABEL: func.func @global_pool_scaled
+// AVX512: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x1x1xf32>, tensor<8x32x7x7xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+func.func @global_pool_scaled(%s: tensor<32x1x1xf32>, %x: tensor<8x32x7x7xf32>) -> tensor<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%s, %x : tensor<32x1x1xf32>, tensor<8x32x7x7xf32>) outs(%init : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %in: f32, %out: f32):
+    %m = arith.mulf %a, %in : f32
+    %t = arith.addf %m, %out : f32
+    linalg.yield %t : f32
+  } -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}

@@ -194,9 +194,15 @@ static void collapseTrailingReductions(RewriterBase &rewriter,
                                        func::FuncOp func) {
   SmallVector<linalg::GenericOp> candidates;
   func.walk([&](linalg::GenericOp op) {
+    // Maps with constant results (a [C, 1, 1] scale read at (c, 0, 0)) are
+    // left alone: upstream's collapsing turns their constants into loop
+    // dimensions.
     if (op->getParentOp() != func.getOperation() ||
         !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
-        op.getNumDpsInits() != 1)
+        op.getNumDpsInits() != 1 ||
+        !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+          return map.isProjectedPermutation();
+        }))
       return;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     int64_t numLoops = iterators.size();
