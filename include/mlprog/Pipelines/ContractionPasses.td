@@ -23,14 +23,23 @@ def TileAndVectorizeContractionsPass
       `scf.forall` over (image, block), accumulating into the output in
       place); N 1-3 columns past a multiple of the vector width gets zero
       columns up to it; a 1x1 stride-1 convolution of batch 1 uses its
-      input as the matrix;
+      input as the matrix. One image whose pixels P are not a multiple of
+      the vector width but of 7 or 8 (7x7, 14x14 maps), with a weight
+      filter, is the product transposed instead: [P, K] (the column tensor
+      read transposed) x [K, F] (the filter transposed, whose panels are
+      made at compile time), 7 pixels x 32 features per register block, the
+      [P, F] result transposed back by 16x16 register transposes
+      (`vector.shuffle`); one pixel (a squeeze-and-excitation block's 1x1
+      convolution) is the row [1, K] x [K, F], a vector-matrix product;
     - a static f32 `linalg.depthwise_conv_2d_nchw_chw` with column strides
       of 1 or 2 (reading a zero-padded input through, with row checks only
       where the window reaches the padding) becomes an `scf.forall` over
       (n, c) and a loop over output rows
       whose columns are accumulated in vector registers over the window
       taps (`vector.fma` with the tap broadcast; stride 2 reads two vectors
-      and shuffles out every other element); other depthwise convolutions
+      and shuffles out every other element; windows of more than 25 taps,
+      up to 9x9, broadcast their taps in each output row instead of once
+      per channel); other depthwise convolutions
       become a generic with loops (n, c, oh, kh, kw, ow), so the innermost
       loop runs along the output row and LLVM vectorizes it;
     - a contraction of a single row (M loops, if any, of range 1: a
@@ -58,7 +67,8 @@ def TileAndVectorizeContractionsPass
       one is split (`linalg::splitOp`) into a part that is (multiples of 2
       and 1 vector widths) and a narrow remainder; with a weight B (and A
       not a weight), rows are padded with zero rows to a multiple of mr (of
-      8 mr from 512 rows) instead of being split, so the weight is not
+      8 mr from 512 rows; not when 7 or 8 rows divide fewer than 512,
+      which make register blocks of 7) instead of being split, so the weight is not
       streamed again for a tail of rows; the parts of a split read the
       whole tensors where the split took all of them;
     - every f32 contraction with static loop ranges whose innermost N

@@ -338,6 +338,11 @@ def VectorizeReductionsPass
     output with one op that has a neutral element (`arith.addf`,
     `arith.maximumf`, `arith.muli`, ...; `arith::getNeutralElement`):
 
+    - first, a generic whose trailing loops are all reductions that every
+      operand reads contiguously (a global average pool's sum over [H, W]),
+      whose other loops are parallel and whose maps are projected
+      permutations, has those reductions collapsed into one loop
+      (`linalg::collapseOpIterationDims`), so that it is a row reduction;
     - the op is generalized and its contiguous parallel dimensions are
       collapsed into one dimension of rows;
     - the innermost dimension is split into a multiple of a chunk of up to
