@@ -154,6 +154,11 @@ void splitInitProducer(mlir::RewriterBase &rewriter,
 mlir::Value getStaticSliceSource(mlir::Value value,
                                  llvm::SmallVectorImpl<int64_t> *offsets);
 
+/// The tensor under the `tensor.collapse_shape`/`tensor.expand_shape`
+/// reshapes of `value` (the same elements in row-major order); `value`
+/// itself when it is no reshape.
+mlir::Value stripReshapes(mlir::Value value);
+
 /// Whether `value` is a weight: a `bufferization.to_tensor` of a
 /// `memref.get_global` of a constant `memref.global` with an initial value
 /// (an immutable ml_program global after

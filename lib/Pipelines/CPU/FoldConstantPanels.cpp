@@ -48,14 +48,6 @@ struct ConstantTranspose {
 };
 } // namespace
 
-/// The tensor under the reshapes (expand_shape, collapse_shape) of `value`.
-static Value stripReshapes(Value value) {
-  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      value.getDefiningOp()))
-    value = value.getDefiningOp()->getOperand(0);
-  return value;
-}
-
 /// Matches `op` (see ConstantTranspose).
 static std::optional<ConstantTranspose>
 matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
@@ -65,7 +57,7 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
   auto inputType = dyn_cast<RankedTensorType>(input.getType());
   if (!inputType || !inputType.hasStaticShape())
     return std::nullopt;
-  input = stripReshapes(input);
+  input = cpu::stripReshapes(input);
   SmallVector<int64_t> sizes(
       cast<RankedTensorType>(input.getType()).getShape());
   SmallVector<int64_t> offsets;
@@ -75,7 +67,7 @@ matchConstantTranspose(linalg::TransposeOp op, SymbolTable &symbols) {
   if (!offsets.empty() &&
       !cast<RankedTensorType>(input.getType()).hasStaticShape())
     return std::nullopt;
-  input = stripReshapes(input);
+  input = cpu::stripReshapes(input);
   auto toTensor = input.getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return std::nullopt;
@@ -119,9 +111,9 @@ struct FoldConstantPanelsPass
                 matchConstantTranspose(op, symbols))
           matches.push_back(*match);
       });
-      if (matches.empty())
+      // A transpose whose data cannot be read stays, and matches again.
+      if (foldTransposes(matches, symbols, folded) == 0)
         break;
-      foldTransposes(matches, symbols, folded);
     }
     // Globals nobody reads any more (private globals only), each once: a
     // weight can have several panels (the column blocks of a split
@@ -138,11 +130,12 @@ struct FoldConstantPanelsPass
   }
 
   /// Replaces each of `matches` by a global of its result, one per key of
-  /// `folded`.
-  void foldTransposes(MutableArrayRef<ConstantTranspose> matches,
-                      SymbolTable &symbols,
-                      llvm::MapVector<std::pair<Operation *, Attribute>,
-                                      memref::GlobalOp> &folded) {
+  /// `folded`. Returns how many it replaced.
+  int64_t foldTransposes(MutableArrayRef<ConstantTranspose> matches,
+                         SymbolTable &symbols,
+                         llvm::MapVector<std::pair<Operation *, Attribute>,
+                                         memref::GlobalOp> &folded) {
+    int64_t replaced = 0;
     for (ConstantTranspose &match : matches) {
       auto resultType =
           cast<RankedTensorType>(match.op.getResult()[0].getType());
@@ -193,6 +186,7 @@ struct FoldConstantPanelsPass
           builder, loc, resultType, buffer, /*restrict=*/true,
           /*writable=*/false);
       match.op.getResult()[0].replaceAllUsesWith(tensor);
+      ++replaced;
       // The transpose, then the reads of the weight that only it used.
       Operation *dead = match.op;
       while (dead && dead->use_empty()) {
@@ -201,6 +195,7 @@ struct FoldConstantPanelsPass
         dead = input ? input.getDefiningOp() : nullptr;
       }
     }
+    return replaced;
   }
 };
 } // namespace

@@ -33,8 +33,7 @@ Value cpu::getStaticSliceSource(Value value,
   return slice.getSource();
 }
 
-/// The tensor under the reshapes (collapse_shape, expand_shape) of `value`.
-static Value stripReshapes(Value value) {
+Value cpu::stripReshapes(Value value) {
   while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
       value.getDefiningOp()))
     value = value.getDefiningOp()->getOperand(0);
