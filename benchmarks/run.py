@@ -21,8 +21,10 @@ torch.set_num_threads all set to the same count):
 
 Ours and the peer run alternately in one process; each figure is the median
 of the repetitions. OMP_WAIT_POLICY=PASSIVE (unless set): the two OpenMP
-runtimes in the process would otherwise spin against each other. Nothing here is a test: it prints tables, and
---json FILE writes the raw medians.
+runtimes in the process would otherwise spin against each other. The workers
+run without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, 1-thread workers pinned to
+one core, and print which kernels the peers' BLAS runs (peers.py). Nothing
+here is a test: it prints tables, and --json FILE writes the raw medians.
 """
 
 import argparse
@@ -33,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import peers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -322,9 +326,15 @@ def print_models(rows, threads):
 
 
 def worker(args):
+    import numpy  # noqa: F401 (loads OpenBLAS for the report)
     import torch
     torch.set_num_threads(args.threads)
+    peers.pin_for(args.threads)
     mlprog = import_mlprog(args.build)
+    print("\n%d thread(s)%s; the peers' BLAS and OpenMP libraries:" % (
+        args.threads, ", pinned to one core" if args.threads == 1 else ""))
+    for line in peers.blas_report():
+        print("  " + line)
     result = {}
     with tempfile.TemporaryDirectory() as tmp:
         if "sgemm" in args.only:
@@ -360,7 +370,8 @@ def main():
         cpu_name(), cores, time.strftime("%Y-%m-%d %H:%M")))
     results = {}
     for threads in counts:
-        env = dict(os.environ)
+        # The peers' OpenBLAS chooses its own kernels (see peers.py).
+        env = peers.without_forced_blas(os.environ)
         for var in ["MLPROG_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"]:
             env[var] = str(threads)
         # Two OpenMP runtimes share the process (PyTorch's libgomp, our

@@ -58,6 +58,8 @@ import sys
 import tempfile
 import time
 
+import peers
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -203,6 +205,7 @@ def export_stage(args, work):
     import numpy as np
     import torch
     torch.set_num_threads(1)
+    peers.pin_for(1)
     rows = []
     for name in args.models:
         model, x = build_model(INT8.get(name, (name,))[0], args.batch)
@@ -227,6 +230,7 @@ def export_stage(args, work):
         row["torch_eager_ms_1t"] = 1e3 * sorted(times)[len(times) // 2]
         rows.append(row)
         print("%s: exported" % name, flush=True)
+    peers.pin_for(0)
     return rows
 
 
@@ -426,9 +430,11 @@ def run_row(args, row, threads):
 
 
 def run_stage(args, rows, threads):
-    """Stage 4 (.venv): every compiled row at `threads` threads; a row whose
-    library or onnxruntime fails is returned with the error."""
+    """Stage 4 (.venv): every compiled row at `threads` threads (pinned to
+    one core for 1); a row whose library or onnxruntime fails is returned
+    with the error."""
     os.environ["MLPROG_NUM_THREADS"] = str(threads)
+    peers.pin_for(threads)
     out = []
     for row in rows:
         if "library" not in row:
@@ -506,6 +512,8 @@ def main():
                         help="keep the exported models and compiled "
                         "libraries here (default: a temporary folder)")
     args = parser.parse_args()
+    # PyTorch eager (stage 1) runs on Debian's OpenBLAS: its own kernels.
+    peers.restart_without_forced_blas()
     if args.quick:
         args.reps = 5
         args.models = "bert,gpt"

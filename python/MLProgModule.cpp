@@ -406,8 +406,9 @@ public:
   py::list call(const std::string &name, const py::sequence &args) {
     JitRunner &runner = getRunner(name);
     std::vector<HostTensor> inputs;
+    std::vector<py::array> keepAlive;
     for (size_t i = 0, e = py::len(args); i < e; ++i)
-      inputs.push_back(toHostTensor(args[i], i));
+      inputs.push_back(toHostTensor(args[i], i, keepAlive));
     std::optional<llvm::Expected<std::vector<HostTensor>>> results;
     {
       py::gil_scoped_release release;

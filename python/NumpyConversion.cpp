@@ -153,7 +153,8 @@ static HostTensor toStringTensor(const py::array &array, size_t index) {
   return std::move(*tensor);
 }
 
-HostTensor python::toHostTensor(py::handle value, size_t index) {
+HostTensor python::toHostTensor(py::handle value, size_t index,
+                                std::vector<py::array> &keepAlive) {
   auto array = py::array::ensure(value, py::array::c_style);
   if (!array)
     throw DiagnosticError(llvm::formatv(
@@ -173,6 +174,14 @@ HostTensor python::toHostTensor(py::handle value, size_t index) {
                       "[u]int4 and [u]int2 types, str)",
                       index, py::str(dtype).cast<std::string>()));
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  // Views need element alignment; `ensure` made the array C-contiguous.
+  auto address = reinterpret_cast<uintptr_t>(array.data());
+  if (array.size() > 0 && facts.itemsize > 0 && address % facts.itemsize == 0) {
+    keepAlive.push_back(array);
+    return HostTensor::wrap(
+        *hostType, shape,
+        static_cast<uint8_t *>(const_cast<void *>(array.data())), nullptr);
+  }
   llvm::Expected<HostTensor> tensor = HostTensor::create(*hostType, shape);
   if (!tensor)
     throw DiagnosticError(llvm::formatv("error: input {0}: {1}", index,

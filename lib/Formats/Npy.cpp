@@ -113,10 +113,6 @@ std::string mlprog::formatShape(ArrayRef<int64_t> shape) {
 // HostTensor
 //===----------------------------------------------------------------------===//
 
-void HostTensor::AlignedDeleter::operator()(uint8_t *ptr) const {
-  llvm::deallocate_buffer(ptr, size, kAlignment);
-}
-
 /// Product of `shape`'s dimensions (1 for rank 0).
 static int64_t getNumElements(ArrayRef<int64_t> shape) {
   int64_t count = 1;
@@ -125,13 +121,25 @@ static int64_t getNumElements(ArrayRef<int64_t> shape) {
   return count;
 }
 
-HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
+HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape, uint8_t *data,
+                       std::shared_ptr<void> storage)
     : dtype(dtype), shape(shape), numElements(::getNumElements(shape)),
-      // At least one byte, so that the data pointer is never null.
-      data(static_cast<uint8_t *>(llvm::allocate_buffer(
-               std::max<size_t>(getNumBytes(), 1), kAlignment)),
-           AlignedDeleter{std::max<size_t>(getNumBytes(), 1)}) {
-  std::memset(data.get(), 0, std::max<size_t>(getNumBytes(), 1));
+      data(data), storage(std::move(storage)) {}
+
+HostTensor::HostTensor(DType dtype, ArrayRef<int64_t> shape)
+    : dtype(dtype), shape(shape), numElements(::getNumElements(shape)) {
+  // At least one byte, so that the data pointer is never null.
+  size_t bytes = std::max<size_t>(getNumBytes(), 1);
+  data = static_cast<uint8_t *>(llvm::allocate_buffer(bytes, kAlignment));
+  storage = std::shared_ptr<void>(data, [bytes](void *ptr) {
+    llvm::deallocate_buffer(ptr, bytes, kAlignment);
+  });
+  std::memset(data, 0, bytes);
+}
+
+HostTensor HostTensor::wrap(DType dtype, ArrayRef<int64_t> shape, uint8_t *data,
+                            std::shared_ptr<void> owner) {
+  return HostTensor(dtype, shape, data, std::move(owner));
 }
 
 StringRef HostTensor::getString(int64_t index) const {

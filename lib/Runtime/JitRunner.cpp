@@ -23,6 +23,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -650,6 +651,17 @@ static Descriptor readDescriptor(const uint8_t *bytes, int64_t rank) {
           ArrayRef<int64_t>(words + 3 + rank, rank)};
 }
 
+/// Whether the elements `desc` describes are C-ordered and dense.
+static bool isContiguous(const Descriptor &desc) {
+  // Dimensions of extent 1 may carry any stride.
+  for (int64_t d = desc.sizes.size() - 1, expected = 1; d >= 0; --d) {
+    if (desc.sizes[d] != 1 && desc.strides[d] != expected)
+      return false;
+    expected *= desc.sizes[d];
+  }
+  return true;
+}
+
 /// Copies the elements `desc` describes, honouring offset and strides, into
 /// the C-ordered `tensor` of the same shape: one memcpy when the layout is
 /// already C-ordered (the usual case), element by element otherwise.
@@ -661,14 +673,7 @@ static void copyStrided(const Descriptor &desc, HostTensor &tensor) {
   if (count == 0)
     return;
   const uint8_t *in = desc.aligned + desc.offset * elementSize;
-  // Dimensions of extent 1 may carry any stride.
-  bool contiguous = true;
-  for (int64_t d = rank - 1, expected = 1; d >= 0; --d) {
-    if (desc.sizes[d] != 1 && desc.strides[d] != expected)
-      contiguous = false;
-    expected *= desc.sizes[d];
-  }
-  if (contiguous) {
+  if (isContiguous(desc)) {
     std::memcpy(out, in, count * elementSize);
     return;
   }
@@ -687,16 +692,24 @@ static void copyStrided(const Descriptor &desc, HostTensor &tensor) {
 }
 
 /// Converts the descriptor of result `index` to a host tensor, checking its
-/// runtime sizes against the static type.
-static Expected<HostTensor> readTensorResult(const Descriptor &desc,
-                                             const ResultField &field,
-                                             size_t index) {
+/// runtime sizes against the static type. A dense result whose buffer is in
+/// `owners` (buffers the call allocated and hands over) becomes a tensor
+/// over that buffer, without a copy; any other is copied.
+static Expected<HostTensor> readTensorResult(
+    const Descriptor &desc, const ResultField &field, size_t index,
+    const llvm::DenseMap<uintptr_t, std::shared_ptr<void>> &owners) {
   auto type = cast<RankedTensorType>(field.type);
   for (auto [want, have] : llvm::zip(type.getShape(), desc.sizes))
     if (have < 0 || (!ShapedType::isDynamic(want) && want != have))
       return llvm::createStringError(
           "result " + Twine(index) + ": the compiled code returned shape " +
           formatShape(desc.sizes) + " for " + typeToString(type));
+  auto owner = owners.find(desc.allocated);
+  if (owner != owners.end() && field.dtype != DType::Str && isContiguous(desc))
+    return HostTensor::wrap(field.dtype, desc.sizes,
+                            const_cast<uint8_t *>(desc.aligned) +
+                                desc.offset * getDTypeSize(field.dtype),
+                            owner->second);
   Expected<HostTensor> tensor = HostTensor::create(field.dtype, desc.sizes);
   if (!tensor)
     return llvm::createStringError("result " + Twine(index) + ": " +
@@ -710,28 +723,38 @@ static Expected<HostTensor> readTensorResult(const Descriptor &desc,
   return tensor;
 }
 
-/// Frees the buffers returned by one call (see JitRunner.h: every distinct
-/// allocated pointer once, never an input's buffer or a global's sentinel).
-static void freeResults(ArrayRef<ResultField> fields, const uint8_t *results,
-                        ArrayRef<HostTensor> inputs) {
-  llvm::SmallPtrSet<void *, 8> skip, freed;
+/// The distinct buffers one call returned and allocated (see JitRunner.h:
+/// never an input's buffer or a global's sentinel), each once.
+static SmallVector<void *> getOwnedResults(ArrayRef<ResultField> fields,
+                                           const uint8_t *results,
+                                           ArrayRef<HostTensor> inputs) {
+  llvm::SmallPtrSet<void *, 8> skip, seen;
   for (const HostTensor &input : inputs)
     skip.insert(const_cast<uint8_t *>(input.getData()));
   skip.insert(nullptr);
   skip.insert(reinterpret_cast<void *>(kGlobalSentinel));
+  SmallVector<void *> owned;
   for (const ResultField &field : fields) {
     if (!isa<RankedTensorType>(field.type))
       continue;
     auto *allocated = reinterpret_cast<void *>(
         readDescriptor(results + field.offset, 0).allocated);
-    if (!skip.contains(allocated) && freed.insert(allocated).second)
-      std::free(allocated);
+    if (!skip.contains(allocated) && seen.insert(allocated).second)
+      owned.push_back(allocated);
   }
+  return owned;
 }
 
-/// Copies every result of one call out of `results`.
+/// Reads every result of one call out of `results` and releases the
+/// buffers it allocated: the tensors take over the dense ones (freed with
+/// the last tensor over them), the others are copied and freed here.
 static Expected<std::vector<HostTensor>>
-readResults(ArrayRef<ResultField> fields, const uint8_t *results) {
+takeResults(ArrayRef<ResultField> fields, const uint8_t *results,
+            ArrayRef<HostTensor> inputs) {
+  llvm::DenseMap<uintptr_t, std::shared_ptr<void>> owners;
+  for (void *allocated : getOwnedResults(fields, results, inputs))
+    owners[reinterpret_cast<uintptr_t>(allocated)] =
+        std::shared_ptr<void>(allocated, std::free);
   std::vector<HostTensor> tensors;
   for (auto [i, field] : llvm::enumerate(fields)) {
     const uint8_t *bytes = results + field.offset;
@@ -743,7 +766,7 @@ readResults(ArrayRef<ResultField> fields, const uint8_t *results) {
       continue;
     }
     Descriptor desc = readDescriptor(bytes, getRank(field.type));
-    Expected<HostTensor> tensor = readTensorResult(desc, field, i);
+    Expected<HostTensor> tensor = readTensorResult(desc, field, i, owners);
     if (!tensor)
       return tensor.takeError();
     clearPaddingBits(*tensor);
@@ -777,8 +800,9 @@ Expected<std::vector<HostTensor>> JitRunner::run(ArrayRef<HostTensor> inputs,
   for (unsigned i = 0, e = std::max(repeat, 1u); i < e; ++i) {
     entry(packed.data());
     if (i + 1 == e)
-      tensors = readResults(fields, results);
-    freeResults(fields, results, inputs);
+      return takeResults(fields, results, inputs);
+    for (void *allocated : getOwnedResults(fields, results, inputs))
+      std::free(allocated);
   }
-  return tensors;
+  llvm_unreachable("the loop returns on its last iteration");
 }

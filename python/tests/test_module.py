@@ -141,6 +141,37 @@ def test_dynamic_shapes_and_noncontiguous_inputs():
         "(tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>"
 
 
+IN_PLACE = """
+func.func @double(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.add ins(%a, %a : tensor<?xf32>, tensor<?xf32>) outs(%a : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+"""
+
+
+def test_inputs_are_bound_without_copies_and_never_written():
+    # Contiguous arrays are bound in place (read-only, unaligned to 64
+    # bytes, or a view one byte into a buffer: copied); the op that writes
+    # its input's tensor works on a copy, never on the caller's array.
+    exe = mlprog.compile(mlprog.parse(IN_PLACE))
+    a = np.arange(1000, dtype=np.float32)
+    read_only = a.copy()
+    read_only.flags.writeable = False
+    raw = np.zeros(4 * 1000 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float32)
+    unaligned[:] = a
+    for x in (a, read_only, unaligned, a[1:], a[::3]):
+        before = x.copy()
+        out = exe.double(x)
+        np.testing.assert_array_equal(out, 2 * before)
+        np.testing.assert_array_equal(x, before)
+        assert not np.shares_memory(out, x)
+    # Results own their buffers: they outlive the executable.
+    out = exe.double(a)
+    del exe
+    np.testing.assert_array_equal(out, 2 * a)
+
+
 def test_torch_tensors_are_accepted():
     torch = pytest.importorskip("torch")
     exe = mlprog.compile(mlprog.parse(ADD))

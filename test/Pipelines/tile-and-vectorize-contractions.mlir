@@ -3,14 +3,22 @@
 // RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-tile-and-vectorize-contractions{target-features=+avx512f}))' | FileCheck %s --check-prefix=WEIGHT
 
 // A matmul whose rows are 4 KiB apart (they alias in L1) copies B into 64
-// panels of 1024x16 (K x nr) and A into 16 panels of 1024x4 (K x mr), one
-// per forall iteration, then becomes an scf.forall of 64x128 output tiles
-// with the fill fused, K blocks of 512, 4x16 register blocks, and the 4x16
-// accumulator carried as a vector across K; its K loop reads one panel row
-// of A and of B per step.
+// panels of 1024x16 (K x nr) and, on an L1 of 8 ways (a target given by its
+// features), A into 16 panels of 1024x4 (K x mr), one per forall iteration,
+// as vector code: A 16 columns of 4 rows per step, read transposed, B 8 rows
+// of 16 per step. Then an scf.forall of 64x128 output tiles with the fill
+// fused, K blocks of 512, 4x16 register blocks, and the 4x16 accumulator
+// carried as a vector across K; its K loop reads one panel row of A and of
+// B per step.
 // AVX2-LABEL: func.func @matmul
 // AVX2: %[[AP:.*]] = scf.forall (%{{.*}}) in (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<16x1024x4xf32>)
+// AVX2: scf.for {{.*}} step %c16
+// AVX2: vector.transfer_read %arg0{{.*}} permutation_map = {{.*}} : tensor<64x1024xf32>, vector<16x4xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<16x4xf32>, tensor<1x16x4xf32>
 // AVX2: %[[BP:.*]] = scf.forall (%{{.*}}) in (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64x1024x16xf32>)
+// AVX2: scf.for {{.*}} step %c8
+// AVX2: vector.transfer_read %arg1{{.*}} : tensor<1024x1024xf32>, vector<8x16xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<1x8x16xf32>
 // AVX2: scf.forall ({{.*}}) = (0, 0) to (64, 1024) step (64, 128)
 // AVX2: linalg.fill
 // AVX2: scf.for {{.*}} step %c512
@@ -23,11 +31,12 @@
 // AVX2: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
 // AVX2-NOT: linalg.matmul
 
-// With AVX-512, 8x32 register blocks; no forall without `parallel`, and
-// the panels are copied by one generic each.
+// With AVX-512, 8x32 register blocks; no forall without `parallel`: the
+// panels are copied by loops over panels and K steps.
 // AVX512-LABEL: func.func @matmul
 // AVX512-NOT: scf.forall
-// AVX512: linalg.generic {{.*}} outs(%{{.*}} : tensor<32x1024x32xf32>)
+// AVX512: scf.for {{.*}} -> (tensor<32x1024x32xf32>)
+// AVX512: vector.transfer_read %arg1{{.*}} : tensor<1024x1024xf32>, vector<8x32xf32>
 // AVX512: vector.contract {{.*}} vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 func.func @matmul(%a: tensor<64x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<64x1024xf32> {
   %zero = arith.constant 0.0 : f32

@@ -7,6 +7,8 @@
 #include "gtest/gtest.h"
 
 #include <cstring>
+#include <optional>
+#include <vector>
 
 using namespace mlprog;
 
@@ -350,3 +352,33 @@ TEST(Npy, FormatShape) {
 }
 
 } // namespace
+
+TEST(HostTensor, WrapViewsBytesItDoesNotOwnOrOwnsThemThroughItsOwner) {
+  std::vector<float> values = {1, 2, 3, 4, 5, 6};
+  // A borrowed view: no copy, the bytes are the caller's.
+  HostTensor view = HostTensor::wrap(
+      DType::F32, {2, 3}, reinterpret_cast<uint8_t *>(values.data()), nullptr);
+  EXPECT_EQ(view.getData(), reinterpret_cast<uint8_t *>(values.data()));
+  EXPECT_EQ(view.getValues<float>()[4], 5.0f);
+  values[4] = 50;
+  EXPECT_EQ(view.getValues<float>()[4], 50.0f);
+
+  // An owned buffer is released with the last tensor over it, moves
+  // included, and not before.
+  bool released = false;
+  auto *bytes = new float[2]{7, 8};
+  std::shared_ptr<void> owner(bytes, [&released](void *ptr) {
+    delete[] static_cast<float *>(ptr);
+    released = true;
+  });
+  std::optional<HostTensor> moved;
+  {
+    HostTensor tensor = HostTensor::wrap(
+        DType::F32, {2}, reinterpret_cast<uint8_t *>(bytes), std::move(owner));
+    moved.emplace(std::move(tensor));
+  }
+  EXPECT_FALSE(released);
+  EXPECT_EQ(moved->getValues<float>()[1], 8.0f);
+  moved.reset();
+  EXPECT_TRUE(released);
+}

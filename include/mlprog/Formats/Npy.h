@@ -93,9 +93,10 @@ llvm::StringRef getNpyDescr(DType dtype);
 /// "()".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
-/// A dense, C-ordered (row-major) tensor in host memory. Owns its bytes,
-/// which are aligned to `kAlignment` and zero-initialized on construction.
-/// Movable, not copyable. A rank-0 tensor holds one element.
+/// A dense, C-ordered (row-major) tensor in host memory. Its constructors
+/// allocate its bytes, aligned to `kAlignment` and zero-initialized; `wrap`
+/// makes one over bytes allocated elsewhere (no alignment promised beyond
+/// the element's). Movable, not copyable. A rank-0 tensor holds one element.
 class HostTensor {
 public:
   /// Alignment of the data pointer in bytes.
@@ -111,8 +112,20 @@ public:
   static llvm::Expected<HostTensor> create(DType dtype,
                                            llvm::ArrayRef<int64_t> shape);
 
+  /// A tensor over `shape`'s elements of `dtype` at `data` (C order),
+  /// which it neither copies nor zero-fills: `owner` keeps those bytes alive
+  /// for as long as the tensor (and its moves) live; a null `owner` makes a
+  /// borrowed view whose bytes the caller keeps alive. Zero-copy calls use
+  /// it: a caller's array bound as an input, a result buffer the compiled
+  /// code allocated handed to the caller. Not for Str tensors (their
+  /// strings live in the tensor).
+  static HostTensor wrap(DType dtype, llvm::ArrayRef<int64_t> shape,
+                         uint8_t *data, std::shared_ptr<void> owner);
+
   HostTensor(HostTensor &&) = default;
   HostTensor &operator=(HostTensor &&) = default;
+  HostTensor(const HostTensor &) = delete;
+  HostTensor &operator=(const HostTensor &) = delete;
 
   DType getDType() const { return dtype; }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
@@ -121,8 +134,8 @@ public:
   size_t getNumBytes() const { return numElements * getDTypeSize(dtype); }
 
   /// The first element's byte; never null, even for empty tensors.
-  uint8_t *getData() { return data.get(); }
-  const uint8_t *getData() const { return data.get(); }
+  uint8_t *getData() { return data; }
+  const uint8_t *getData() const { return data; }
 
   /// Element `index` of a Str tensor ("" for a null element).
   llvm::StringRef getString(int64_t index) const;
@@ -140,15 +153,16 @@ public:
   }
 
 private:
-  struct AlignedDeleter {
-    size_t size = 0;
-    void operator()(uint8_t *ptr) const;
-  };
+  HostTensor(DType dtype, llvm::ArrayRef<int64_t> shape, uint8_t *data,
+             std::shared_ptr<void> storage);
 
   DType dtype;
   llvm::SmallVector<int64_t, 4> shape;
   int64_t numElements;
-  std::unique_ptr<uint8_t[], AlignedDeleter> data;
+  /// The first element's byte.
+  uint8_t *data;
+  /// Owns `data`'s bytes (null for a borrowed view, see `wrap`).
+  std::shared_ptr<void> storage;
   /// The bytes of the strings `setString` stored (Str only).
   std::unique_ptr<llvm::BumpPtrAllocator> strings;
 };

@@ -20,11 +20,15 @@
 // ownership-based deallocation pipeline, which clones every buffer a public
 // function returns without owning it (its arguments, constant globals), so
 // every returned buffer is a fresh malloc the caller frees with free(). The
-// runner frees each distinct allocated pointer once, and never one that is
+// runner takes each distinct allocated pointer once, and never one that is
 // null, one of its own input buffers, or memref.get_global's 0xdeadbeef
-// sentinel. Because an LLVM-dialect module carries no tensor types, the
-// runner only runs lowered modules whose entry has the `mlprog.signature`
-// attribute that --mlprog-lower-to-cpu adds, i.e. ones our pipeline made.
+// sentinel: dense results of the last call become `HostTensor`s over those
+// buffers (no copy; freed with the last tensor over one), the others are
+// copied and freed. Inputs are bound as they are, without a copy, at any
+// alignment: no lowered code assumes more than the element's. Because an
+// LLVM-dialect module carries no tensor types, the runner only runs lowered
+// modules whose entry has the `mlprog.signature` attribute that
+// --mlprog-lower-to-cpu adds, i.e. ones our pipeline made.
 //
 //===----------------------------------------------------------------------===//
 

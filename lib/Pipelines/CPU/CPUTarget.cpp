@@ -13,6 +13,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <memory>
+#include <unistd.h>
 
 using namespace mlprog;
 
@@ -34,6 +35,17 @@ static std::string getHostFeatures() {
   return result;
 }
 
+/// Ways of the host's L1 data cache (glibc's sysconf, from CPUID), or the
+/// default when the host does not say.
+static unsigned getHostL1Ways() {
+#ifdef _SC_LEVEL1_DCACHE_ASSOC
+  long ways = sysconf(_SC_LEVEL1_DCACHE_ASSOC);
+  if (ways > 0)
+    return ways;
+#endif
+  return CPUTarget().l1Ways;
+}
+
 CPUTarget CPUTarget::getHost() { return get("", "", ""); }
 
 CPUTarget CPUTarget::get(llvm::StringRef cpu, llvm::StringRef features,
@@ -45,6 +57,8 @@ CPUTarget CPUTarget::get(llvm::StringRef cpu, llvm::StringRef features,
                         ? (nativeCPU ? getHostFeatures() : std::string())
                         : features.str();
   target.triple = triple.empty() ? llvm::sys::getProcessTriple() : triple.str();
+  if (nativeCPU)
+    target.l1Ways = getHostL1Ways();
   return target;
 }
 
@@ -108,7 +122,8 @@ llvm::Error CPUTarget::verify(llvm::StringRef cpu, llvm::StringRef features,
 }
 
 CPUTarget CPUTarget::getForFeatures(llvm::StringRef features) {
-  if (features.empty() || features == "native")
+  // Exactly the host's features: the pipeline spelled out "native".
+  if (features.empty() || features == "native" || features == getHostFeatures())
     return getHost();
   CPUTarget target;
   target.features = features.str();

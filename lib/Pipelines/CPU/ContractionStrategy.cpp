@@ -170,6 +170,9 @@ static bool isPackable(linalg::LinalgOp op, const ContractionPlan &plan,
 /// Panels pay for their copy only with enough K steps per register block.
 static constexpr int64_t kMinPackedK = 256;
 
+/// L1 ways from which A's rows are read in place even when they alias.
+static constexpr unsigned kMinWaysForUnpackedA = 12;
+
 /// Whether the rows of the matrix `value` (or of the tensor it is a slice
 /// of) are a multiple of 4 KiB apart, so that a column of them falls into
 /// one set of a 48 KiB, 12-way L1 (64 sets, 4 KiB period) and a K x nr block
@@ -194,7 +197,10 @@ cpu::choosePackedOperands(linalg::LinalgOp op, const ContractionPlan &plan,
   // whose rows do not alias keep their layout: 256^3 and 512^3 sgemm (rows
   // 1 and 2 KiB apart) and the column tensors of resnet18's convolutions
   // measured slower with panels (512^3: 84 against 101 GFLOP/s), 1024^3
-  // faster (96 against 65).
+  // faster (96 against 65). A's mr rows alias in one L1 set, which a
+  // 12-way L1 holds beside the B stream: there A's panels cost more than
+  // they save (1024^3 on a Zen 5 core: 9.0 ms a call without them, 9.6 ms
+  // with them; 2048^3 77 against 87 ms).
   int bIndex = plan.b;
   SmallVector<PackedOperand> packed;
   int64_t m = plan.ranges[plan.m], n = plan.ranges[plan.n];
@@ -209,7 +215,8 @@ cpu::choosePackedOperands(linalg::LinalgOp op, const ContractionPlan &plan,
       isPackable(op, plan, bIndex, /*isB=*/true))
     packed.push_back({bIndex, op.getDpsInputOperand(bIndex)->get(), Value(),
                       config.nr, /*splitLast=*/true});
-  if (n >= 4 * config.nr && m > config.mr && k >= kMinPackedK &&
+  if (target.l1Ways < kMinWaysForUnpackedA && n >= 4 * config.nr &&
+      m > config.mr && k >= kMinPackedK &&
       rowsAliasInL1(op.getDpsInputOperand(1 - bIndex)->get(), target) &&
       isPackable(op, plan, 1 - bIndex, /*isB=*/false))
     packed.push_back({1 - bIndex, op.getDpsInputOperand(1 - bIndex)->get(),

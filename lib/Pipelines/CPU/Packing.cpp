@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
@@ -99,11 +100,66 @@ static Value packConstant(RewriterBase &rewriter, Location loc,
       .getResult()[0];
 }
 
+/// K steps of one vectorized panel copy: B's rows are nr-element vector
+/// copies, 8 per step; A's mr rows are read 16 elements each and transposed
+/// in registers.
+static constexpr int64_t kPanelCopyRowsB = 8;
+static constexpr int64_t kPanelCopyColumnsA = 16;
+
+/// Makes the panel copy `copy` (loops batch..., outer, k, inner, see pack)
+/// vector code: an scf.for over K steps (kPanelCopyRowsB, or
+/// kPanelCopyColumnsA when the source is read transposed), whose static
+/// tiles `linalg::vectorize` turns into transfers. Scalar loops copied 4
+/// bytes at a time: 6% of a 1024^3 sgemm's time went to packing B. Returns
+/// the value that replaces the copy's result.
+static Value vectorizePanelCopy(RewriterBase &rewriter, linalg::LinalgOp copy,
+                                bool splitLast) {
+  SmallVector<int64_t> ranges = copy.getStaticLoopRanges();
+  unsigned loops = ranges.size();
+  int64_t step = splitLast ? kPanelCopyRowsB : kPanelCopyColumnsA;
+  int64_t k = ranges[loops - 2];
+  while (k % step != 0)
+    --step;
+  SmallVector<int64_t> sizes(loops, 1);
+  sizes[loops - 2] = step;
+  sizes[loops - 1] = 0;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(copy.getContext(), sizes));
+  options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(copy);
+  FailureOr<scf::SCFTilingResult> result = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(copy.getOperation()), options);
+  if (failed(result))
+    return copy->getResult(0);
+  rewriter.replaceOp(copy, result->replacements);
+  // The tile's unit loops go, and with them the `outer * tile + inner`
+  // index the vectorizer does not take: [step, nr] read at (k, n0), or
+  // [step, mr] read transposed at (m0, k).
+  auto tile = dyn_cast<linalg::GenericOp>(result->tiledOps.back());
+  if (!tile)
+    return result->replacements.front();
+  rewriter.setInsertionPoint(tile);
+  // Rank-reducing slices bufferize in place (reshapes of the output tile
+  // left a copy of it onto itself).
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, tile, control);
+  if (succeeded(dropped)) {
+    rewriter.replaceOp(tile, dropped->replacements);
+    vectorizeIfStatic(rewriter, dropped->resultOp);
+  }
+  return result->replacements.front();
+}
+
 /// Copies `operand.source` into panels (see PackedOperand):
 ///   B: Bp[b..., n1, k, n0] = B[b..., k, n1 * nr + n0]
 ///   A: Ap[b..., m1, k, m0] = A[b..., m1 * mr + m0, k]
-/// (the tile divides the split extent). When `parallel`, the copy runs on
-/// the forall threads, one panel per iteration.
+/// (the tile divides the split extent), as vector code (vectorizePanelCopy).
+/// When `parallel`, the copy runs on the forall threads, one panel per
+/// iteration.
 void cpu::pack(RewriterBase &rewriter, Location loc, PackedOperand &operand,
                bool parallel) {
   if (isConstantGlobal(operand.source)) {
@@ -140,16 +196,20 @@ void cpu::pack(RewriterBase &rewriter, Location loc, PackedOperand &operand,
       [](OpBuilder &builder, Location l, ValueRange args) {
         linalg::YieldOp::create(builder, l, args[0]);
       });
-  operand.packed = copy.getResult(0);
-  if (!parallel)
+  if (!parallel) {
+    operand.packed = vectorizePanelCopy(rewriter, copy, operand.splitLast);
     return;
+  }
+  operand.packed = copy.getResult(0);
   SmallVector<int64_t> sizes(rank + 1, 0);
   for (unsigned i = 0; i + 1 < rank; ++i)
     sizes[i] = 1;
   FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
       rewriter, copy, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
-  if (succeeded(tiled))
-    operand.packed = (*tiled)->getParentOfType<scf::ForallOp>().getResult(0);
+  if (failed(tiled))
+    return;
+  operand.packed = (*tiled)->getParentOfType<scf::ForallOp>().getResult(0);
+  vectorizePanelCopy(rewriter, *tiled, operand.splitLast);
 }
 
 /// Points the operand of the register block `tiled` (a chain of unit-stride

@@ -29,6 +29,10 @@ struct CPUTarget {
   std::string features;
   /// Target triple (host: `llvm::sys::getProcessTriple()`).
   std::string triple;
+  /// Ways of the L1 data cache. The host's (sysconf, from CPUID) when the
+  /// CPU is the host's; else 8, as in the 32 KiB L1 of Zen 3/4 and Intel
+  /// client cores (Zen 5 and Intel server cores: 48 KiB, 12 ways).
+  unsigned l1Ways = 8;
 
   /// The host: its CPU name, all its features (each "+name" or "-name") and
   /// the process's triple.
@@ -54,8 +58,9 @@ struct CPUTarget {
                             llvm::StringRef triple);
 
   /// The target of a pass's `target-features` option: the host
-  /// (getHost()) when `features` is empty or "native", else a target with
-  /// only those features (no CPU name or triple).
+  /// (getHost()) when `features` is empty, "native" or exactly the host's
+  /// feature string (the pipeline's spelling of a native target), else a
+  /// target with only those features (no CPU name or triple).
   static CPUTarget getForFeatures(llvm::StringRef features);
 
   /// Widest f32 vector the features allow: 16 with +avx512f, 8 with
