@@ -21,8 +21,9 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy python3-torch python3-torchvision python3-pytest
   # C++ unit tests and benchmarks.
   libgtest-dev libgmock-dev libbenchmark-dev
-  # OpenMP runtime of the multi-threaded CPU code; OpenBLAS, the sgemm peer.
-  libomp-22-dev libopenblas-dev
+  # OpenMP runtime of the multi-threaded CPU code; OpenBLAS, the sgemm peer,
+  # and threadpoolctl, which reports the peers' kernels (benchmarks/peers.py).
+  libomp-22-dev libopenblas-dev python3-threadpoolctl
   # The pinned PyPI environment (.venv) of scripts/setup-venv.sh.
   python3-venv
 )
