@@ -46,6 +46,18 @@ def pin_for(threads):
     os.sched_setaffinity(0, ALL_CORES[:1] if threads == 1 else ALL_CORES)
 
 
+def limit_blas_threads(threads):
+    """Sets every BLAS in the process to `threads` threads (threadpoolctl):
+    torch.set_num_threads does not reach Debian PyTorch's OpenBLAS, whose
+    own pool otherwise keeps one thread per core. Returns the limiter (keep
+    it), or None without threadpoolctl."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        return None
+    return threadpoolctl.threadpool_limits(limits=threads, user_api="blas")
+
+
 def blas_report():
     """One line per BLAS/OpenMP library loaded in this process: its kind,
     version, kernels (architecture) and thread count, from threadpoolctl."""

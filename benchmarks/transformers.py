@@ -20,7 +20,9 @@ default is the transformers group):
 Stages, because the two peers live in different Python environments:
 
 1. Debian's Python (torch 1.13, torchvision) exports each model to ONNX with
-   random weights (seed 0) and records PyTorch eager's latency and output.
+   random weights (seed 0) and records PyTorch eager's latency and output
+   (1 thread: torch.set_num_threads(1), its OpenBLAS limited to one thread
+   by threadpoolctl, pinned to one core).
 2. For the int8 models, the project's `.venv` Python quantizes the exported
    float model with `onnxruntime.quantization`.
 3. `mlprog-translate --import-onnx` and `mlprog-compile` (the default -O2
@@ -205,7 +207,11 @@ def export_stage(args, work):
     import numpy as np
     import torch
     torch.set_num_threads(1)
+    blas_limit = peers.limit_blas_threads(1)  # noqa: F841 (held to the end)
     peers.pin_for(1)
+    print("PyTorch eager's BLAS and OpenMP libraries (1 thread, pinned):")
+    for line in peers.blas_report():
+        print("  " + line)
     rows = []
     for name in args.models:
         model, x = build_model(INT8.get(name, (name,))[0], args.batch)
