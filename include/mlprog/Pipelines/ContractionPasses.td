@@ -82,9 +82,13 @@ def TileAndVectorizeContractionsPass
       rows of B [.., K, N] (A [.., M, K]) are a
       multiple of 4 KiB apart, K >= 256 and M (N) spans at least 4 register
       blocks, B (A) is copied into panels [.., N / nr, K, nr]
-      ([.., M / mr, K, mr]) by a `linalg.generic` (tiled into an
-      `scf.forall` over panels when `parallel`), and the register blocks
-      read the panels, so their K loop streams contiguous memory;
+      ([.., M / mr, K, mr]) by vector code (an `scf.forall` over panels when
+      `parallel`, an `scf.for` over K steps of 8 rows of B, or of 16
+      columns of A read transposed), and the register blocks read the
+      panels, so their K loop streams contiguous memory. A is left in place
+      on an L1 of 12 ways or more (`CPUTarget::l1Ways`: the host's; 8 for
+      a target given by its features), which holds a register block's
+      aliasing rows beside B's stream;
     - a static f32 `linalg.pooling_nchw_max` with column strides of 1 or 2
       and at most 5x5 windows becomes the same vector code as a depthwise
       convolution, with `arith.maximumf` in place of the FMA;
