@@ -149,10 +149,12 @@ func.func @double(%a: tensor<?xf32>) -> tensor<?xf32> {
 """
 
 
-def test_inputs_are_bound_without_copies_and_never_written():
-    # Contiguous arrays are bound in place (read-only, unaligned to 64
-    # bytes, or a view one byte into a buffer: copied); the op that writes
-    # its input's tensor works on a copy, never on the caller's array.
+def test_inputs_of_any_layout_are_never_written():
+    # Contiguous arrays are bound in place, others (a view one byte into a
+    # buffer, strided views) copied; whichever way, the op that writes its
+    # input's tensor works on a buffer of its own, never on the caller's
+    # array. (That no copy is made is checked by the C++ unit test
+    # JitRunnerTest.BorrowedInputsAndResultsWithoutCopies.)
     exe = mlprog.compile(mlprog.parse(IN_PLACE))
     a = np.arange(1000, dtype=np.float32)
     read_only = a.copy()

@@ -199,7 +199,7 @@ cpu::choosePackedOperands(linalg::LinalgOp op, const ContractionPlan &plan,
   // measured slower with panels (512^3: 84 against 101 GFLOP/s), 1024^3
   // faster (96 against 65). A's mr rows alias in one L1 set, which a
   // 12-way L1 holds beside the B stream: there A's panels cost more than
-  // they save (1024^3 on a Zen 5 core: 9.0 ms a call without them, 9.6 ms
+  // they save (1024^3 on an EPYC core: 9.0 ms a call without them, 9.6 ms
   // with them; 2048^3 77 against 87 ms).
   int bIndex = plan.b;
   SmallVector<PackedOperand> packed;
