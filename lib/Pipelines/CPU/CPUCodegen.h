@@ -186,6 +186,44 @@ mlir::LogicalResult usePacked(mlir::RewriterBase &rewriter,
                               const PackedOperand &operand);
 
 //===----------------------------------------------------------------------===//
+// Elementwise epilogues (Epilogues.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The elementwise linalg.generic that is the only reader of the result of
+/// `contraction` (directly or through one `tensor.expand_shape`, the
+/// [F, H*W] -> [N, F, H, W] of a convolution's matmul), reads it through the
+/// identity map and has identity and projected-permutation maps elsewhere,
+/// with no linalg.index: the epilogue tileAndVectorize computes in the
+/// register blocks. Behind an expand_shape, the generic is first collapsed
+/// to the contraction's shape (its other operands get collapse_shapes) so
+/// that it reads the result itself. Null when there is none.
+mlir::linalg::GenericOp prepareEpilogue(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::LinalgOp contraction);
+
+/// The unary elementwise linalg.generic that is the only user of `value`:
+/// one input, `value`, and its init through identity maps, the init's
+/// values unread, no linalg.index, a result of `value`'s type (ReLU, Clip,
+/// SiLU after a convolution). Such an epilogue commutes with any
+/// rearrangement of the elements. Null when there is none.
+mlir::linalg::GenericOp getUnaryEpilogue(mlir::Value value);
+
+/// A copy of the unary epilogue `epilogue` (see getUnaryEpilogue) applied to
+/// `input`, of any shape, into a fresh tensor.empty.
+mlir::linalg::GenericOp cloneUnaryEpilogue(mlir::RewriterBase &rewriter,
+                                           mlir::linalg::GenericOp epilogue,
+                                           mlir::Value input);
+
+/// Whether every op of the payload of the unary epilogue `epilogue` is an
+/// elementwise-mappable op on scalars, so that applyToVector applies.
+bool appliesToVectors(mlir::linalg::GenericOp epilogue);
+
+/// The payload of the unary epilogue `epilogue` (see appliesToVectors)
+/// applied to each element of `vector`: its ops on vectors of the same
+/// shape, the scalars it reads from above broadcast.
+mlir::Value applyToVector(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::linalg::GenericOp epilogue, mlir::Value vector);
+
+//===----------------------------------------------------------------------===//
 // Register blocking (RegisterBlocking.cpp)
 //===----------------------------------------------------------------------===//
 

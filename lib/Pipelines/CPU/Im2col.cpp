@@ -493,8 +493,14 @@ rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   SmallVector<ReassociationIndices> outGroups =
       onePixel ? SmallVector<ReassociationIndices>{{0}, {1, 2, 3}}
                : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
-  Value out = onePixel ? product.getResult(0)
-                       : transposeBy16(rewriter, loc, product.getResult(0));
+  // A unary activation after the convolution (ReLU, Clip, SiLU) is applied
+  // to the product before the transpose, where the contraction's register
+  // blocks compute it (see prepareEpilogue).
+  Value result = product.getResult(0);
+  linalg::GenericOp epilogue;
+  if (!addInit && (epilogue = getUnaryEpilogue(conv.getResult(0))))
+    result = cloneUnaryEpilogue(rewriter, epilogue, result).getResult(0);
+  Value out = onePixel ? result : transposeBy16(rewriter, loc, result);
   if (addInit) {
     Value init2 = tensor::CollapseShapeOp::create(rewriter, loc, outType, init,
                                                   outGroups);
@@ -511,8 +517,14 @@ rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
               })
               .getResult(0);
   }
-  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, initType, out,
-                                                     outGroups);
+  Value expanded =
+      tensor::ExpandShapeOp::create(rewriter, loc, initType, out, outGroups);
+  if (epilogue) {
+    rewriter.replaceOp(epilogue, expanded);
+    rewriter.eraseOp(conv);
+  } else {
+    rewriter.replaceOp(conv, expanded);
+  }
   return success();
 }
 

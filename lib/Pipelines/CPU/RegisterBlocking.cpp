@@ -67,39 +67,76 @@ cpu::tileAndFuseProducers(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 namespace {
-/// A contraction tiled with the op that initializes its output.
+/// A contraction tiled with the op that initializes its output and its
+/// elementwise epilogue.
 struct TiledWithInit {
   linalg::LinalgOp contraction;
   /// The tile of the linalg.fill or bias broadcast, or null when the output
   /// had neither.
   linalg::LinalgOp init;
+  /// The tile of the epilogue, or null when there was none.
+  linalg::LinalgOp epilogue;
 };
 } // namespace
 
 /// Tiles the output of `op` into loops of `loopType` (an scf.forall for the
 /// cache tiles, scf.for for the register blocks), fusing the linalg.fill or
 /// bias broadcast (see useOwnInit) that initializes it, and returns the
-/// tiled contraction and init.
+/// tiled contraction and init. With an `epilogue` (see prepareEpilogue), the
+/// epilogue is tiled instead, with the same tiles of the output, and the
+/// contraction and its init are fused into its loops.
 static FailureOr<TiledWithInit>
 tileWithInit(RewriterBase &rewriter, linalg::LinalgOp op,
-             ArrayRef<int64_t> sizes,
+             linalg::LinalgOp epilogue, ArrayRef<int64_t> sizes,
              scf::SCFTilingOptions::LoopType loopType) {
+  linalg::LinalgOp root = op;
+  SmallVector<int64_t> rootSizes = llvm::to_vector(sizes);
+  if (epilogue) {
+    // The epilogue's loops are the output's dimensions (identity maps).
+    AffineMap output = op.getIndexingMapMatchingResult(op->getResult(0));
+    if (!output.isProjectedPermutation() ||
+        output.getNumResults() != epilogue.getNumLoops())
+      return failure();
+    root = epilogue;
+    rootSizes.clear();
+    for (unsigned i = 0; i < output.getNumResults(); ++i)
+      rootSizes.push_back(sizes[output.getDimPosition(i)]);
+  }
+  Operation *contraction = op.getOperation();
   FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseProducers(
-      rewriter, op, sizes, loopType, [](Operation *producer) {
+      rewriter, root, rootSizes, loopType, [&](Operation *producer) {
         auto generic = dyn_cast<linalg::GenericOp>(producer);
-        return isa<linalg::FillOp>(producer) ||
+        return producer == contraction || isa<linalg::FillOp>(producer) ||
                (generic && getBroadcastDim(generic));
       });
   if (failed(result))
     return failure();
   TiledWithInit tiled{};
-  for (Operation *candidate : result->tiledAndFusedOps)
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(candidate))
+  for (Operation *candidate : result->tiledAndFusedOps) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(candidate);
+    if (!linalgOp)
+      continue;
+    if (epilogue && candidate == result->tiledAndFusedOps.front())
+      tiled.epilogue = linalgOp;
+    else
       (linalgOp.getNumReductionLoops() > 0 ? tiled.contraction : tiled.init) =
           linalgOp;
-  if (!tiled.contraction)
+  }
+  if (!tiled.contraction || (epilogue && !tiled.epilogue))
     return failure();
   return tiled;
+}
+
+/// Vectorizes `op`, a static tile, in place; leaves it alone when it is null,
+/// dynamic or does not vectorize.
+static void vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!op || op.hasDynamicShape())
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(op, vectorized->replacements);
 }
 
 /// Applies the blocking strategy to one contraction; leaves `op` alone (to
@@ -135,19 +172,27 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   for (PackedOperand &operand : packed)
     pack(rewriter, op.getLoc(), operand, parallel);
 
+  // An elementwise epilogue is computed in the register blocks when each
+  // of them holds its final sums (all of K in one block).
+  bool allK = config.kc >= plan->ranges[plan->k];
+  linalg::LinalgOp epilogue;
+  if (allK)
+    epilogue = prepareEpilogue(rewriter, op);
+
   linalg::LinalgOp current = op;
   if (parallel) {
     // Batch and outer M/N dimensions one at a time, K untiled.
-    FailureOr<TiledWithInit> tiled =
-        tileWithInit(rewriter, current, sizesFor(config.mc, config.nc, 0, 1),
-                     scf::SCFTilingOptions::LoopType::ForallOp);
+    FailureOr<TiledWithInit> tiled = tileWithInit(
+        rewriter, current, epilogue, sizesFor(config.mc, config.nc, 0, 1),
+        scf::SCFTilingOptions::LoopType::ForallOp);
     if (failed(tiled))
       return;
     current = tiled->contraction;
+    epilogue = tiled->epilogue;
   }
   SmallVector<int64_t> registerSizes = sizesFor(config.mr, config.nr, 1, 1);
   linalg::LinalgOp init;
-  if (config.kc < plan->ranges[plan->k]) {
+  if (!allK) {
     SmallVector<int64_t> sizes(numLoops, 0);
     sizes[plan->k] = config.kc;
     FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
@@ -159,13 +204,14 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
     // All of K in one block: each register block starts from its own tile
     // of the init, which vectorizes to a value in registers, instead of C
     // being filled in memory first (a memset) and read back.
-    FailureOr<TiledWithInit> tiled =
-        tileWithInit(rewriter, current, sizesFor(config.mr, config.nr, 0, 1),
-                     scf::SCFTilingOptions::LoopType::ForOp);
+    FailureOr<TiledWithInit> tiled = tileWithInit(
+        rewriter, current, epilogue, sizesFor(config.mr, config.nr, 0, 1),
+        scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(tiled))
       return;
     current = tiled->contraction;
     init = tiled->init;
+    epilogue = tiled->epilogue;
     registerSizes = sizesFor(0, 0, 1, 0);
   }
   FailureOr<linalg::LinalgOp> tiled = tileLinalgOp(
@@ -189,12 +235,8 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(vectorized))
     return;
   rewriter.replaceOp(current, vectorized->replacements);
-  if (!init || init.hasDynamicShape())
-    return;
-  rewriter.setInsertionPoint(init);
-  vectorized = linalg::vectorize(rewriter, init);
-  if (succeeded(vectorized))
-    rewriter.replaceOp(init, vectorized->replacements);
+  vectorizeTile(rewriter, init);
+  vectorizeTile(rewriter, epilogue);
 }
 
 /// Whether `slice` takes all of its source.

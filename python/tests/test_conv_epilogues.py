@@ -1,0 +1,94 @@
+"""Activations and residual adds computed in the blocks of the convolution
+before them (lib/Pipelines/CPU/Epilogues.cpp): each path of a convolution
+(a pointwise matmul, a blocked column tensor, pixels as rows of a
+transposed product, a depthwise window) with the activations users have
+(ReLU, Clip, SiLU, a residual add), run by scripts/onnx_vs_ort.py against
+onnxruntime."""
+
+import os
+import subprocess
+
+import pytest
+
+onnx = pytest.importorskip("onnx")
+np = pytest.importorskip("numpy")
+
+
+def _conv_model(path, channels, features, size, kernel, activation,
+                group=1, stride=1):
+    """Conv (with bias) then `activation`: relu, clip, silu, add_relu (a
+    residual add of the input, then ReLU) or two_users (ReLU and Sigmoid
+    both read the convolution: no epilogue applies)."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(7)
+    weight = rng.standard_normal(
+        (features, channels // group, kernel, kernel)).astype(np.float32)
+    bias = rng.standard_normal(features).astype(np.float32)
+    inits = [numpy_helper.from_array(weight * 0.2, "w"),
+             numpy_helper.from_array(bias, "b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"],
+                              pads=[kernel // 2] * 4, group=group,
+                              strides=[stride, stride])]
+    outputs = ["y"]
+    if activation == "relu":
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+    elif activation == "clip":
+        inits += [numpy_helper.from_array(np.array(0, np.float32), "lo"),
+                  numpy_helper.from_array(np.array(6, np.float32), "hi")]
+        nodes.append(helper.make_node("Clip", ["c", "lo", "hi"], ["y"]))
+    elif activation == "silu":
+        nodes += [helper.make_node("Sigmoid", ["c"], ["s"]),
+                  helper.make_node("Mul", ["c", "s"], ["y"])]
+    elif activation == "add_relu":
+        nodes += [helper.make_node("Add", ["c", "x"], ["a"]),
+                  helper.make_node("Relu", ["a"], ["y"])]
+    elif activation == "two_users":
+        nodes += [helper.make_node("Relu", ["c"], ["y"]),
+                  helper.make_node("Sigmoid", ["c"], ["z"])]
+        outputs.append("z")
+    out = (size + 2 * (kernel // 2) - kernel) // stride + 1
+    graph = helper.make_graph(
+        nodes, "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [1, channels, size, size])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT,
+                                       [1, features, out, out])
+         for name in outputs], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+CASES = {
+    # 1x1 over 56x56: a matmul of 3136 columns, the activation in its
+    # register blocks.
+    "pointwise_relu": (32, 96, 56, 1, "relu", 1),
+    "pointwise_silu": (32, 96, 56, 1, "silu", 1),
+    "pointwise_add_relu": (64, 64, 56, 1, "add_relu", 1),
+    # 14x14 and 7x7 outputs: pixels as the rows of a transposed product, the
+    # activation applied before the transpose back.
+    "pixels_as_rows_silu": (112, 672, 14, 1, "silu", 1),
+    "pixels_as_rows_clip": (64, 128, 7, 3, "clip", 1),
+    # 3x3 over 56x56: a blocked column tensor (the activation stays apart).
+    "blocked_add_relu": (64, 64, 56, 3, "add_relu", 1),
+    "two_users": (32, 96, 28, 1, "two_users", 1),
+    # Depthwise windows: Clip applied to each plane, SiLU apart.
+    "depthwise_clip": (96, 96, 28, 3, "clip", 96),
+    "depthwise_silu": (144, 144, 14, 5, "silu", 144),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_conv_then_activation_matches_onnxruntime(
+        name, repo_root, onnxruntime_python, tools_dir, tmp_path):
+    channels, features, size, kernel, activation, group = CASES[name]
+    path = str(tmp_path / ("%s.onnx" % name))
+    _conv_model(path, channels, features, size, kernel, activation, group)
+    result = subprocess.run(
+        [onnxruntime_python,
+         os.path.join(repo_root, "scripts", "onnx_vs_ort.py"), path,
+         "--build-dir", os.path.dirname(tools_dir)],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "all outputs match onnxruntime" in result.stdout, result.stdout
