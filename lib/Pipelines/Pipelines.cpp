@@ -118,6 +118,7 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
       bufferPM.addPass(createCSEPass());
       bufferPM.addPass(createCanonicalizerPass());
       bufferPM.addNestedPass<func::FuncOp>(createHoistVectorTransfersPass());
+      bufferPM.addNestedPass<func::FuncOp>(createPrefetchPanelsPass());
     };
   }
   buildBufferizationPipeline(pm, prefix);

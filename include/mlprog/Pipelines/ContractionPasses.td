@@ -98,7 +98,21 @@ def TileAndVectorizeContractionsPass
       split, and fused into the forall's tiles, so no contraction copies a
       shared init during bufferization; when K is one block, it is fused
       into each register block, which starts from it in registers (no
-      memset of the output, no read of it back).
+      memset of the output, no read of it back);
+    - when K is one block, an elementwise `linalg.generic` that is the only
+      reader of a contraction's result (directly or through the
+      `tensor.expand_shape` of a convolution's [F, H*W] -> [N, F, H, W],
+      which is folded by collapsing the generic's loops), reading it through
+      the identity map, with identity or projected-permutation maps for its
+      other operands (a residual) and no `linalg.index`, is tiled in its
+      place with the contraction and its init fused into its loops: it is
+      computed on each register block's accumulator in registers, and the
+      contraction's result is never stored. A unary one (ReLU, Clip, SiLU)
+      after a pixels-as-rows product is applied to the product before the
+      transpose back; one without `math` ops after a depthwise convolution
+      is applied to each (n, c) plane, as contiguous vectors, right after
+      the plane is computed (a SiLU is not: on 7x7 planes its exp chains
+      ran slower than a separate pass).
 
     mr x nr is 8 x 32 with AVX-512 (16 of 32 zmm registers accumulate) and
     4 x 16 with AVX2 (8 of 16 ymm); Kc is all of K up to 768, else a

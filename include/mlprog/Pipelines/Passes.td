@@ -128,6 +128,30 @@ def HoistVectorTransfersPass
   ];
 }
 
+def PrefetchPanelsPass
+    : Pass<"mlprog-prefetch-panels", "mlir::func::FuncOp"> {
+  let summary = "Prefetches the next K block of B in K-blocked contractions";
+  let description = [{
+    On buffers, after --mlprog-hoist-vector-transfers: in a contraction
+    blocked along K (loops over K blocks of Kc, register-block rows of mr,
+    columns, and a K loop of step 1 around a `vector.contract` whose
+    right-hand side B is a `vector.transfer_read` of a static f32 memref),
+    each register block's K loop prefetches into L2 (`memref.prefetch`,
+    locality 2) its share of the B rows of the next K block: with M rows in
+    P = M / mr rows of register blocks, the block at row m prefetches row
+    `k0 + Kc + m * Kc / M + k / P` (clamped to the last row) at K step k of
+    block k0, one prefetch per cache line of the row it reads. The first
+    row of register blocks of a K block then finds B in cache instead of
+    reading it from memory faster than memory delivers (a weight larger
+    than the last-level cache, at few rows: the 7x7 layers of a ResNet).
+    Other loops are left alone.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect",
+    "mlir::memref::MemRefDialect",
+  ];
+}
+
 def DeallocAfterLastUsePass : Pass<"mlprog-dealloc-after-last-use"> {
   let summary = "Moves each buffer's dealloc to just after its last use";
   let description = [{
