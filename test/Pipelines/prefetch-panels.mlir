@@ -1,10 +1,12 @@
 // RUN: mlprog-opt %s --pass-pipeline='builtin.module(func.func(mlprog-prefetch-panels))' | FileCheck %s
 
-// K blocks of 512 over 49 rows in 7 rows of register blocks of 7: the
-// register block at row m prefetches, at K step k of block k0, row
-// k0 + 512 + m * 512 / 49 + k / 7 of its B panel (clamped to row 1023),
-// both cache lines of its 32 floats, into L2.
-// CHECK: #[[NEXT:.*]] = affine_map<(d0, d1, d2) -> (d0 - d2 + (d1 * 512) floordiv 49 + d2 floordiv 7 + 512, 1023)>
+// K blocks of 512 over 49 rows in 7 rows of register blocks of 7, B rows of
+// 32 floats (2 cache lines): at K step k of block k0, the register block at
+// row m prefetches into L2 one line of row k0 + 512 + m * 512 / 49 + k / 4
+// of its B panel (clamped to row 1023), the line (k / 2) mod 2 of it: a new
+// line every 2 steps, 64 rows per row of register blocks.
+// CHECK-DAG: #[[NEXT:.*]] = affine_map<(d0, d1, d2) -> (d0 - d2 + (d1 * 512) floordiv 49 + d2 floordiv 4 + 512, 1023)>
+// CHECK-DAG: #[[LINE:.*]] = affine_map<(d0, d1) -> (d0 + ((d1 floordiv 2) mod 2) * 16)>
 // CHECK-LABEL: func.func @k_blocks
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c512
 // CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %c7
@@ -12,8 +14,8 @@
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c1
 // CHECK: %[[KK:.*]] = affine.apply
 // CHECK: %[[ROW:.*]] = affine.min #[[NEXT]](%[[KK]], %[[M]], %[[K]])
-// CHECK: memref.prefetch %arg1[%[[N]], %[[ROW]], %c0], read, locality<2>, data : memref<2x1024x32xf32>
-// CHECK: memref.prefetch %arg1[%[[N]], %[[ROW]], %{{.*}}], read, locality<2>, data : memref<2x1024x32xf32>
+// CHECK: %[[COL:.*]] = affine.apply #[[LINE]](%c0, %[[K]])
+// CHECK: memref.prefetch %arg1[%[[N]], %[[ROW]], %[[COL]]], read, locality<2>, data : memref<2x1024x32xf32>
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.transfer_read %arg1[%[[N]], %[[KK]], %c0]
 func.func @k_blocks(%a: memref<49x1024xf32>, %b: memref<2x1024x32xf32>, %c: memref<49x64xf32>) {

@@ -138,12 +138,18 @@ def PrefetchPanelsPass
     right-hand side B is a `vector.transfer_read` of a static f32 memref),
     each register block's K loop prefetches into L2 (`memref.prefetch`,
     locality 2) its share of the B rows of the next K block: with M rows in
-    P = M / mr rows of register blocks, the block at row m prefetches row
-    `k0 + Kc + m * Kc / M + k / P` (clamped to the last row) at K step k of
-    block k0, one prefetch per cache line of the row it reads. The first
-    row of register blocks of a K block then finds B in cache instead of
-    reading it from memory faster than memory delivers (a weight larger
-    than the last-level cache, at few rows: the 7x7 layers of a ResNet).
+    P = M / mr rows of register blocks, B rows of L cache lines, and
+    S = the largest power of two not above P / L (at least 1), the block
+    at row m prefetches, at K step k of block k0, line (k / S) mod L of
+    row `k0 + Kc + m * Kc / M + k / (S * L)` (clamped to the last row): one
+    prefetch per K step, a shift rather than a division, the shares
+    overlapping a little rather than leaving gaps. The first row of
+    register blocks of a K block then finds B in cache instead of reading
+    it from memory faster than memory delivers (a weight larger than the
+    last-level cache, at few rows: the 7x7 layers of a ResNet; resnet18 at
+    1 thread through the Python binding, 18.7-19.3 -> 17.3-17.4 ms a call,
+    while a 512-channel 3x3 convolution over 7x7 pixels whose weights stay
+    in cache between calls costs 1.02 -> 1.03-1.06 ms).
     Other loops are left alone.
   }];
   let dependentDialects = [

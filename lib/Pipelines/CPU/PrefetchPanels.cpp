@@ -8,13 +8,14 @@
 // of 512 channels over 7x7 pixels, 9.4 MiB of weights for 49 rows of
 // pixels); the other rows of register blocks find them in cache. Each
 // register block's K loop here prefetches into L2 its share of the next K
-// block of the B rows it reads: with P rows of register blocks per K block,
-// the one at row offset m prefetches rows
+// block of the B rows it reads: with P rows of register blocks per K block
+// and B rows of L cache lines, the one at row offset m prefetches, at K
+// step k of block k0, line (k / S) mod L of row
 //
-//   k0 + Kc + m * Kc / M + k / P     (k0: the K block, k: the K step)
+//   k0 + Kc + m * Kc / M + k / (S * L)
 //
-// so the next block's rows arrive over the whole K block instead of in a
-// burst at its start.
+// (S: the largest power of two not above P / L), so the next block's rows
+// arrive over the whole K block instead of in a burst at its start.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,36 +113,46 @@ static void prefetchNextBlock(scf::ForOp kLoop) {
   OpBuilder b(read);
   Location loc = read.getLoc();
   MLIRContext *ctx = b.getContext();
-  AffineExpr index, mIv, kIv;
-  bindDims(ctx, index, mIv, kIv);
-  // index moves with k: index - k + Kc + m * Kc / M + k / P, clamped to the
-  // last row (prefetching past the buffer is harmless on x86, but not
-  // meaningful).
-  int64_t last = type.getDimSize(*kDim) - 1;
-  AffineMap next = AffineMap::get(
-      3, 0,
-      {index - kIv + kc + (mIv * kc).floorDiv(rows) + kIv.floorDiv(passes),
-       getAffineConstantExpr(last, ctx)},
-      ctx);
-  Value row = affine::AffineMinOp::create(b, loc, next,
-                                          ValueRange{read.getIndices()[*kDim],
-                                                     mLoop.getInductionVar(),
-                                                     kLoop.getInductionVar()});
-  SmallVector<Value> indices(read.getIndices());
-  indices[*kDim] = row;
+  // One prefetch per K step: the block's share for this row of register
+  // blocks, kc / passes rows of `lines` cache lines, one line every
+  // `stepsPerLine` steps (a power of two, so the division is a shift;
+  // rounded down, the shares overlap a little rather than leave gaps).
   int64_t width = read.getVectorType().getNumElements();
   int64_t lineElements = kCacheLineBytes / 4;
-  for (int64_t offset = 0; offset < width; offset += lineElements) {
-    if (offset > 0)
-      indices.back() = affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx) + offset),
-          ValueRange{read.getIndices().back()});
-    // Into L2 (locality 2): the K block is read again by the other rows of
-    // register blocks from there.
-    memref::PrefetchOp::create(b, loc, read.getBase(), indices,
-                               /*isWrite=*/false, /*localityHint=*/2,
-                               /*isDataCache=*/true);
+  int64_t lines = std::max<int64_t>(1, width / lineElements);
+  int64_t stepsPerLine = int64_t(1)
+                         << llvm::Log2_64(std::max<int64_t>(1, passes / lines));
+  AffineExpr index, mIv, kIv;
+  bindDims(ctx, index, mIv, kIv);
+  // index moves with k: index - k + Kc + m * Kc / M + k / (stepsPerLine *
+  // lines), clamped to the last row (prefetching past the buffer is
+  // harmless on x86, but not meaningful).
+  int64_t last = type.getDimSize(*kDim) - 1;
+  AffineMap next =
+      AffineMap::get(3, 0,
+                     {index - kIv + kc + (mIv * kc).floorDiv(rows) +
+                          kIv.floorDiv(stepsPerLine * lines),
+                      getAffineConstantExpr(last, ctx)},
+                     ctx);
+  SmallVector<Value> indices(read.getIndices());
+  indices[*kDim] = affine::AffineMinOp::create(
+      b, loc, next,
+      ValueRange{read.getIndices()[*kDim], mLoop.getInductionVar(),
+                 kLoop.getInductionVar()});
+  if (lines > 1) {
+    AffineExpr column = getAffineDimExpr(0, ctx);
+    AffineExpr k = getAffineDimExpr(1, ctx);
+    indices.back() = affine::AffineApplyOp::create(
+        b, loc,
+        AffineMap::get(
+            2, 0, column + (k.floorDiv(stepsPerLine) % lines) * lineElements),
+        ValueRange{read.getIndices().back(), kLoop.getInductionVar()});
   }
+  // Into L2 (locality 2): the K block is read again by the other rows of
+  // register blocks from there.
+  memref::PrefetchOp::create(b, loc, read.getBase(), indices,
+                             /*isWrite=*/false, /*localityHint=*/2,
+                             /*isDataCache=*/true);
 }
 
 namespace {
