@@ -15,10 +15,11 @@ np = pytest.importorskip("numpy")
 
 
 def _conv_model(path, channels, features, size, kernel, activation,
-                group=1, stride=1):
+                group=1, stride=1, batch=1):
     """Conv (with bias) then `activation`: relu, clip, silu, add_relu (a
-    residual add of the input, then ReLU) or two_users (ReLU and Sigmoid
-    both read the convolution: no epilogue applies)."""
+    residual add of the input, then ReLU), relu_max_pool (ReLU, then a 3x3
+    stride-2 MaxPool padded by 1: a ResNet's stem) or two_users (ReLU and
+    Sigmoid both read the convolution: no epilogue applies)."""
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(7)
     weight = rng.standard_normal(
@@ -42,17 +43,24 @@ def _conv_model(path, channels, features, size, kernel, activation,
     elif activation == "add_relu":
         nodes += [helper.make_node("Add", ["c", "x"], ["a"]),
                   helper.make_node("Relu", ["a"], ["y"])]
+    elif activation == "relu_max_pool":
+        nodes += [helper.make_node("Relu", ["c"], ["r"]),
+                  helper.make_node("MaxPool", ["r"], ["y"],
+                                   kernel_shape=[3, 3], strides=[2, 2],
+                                   pads=[1, 1, 1, 1])]
     elif activation == "two_users":
         nodes += [helper.make_node("Relu", ["c"], ["y"]),
                   helper.make_node("Sigmoid", ["c"], ["z"])]
         outputs.append("z")
     out = (size + 2 * (kernel // 2) - kernel) // stride + 1
+    if activation == "relu_max_pool":
+        out = (out + 2 - 3) // 2 + 1
     graph = helper.make_graph(
         nodes, "conv",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                       [1, channels, size, size])],
+                                       [batch, channels, size, size])],
         [helper.make_tensor_value_info(name, TensorProto.FLOAT,
-                                       [1, features, out, out])
+                                       [batch, features, out, out])
          for name in outputs], inits)
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])
@@ -76,15 +84,17 @@ CASES = {
     # Depthwise windows: Clip applied to each plane, SiLU apart.
     "depthwise_clip": (96, 96, 28, 3, "clip", 96),
     "depthwise_silu": (144, 144, 14, 5, "silu", 144),
+    # A ResNet's stem at batch 2: the max pooling reads the convolution
+    # through zero padding and applies the ReLU to its output.
+    "stem_relu_max_pool": (3, 16, 64, 7, "relu_max_pool", 1, 2, 2),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_conv_then_activation_matches_onnxruntime(
         name, repo_root, onnxruntime_python, tools_dir, tmp_path):
-    channels, features, size, kernel, activation, group = CASES[name]
     path = str(tmp_path / ("%s.onnx" % name))
-    _conv_model(path, channels, features, size, kernel, activation, group)
+    _conv_model(path, *CASES[name])
     result = subprocess.run(
         [onnxruntime_python,
          os.path.join(repo_root, "scripts", "onnx_vs_ort.py"), path,

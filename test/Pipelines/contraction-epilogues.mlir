@@ -167,3 +167,37 @@ func.func @depthwise_silu(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %ini
   } -> tensor<1x8x4x4xf32>
   return %r : tensor<1x8x4x4xf32>
 }
+
+// A ReLU padded with -inf for a max pooling (a ResNet's stem): the pooling
+// reads the ReLU's input through zero padding (row checks select 0) and
+// applies the ReLU to each output plane; neither the padded copy nor the
+// ReLU pass over the larger input remains.
+// CHECK-LABEL: func.func @relu_max_pool
+// CHECK-NOT: tensor.pad
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall
+// CHECK: vector.transfer_read %arg0
+// CHECK: arith.maximumf {{.*}} : vector<4xf32>
+// CHECK: tensor.collapse_shape {{.*}} into tensor<16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @relu_max_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x4x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %pool : tensor<1x4x4x4xf32>
+}
