@@ -127,18 +127,6 @@ tileWithInit(RewriterBase &rewriter, linalg::LinalgOp op,
   return tiled;
 }
 
-/// Vectorizes `op`, a static tile, in place; leaves it alone when it is null,
-/// dynamic or does not vectorize.
-static void vectorizeTile(RewriterBase &rewriter, linalg::LinalgOp op) {
-  if (!op || op.hasDynamicShape())
-    return;
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, op);
-  if (succeeded(vectorized))
-    rewriter.replaceOp(op, vectorized->replacements);
-}
-
 /// Applies the blocking strategy to one contraction; leaves `op` alone (to
 /// the scalar loop lowering) when a step does not apply.
 void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -235,8 +223,10 @@ void cpu::tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(vectorized))
     return;
   rewriter.replaceOp(current, vectorized->replacements);
-  vectorizeTile(rewriter, init);
-  vectorizeTile(rewriter, epilogue);
+  if (init)
+    vectorizeIfStatic(rewriter, init);
+  if (epilogue)
+    vectorizeIfStatic(rewriter, epilogue);
 }
 
 /// Whether `slice` takes all of its source.
