@@ -201,3 +201,26 @@ func.func @relu_max_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
   %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<1x4x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %pool : tensor<1x4x4x4xf32>
 }
+
+// An epilogue that reads a mask through a map with constant results (an
+// attention mask broadcast as (0, 0, d2, d3)) is left a pass of its own:
+// collapsing its loops to the product's shape crashed upstream's
+// collapseOpIterationDims.
+// CHECK-LABEL: func.func @mask_with_constant_map
+// CHECK: vector.contract
+// CHECK: linalg.generic
+// CHECK: arith.addf
+func.func @mask_with_constant_map(%a: tensor<6x4x8xf32>, %b: tensor<6x8x32xf32>, %mask: tensor<1x1x4x32xf32>) -> tensor<2x3x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x4x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<6x4x32xf32>) -> tensor<6x4x32xf32>
+  %mm = linalg.batch_matmul ins(%a, %b : tensor<6x4x8xf32>, tensor<6x8x32xf32>) outs(%init : tensor<6x4x32xf32>) -> tensor<6x4x32xf32>
+  %x = tensor.expand_shape %mm [[0, 1], [2], [3]] output_shape [2, 3, 4, 32] : tensor<6x4x32xf32> into tensor<2x3x4x32xf32>
+  %out = tensor.empty() : tensor<2x3x4x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, 0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %mask : tensor<2x3x4x32xf32>, tensor<1x1x4x32xf32>) outs(%out : tensor<2x3x4x32xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %s = arith.addf %in, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x32xf32>
+  return %r : tensor<2x3x4x32xf32>
+}

@@ -192,7 +192,8 @@ mlir::LogicalResult usePacked(mlir::RewriterBase &rewriter,
 /// The elementwise linalg.generic that is the only reader of the result of
 /// `contraction` (directly or through one `tensor.expand_shape`, the
 /// [F, H*W] -> [N, F, H, W] of a convolution's matmul), reads it through the
-/// identity map and has identity and projected-permutation maps elsewhere,
+/// identity map, is in the contraction's block and has identity and
+/// projected-permutation maps (no constant results) elsewhere,
 /// with no linalg.index: the epilogue tileAndVectorize computes in the
 /// register blocks. Behind an expand_shape, the generic is first collapsed
 /// to the contraction's shape (its other operands get collapse_shapes) so

@@ -52,11 +52,20 @@ linalg::GenericOp cpu::prepareEpilogue(RewriterBase &rewriter,
     user = *expand->getUsers().begin();
   }
   auto generic = dyn_cast<linalg::GenericOp>(user);
+  // Maps with constant results (a mask broadcast as (0, 0, d2, d3)) are
+  // left alone: upstream's collapseOpIterationDims crashes on them.
   if (!generic || !generic.hasPureTensorSemantics() ||
       generic.getNumDpsInits() != 1 || !linalg::isElementwise(generic) ||
       generic.hasIndexSemantics() ||
       !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
-           .isIdentity())
+           .isIdentity() ||
+      !llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/false);
+      }))
+    return {};
+  // The epilogue's loops must run where the contraction's do: it is tiled in
+  // its place with the contraction fused into its loops.
+  if (generic->getBlock() != contraction->getBlock())
     return {};
   Value read = expand ? expand.getResult() : result;
   OpOperand *input = getIdentityInput(generic, read);
