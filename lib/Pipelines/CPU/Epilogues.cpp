@@ -79,26 +79,30 @@ linalg::GenericOp cpu::prepareEpilogue(RewriterBase &rewriter,
   // Loop groups as the expand_shape groups the contraction's dimensions
   // ([F, H*W] -> [1, F, H, W]): the collapsed epilogue reads the
   // contraction's result itself.
+  // Everything is checked before the generic is rewritten: a null result
+  // leaves the IR as it was.
   SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-  if (!linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(), groups))
+  if (!linalg::areDimSequencesPreserved(generic.getIndexingMapsArray(),
+                                        groups) ||
+      tensor::CollapseShapeOp::inferCollapsedType(expand.getResultType(),
+                                                  groups) != result.getType())
     return {};
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::CollapseResult> collapsed =
       linalg::collapseOpIterationDims(generic, groups, rewriter);
   if (failed(collapsed))
     return {};
+  // A generic collapses into a generic whose operand `index` is
+  // collapse_shape(read) by `groups`, of the contraction result's type
+  // (checked above).
   auto collapsedGeneric =
-      dyn_cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
-  if (!collapsedGeneric)
-    return {};
+      cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
   rewriter.replaceOp(generic, collapsed->results);
-  // The collapsed epilogue reads collapse_shape(expand_shape(result)).
   unsigned index = input->getOperandNumber();
   OpOperand &collapsedInput = collapsedGeneric->getOpOperand(index);
   auto collapse = collapsedInput.get().getDefiningOp<tensor::CollapseShapeOp>();
-  if (!collapse || collapse.getSrc() != read ||
-      collapse.getResultType() != result.getType())
-    return {};
+  if (!collapse || collapse.getSrc() != read)
+    return {}; // Not upstream's form; the IR is equivalent, not fused.
   rewriter.modifyOpInPlace(collapsedGeneric,
                            [&] { collapsedInput.set(result); });
   if (collapse->use_empty())

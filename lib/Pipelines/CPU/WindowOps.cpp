@@ -176,9 +176,10 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
 /// activation's dependency chains overlap), the remainder in vectors of
 /// `width`, the last one ending at the plane's end, all read before the
 /// loop writes. A second pass over the plane while it is in cache: in the
-/// rows' loops the activation's temporaries evicted the taps from registers
-/// and the vectors along a 7- or 14-wide row were partial (efficientnet_b0's
-/// SiLU after 5x5 windows ran 25% slower than a separate pass).
+/// rows' loops the activation's temporaries would evict the taps from
+/// registers, and the vectors along a 7- or 14-wide row are partial. Only
+/// epilogues without math calls come here (see vectorizeDepthwiseConv):
+/// SiLU per plane ran slower than its own elementwise loop nest.
 static Value applyToPlane(OpBuilder &b, Location loc, Value plane,
                           linalg::GenericOp epilogue, int64_t width) {
   auto planeType = cast<RankedTensorType>(plane.getType());
