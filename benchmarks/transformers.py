@@ -31,7 +31,8 @@ Stages, because the two peers live in different Python environments:
    reported as a failed row with the first line of the tool's error.
 4. The `.venv` Python (onnxruntime, scripts/requirements) loads that library
    with ctypes and runs it alternately with onnxruntime (all graph
-   optimizations) in the same process: same inputs, same thread count
+   optimizations) in the same process, a fresh one for each thread count
+   (the 1-thread one pinned to one core): same inputs, same thread count
    (`MLPROG_NUM_THREADS` and `intra_op_num_threads`), medians. Our time
    includes the copy of the results out of the library. With more than one
    thread, onnxruntime's pool does not spin between calls
@@ -553,9 +554,18 @@ def main():
         if any(row["model"] in INT8 for row in rows):
             rows = venv_stage(venv, "quantize", rows, rows_path)
         compile_stage(args, rows)
-        results = venv_stage(venv, "run", rows, rows_path,
-                             ["--threads", args.threads,
-                              "--reps", str(args.reps)])
+        # One process per thread count: a thread that onnxruntime or
+        # OpenMP starts while a 1-thread run pins the process to one core
+        # keeps that core's mask, and a later 2-thread run in the same
+        # process sometimes ran ours with both threads on that core (BERT-
+        # style at 2 threads: 2.41 ms in one run of three, 1.51-1.59 in
+        # the others; 1.5 in every run of its own process).
+        results = []
+        for threads in args.threads.split(","):
+            out = venv_stage(venv, "run", rows, rows_path,
+                             ["--threads", threads, "--reps", str(args.reps)])
+            results += [r for r in out if "threads" in r]
+        results += [r for r in rows if "library" not in r]
     print()
     print_table(results)
     if args.json:
