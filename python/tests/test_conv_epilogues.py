@@ -78,8 +78,15 @@ CASES = {
     # activation applied before the transpose back.
     "pixels_as_rows_silu": (112, 672, 14, 1, "silu", 1),
     "pixels_as_rows_clip": (64, 128, 7, 3, "clip", 1),
-    # 3x3 over 56x56: a blocked column tensor (the activation stays apart).
+    # 3x3 over 56x56: a blocked column tensor, each block starting from the
+    # bias and computing the epilogue on its part of the output, at batch 1
+    # and 2.
     "blocked_add_relu": (64, 64, 56, 3, "add_relu", 1),
+    "blocked_relu_batch2": (64, 64, 56, 3, "relu", 1, 1, 2),
+    # Batch 2 over 14x14: one product for both images, starting from the
+    # bias; its transposed copy into the output computes the epilogue.
+    "batch2_add_relu": (128, 128, 14, 3, "add_relu", 1, 1, 2),
+    "batch2_pointwise_silu": (64, 96, 14, 1, "silu", 1, 1, 2),
     "two_users": (32, 96, 28, 1, "two_users", 1),
     # Depthwise windows: Clip applied to each plane, SiLU apart.
     "depthwise_clip": (96, 96, 28, 3, "clip", 96),

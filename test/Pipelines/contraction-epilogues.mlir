@@ -224,3 +224,70 @@ func.func @mask_with_constant_map(%a: tensor<6x4x8xf32>, %b: tensor<6x8x32xf32>,
   } -> tensor<2x3x4x32xf32>
   return %r : tensor<2x3x4x32xf32>
 }
+
+// A convolution large enough for the blocked column tensor (56x56: 14 blocks
+// of 4 rows), with a bias and a residual add and ReLU after it: each block
+// starts its register blocks from the bias and applies the epilogue to them,
+// reading the residual's block; no pass over the whole output is left.
+// CHECK-LABEL: func.func @conv_blocks_residual
+// CHECK: scf.forall ({{.*}}) in (1, 14)
+// CHECK: vector.transfer_read %arg2{{.*}} : tensor<64xf32>, vector<8x32xf32>
+// CHECK: vector.contract
+// CHECK: scf.yield
+// CHECK: %[[RES:.*]] = vector.transfer_read {{.*}} : tensor<1x64x3136xf32>, vector<8x32xf32>
+// CHECK: arith.addf {{.*}}%[[RES]] : vector<8x32xf32>
+// CHECK: arith.maximumf {{.*}} : vector<8x32xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#bias4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_blocks_residual(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>, %bias: tensor<64xf32>, %res: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x56x56xf32>
+  %init = linalg.generic {indexing_maps = [#bias4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<64xf32>) outs(%e : tensor<1x64x56x56xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x64x56x56xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x64x58x58xf32>, tensor<64x64x3x3xf32>) outs(%init : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  %out = tensor.empty() : tensor<1x64x56x56xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %res : tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>) outs(%out : tensor<1x64x56x56xf32>) {
+  ^bb0(%in: f32, %r0: f32, %o: f32):
+    %s = arith.addf %in, %r0 : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+
+// Batch 2: one product [F, B*P] that starts from the bias; its transposed
+// copy into [B, F, H, W] is the ReLU (no add of the init, no pass of its
+// own for the activation).
+// CHECK-LABEL: func.func @conv_batch_relu
+// CHECK: vector.transfer_read %arg2{{.*}} : tensor<64xf32>, vector<8x32xf32>
+// CHECK: vector.contract
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x2x14x14xf32>) outs(%{{.*}} : tensor<2x64x14x14xf32>)
+// CHECK-NOT: arith.addf
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[OUT]]
+func.func @conv_batch_relu(%x: tensor<2x32x16x16xf32>, %w: tensor<64x32x3x3xf32>, %bias: tensor<64xf32>) -> tensor<2x64x14x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x14x14xf32>
+  %init = linalg.generic {indexing_maps = [#bias4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<64xf32>) outs(%e : tensor<2x64x14x14xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x64x14x14xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x32x16x16xf32>, tensor<64x32x3x3xf32>) outs(%init : tensor<2x64x14x14xf32>) -> tensor<2x64x14x14xf32>
+  %out = tensor.empty() : tensor<2x64x14x14xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<2x64x14x14xf32>) outs(%out : tensor<2x64x14x14xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<2x64x14x14xf32>
+  return %r : tensor<2x64x14x14xf32>
+}

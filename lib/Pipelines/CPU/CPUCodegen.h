@@ -214,6 +214,21 @@ mlir::linalg::GenericOp cloneUnaryEpilogue(mlir::RewriterBase &rewriter,
                                            mlir::linalg::GenericOp epilogue,
                                            mlir::Value input);
 
+/// The elementwise linalg.generic that is the only user of `value` and
+/// reads it as one of its inputs: every operand of `value`'s shape through
+/// the identity map, one init whose values are unread, no linalg.index, in
+/// `value`'s block (a ReLU, or the residual add of a ResNet block, after a
+/// convolution). Null when there is none.
+mlir::linalg::GenericOp getElementwiseEpilogue(mlir::Value value);
+
+/// A copy of the elementwise epilogue `epilogue` (see getElementwiseEpilogue
+/// and getUnaryEpilogue) on `inputs` (in the order of its inputs, all of one
+/// shape, of any rank) into `init`.
+mlir::linalg::GenericOp cloneEpilogue(mlir::RewriterBase &rewriter,
+                                      mlir::linalg::GenericOp epilogue,
+                                      mlir::ValueRange inputs,
+                                      mlir::Value init);
+
 /// Whether every op of the payload of the unary epilogue `epilogue` is an
 /// elementwise-mappable op on scalars, so that applyToVector applies.
 bool appliesToVectors(mlir::linalg::GenericOp epilogue);

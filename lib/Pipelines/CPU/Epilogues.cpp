@@ -131,23 +131,52 @@ linalg::GenericOp cpu::getUnaryEpilogue(Value value) {
   return generic;
 }
 
+linalg::GenericOp cpu::getElementwiseEpilogue(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !value.hasOneUse())
+    return {};
+  auto generic = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInits() != 1 || generic->getNumResults() != 1 ||
+      !linalg::isElementwise(generic) || generic.hasIndexSemantics() ||
+      generic->getBlock() != value.getParentBlock() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return {};
+  int reads = 0;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    auto operandType = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!operandType || operandType.getShape() != type.getShape() ||
+        !generic.getMatchingIndexingMap(&operand).isIdentity())
+      return {};
+    if (operand.get() == value)
+      reads += generic.isDpsInput(&operand) ? 1 : 2;
+  }
+  return reads == 1 ? generic : linalg::GenericOp();
+}
+
+linalg::GenericOp cpu::cloneEpilogue(RewriterBase &rewriter,
+                                     linalg::GenericOp epilogue,
+                                     ValueRange inputs, Value init) {
+  auto type = cast<RankedTensorType>(init.getType());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+  auto clone = linalg::GenericOp::create(
+      rewriter, epilogue.getLoc(), TypeRange{type}, inputs, ValueRange{init},
+      SmallVector<AffineMap>(inputs.size() + 1, identity),
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel));
+  // The payload takes (inputs..., out) scalars either way.
+  rewriter.cloneRegionBefore(epilogue.getRegion(), clone.getRegion(),
+                             clone.getRegion().end());
+  return clone;
+}
+
 linalg::GenericOp cpu::cloneUnaryEpilogue(RewriterBase &rewriter,
                                           linalg::GenericOp epilogue,
                                           Value input) {
   auto type = cast<RankedTensorType>(input.getType());
-  Location loc = epilogue.getLoc();
-  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                        type.getElementType());
-  AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
-  auto clone = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{type}, ValueRange{input}, ValueRange{empty},
-      ArrayRef<AffineMap>{identity, identity},
-      SmallVector<utils::IteratorType>(type.getRank(),
-                                       utils::IteratorType::parallel));
-  // The payload takes (in, out) scalars either way.
-  rewriter.cloneRegionBefore(epilogue.getRegion(), clone.getRegion(),
-                             clone.getRegion().end());
-  return clone;
+  Value empty = tensor::EmptyOp::create(rewriter, epilogue.getLoc(),
+                                        type.getShape(), type.getElementType());
+  return cloneEpilogue(rewriter, epilogue, input, empty);
 }
 
 /// Whether `op` of a unary epilogue's payload can be applied to vectors: an

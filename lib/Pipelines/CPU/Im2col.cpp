@@ -227,6 +227,57 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   return forall.getResult(0);
 }
 
+/// The init of `conv` when its product can start from it: a linalg.fill, or
+/// a generic broadcasting the per-feature bias along dimension 1 (see
+/// getBroadcastDim). Null otherwise.
+static linalg::LinalgOp getProductInit(linalg::Conv2DNchwFchwOp conv) {
+  Value init = conv.getDpsInits()[0];
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return fill;
+  auto broadcast = init.getDefiningOp<linalg::GenericOp>();
+  if (broadcast && getBroadcastDim(broadcast) == 1u)
+    return broadcast;
+  return {};
+}
+
+/// `init` (see getProductInit) rebuilt on the [F, n] tensor `dest`.
+static Value buildProductInit(RewriterBase &rewriter, Location loc,
+                              linalg::LinalgOp init, Value dest) {
+  if (auto fill = dyn_cast<linalg::FillOp>(init.getOperation()))
+    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], dest)
+        .getResult(0);
+  AffineExpr f, j;
+  bindDims(rewriter.getContext(), f, j);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{dest.getType()},
+             ValueRange{init.getDpsInputs()[0]}, ValueRange{dest},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(2, 0, {f}, rewriter.getContext()),
+                 rewriter.getMultiDimIdentityMap(2)},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [](OpBuilder &b, Location l, ValueRange args) {
+               linalg::YieldOp::create(b, l, args[0]);
+             })
+      .getResult(0);
+}
+
+/// The elementwise epilogue of `conv` (see getElementwiseEpilogue) that its
+/// product computes, except a ReLU before a padded max pooling: the pooling
+/// reads its input through zero padding and applies it to its own output
+/// (see vectorizeMaxPool); applied here, its -inf padding became a copy of
+/// the whole output (resnet18 at batch 8: 26 MiB).
+static linalg::GenericOp getProductEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  linalg::GenericOp epilogue = getElementwiseEpilogue(conv.getResult(0));
+  if (epilogue && llvm::any_of(epilogue->getUsers(), [](Operation *user) {
+        return isa<tensor::PadOp>(user) &&
+               llvm::any_of(user->getUsers(), [](Operation *pool) {
+                 return isa<linalg::PoolingNchwMaxOp>(pool);
+               });
+      }))
+    return {};
+  return epilogue;
+}
+
 /// Rewrites a `linalg.conv_2d_nchw_fchw` (see rewriteConvAsMatmul) into an
 /// scf.forall over images and blocks of `rows` output rows, each building
 /// its [C*Fh*Fw, rows * Ow] block of the column tensor (buildColumns) and
@@ -239,6 +290,14 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
 /// A whole column tensor of resnet18's 56x56 layers is 7 MiB (per image),
 /// written to memory and read back; a block stays in L2 between the two.
 /// The output is accumulated in place for any batch (no transposed copy).
+///
+/// When the convolution's init is a fill or a bias broadcast along the
+/// features, each block starts from its own copy of it, and an elementwise
+/// epilogue (see getElementwiseEpilogue: the ReLU, the residual add) is
+/// computed on the block right after its product, reading the other
+/// operands' blocks: the register blocks then compute both (see
+/// prepareEpilogue), and neither the init nor the product is a pass over the
+/// whole output (resnet50 at batch 8: 25 MiB outputs, out of the caches).
 static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
                                                 linalg::Conv2DNchwFchwOp conv,
                                                 const CPUTarget &target,
@@ -254,19 +313,38 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   int64_t width = rows * ow;
   Type f32 = initType.getElementType();
   Location loc = conv.getLoc();
-  rewriter.setInsertionPoint(conv);
+
+  // The init rebuilt on each block, and the epilogue computed there.
+  linalg::LinalgOp productInit = getProductInit(conv);
+  linalg::GenericOp epilogue =
+      productInit ? getProductEpilogue(conv) : linalg::GenericOp();
+  // The epilogue's other operands may be computed after the convolution.
+  rewriter.setInsertionPoint(epilogue ? epilogue.getOperation()
+                                      : conv.getOperation());
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({features, k}, f32), filter,
       SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto accType = RankedTensorType::get({batch, features, oh * ow}, f32);
-  Value acc = tensor::CollapseShapeOp::create(
-      rewriter, loc, accType, init,
-      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  SmallVector<ReassociationIndices> pixelGroups = {{0}, {1}, {2, 3}};
+  auto collapsePixels = [&](Value value) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    return tensor::CollapseShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({batch, features, oh * ow},
+                              type.getElementType()),
+        value, pixelGroups);
+  };
+  // The forall's output: the epilogue's, else the init, which a block init
+  // overwrites.
+  Value out = epilogue      ? epilogue.getDpsInitOperand(0)->get()
+              : productInit ? tensor::EmptyOp::create(rewriter, loc,
+                                                      initType.getShape(), f32)
+                                  .getResult()
+                            : init;
   auto forall = scf::ForallOp::create(
       rewriter, loc,
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
                              rewriter.getIndexAttr(oh / rows)},
-      ValueRange{acc}, std::nullopt);
+      ValueRange{collapsePixels(out)}, std::nullopt);
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(forall.getBody());
@@ -286,19 +364,49 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
                                        rewriter.getIndexAttr(features),
                                        rewriter.getIndexAttr(width)};
     SmallVector<OpFoldResult> unit(3, rewriter.getIndexAttr(1));
+    // The [F, width] block of a [B, F, Oh, Ow] operand.
+    auto blockOf = [&](Value value) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc,
+          RankedTensorType::get({features, width}, type.getElementType()),
+          collapsePixels(value), offsets, sizes, unit);
+    };
+    Value outBlock = tensor::ExtractSliceOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            {features, width},
+            cast<RankedTensorType>(shared.getType()).getElementType()),
+        shared, offsets, sizes, unit);
     auto blockType = RankedTensorType::get({features, width}, f32);
-    Value accBlock = tensor::ExtractSliceOp::create(
-        rewriter, loc, blockType, shared, offsets, sizes, unit);
-    Value mm = linalg::MatmulOp::create(rewriter, loc, TypeRange{blockType},
-                                        ValueRange{weights, col}, accBlock)
-                   .getResult(0);
+    Value accBlock = outBlock;
+    if (epilogue)
+      accBlock =
+          tensor::EmptyOp::create(rewriter, loc, blockType.getShape(), f32);
+    if (productInit)
+      accBlock = buildProductInit(rewriter, loc, productInit, accBlock);
+    Value result = linalg::MatmulOp::create(rewriter, loc, TypeRange{blockType},
+                                            ValueRange{weights, col}, accBlock)
+                       .getResult(0);
+    if (epilogue) {
+      SmallVector<Value> inputs;
+      for (Value input : epilogue.getDpsInputs())
+        inputs.push_back(input == conv.getResult(0) ? result : blockOf(input));
+      result = cloneEpilogue(rewriter, epilogue, inputs, outBlock).getResult(0);
+    }
     rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(rewriter, loc, mm, shared, offsets,
-                                          sizes, unit);
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared,
+                                          offsets, sizes, unit);
   }
-  rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-      conv, initType, forall.getResult(0),
-      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value expanded = tensor::ExpandShapeOp::create(
+      rewriter, loc, cast<RankedTensorType>(out.getType()), forall.getResult(0),
+      pixelGroups);
+  if (epilogue) {
+    rewriter.replaceOp(epilogue, expanded);
+    rewriter.eraseOp(conv);
+  } else {
+    rewriter.replaceOp(conv, expanded);
+  }
   return success();
 }
 
@@ -676,8 +784,16 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
         SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
     return success();
   }
+  // The product starts from the init when it is a fill or the bias
+  // broadcast; its transposed copy into the output then computes the
+  // elementwise epilogue (a ReLU, a residual add): one pass over the output
+  // where the init, the transposing add and the epilogue were three.
+  linalg::LinalgOp productInit = getProductInit(conv);
   Value empty = tensor::EmptyOp::create(rewriter, loc, {features, padded}, f32);
-  Value acc = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  Value acc =
+      productInit
+          ? buildProductInit(rewriter, loc, productInit, empty)
+          : linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
   Value mm = unpadColumns(
       linalg::MatmulOp::create(rewriter, loc, TypeRange{paddedType},
                                ValueRange{weights, col}, acc)
@@ -688,11 +804,43 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
   AffineExpr b, f, y, x;
   bindDims(ctx, b, f, y, x);
   AffineMap transposed = AffineMap::get(4, 0, {f, b, y, x}, ctx);
+  AffineMap identity = rewriter.getMultiDimIdentityMap(4);
   SmallVector<utils::IteratorType> parallel4(4, utils::IteratorType::parallel);
+  if (linalg::GenericOp epilogue =
+          productInit ? getProductEpilogue(conv) : linalg::GenericOp()) {
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (Value input : epilogue.getDpsInputs()) {
+      bool product = input == conv.getResult(0);
+      inputs.push_back(product ? mm4 : input);
+      maps.push_back(product ? transposed : identity);
+    }
+    maps.push_back(identity);
+    rewriter.setInsertionPoint(epilogue);
+    auto fused = linalg::GenericOp::create(
+        rewriter, loc, epilogue.getResultTypes(), inputs,
+        epilogue.getDpsInits(), maps, parallel4);
+    rewriter.cloneRegionBefore(epilogue.getRegion(), fused.getRegion(),
+                               fused.getRegion().end());
+    rewriter.replaceOp(epilogue, fused.getResults());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+  if (productInit) {
+    Value out =
+        tensor::EmptyOp::create(rewriter, loc, initType.getShape(), f32);
+    rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+        conv, TypeRange{initType}, ValueRange{mm4}, ValueRange{out},
+        ArrayRef<AffineMap>{transposed, identity}, parallel4,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+    return success();
+  }
   rewriter.replaceOpWithNewOp<linalg::GenericOp>(
       conv, TypeRange{initType}, ValueRange{mm4}, ValueRange{init},
-      ArrayRef<AffineMap>{transposed, rewriter.getMultiDimIdentityMap(4)},
-      parallel4, [](OpBuilder &b, Location l, ValueRange args) {
+      ArrayRef<AffineMap>{transposed, identity}, parallel4,
+      [](OpBuilder &b, Location l, ValueRange args) {
         Value sum = arith::AddFOp::create(b, l, args[0], args[1]);
         linalg::YieldOp::create(b, l, sum);
       });
