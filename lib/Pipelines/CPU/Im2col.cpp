@@ -645,8 +645,11 @@ rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
 ///   mm[f, b.oh.ow] += w[f, c.kh.kw] * col[c.kh.kw, b.oh.ow]
 ///
 /// With batch 1, mm accumulates into the convolution's init in place; with a
-/// larger batch it starts from zero and a transposing add writes
-/// out[b, f, oh, ow] = init[b, f, oh, ow] + mm[f, b, oh, ow]. A 1x1 stride-1
+/// larger batch it starts from the init's fill or bias broadcast (see
+/// getProductInit) and a transposing copy writes out[b, f, oh, ow] =
+/// mm[f, b, oh, ow], which also computes the elementwise epilogue (see
+/// getProductEpilogue); for other inits mm starts from zero and the copy
+/// adds init[b, f, oh, ow]. A 1x1 stride-1
 /// convolution of batch 1 needs no column tensor: x is already [C, H*W].
 /// Otherwise the column tensor is vector code reading through the input's
 /// zero padding (see buildColumns), built and multiplied in blocks when it
