@@ -229,6 +229,12 @@ mlir::linalg::GenericOp cloneEpilogue(mlir::RewriterBase &rewriter,
                                       mlir::ValueRange inputs,
                                       mlir::Value init);
 
+/// Replaces `op` by `result` or, when `epilogue` (a reader of `op`'s only
+/// result that `result` already computes) is set, the epilogue by `result`
+/// and erases `op`.
+void replaceWithEpilogue(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                         mlir::linalg::GenericOp epilogue, mlir::Value result);
+
 /// Whether every op of the payload of the unary epilogue `epilogue` is an
 /// elementwise-mappable op on scalars, so that applyToVector applies.
 bool appliesToVectors(mlir::linalg::GenericOp epilogue);
@@ -395,7 +401,7 @@ mlir::Value readRowColumns(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len);
 
 //===----------------------------------------------------------------------===//
-// Convolutions as matmuls (Im2col.cpp)
+// Convolutions as matmuls (Im2col.cpp, TransposedConvolutions.cpp)
 //===----------------------------------------------------------------------===//
 
 /// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor
@@ -407,6 +413,16 @@ llvm::SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len);
 mlir::LogicalResult rewriteConvAsMatmul(mlir::RewriterBase &rewriter,
                                         mlir::linalg::Conv2DNchwFchwOp conv,
                                         const CPUTarget &target);
+
+/// Replaces the batch-1 convolution `conv` by the product of its column
+/// tensor `col` [K, P] (K = C*Fh*Fw, P = Oh*Ow) and its filter transposed,
+/// pixels as rows: outT[p, f] = initT[p, f] + sum_k col[k, p] * wT[k, f],
+/// transposed back to [1, F, Oh, Ow], with a unary epilogue applied before
+/// the transpose (TransposedConvolutions.cpp). Always succeeds.
+mlir::LogicalResult
+rewriteConvAsTransposedMatmul(mlir::RewriterBase &rewriter,
+                              mlir::linalg::Conv2DNchwFchwOp conv,
+                              mlir::Value col);
 
 //===----------------------------------------------------------------------===//
 // Window ops: depthwise convolution and max pooling (WindowOps.cpp)

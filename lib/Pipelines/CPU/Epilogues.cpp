@@ -179,6 +179,16 @@ linalg::GenericOp cpu::cloneUnaryEpilogue(RewriterBase &rewriter,
   return cloneEpilogue(rewriter, epilogue, input, empty);
 }
 
+void cpu::replaceWithEpilogue(RewriterBase &rewriter, Operation *op,
+                              linalg::GenericOp epilogue, Value result) {
+  if (!epilogue) {
+    rewriter.replaceOp(op, result);
+    return;
+  }
+  rewriter.replaceOp(epilogue, result);
+  rewriter.eraseOp(op);
+}
+
 /// Whether `op` of a unary epilogue's payload can be applied to vectors: an
 /// elementwise-mappable arith or math op on scalars.
 static bool isVectorMappable(Operation &op) {

@@ -402,12 +402,7 @@ LogicalResult cpu::vectorizeDepthwiseConv(RewriterBase &rewriter,
   Value result = emitWindowPlanes(rewriter, conv.getLoc(), x, init, shape,
                                   group, first, last, WindowKind::MultiplyAdd,
                                   makeTaps, tapsPerRow, epilogue);
-  if (epilogue) {
-    rewriter.replaceOp(epilogue, result);
-    rewriter.eraseOp(conv);
-  } else {
-    rewriter.replaceOp(conv, result);
-  }
+  replaceWithEpilogue(rewriter, conv, epilogue, result);
   return success();
 }
 

@@ -86,7 +86,7 @@ func.func @column_blocks() -> (tensor<2x2x2xi32>, tensor<1x2x2xi32>) {
 // -----
 
 // A convolution filter [F, C, Fh, Fw] = [2, 1, 1, 2] read as [K, F] = [2, 2]
-// (the transposed product of Im2col.cpp) and split into panels of one
+// (the transposed product of TransposedConvolutions.cpp) and split into panels of one
 // column: the inner transpose is folded first, then the panels of its
 // result, through the collapse and expand reshapes. w = [[0, 1], [2, 3]]
 // (f, k), so wT = [[0, 2], [1, 3]] (k, f) and its panels [F, K, 1] hold
