@@ -128,6 +128,22 @@ int64_t chooseColumnBlockRows(int64_t k, int64_t batch, int64_t oh, int64_t ow,
 /// Returns k.
 std::optional<unsigned> getBroadcastDim(mlir::linalg::GenericOp op);
 
+/// The init of the convolution `conv` when a product computing it can start
+/// from that init: a linalg.fill, or a generic broadcasting the per-feature
+/// bias along dimension 1 of the [N, F, Oh, Ow] output (see
+/// getBroadcastDim). Null otherwise, and the product starts from zeros.
+mlir::linalg::LinalgOp getConvolutionInit(mlir::linalg::Conv2DNchwFchwOp conv);
+
+/// The convolution init `init` (see getConvolutionInit) rebuilt on the rank-2
+/// product tensor `dest`, whose features are along dimension `featureDim`:
+/// 0 for the [F, pixels] products of Im2col.cpp, 1 for the [pixels, F]
+/// product of rewriteConvAsTransposedMatmul. A fill stays a fill; a bias
+/// broadcast becomes dest[i0, i1] = bias[i_featureDim].
+mlir::Value buildConvolutionInit(mlir::RewriterBase &rewriter,
+                                 mlir::Location loc,
+                                 mlir::linalg::LinalgOp init, mlir::Value dest,
+                                 unsigned featureDim);
+
 /// Gives the contraction `op` an init of its own when it starts from a fill
 /// or a bias broadcast reached through reshapes or a tensor.pad, or shared
 /// with other ops: a fresh fill or broadcast into a

@@ -36,6 +36,36 @@ std::optional<unsigned> cpu::getBroadcastDim(linalg::GenericOp op) {
   return dim.getPosition();
 }
 
+linalg::LinalgOp cpu::getConvolutionInit(linalg::Conv2DNchwFchwOp conv) {
+  Value init = conv.getDpsInits()[0];
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return fill;
+  auto broadcast = init.getDefiningOp<linalg::GenericOp>();
+  if (broadcast && getBroadcastDim(broadcast) == 1u)
+    return broadcast;
+  return {};
+}
+
+Value cpu::buildConvolutionInit(RewriterBase &rewriter, Location loc,
+                                linalg::LinalgOp init, Value dest,
+                                unsigned featureDim) {
+  if (auto fill = dyn_cast<linalg::FillOp>(init.getOperation()))
+    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], dest)
+        .getResult(0);
+  MLIRContext *ctx = rewriter.getContext();
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{dest.getType()},
+             ValueRange{init.getDpsInputs()[0]}, ValueRange{dest},
+             ArrayRef<AffineMap>{
+                 AffineMap::get(2, 0, {getAffineDimExpr(featureDim, ctx)}, ctx),
+                 rewriter.getMultiDimIdentityMap(2)},
+             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+             [](OpBuilder &b, Location l, ValueRange args) {
+               linalg::YieldOp::create(b, l, args[0]);
+             })
+      .getResult(0);
+}
+
 /// Follows the dimension `dim` of `type` through the reshape or pad `op` (from
 /// its source to its result): the result dimension holding it when every
 /// other dimension it is grouped with has size 1 (a pad must not pad it).

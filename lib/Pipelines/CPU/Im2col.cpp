@@ -228,40 +228,6 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   return forall.getResult(0);
 }
 
-/// The init of `conv` when its product can start from it: a linalg.fill, or
-/// a generic broadcasting the per-feature bias along dimension 1 (see
-/// getBroadcastDim). Null otherwise.
-static linalg::LinalgOp getProductInit(linalg::Conv2DNchwFchwOp conv) {
-  Value init = conv.getDpsInits()[0];
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return fill;
-  auto broadcast = init.getDefiningOp<linalg::GenericOp>();
-  if (broadcast && getBroadcastDim(broadcast) == 1u)
-    return broadcast;
-  return {};
-}
-
-/// `init` (see getProductInit) rebuilt on the [F, n] tensor `dest`.
-static Value buildProductInit(RewriterBase &rewriter, Location loc,
-                              linalg::LinalgOp init, Value dest) {
-  if (auto fill = dyn_cast<linalg::FillOp>(init.getOperation()))
-    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], dest)
-        .getResult(0);
-  AffineExpr f, j;
-  bindDims(rewriter.getContext(), f, j);
-  return linalg::GenericOp::create(
-             rewriter, loc, TypeRange{dest.getType()},
-             ValueRange{init.getDpsInputs()[0]}, ValueRange{dest},
-             ArrayRef<AffineMap>{
-                 AffineMap::get(2, 0, {f}, rewriter.getContext()),
-                 rewriter.getMultiDimIdentityMap(2)},
-             SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-             [](OpBuilder &b, Location l, ValueRange args) {
-               linalg::YieldOp::create(b, l, args[0]);
-             })
-      .getResult(0);
-}
-
 /// The elementwise epilogue of `conv` (see getElementwiseEpilogue) that its
 /// product computes, except a ReLU before a padded max pooling: the pooling
 /// reads its input through zero padding and applies it to its own output
@@ -316,7 +282,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   Location loc = conv.getLoc();
 
   // The init rebuilt on each block, and the epilogue computed there.
-  linalg::LinalgOp productInit = getProductInit(conv);
+  linalg::LinalgOp productInit = getConvolutionInit(conv);
   linalg::GenericOp epilogue =
       productInit ? getProductEpilogue(conv) : linalg::GenericOp();
   // The epilogue's other operands may be computed after the convolution.
@@ -385,7 +351,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
       accBlock =
           tensor::EmptyOp::create(rewriter, loc, blockType.getShape(), f32);
     if (productInit)
-      accBlock = buildProductInit(rewriter, loc, productInit, accBlock);
+      accBlock = buildConvolutionInit(rewriter, loc, productInit, accBlock, 0);
     Value result = linalg::MatmulOp::create(rewriter, loc, TypeRange{blockType},
                                             ValueRange{weights, col}, accBlock)
                        .getResult(0);
@@ -416,7 +382,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
 ///
 /// With batch 1, mm accumulates into the convolution's init in place; with a
 /// larger batch it starts from the init's fill or bias broadcast (see
-/// getProductInit) and a transposing copy writes out[b, f, oh, ow] =
+/// getConvolutionInit) and a transposing copy writes out[b, f, oh, ow] =
 /// mm[f, b, oh, ow], which also computes the elementwise epilogue (see
 /// getProductEpilogue); for other inits mm starts from zero and the copy
 /// adds init[b, f, oh, ow]. A 1x1 stride-1
@@ -561,11 +527,11 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
   // broadcast; its transposed copy into the output then computes the
   // elementwise epilogue (a ReLU, a residual add): one pass over the output
   // where the init, the transposing add and the epilogue were three.
-  linalg::LinalgOp productInit = getProductInit(conv);
+  linalg::LinalgOp productInit = getConvolutionInit(conv);
   Value empty = tensor::EmptyOp::create(rewriter, loc, {features, padded}, f32);
   Value acc =
       productInit
-          ? buildProductInit(rewriter, loc, productInit, empty)
+          ? buildConvolutionInit(rewriter, loc, productInit, empty, 0)
           : linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
   Value mm = unpadColumns(
       linalg::MatmulOp::create(rewriter, loc, TypeRange{paddedType},

@@ -161,27 +161,14 @@ LogicalResult cpu::rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   Value empty =
       tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32);
   Value initT;
-  bool addInit = false;
-  auto broadcast = init.getDefiningOp<linalg::GenericOp>();
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    initT = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
-                .getResult(0);
-  } else if (broadcast && getBroadcastDim(broadcast) == 1u) {
-    initT = linalg::GenericOp::create(
-                rewriter, loc, TypeRange{productType},
-                ValueRange{broadcast.getDpsInputs()[0]}, ValueRange{empty},
-                ArrayRef<AffineMap>{AffineMap::get(2, 0, {d1}, ctx),
-                                    rewriter.getMultiDimIdentityMap(2)},
-                parallel2,
-                [](OpBuilder &b, Location l, ValueRange args) {
-                  linalg::YieldOp::create(b, l, args[0]);
-                })
-                .getResult(0);
+  linalg::LinalgOp convInit = getConvolutionInit(conv);
+  bool addInit = !convInit;
+  if (convInit) {
+    initT = buildConvolutionInit(rewriter, loc, convInit, empty, 1);
   } else {
     Value zero = arith::ConstantOp::create(rewriter, loc, f32,
                                            rewriter.getZeroAttr(f32));
     initT = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-    addInit = true;
   }
 
   // One pixel: a vector-matrix product of the [1, K] column (see
