@@ -3,7 +3,8 @@
 
   .venv/bin/python scripts/onnx_vs_ort.py MODEL.onnx [--input NAME=FILE.npy]...
       [--input-shapes 1x3x224x224,... | --run-shapes 3x16,...]
-      [--input-constants sr=16000,...] [--seed N] [--rtol R] [--atol A] [-O N] [--build-dir build] [--keep DIR]
+      [--input-constants sr=16000,...] [--seed N] [--rtol R] [--atol A] [-O N]
+      [--threads N] [--mcpu CPU --mattr FEATURES] [--build-dir build] [--keep DIR]
 
 The first thing to run when a model fails: it says at which step (import,
 compile and run, or the comparison) and prints the error or, per output,
@@ -22,6 +23,8 @@ them as constants, onnxruntime is fed them).
 
 mlprog: `mlprog-translate --import-onnx` (with --input-shapes and
 --weights-dir next to the model), then `mlprog-run` at `-O` (default 2).
+`--threads`, `--mcpu` and `--mattr` go to mlprog-run (`--mcpu=haswell
+--mattr=+avx2,+fma` runs the AVX2 code on an AVX-512 machine).
 onnxruntime: an InferenceSession with all graph optimizations on the CPU.
 An output matches when shape and dtype are equal and numpy.allclose(mlprog,
 onnxruntime, rtol, atol) holds (default 1e-4 and 1e-5); integer and bool
@@ -137,6 +140,9 @@ def main():
     parser.add_argument("--rtol", type=float, default=1e-4)
     parser.add_argument("--atol", type=float, default=1e-5)
     parser.add_argument("-O", dest="opt_level", type=int, default=2)
+    parser.add_argument("--threads", type=int)
+    parser.add_argument("--mcpu")
+    parser.add_argument("--mattr")
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--keep", help="folder for the .mlir, inputs and "
                         "outputs (default: a temporary one)")
@@ -227,6 +233,12 @@ def main():
         command = [os.path.join(bin_dir, "mlprog-run"), mlir,
                    f"-O{args.opt_level}", "--output-dir",
                    os.path.join(work, "out")]
+        if args.threads:
+            command.append(f"--threads={args.threads}")
+        if args.mcpu:
+            command.append(f"--mcpu={args.mcpu}")
+        if args.mattr:
+            command.append(f"--mattr={args.mattr}")
         for k, info in enumerate(inputs):
             if info.name in constants:
                 continue

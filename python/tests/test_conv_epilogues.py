@@ -1,9 +1,9 @@
 """Activations and residual adds computed in the blocks of the convolution
 before them (lib/Pipelines/CPU/Epilogues.cpp): each path of a convolution
 (a pointwise matmul, a blocked column tensor, pixels as rows of a
-transposed product, a depthwise window) with the activations users have
-(ReLU, Clip, SiLU, a residual add), run by scripts/onnx_vs_ort.py against
-onnxruntime."""
+transposed product, the direct 3x3 kernel, a depthwise window) with the
+activations users have (ReLU, Clip, SiLU, a residual add), run by
+scripts/onnx_vs_ort.py against onnxruntime."""
 
 import os
 import subprocess
@@ -15,8 +15,9 @@ np = pytest.importorskip("numpy")
 
 
 def _conv_model(path, channels, features, size, kernel, activation,
-                group=1, stride=1, batch=1):
-    """Conv (with bias) then `activation`: relu, clip, silu, add_relu (a
+                group=1, stride=1, batch=1, bias=True):
+    """Conv (with a bias unless `bias` is false) then `activation`: none,
+    relu, clip, silu, add_relu (a
     residual add of the input, then ReLU), relu_max_pool (ReLU, then a 3x3
     stride-2 MaxPool padded by 1: a ResNet's stem) or two_users (ReLU and
     Sigmoid both read the convolution: no epilogue applies)."""
@@ -24,10 +25,12 @@ def _conv_model(path, channels, features, size, kernel, activation,
     rng = np.random.default_rng(7)
     weight = rng.standard_normal(
         (features, channels // group, kernel, kernel)).astype(np.float32)
-    bias = rng.standard_normal(features).astype(np.float32)
-    inits = [numpy_helper.from_array(weight * 0.2, "w"),
-             numpy_helper.from_array(bias, "b")]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"],
+    inits = [numpy_helper.from_array(weight * 0.2, "w")]
+    if bias:
+        inits.append(numpy_helper.from_array(
+            rng.standard_normal(features).astype(np.float32), "b"))
+    nodes = [helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []),
+                              ["y" if activation == "none" else "c"],
                               pads=[kernel // 2] * 4, group=group,
                               strides=[stride, stride])]
     outputs = ["y"]
@@ -78,14 +81,22 @@ CASES = {
     # activation applied before the transpose back.
     "pixels_as_rows_silu": (112, 672, 14, 1, "silu", 1),
     "pixels_as_rows_clip": (64, 128, 7, 3, "clip", 1),
-    # 3x3 over 56x56: a blocked column tensor, each block starting from the
-    # bias and computing the epilogue on its part of the output, at batch 1
-    # and 2.
-    "blocked_add_relu": (64, 64, 56, 3, "add_relu", 1),
-    "blocked_relu_batch2": (64, 64, 56, 3, "relu", 1, 1, 2),
-    # Batch 2 over 14x14: one product for both images, starting from the
-    # bias; its transposed copy into the output computes the epilogue.
-    "batch2_add_relu": (128, 128, 14, 3, "add_relu", 1, 1, 2),
+    # 3x3 over 56x56 with features that are no multiple of 32: a blocked
+    # column tensor, each block starting from the bias and computing the
+    # epilogue on its part of the output, at batch 1 and 2.
+    "blocked_add_relu": (48, 48, 56, 3, "add_relu", 1),
+    "blocked_relu_batch2": (48, 48, 56, 3, "relu", 1, 1, 2),
+    # 3x3 stride 1 and 2 over rows of 8k and 7k pixels: the direct kernel
+    # (DirectConvolutions.cpp), its register blocks starting from the bias
+    # (or zeros) and computing the epilogue after their transpose.
+    "direct_add_relu": (64, 64, 56, 3, "add_relu", 1),
+    "direct_relu_stride2_batch2": (32, 64, 56, 3, "relu", 1, 2, 2),
+    "direct_silu_14": (64, 128, 14, 3, "silu", 1),
+    "direct_no_bias_28": (16, 96, 28, 3, "none", 1, 1, 1, False),
+    # Batch 2 over 14x14 (48 features, no direct kernel): one product for
+    # both images, starting from the bias; its transposed copy into the
+    # output computes the epilogue.
+    "batch2_add_relu": (48, 48, 14, 3, "add_relu", 1, 1, 2),
     "batch2_pointwise_silu": (64, 96, 14, 1, "silu", 1, 1, 2),
     "two_users": (32, 96, 28, 1, "two_users", 1),
     # Depthwise windows: Clip applied to each plane, SiLU apart.
@@ -97,15 +108,23 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# Cases also run with AVX2 vectors (8 lanes: the direct kernel's panels of
+# 16 features) and 2 threads.
+AVX2 = {"direct_add_relu", "direct_relu_stride2_batch2", "direct_no_bias_28"}
+
+
+@pytest.mark.parametrize("name,avx2", [(name, False) for name in sorted(CASES)]
+                         + [(name, True) for name in sorted(AVX2)])
 def test_conv_then_activation_matches_onnxruntime(
-        name, repo_root, onnxruntime_python, tools_dir, tmp_path):
+        name, avx2, repo_root, onnxruntime_python, tools_dir, tmp_path):
     path = str(tmp_path / ("%s.onnx" % name))
     _conv_model(path, *CASES[name])
+    extra = (["--mcpu=haswell", "--mattr=+avx2,+fma", "--threads=2"]
+             if avx2 else [])
     result = subprocess.run(
         [onnxruntime_python,
          os.path.join(repo_root, "scripts", "onnx_vs_ort.py"), path,
-         "--build-dir", os.path.dirname(tools_dir)],
+         "--build-dir", os.path.dirname(tools_dir)] + extra,
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all outputs match onnxruntime" in result.stdout, result.stdout

@@ -237,6 +237,15 @@ mlir::linalg::GenericOp cloneUnaryEpilogue(mlir::RewriterBase &rewriter,
 /// convolution). Null when there is none.
 mlir::linalg::GenericOp getElementwiseEpilogue(mlir::Value value);
 
+/// The elementwise epilogue of the convolution `conv` (see
+/// getElementwiseEpilogue) that a product computing `conv` can compute too,
+/// except a ReLU before a padded max pooling: the pooling reads its input
+/// through zero padding and applies it to its own output (see
+/// vectorizeMaxPool); applied to the convolution, its -inf padding became a
+/// copy of the whole output (resnet18 at batch 8: 26 MiB).
+mlir::linalg::GenericOp
+getConvolutionEpilogue(mlir::linalg::Conv2DNchwFchwOp conv);
+
 /// A copy of the elementwise epilogue `epilogue` (see getElementwiseEpilogue
 /// and getUnaryEpilogue) on `inputs` (in the order of its inputs, all of one
 /// shape, of any rank) into `init`.
@@ -260,6 +269,14 @@ bool appliesToVectors(mlir::linalg::GenericOp epilogue);
 /// shape, the scalars it reads from above broadcast.
 mlir::Value applyToVector(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::linalg::GenericOp epilogue, mlir::Value vector);
+
+/// The payload of the elementwise epilogue `epilogue` (see appliesToVectors)
+/// applied to `vectors`, one per input of the epilogue in order, all of one
+/// shape: its ops on vectors of that shape, the scalars it reads from above
+/// broadcast. Its init must be unread (see getElementwiseEpilogue).
+mlir::Value applyToVectors(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::linalg::GenericOp epilogue,
+                           mlir::ValueRange vectors);
 
 //===----------------------------------------------------------------------===//
 // Register blocking (RegisterBlocking.cpp)
@@ -417,16 +434,41 @@ mlir::Value readRowColumns(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<int64_t> getRowVectorStarts(int64_t width, int64_t len);
 
 //===----------------------------------------------------------------------===//
-// Convolutions as matmuls (Im2col.cpp, TransposedConvolutions.cpp)
+// Convolutions (Im2col.cpp, TransposedConvolutions.cpp,
+// DirectConvolutions.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor
+/// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` directly (see
+/// rewriteConvDirectly) or else into a column tensor
 /// [C*Fh*Fw, N*Oh*Ow] and one `linalg.matmul` of the [F, C*Fh*Fw] filter
 /// with it (in blocks of output rows when the column tensor is large), or,
 /// for one image whose pixels are one or not a multiple of the vector width
 /// and a weight filter, the transposed product: [Oh*Ow, C*Fh*Fw] x
 /// [C*Fh*Fw, F], transposed back.
 mlir::LogicalResult rewriteConvAsMatmul(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::Conv2DNchwFchwOp conv,
+                                        const CPUTarget &target);
+
+/// Whether rewriteConvDirectly applies to `conv`: f32, strides 1 or 2,
+/// dilations 1, a window of 2 to 9 taps, features a multiple of twice the
+/// vector width (8 or 16 lanes), output rows of at least 14 pixels and a
+/// multiple of 8 or 7, a weight filter (isConstantGlobal) and a fill or bias
+/// init (getConvolutionInit).
+bool isDirectConvolution(mlir::linalg::Conv2DNchwFchwOp conv,
+                         const CPUTarget &target);
+
+/// Rewrites `conv` (see isDirectConvolution) into vector code reading its
+/// padded input [N, C, H, W] directly (input[n, c, oh * sh + kh,
+/// ow * sw + kw]), without a column tensor: an scf.forall over (image, panel
+/// of 2w features, output row), w the vector width, each a loop over blocks of r = 8 or 7 pixels of the
+/// row. A block's 2r accumulators start from the bias and run a K loop over
+/// (c, kh, kw) of r broadcast input pixels times the two vectors of its
+/// panel of the filter, packed [F / 2w, C*Fh*Fw, 2w] at compile time; they
+/// are then transposed to the output's layout in registers
+/// (transposeLaneGroups) and written as r-pixel rows, with the convolution's
+/// elementwise epilogue (getConvolutionEpilogue) applied on the way. Fails,
+/// changing nothing, on other convolutions (DirectConvolutions.cpp).
+mlir::LogicalResult rewriteConvDirectly(mlir::RewriterBase &rewriter,
                                         mlir::linalg::Conv2DNchwFchwOp conv,
                                         const CPUTarget &target);
 
@@ -439,6 +481,15 @@ mlir::LogicalResult
 rewriteConvAsTransposedMatmul(mlir::RewriterBase &rewriter,
                               mlir::linalg::Conv2DNchwFchwOp conv,
                               mlir::Value col);
+
+/// Transposes the n x n blocks of the n `vectors` (n a power of 2, each
+/// vector of one type with a multiple of n lanes) in registers: afterwards
+/// lane g * n + j of vector i holds what lane g * n + i of vector j held.
+/// log2(n) rounds of two-vector shuffles, each exchanging the off-diagonal
+/// h x h blocks for h = n/2, ..., 1 (TransposedConvolutions.cpp). With n
+/// equal to the lanes this is the transpose of an n x n matrix.
+void transposeLaneGroups(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::MutableArrayRef<mlir::Value> vectors);
 
 //===----------------------------------------------------------------------===//
 // Window ops: depthwise convolution and max pooling (WindowOps.cpp)

@@ -154,6 +154,18 @@ linalg::GenericOp cpu::getElementwiseEpilogue(Value value) {
   return reads == 1 ? generic : linalg::GenericOp();
 }
 
+linalg::GenericOp cpu::getConvolutionEpilogue(linalg::Conv2DNchwFchwOp conv) {
+  linalg::GenericOp epilogue = getElementwiseEpilogue(conv.getResult(0));
+  if (epilogue && llvm::any_of(epilogue->getUsers(), [](Operation *user) {
+        return isa<tensor::PadOp>(user) &&
+               llvm::any_of(user->getUsers(), [](Operation *pool) {
+                 return isa<linalg::PoolingNchwMaxOp>(pool);
+               });
+      }))
+    return {};
+  return epilogue;
+}
+
 linalg::GenericOp cpu::cloneEpilogue(RewriterBase &rewriter,
                                      linalg::GenericOp epilogue,
                                      ValueRange inputs, Value init) {
@@ -206,10 +218,16 @@ bool cpu::appliesToVectors(linalg::GenericOp epilogue) {
 
 Value cpu::applyToVector(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
                          Value vector) {
-  auto vectorType = cast<VectorType>(vector.getType());
+  return applyToVectors(b, loc, epilogue, vector);
+}
+
+Value cpu::applyToVectors(OpBuilder &b, Location loc,
+                          linalg::GenericOp epilogue, ValueRange vectors) {
+  auto vectorType = cast<VectorType>(vectors.front().getType());
   Block *body = epilogue.getBody();
   IRMapping mapping;
-  mapping.map(body->getArgument(0), vector);
+  for (auto [argument, vector] : llvm::zip(body->getArguments(), vectors))
+    mapping.map(argument, vector);
   auto vectorOf = [&](Value value) -> Value {
     if (Value mapped = mapping.lookupOrNull(value))
       return mapped;

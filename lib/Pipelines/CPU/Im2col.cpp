@@ -5,7 +5,9 @@
 // padding, and one linalg.matmul of the [F, C*Fh*Fw] filter with it, which the
 // contraction strategy then blocks like any matmul. Large column tensors are
 // built and multiplied in blocks of output rows that stay in L2. Products
-// with the pixels as rows are in TransposedConvolutions.cpp.
+// with the pixels as rows are in TransposedConvolutions.cpp; 3x3 windows
+// over rows of 14 pixels or more, without a column tensor, in
+// DirectConvolutions.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -228,23 +230,6 @@ static Value buildColumns(RewriterBase &rewriter, Location loc,
   return forall.getResult(0);
 }
 
-/// The elementwise epilogue of `conv` (see getElementwiseEpilogue) that its
-/// product computes, except a ReLU before a padded max pooling: the pooling
-/// reads its input through zero padding and applies it to its own output
-/// (see vectorizeMaxPool); applied here, its -inf padding became a copy of
-/// the whole output (resnet18 at batch 8: 26 MiB).
-static linalg::GenericOp getProductEpilogue(linalg::Conv2DNchwFchwOp conv) {
-  linalg::GenericOp epilogue = getElementwiseEpilogue(conv.getResult(0));
-  if (epilogue && llvm::any_of(epilogue->getUsers(), [](Operation *user) {
-        return isa<tensor::PadOp>(user) &&
-               llvm::any_of(user->getUsers(), [](Operation *pool) {
-                 return isa<linalg::PoolingNchwMaxOp>(pool);
-               });
-      }))
-    return {};
-  return epilogue;
-}
-
 /// Rewrites a `linalg.conv_2d_nchw_fchw` (see rewriteConvAsMatmul) into an
 /// scf.forall over images and blocks of `rows` output rows, each building
 /// its [C*Fh*Fw, rows * Ow] block of the column tensor (buildColumns) and
@@ -284,7 +269,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   // The init rebuilt on each block, and the epilogue computed there.
   linalg::LinalgOp productInit = getConvolutionInit(conv);
   linalg::GenericOp epilogue =
-      productInit ? getProductEpilogue(conv) : linalg::GenericOp();
+      productInit ? getConvolutionEpilogue(conv) : linalg::GenericOp();
   // The epilogue's other operands may be computed after the convolution.
   rewriter.setInsertionPoint(epilogue ? epilogue.getOperation()
                                       : conv.getOperation());
@@ -372,10 +357,11 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   return success();
 }
 
-/// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` into a column tensor and
-/// one `linalg.matmul` whose N dimension covers the batch and the output
-/// pixels, so a batch > 1 convolution is one large GEMM (upstream's im2col
-/// keeps a batch loop around a contraction that vectorizes badly):
+/// Rewrites a static f32 `linalg.conv_2d_nchw_fchw` that rewriteConvDirectly
+/// does not take into a column tensor and one `linalg.matmul` whose N
+/// dimension covers the batch and the output pixels, so a batch > 1 convolution
+/// is one large GEMM (upstream's im2col keeps a batch loop around a contraction
+/// that vectorizes badly):
 ///
 ///   col[c, kh, kw, b, oh, ow] = x[b, c, oh * sh + kh * dh, ow * sw + kw * dw]
 ///   mm[f, b.oh.ow] += w[f, c.kh.kw] * col[c.kh.kw, b.oh.ow]
@@ -384,7 +370,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
 /// larger batch it starts from the init's fill or bias broadcast (see
 /// getConvolutionInit) and a transposing copy writes out[b, f, oh, ow] =
 /// mm[f, b, oh, ow], which also computes the elementwise epilogue (see
-/// getProductEpilogue); for other inits mm starts from zero and the copy
+/// getConvolutionEpilogue); for other inits mm starts from zero and the copy
 /// adds init[b, f, oh, ow]. A 1x1 stride-1
 /// convolution of batch 1 needs no column tensor: x is already [C, H*W].
 /// Otherwise the column tensor is vector code reading through the input's
@@ -412,6 +398,10 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
   MLIRContext *ctx = rewriter.getContext();
   Type f32 = initType.getElementType();
   rewriter.setInsertionPoint(conv);
+  // Small stride-1 and stride-2 windows with a weight filter need no
+  // column tensor at all.
+  if (succeeded(rewriteConvDirectly(rewriter, conv, target)))
+    return success();
 
   int64_t k = channels * fh * fw, n = batch * oh * ow;
   bool pointwise = batch == 1 && fh == 1 && fw == 1 && strides[0] == 1 &&
@@ -546,7 +536,7 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
   AffineMap identity = rewriter.getMultiDimIdentityMap(4);
   SmallVector<utils::IteratorType> parallel4(4, utils::IteratorType::parallel);
   if (linalg::GenericOp epilogue =
-          productInit ? getProductEpilogue(conv) : linalg::GenericOp()) {
+          productInit ? getConvolutionEpilogue(conv) : linalg::GenericOp()) {
     SmallVector<Value> inputs;
     SmallVector<AffineMap> maps;
     for (Value input : epilogue.getDpsInputs()) {

@@ -20,11 +20,30 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
 
+void cpu::transposeLaneGroups(OpBuilder &b, Location loc,
+                              MutableArrayRef<Value> vectors) {
+  auto n = static_cast<int64_t>(vectors.size());
+  int64_t lanes = cast<VectorType>(vectors.front().getType()).getDimSize(0);
+  for (int64_t h = n / 2; h >= 1; h /= 2) {
+    SmallVector<int64_t> low, high;
+    for (int64_t c = 0; c < lanes; ++c) {
+      low.push_back((c & h) ? lanes + c - h : c);
+      high.push_back((c & h) ? lanes + c : c + h);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (i & h)
+        continue;
+      Value x = vectors[i], y = vectors[i + h];
+      vectors[i] = vector::ShuffleOp::create(b, loc, x, y, low);
+      vectors[i + h] = vector::ShuffleOp::create(b, loc, x, y, high);
+    }
+  }
+}
+
 /// The transpose [C, R] of `rows` [R, C] (C a multiple of 16) as vector code:
 /// an scf.forall over blocks of 16 columns, each a loop over blocks of 16
-/// rows that reads them as 16 vectors, transposes them in registers (four
-/// rounds of two-vector shuffles, each exchanging the off-diagonal h x h
-/// blocks for h = 8, 4, 2, 1) and writes 16 vectors, masked past the last
+/// rows that reads them as 16 vectors, transposes them in registers
+/// (transposeLaneGroups) and writes 16 vectors, masked past the last
 /// row. A linalg.transpose became scalar loops: a [196, 1024] one took a
 /// nanosecond per element.
 static Value transposeBy16(OpBuilder &b, Location loc, Value rows) {
@@ -75,20 +94,7 @@ static Value transposeBy16(OpBuilder &b, Location loc, Value rows) {
               nb, l, vectorType, rows, ValueRange{r, column}, pad,
               ArrayRef<bool>{true}));
         }
-        for (int64_t h = kBlock / 2; h >= 1; h /= 2) {
-          SmallVector<int64_t> low, high;
-          for (int64_t c = 0; c < kBlock; ++c) {
-            low.push_back((c & h) ? kBlock + c - h : c);
-            high.push_back((c & h) ? kBlock + c : c + h);
-          }
-          for (int64_t i = 0; i < kBlock; ++i) {
-            if (i & h)
-              continue;
-            Value a = vectors[i], c = vectors[i + h];
-            vectors[i] = vector::ShuffleOp::create(nb, l, a, c, low);
-            vectors[i + h] = vector::ShuffleOp::create(nb, l, a, c, high);
-          }
-        }
+        transposeLaneGroups(nb, l, vectors);
         Value result = args[0];
         for (int64_t i = 0; i < kBlock; ++i)
           result = vector::TransferWriteOp::create(
