@@ -93,6 +93,7 @@ CASES = {
     "direct_relu_stride2_batch2": (32, 64, 56, 3, "relu", 1, 2, 2),
     "direct_silu_14": (64, 128, 14, 3, "silu", 1),
     "direct_no_bias_28": (16, 96, 28, 3, "none", 1, 1, 1, False),
+    "direct_7x7_batch2": (64, 64, 7, 3, "add_relu", 1, 1, 2),
     # Batch 2 over 14x14 (48 features, no direct kernel): one product for
     # both images, starting from the bias; its transposed copy into the
     # output computes the epilogue.

@@ -450,24 +450,25 @@ mlir::LogicalResult rewriteConvAsMatmul(mlir::RewriterBase &rewriter,
                                         const CPUTarget &target);
 
 /// Whether rewriteConvDirectly applies to `conv`: f32, strides 1 or 2,
-/// dilations 1, a window of 2 to 9 taps, features a multiple of twice the
-/// vector width (8 or 16 lanes), output rows of at least 14 pixels and a
-/// multiple of 8 or 7, a weight filter (isConstantGlobal) and a fill or bias
-/// init (getConvolutionInit).
+/// dilations 1, a window of 2 to 9 taps, C*Fh*Fw >= 64, features a multiple
+/// of twice the vector width (8 or 16 lanes), output rows a multiple of 8
+/// or 7 pixels, at least 14 such blocks of pixels over all images, a weight
+/// filter (isConstantGlobal) and a fill or bias init (getConvolutionInit).
 bool isDirectConvolution(mlir::linalg::Conv2DNchwFchwOp conv,
                          const CPUTarget &target);
 
 /// Rewrites `conv` (see isDirectConvolution) into vector code reading its
 /// padded input [N, C, H, W] directly (input[n, c, oh * sh + kh,
-/// ow * sw + kw]), without a column tensor: an scf.forall over (image, panel
-/// of 2w features, output row), w the vector width, each a loop over blocks of r = 8 or 7 pixels of the
-/// row. A block's 2r accumulators start from the bias and run a K loop over
-/// (c, kh, kw) of r broadcast input pixels times the two vectors of its
-/// panel of the filter, packed [F / 2w, C*Fh*Fw, 2w] at compile time; they
-/// are then transposed to the output's layout in registers
-/// (transposeLaneGroups) and written as r-pixel rows, with the convolution's
-/// elementwise epilogue (getConvolutionEpilogue) applied on the way. Fails,
-/// changing nothing, on other convolutions (DirectConvolutions.cpp).
+/// ow * sw + kw]), without a column tensor: an scf.forall over (panel of 2w
+/// features, image, output row), w the vector width, each a loop over
+/// blocks of r = 8 or 7 pixels of the row. A block's 2r accumulators start
+/// from the bias and run a K loop over (c, kh, kw) of r broadcast input
+/// pixels times the two vectors of its panel of the filter, packed
+/// [F / 2w, C*Fh*Fw, 2w] at compile time; they are then transposed to the
+/// output's layout in registers (transposeLaneGroups) and written as
+/// r-pixel rows, with the convolution's elementwise epilogue
+/// (getConvolutionEpilogue) applied on the way. Fails, changing nothing, on
+/// other convolutions (DirectConvolutions.cpp).
 mlir::LogicalResult rewriteConvDirectly(mlir::RewriterBase &rewriter,
                                         mlir::linalg::Conv2DNchwFchwOp conv,
                                         const CPUTarget &target);
