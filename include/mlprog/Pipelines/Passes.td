@@ -130,20 +130,24 @@ def HoistVectorTransfersPass
 
 def PrefetchPanelsPass
     : Pass<"mlprog-prefetch-panels", "mlir::func::FuncOp"> {
-  let summary = "Prefetches the next K block of B in K-blocked contractions";
+  let summary = "Prefetches the next K block of B in blocked contractions";
   let description = [{
-    On buffers, after --mlprog-hoist-vector-transfers: in a contraction
-    blocked along K (loops over K blocks of Kc, register-block rows of mr,
-    columns, and a K loop of step 1 around a `vector.contract` whose
-    right-hand side B is a `vector.transfer_read` of a static f32 memref),
-    each register block's K loop prefetches into L2 (`memref.prefetch`,
-    locality 2) its share of the B rows of the next K block: with M rows in
-    P = M / mr rows of register blocks, B rows of L cache lines, and
-    S = the largest power of two not above P / L (at least 1), the block
-    at row m prefetches, at K step k of block k0, line (k / S) mod L of
-    row `k0 + Kc + m * Kc / M + k / (S * L)` (clamped to the last row): one
-    prefetch per K step, a shift rather than a division, the shares
-    overlapping a little rather than leaving gaps. The first row of
+    On buffers, after --mlprog-hoist-vector-transfers: in a blocked
+    contraction (loops over K blocks of Kc, or one K block, register-block
+    rows of mr, the columns of a cache tile, and a K loop of step 1 around
+    a `vector.contract` whose right-hand side B is a `vector.transfer_read`
+    of a static f32 memref [K, N] or panels [N / nr, K, nr]), each register
+    block's K loop prefetches into L2 (`memref.prefetch`, locality 2) its
+    share of the B rows of the next K block: with M rows in P = M / mr rows
+    of register blocks, B rows of L cache lines, and S = the largest power
+    of two not above P / L (at least 1), the block at row m prefetches, at
+    K step k of block k0, line (k / S) mod L of row
+    `(k0 + Kc) mod K + m * Kc / M + k / (S * L)` (clamped to the last row):
+    one prefetch per K step, a shift rather than a division, the shares
+    overlapping a little rather than leaving gaps. Past the last K block
+    the rows are those of the next cache tile's panel (Nc / nr panels or
+    Nc columns on, clamped to the last), which the tile loop's next
+    iteration reads first. The first row of
     register blocks of a K block then finds B in cache instead of reading
     it from memory faster than memory delivers (a weight larger than the
     last-level cache, at few rows: the 7x7 layers of a ResNet; resnet18 at
