@@ -115,3 +115,35 @@ func.func @next_tile(%a: memref<49x512xf32>, %b: memref<16x512x32xf32>, %c: memr
   }
   return
 }
+
+// One K block and the N loop covering all 4 panels: tiles along M share
+// all of B, and there is no next tile to prefetch.
+// CHECK-LABEL: func.func @one_tile
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @one_tile(%a: memref<49x512xf32>, %b: memref<4x512x32xf32>, %c: memref<49x512xf32>, %tile: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c32 = arith.constant 32 : index
+  %c49 = arith.constant 49 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %m = %c0 to %c49 step %c7 {
+    scf.for %n = %c0 to %c128 step %c32 {
+      %p = affine.apply affine_map<(d0, d1) -> ((d0 + d1) floordiv 32)>(%tile, %n)
+      %col = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%tile, %n)
+      %acc = vector.transfer_read %c[%m, %col], %zero {in_bounds = [true, true]} : memref<49x512xf32>, vector<7x32xf32>
+      %r = scf.for %k = %c0 to %c512 step %c1 iter_args(%v = %acc) -> (vector<7x32xf32>) {
+        %x = vector.transfer_read %a[%m, %k], %zero {in_bounds = [true, true]} : memref<49x512xf32>, vector<7x1xf32>
+        %y = vector.transfer_read %b[%p, %k, %c0], %zero {in_bounds = [true]} : memref<4x512x32xf32>, vector<32xf32>
+        %yb = vector.broadcast %y : vector<32xf32> to vector<1x32xf32>
+        %s = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %yb, %v : vector<7x1xf32>, vector<1x32xf32> into vector<7x32xf32>
+        scf.yield %s : vector<7x32xf32>
+      }
+      vector.transfer_write %r, %c[%m, %col] {in_bounds = [true, true]} : vector<7x32xf32>, memref<49x512xf32>
+    }
+  }
+  return
+}

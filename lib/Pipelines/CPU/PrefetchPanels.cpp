@@ -129,6 +129,17 @@ static void prefetchNextBlock(scf::ForOp kLoop) {
   int64_t width = read.getVectorType().getNumElements();
   if (type.getRank() > 3)
     return;
+  // The next tile along N: Nc / nr panels on in a packed [N / nr, K, nr] B,
+  // Nc columns on in a [K, N] one.
+  bool packed = type.getRank() == 3;
+  unsigned tileDim = packed ? 0 : type.getRank() - 1;
+  int64_t tileStride = packed ? tileSteps : tileSteps * width;
+  int64_t lastTile =
+      packed ? type.getDimSize(0) - 1 : type.getDimSize(tileDim) - width;
+  // With one K block and one tile along N (tiles along M share all of B),
+  // there is nothing left to prefetch.
+  if (!blocks && lastTile < tileStride)
+    return;
 
   OpBuilder b(read);
   Location loc = read.getLoc();
@@ -161,16 +172,10 @@ static void prefetchNextBlock(scf::ForOp kLoop) {
   indices[*kDim] = affine::AffineMinOp::create(
       b, loc, next,
       ValueRange{kIndex, mLoop.getInductionVar(), kLoop.getInductionVar()});
-  // The next tile: Nc / nr panels on in a packed [N / nr, K, nr] B, Nc
-  // columns on in a [K, N] one; clamped to the last panel or columns.
+  // The next tile's panel or columns, clamped to the last ones.
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
              d2 = getAffineDimExpr(2, ctx);
   AffineExpr tiles = (d1 - d2 + kc).floorDiv(kTotal);
-  bool packed = type.getRank() == 3;
-  unsigned tileDim = packed ? 0 : type.getRank() - 1;
-  int64_t tileStride = packed ? tileSteps : tileSteps * width;
-  int64_t lastTile =
-      packed ? type.getDimSize(0) - 1 : type.getDimSize(tileDim) - width;
   Value tileIndex = affine::AffineMinOp::create(
       b, loc,
       AffineMap::get(
