@@ -6,8 +6,9 @@
 // the functions below; everything else in it is an implementation detail.
 //
 // Tensors cross the ABI as dense C-ordered (row-major) arrays. Scalars are
-// rank-0 tensors. Inputs are only read. Results are freshly allocated with
-// malloc and released with mlprog_tensor_release.
+// rank-0 tensors. Inputs are only read. Results are freshly allocated on the
+// C heap (malloc or aligned_alloc: the compiled code's own buffer when it is
+// C-ordered, else a copy) and released with mlprog_tensor_release.
 //
 // State: a model's mutable globals (a KV cache, a step counter, the
 // `ml_program.global`s that `global_store` writes) keep their values from
@@ -106,8 +107,8 @@ typedef struct mlprog_entry_info {
 } mlprog_entry_info;
 
 /** A dense C-ordered tensor. For inputs the caller owns everything; for
- *  results, data and shape are malloc'ed by the library and released with
- *  mlprog_tensor_release. `data` is never null for results, even when the
+ *  results, data and shape are allocated on the C heap by the library and
+ *  released with mlprog_tensor_release. `data` is never null for results, even when the
  *  tensor is empty. */
 typedef struct mlprog_tensor {
   void *data;

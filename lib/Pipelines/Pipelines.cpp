@@ -172,7 +172,12 @@ void mlprog::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLibmPass());
   if (options.emitCInterface)
     pm.addPass(createEmitCInterfacePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // aligned_alloc, not malloc plus an aligning offset: a result buffer's
+  // allocated and aligned pointers are then one, and the C ABI hands it to
+  // the caller instead of copying it (see readTensor in ModelSupport.c).
+  FinalizeMemRefToLLVMConversionPassOptions memrefs;
+  memrefs.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefs));
   if (optimize) {
     // Register blocks: vector.contract -> outer products -> broadcast FMAs.
     ConvertVectorToLLVMPassOptions vectors;

@@ -240,10 +240,14 @@ static size_t layoutResults(const mlprog_entry_info *info, size_t *offsets) {
 
 /** Copies the elements a memref descriptor describes into a new C-ordered
  *  tensor: one memcpy when the descriptor is C-ordered, else element by
- *  element. */
+ *  element. With `adopt`, a C-ordered buffer from malloc (its allocated and
+ *  aligned pointers equal, offset 0) becomes the tensor's data instead of
+ *  being copied, and `*adopted` is set: the caller must not free it. GPT-2's
+ *  206 MB of logits at batch 8 took a 206 MB memcpy and a fresh buffer per
+ *  call. */
 static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
                           int32_t index, mlprog_tensor *out, char *error,
-                          size_t size) {
+                          size_t size, int adopt, int *adopted) {
   int32_t rank = type->rank;
   const uint8_t *aligned = (const uint8_t *)(uintptr_t)words[1];
   int64_t offset = words[2];
@@ -259,17 +263,12 @@ static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
   out->dtype = type->dtype;
   out->rank = rank;
   out->shape = malloc(sizeof(int64_t) * (rank ? rank : 1));
-  size_t bytes = (size_t)count * elementSize;
-  out->data = malloc(bytes > 0 ? bytes : 1);
-  if (!out->shape || !out->data)
+  if (!out->shape)
     return fail(error, size, "result %d: out of memory", index);
   memcpy(out->shape, sizes, sizeof(int64_t) * rank);
-  int64_t position[64] = {0};
-  if (rank > 64)
-    return fail(error, size, "result %d: rank %d is above 64", index, rank);
-  uint8_t *dst = out->data;
-  /* C-ordered (the usual case; extents of 1 may carry any stride): one
-     memcpy. */
+  size_t bytes = (size_t)count * elementSize;
+  /* C-ordered (the usual case; extents of 1 may carry any stride): adopted
+     or one memcpy. */
   int contiguous = 1;
   int64_t expected = 1;
   for (int32_t d = rank - 1; d >= 0; --d) {
@@ -277,6 +276,18 @@ static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
       contiguous = 0;
     expected *= sizes[d];
   }
+  if (adopt && contiguous && offset == 0 && bytes > 0 && words[0] == words[1]) {
+    out->data = (void *)(uintptr_t)words[0];
+    *adopted = 1;
+    return 0;
+  }
+  out->data = malloc(bytes > 0 ? bytes : 1);
+  if (!out->data)
+    return fail(error, size, "result %d: out of memory", index);
+  int64_t position[64] = {0};
+  if (rank > 64)
+    return fail(error, size, "result %d: rank %d is above 64", index, rank);
+  uint8_t *dst = out->data;
   if (contiguous) {
     if (bytes > 0)
       memcpy(dst, aligned + offset * (int64_t)elementSize, bytes);
@@ -302,12 +313,13 @@ static int contains(void *const *list, int32_t count, void *ptr) {
 
 /* The compiled code mallocs and frees its activations on every call. With
  * glibc's defaults (a 128 KiB mmap threshold, raised only after a large block
- * is freed) every large buffer is a fresh mmap whose pages fault in again on
- * each call: a quarter of a resnet18 batch-1 run. Serve buffers up to 32 MiB
- * (glibc's largest threshold) from the heap and keep up to 1 GiB of freed
- * memory, unless the user tuned malloc through the environment. Once per
- * process (a race only sets the same values twice); JitRunner does the
- * same. */
+ * is freed, and then to 32 MiB at most) every large buffer is a fresh mmap
+ * whose pages fault in again on each call: a quarter of a resnet18 batch-1
+ * run, and 95 ms a call for the 206 MB logits of GPT-2 at batch 8 (6 ms
+ * when the heap's memory is reused). Serve buffers up to 1 GiB from the heap
+ * and keep up to 1 GiB of freed memory, unless the user tuned malloc
+ * through the environment. Once per process (a race only sets the same
+ * values twice); JitRunner does the same. */
 static void tuneAllocator(void) {
 #if defined(__GLIBC__)
   static int tuned;
@@ -316,7 +328,7 @@ static void tuneAllocator(void) {
   if (getenv("GLIBC_TUNABLES") || getenv("MALLOC_MMAP_THRESHOLD_") ||
       getenv("MALLOC_TRIM_THRESHOLD_"))
     return;
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
@@ -437,11 +449,27 @@ static int32_t runEntry(int32_t entry, const mlprog_tensor *inputs,
   impl->packed(packed);
 
   const uint8_t *resultBytes = (const uint8_t *)resultStorage;
+  /* The buffers results took over (see readTensor), which are not freed
+     below; a buffer is adopted once, by the first result returning it. */
+  void **adopted = calloc(info->num_results + 1, sizeof(void *));
+  int32_t numAdopted = 0;
   for (int32_t i = 0; i < info->num_results && !status; ++i) {
     const mlprog_value_type *type = &info->results[i];
     if (type->flags & MLPROG_VALUE_TENSOR) {
-      status = readTensor((const int64_t *)(resultBytes + offsets[i]), type, i,
-                          &results[i], error, error_size);
+      const int64_t *words = (const int64_t *)(resultBytes + offsets[i]);
+      void *allocated = (void *)(uintptr_t)words[0];
+      int isInput = 0;
+      for (int32_t j = 0; j < num_inputs; ++j)
+        isInput |= allocated == inputs[j].data || allocated == buffers[j];
+      /* Device buffers (model->release) are copied to the host. */
+      int adopt = adopted && !model->release && allocated &&
+                  allocated != MLPROG_GLOBAL_SENTINEL && !isInput &&
+                  !contains(adopted, numAdopted, allocated);
+      int took = 0;
+      status = readTensor(words, type, i, &results[i], error, error_size, adopt,
+                          &took);
+      if (took)
+        adopted[numAdopted++] = allocated;
       continue;
     }
     size_t bytes = dtypeSize(type->dtype);
@@ -469,7 +497,8 @@ static int32_t runEntry(int32_t entry, const mlprog_tensor *inputs,
     for (int32_t j = 0; j < num_inputs; ++j)
       isInput |= allocated == inputs[j].data || allocated == buffers[j];
     if (!allocated || allocated == MLPROG_GLOBAL_SENTINEL || isInput ||
-        (freed && contains(freed, numFreed, allocated)))
+        (freed && contains(freed, numFreed, allocated)) ||
+        (adopted && contains(adopted, numAdopted, allocated)))
       continue;
     if (freed)
       freed[numFreed++] = allocated;
@@ -479,6 +508,7 @@ static int32_t runEntry(int32_t entry, const mlprog_tensor *inputs,
       free(allocated);
   }
   free(freed);
+  free(adopted);
   if (status)
     for (int32_t i = 0; i < info->num_results; ++i)
       mlprog_tensor_release(&results[i]);
