@@ -201,6 +201,33 @@ func.func @conv_padded_one(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %i
   return %r : tensor<1x16x9x9xf32>
 }
 
+// With a bias broadcast as its init, each row's accumulator starts from the
+// channel's bias in registers and the planes from an empty tensor: the
+// init is no pass over the output of its own, and no row reads the output.
+// AVX2-LABEL: func.func @depthwise_bias
+// AVX2: %[[EMPTY:.*]] = tensor.empty() : tensor<1x8x4x4xf32>
+// AVX2: scf.forall (%{{.*}}, %[[C:.*]]) in (1, 8) shared_outs(%{{.*}} = %[[EMPTY]])
+// AVX2: %[[B:.*]] = tensor.extract %arg2[%[[C]]] : tensor<8xf32>
+// AVX2: %[[START:.*]] = vector.broadcast %[[B]] : f32 to vector<4xf32>
+// AVX2: scf.for
+// AVX2-NOT: vector.transfer_read {{.*}} : tensor<1x1x4x4xf32>
+// AVX2: vector.fma {{.*}}, %[[START]] : vector<4xf32>
+// AVX2: vector.transfer_write {{.*}} : vector<4xf32>, tensor<1x1x4x4xf32>
+// AVX2-NOT: linalg.generic
+// AVX2: return
+#bias_dw = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id_dw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @depthwise_bias(%x: tensor<1x8x10x10xf32>, %w: tensor<8x3x3xf32>, %bias: tensor<8xf32>) -> tensor<1x8x4x4xf32> {
+  %e = tensor.empty() : tensor<1x8x4x4xf32>
+  %init = linalg.generic {indexing_maps = [#bias_dw, #id_dw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<8xf32>) outs(%e : tensor<1x8x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x8x4x4xf32>
+  %r = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<8x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %r : tensor<1x8x4x4xf32>
+}
+
 // A padded depthwise convolution reads the pad's source too: the first and
 // last two output rows (their window reaches into the padding) check their
 // input rows and select 0 outside, the rows between do not.

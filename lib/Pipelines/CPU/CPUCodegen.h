@@ -128,11 +128,12 @@ int64_t chooseColumnBlockRows(int64_t k, int64_t batch, int64_t oh, int64_t ow,
 /// Returns k.
 std::optional<unsigned> getBroadcastDim(mlir::linalg::GenericOp op);
 
-/// The init of the convolution `conv` when a product computing it can start
-/// from that init: a linalg.fill, or a generic broadcasting the per-feature
-/// bias along dimension 1 of the [N, F, Oh, Ow] output (see
-/// getBroadcastDim). Null otherwise, and the product starts from zeros.
-mlir::linalg::LinalgOp getConvolutionInit(mlir::linalg::Conv2DNchwFchwOp conv);
+/// What the [N, F, Oh, Ow] init `init` of a convolution (or depthwise
+/// convolution) is when the code computing it can start from it instead: a
+/// linalg.fill, or a generic broadcasting the per-feature bias along
+/// dimension 1 (see getBroadcastDim). Null otherwise, and the code starts
+/// from the init's values.
+mlir::linalg::LinalgOp getConvolutionInit(mlir::Value init);
 
 /// The convolution init `init` (see getConvolutionInit) rebuilt on the rank-2
 /// product tensor `dest`, whose features are along dimension `featureDim`:

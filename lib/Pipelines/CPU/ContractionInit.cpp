@@ -36,8 +36,7 @@ std::optional<unsigned> cpu::getBroadcastDim(linalg::GenericOp op) {
   return dim.getPosition();
 }
 
-linalg::LinalgOp cpu::getConvolutionInit(linalg::Conv2DNchwFchwOp conv) {
-  Value init = conv.getDpsInits()[0];
+linalg::LinalgOp cpu::getConvolutionInit(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
     return fill;
   auto broadcast = init.getDefiningOp<linalg::GenericOp>();

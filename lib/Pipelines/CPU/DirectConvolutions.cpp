@@ -66,7 +66,8 @@ bool cpu::isDirectConvolution(linalg::Conv2DNchwFchwOp conv,
          filterType.getElementType().isF32() &&
          filterType.getDimSize(0) % (2 * width) == 0 &&
          getDirectBlockPixels(initType) != 0 &&
-         isConstantGlobal(conv.getDpsInputs()[1]) && getConvolutionInit(conv);
+         isConstantGlobal(conv.getDpsInputs()[1]) &&
+         getConvolutionInit(conv.getDpsInits()[0]);
 }
 
 LogicalResult cpu::rewriteConvDirectly(RewriterBase &rewriter,
@@ -89,7 +90,7 @@ LogicalResult cpu::rewriteConvDirectly(RewriterBase &rewriter,
   Type f32 = initType.getElementType();
   Location loc = conv.getLoc();
   MLIRContext *ctx = rewriter.getContext();
-  linalg::LinalgOp convInit = getConvolutionInit(conv);
+  linalg::LinalgOp convInit = getConvolutionInit(conv.getDpsInits()[0]);
   linalg::GenericOp epilogue = getConvolutionEpilogue(conv);
   if (epilogue && !appliesToVectors(epilogue))
     epilogue = {};

@@ -267,7 +267,7 @@ static LogicalResult rewriteConvAsBlockedMatmul(RewriterBase &rewriter,
   Location loc = conv.getLoc();
 
   // The init rebuilt on each block, and the epilogue computed there.
-  linalg::LinalgOp productInit = getConvolutionInit(conv);
+  linalg::LinalgOp productInit = getConvolutionInit(conv.getDpsInits()[0]);
   linalg::GenericOp epilogue =
       productInit ? getConvolutionEpilogue(conv) : linalg::GenericOp();
   // The epilogue's other operands may be computed after the convolution.
@@ -517,7 +517,7 @@ LogicalResult cpu::rewriteConvAsMatmul(RewriterBase &rewriter,
   // broadcast; its transposed copy into the output then computes the
   // elementwise epilogue (a ReLU, a residual add): one pass over the output
   // where the init, the transposing add and the epilogue were three.
-  linalg::LinalgOp productInit = getConvolutionInit(conv);
+  linalg::LinalgOp productInit = getConvolutionInit(conv.getDpsInits()[0]);
   Value empty = tensor::EmptyOp::create(rewriter, loc, {features, padded}, f32);
   Value acc =
       productInit

@@ -167,7 +167,7 @@ LogicalResult cpu::rewriteConvAsTransposedMatmul(RewriterBase &rewriter,
   Value empty =
       tensor::EmptyOp::create(rewriter, loc, productType.getShape(), f32);
   Value initT;
-  linalg::LinalgOp convInit = getConvolutionInit(conv);
+  linalg::LinalgOp convInit = getConvolutionInit(conv.getDpsInits()[0]);
   bool addInit = !convInit;
   if (convInit) {
     initT = buildConvolutionInit(rewriter, loc, convInit, empty, 1);
