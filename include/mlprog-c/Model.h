@@ -108,8 +108,8 @@ typedef struct mlprog_entry_info {
 
 /** A dense C-ordered tensor. For inputs the caller owns everything; for
  *  results, data and shape are allocated on the C heap by the library and
- *  released with mlprog_tensor_release. `data` is never null for results, even when the
- *  tensor is empty. */
+ *  released with mlprog_tensor_release. `data` is never null for results, even
+ * when the tensor is empty. */
 typedef struct mlprog_tensor {
   void *data;
   int64_t *shape; /**< rank sizes */
