@@ -304,6 +304,20 @@ static int32_t readTensor(const int64_t *words, const mlprog_value_type *type,
   return 0;
 }
 
+/* Whether `allocated`, the allocated pointer of a result's memref, is a
+ * buffer the compiled code allocated for this call: not null, not a global
+ * (MLPROG_GLOBAL_SENTINEL), not an input nor its device copy in `buffers`.
+ * Such a buffer is the run's to free or to hand over. */
+static int isOwnedBuffer(void *allocated, const mlprog_tensor *inputs,
+                         void *const *buffers, int32_t num_inputs) {
+  if (!allocated || allocated == MLPROG_GLOBAL_SENTINEL)
+    return 0;
+  for (int32_t j = 0; j < num_inputs; ++j)
+    if (allocated == inputs[j].data || allocated == buffers[j])
+      return 0;
+  return 1;
+}
+
 static int contains(void *const *list, int32_t count, void *ptr) {
   for (int32_t i = 0; i < count; ++i)
     if (list[i] == ptr)
@@ -458,12 +472,9 @@ static int32_t runEntry(int32_t entry, const mlprog_tensor *inputs,
     if (type->flags & MLPROG_VALUE_TENSOR) {
       const int64_t *words = (const int64_t *)(resultBytes + offsets[i]);
       void *allocated = (void *)(uintptr_t)words[0];
-      int isInput = 0;
-      for (int32_t j = 0; j < num_inputs; ++j)
-        isInput |= allocated == inputs[j].data || allocated == buffers[j];
       /* Device buffers (model->release) are copied to the host. */
-      int adopt = adopted && !model->release && allocated &&
-                  allocated != MLPROG_GLOBAL_SENTINEL && !isInput &&
+      int adopt = adopted && !model->release &&
+                  isOwnedBuffer(allocated, inputs, buffers, num_inputs) &&
                   !contains(adopted, numAdopted, allocated);
       int took = 0;
       status = readTensor(words, type, i, &results[i], error, error_size, adopt,
@@ -493,10 +504,7 @@ static int32_t runEntry(int32_t entry, const mlprog_tensor *inputs,
       continue;
     void *allocated =
         (void *)(uintptr_t)((const int64_t *)(resultBytes + offsets[i]))[0];
-    int isInput = 0;
-    for (int32_t j = 0; j < num_inputs; ++j)
-      isInput |= allocated == inputs[j].data || allocated == buffers[j];
-    if (!allocated || allocated == MLPROG_GLOBAL_SENTINEL || isInput ||
+    if (!isOwnedBuffer(allocated, inputs, buffers, num_inputs) ||
         (freed && contains(freed, numFreed, allocated)) ||
         (adopted && contains(adopted, numAdopted, allocated)))
       continue;
