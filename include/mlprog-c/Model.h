@@ -150,7 +150,9 @@ int32_t mlprog_model_find_entry(const char *name);
  *  OMP_WAIT_POLICY is set, the first call sets KMP_BLOCKTIME=1 in the
  *  environment: idle OpenMP threads spin for 1 ms before they sleep (from
  *  one parallel loop to the next, not between calls; libomp's default is
- *  200 ms). */
+ *  200 ms). Unless KMP_USE_YIELD is set, it sets KMP_USE_YIELD=2: spinning
+ *  threads yield, so that one left on the caller's core does not slow the
+ *  call down. */
 int32_t mlprog_model_run(int32_t entry, const mlprog_tensor *inputs,
                          int32_t num_inputs, mlprog_tensor *results,
                          int32_t num_results, char *error, size_t error_size);

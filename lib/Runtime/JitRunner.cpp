@@ -106,9 +106,12 @@ static Error loadOpenMPRuntime(unsigned numThreads) {
   // Idle threads spin for 1 ms, not libomp's default 200 ms, unless the
   // user chose: from one parallel loop of a call to the next, not between
   // calls (as the AOT library's mlprog_model_run does). libomp reads it
-  // when it starts.
+  // when it starts. Spinning threads yield their core (KMP_USE_YIELD=2,
+  // unless the user chose), as the AOT library's: see setNumThreads in
+  // ModelSupport.c.
   if (!std::getenv("KMP_BLOCKTIME") && !std::getenv("OMP_WAIT_POLICY"))
     ::setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
+  ::setenv("KMP_USE_YIELD", "2", /*overwrite=*/0);
   std::string message;
   auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
       MLPROG_LIBOMP_PATH, &message);

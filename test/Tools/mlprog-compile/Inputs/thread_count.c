@@ -1,7 +1,8 @@
 /* Runs `main` of parallel-matmul.mlir once per argument with
  * MLPROG_NUM_THREADS set to it ("unset": removed) and prints the OpenMP
  * thread count the calling thread is left with (omp_get_max_threads of the
- * libomp the model library loaded). */
+ * libomp the model library loaded), then the libomp settings the library
+ * left in the environment. */
 #define _GNU_SOURCE
 #include "mlprog-c/Model.h"
 
@@ -36,5 +37,9 @@ int main(int argc, char **argv) {
     }
     printf("MLPROG_NUM_THREADS=%s: %d threads\n", argv[i], maxThreads());
   }
+  const char *blocktime = getenv("KMP_BLOCKTIME");
+  const char *yield = getenv("KMP_USE_YIELD");
+  printf("KMP_BLOCKTIME=%s KMP_USE_YIELD=%s\n", blocktime ? blocktime : "unset",
+         yield ? yield : "unset");
   return 0;
 }
