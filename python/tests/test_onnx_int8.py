@@ -174,3 +174,52 @@ def test_contrib_ops_match_onnxruntime(tmp_path):
             # One step of the float output: a_scale * b_scale.
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5,
                                        err_msg=name)
+
+
+def test_qdq_convolution_with_a_large_filter(tmp_path):
+    """A QDQ 1x1 convolution as quantize_static writes per-channel weights
+    (one scale and one zero point per output channel, the zero points all
+    0), whose filter (1024 x 1024 signed bytes, 1 MiB) is larger than an L2
+    block while a column block of its input fits L1. With AVX-512 VNNI it
+    is a byte product (QuantizedConvolutions.cpp) that reads the filter from
+    row panels made at compile time, row blocks outside, and subtracts the
+    input's zero point times the filter's row sums, also computed at
+    compile time (DotProducts.cpp). The integer sums are exact, so the
+    result is the float64 reference's up to f32 rounding."""
+    rng = np.random.default_rng(7)
+    channels, features = 1024, 1024
+    w = rng.integers(-127, 128, (features, channels, 1, 1)).astype(np.int8)
+    sw = rng.uniform(0.001, 0.01, features).astype(np.float32)
+    bias = rng.uniform(-1, 1, features).astype(np.float32)
+    sx, zx = np.float32(0.02), np.uint8(117)
+
+    def const(name, array):
+        return numpy_helper.from_array(np.asarray(array), name)
+
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"],
+                         axis=0),
+        helper.make_node("Conv", ["xf", "wf", "bias"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "qdq_conv",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8,
+                                       [1, channels, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [1, features, 7, 7])],
+        [const("sx", sx), const("zx", zx), const("w", w), const("sw", sw),
+         const("zw", np.zeros(features, np.int8)), const("bias", bias)])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)])
+    path = tmp_path / "qdq_conv.onnx"
+    onnx.save(model, str(path))
+    x = rng.integers(0, 256, (1, channels, 7, 7)).astype(np.uint8)
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(x)
+    sums = np.einsum("fc,cp->fp", w[:, :, 0, 0].astype(np.int64),
+                     x[0].reshape(channels, 49).astype(np.int64) - int(zx))
+    want = (bias[:, None].astype(np.float64) + float(sx) *
+            sw[:, None].astype(np.float64) * sums).reshape(1, features, 7, 7)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(got, _ort(path, {"x": x})[0], rtol=1e-4,
+                               atol=1e-3)

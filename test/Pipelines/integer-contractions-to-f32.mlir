@@ -206,3 +206,49 @@ func.func @weight_panels(%x: tensor<4x64xi8>, %xz: tensor<i8>) -> tensor<4x32xi3
   } -> tensor<4x32xi32>
   return %r : tensor<4x32xi32>
 }
+
+// A signed weight A larger than an L2 block (1 MiB here) times unsigned
+// columns whose column block of B fits L1 (K = 1024 x 32 columns): the
+// register blocks' rows go outside, and A is read from row panels [M / 8,
+// K / 4, 8 x 4], its 8 rows' 4 bytes of each K step side by side (an
+// expand_shape and a transpose of the constant, computed at compile time),
+// so that a block's broadcasts read one stream.
+// CHECK-LABEL: func.func @row_panels
+// VNNI-LABEL: func.func @row_panels
+// VNNI: %[[WEIGHT:.*]] = bufferization.to_tensor
+// VNNI: %[[E:.*]] = tensor.expand_shape %[[WEIGHT]] {{\[}}[0, 1], [2, 3]] output_shape [128, 8, 256, 4] : tensor<1024x1024xi8> into tensor<128x8x256x4xi8>
+// VNNI: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<128x8x256x4xi8>) outs(%{{.*}} : tensor<128x256x8x4xi8>) permutation = [0, 2, 1, 3]
+// VNNI: %[[R:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3]] : tensor<128x256x8x4xi8> into tensor<128x256x32xi8>
+// VNNI: scf.forall (%[[BLOCK:.*]]) in (128)
+// VNNI: scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step
+// VNNI: vector.transfer_read %[[R]][%[[BLOCK]], %[[STEP]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<128x256x32xi8>, vector<4xi8>
+// VNNI-COUNT-7: vector.transfer_read %[[R]][%[[BLOCK]], %[[STEP]], %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<128x256x32xi8>, vector<4xi8>
+// VNNI: return
+memref.global "private" constant @large_weight : memref<1024x1024xi8> = dense<3>
+
+func.func @row_panels(%x: tensor<1024x32xi8>) -> tensor<1024x32xi32> {
+  %wg = memref.get_global @large_weight : memref<1024x1024xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<1024x1024xi8> to tensor<1024x1024xi8>
+  %ea = tensor.empty() : tensor<1024x1024xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<1024x1024xi8>) outs(%ea : tensor<1024x1024xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<1024x1024xi32>
+  %eb = tensor.empty() : tensor<1024x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1024x32xi8>) outs(%eb : tensor<1024x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<1024x32xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<1024x32xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<1024x32xi32>) -> tensor<1024x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1024x1024xi32>, tensor<1024x32xi32>) outs(%acc : tensor<1024x32xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<1024x32xi32>
+  return %r : tensor<1024x32xi32>
+}

@@ -189,3 +189,86 @@ func.func @signed_activations(%xq: tensor<1x64xi8>, %sx: tensor<f32>, %zx: tenso
       outs(%init : tensor<1x10xf32>) -> tensor<1x10xf32>
   return %y : tensor<1x10xf32>
 }
+
+// quantize_static's per-channel weights have one zero point per output
+// channel, all 0: taken as one zero point when they are all equal (the
+// filter then needs no shift); zero points that differ leave the
+// convolution in f32.
+memref.global "private" constant @zeros : memref<16x1x1x1xi8> = dense<0>
+memref.global "private" constant @mixed : memref<16x1x1x1xi8> = dense<[[[[0]]], [[[1]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]], [[[0]]]]>
+memref.global "private" constant @w16 : memref<16x8x1x1xi8> = dense<2>
+
+// CHECK-LABEL: func.func @per_channel_zero_points
+// CHECK: %[[FILTER:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<16x8x1x1xi8> into tensor<16x8xi8>
+// CHECK: linalg.generic {{.*}} ins(%[[FILTER]] : tensor<16x8xi8>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.extsi
+// CHECK-NEXT: linalg.yield
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return
+// CHECK-LABEL: func.func @mixed_zero_points
+// CHECK: linalg.conv_2d_nchw_fchw
+
+func.func @per_channel_zero_points(%xq: tensor<1x8x4x4xi8>, %sx: tensor<f32>, %zx: tensor<i8>, %sw: tensor<16x1x1x1xf32>) -> tensor<1x16x4x4xf32> {
+  %zg = memref.get_global @zeros : memref<16x1x1x1xi8>
+  %zw = bufferization.to_tensor %zg restrict : memref<16x1x1x1xi8> to tensor<16x1x1x1xi8>
+  %e0 = tensor.empty() : tensor<1x8x4x4xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #scalar4, #scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%xq, %sx, %zx : tensor<1x8x4x4xi8>, tensor<f32>, tensor<i8>) outs(%e0 : tensor<1x8x4x4xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extui %q : i8 to i32
+    %zi = arith.extui %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<1x8x4x4xf32>
+  %wg = memref.get_global @w16 : memref<16x8x1x1xi8>
+  %wq = bufferization.to_tensor %wg restrict : memref<16x8x1x1xi8> to tensor<16x8x1x1xi8>
+  %e1 = tensor.empty() : tensor<16x8x1x1xf32>
+  %w = linalg.generic {indexing_maps = [#id4, #channel, #channel, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%wq, %sw, %zw : tensor<16x8x1x1xi8>, tensor<16x1x1x1xf32>, tensor<16x1x1x1xi8>) outs(%e1 : tensor<16x8x1x1xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %zi = arith.extsi %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<16x8x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<1x16x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %y : tensor<1x16x4x4xf32>
+}
+
+func.func @mixed_zero_points(%xq: tensor<1x8x4x4xi8>, %sx: tensor<f32>, %zx: tensor<i8>, %sw: tensor<16x1x1x1xf32>) -> tensor<1x16x4x4xf32> {
+  %zg = memref.get_global @mixed : memref<16x1x1x1xi8>
+  %zw = bufferization.to_tensor %zg restrict : memref<16x1x1x1xi8> to tensor<16x1x1x1xi8>
+  %e0 = tensor.empty() : tensor<1x8x4x4xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #scalar4, #scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%xq, %sx, %zx : tensor<1x8x4x4xi8>, tensor<f32>, tensor<i8>) outs(%e0 : tensor<1x8x4x4xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extui %q : i8 to i32
+    %zi = arith.extui %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<1x8x4x4xf32>
+  %wg = memref.get_global @w16 : memref<16x8x1x1xi8>
+  %wq = bufferization.to_tensor %wg restrict : memref<16x8x1x1xi8> to tensor<16x8x1x1xi8>
+  %e1 = tensor.empty() : tensor<16x8x1x1xf32>
+  %w = linalg.generic {indexing_maps = [#id4, #channel, #channel, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%wq, %sw, %zw : tensor<16x8x1x1xi8>, tensor<16x1x1x1xf32>, tensor<16x1x1x1xi8>) outs(%e1 : tensor<16x8x1x1xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %zi = arith.extsi %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<16x8x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<1x16x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %y : tensor<1x16x4x4xf32>
+}

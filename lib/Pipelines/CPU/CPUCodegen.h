@@ -187,6 +187,13 @@ mlir::Value stripReshapes(mlir::Value value);
 /// time (--mlprog-fold-constant-panels).
 bool isConstantGlobal(mlir::Value value);
 
+/// The elements of the constant `value` is, through
+/// `tensor.collapse_shape`/`tensor.expand_shape` reshapes (the same
+/// elements in row-major order): an `arith.constant`'s value or the initial
+/// value of a constant `memref.global` read whole by `bufferization.to_tensor`
+/// of `memref.get_global`. Null for any other value.
+mlir::ElementsAttr getConstantElements(mlir::Value value);
+
 /// Copies `operand.source` into panels (see PackedOperand) and sets
 /// `operand.packed`; with `parallel`, in an scf.forall over the panels. The
 /// panels of a weight (isConstantGlobal) are a `tensor.expand_shape` and a

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUCodegen.h"
+#include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -47,6 +48,10 @@ static constexpr int64_t kLanes = 16;
 static constexpr int64_t kBytesPerLane = 4;
 /// Rows of a register block at most (8 x 32 columns: 16 accumulators).
 static constexpr int64_t kMaxRows = 8;
+/// Bytes of B's panels a column block may have for row blocks to go
+/// outside (see emitU8S8Contraction): two thirds of a 48 KiB L1, so that
+/// the block stays there beside the rows of A streaming past it.
+static constexpr int64_t kL1BlockBytes = 32 * 1024;
 
 /// `acc + sum of 4 products` per lane of `acc` (vector<16xi32>): the
 /// unsigned bytes `a` times the signed bytes `bytes` (vector<64xi8> each),
@@ -68,14 +73,14 @@ static Value dotProducts(OpBuilder &b, Location loc, Value acc, Value a,
                                              vector::CombiningKind::ADD);
 }
 
-/// The 4 bytes of `matrix` [rows, K] i8 at (row, 4 * step) broadcast to a
-/// vector<64xi8> (16 copies).
-static Value broadcastFour(OpBuilder &b, Location loc, Value matrix, Value row,
-                           Value column) {
+/// The 4 bytes of `matrix` (i8, innermost dimension contiguous) at
+/// `indices` broadcast to a vector<64xi8> (16 copies).
+static Value broadcastFour(OpBuilder &b, Location loc, Value matrix,
+                           ValueRange indices) {
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 8);
   Value four = vector::TransferReadOp::create(
-      b, loc, VectorType::get({kBytesPerLane}, b.getI8Type()), matrix,
-      ValueRange{row, column}, zero, ArrayRef{true});
+      b, loc, VectorType::get({kBytesPerLane}, b.getI8Type()), matrix, indices,
+      zero, ArrayRef{true});
   Value word = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), four);
   Value scalar = vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
@@ -88,12 +93,7 @@ static Value broadcastFour(OpBuilder &b, Location loc, Value matrix, Value row,
 /// Whether `value` is a constant's or a constant global's (whose panels
 /// --mlprog-fold-constant-panels computes at compile time).
 static bool isConstantBytes(Value value) {
-  while (auto view = value.getDefiningOp<tensor::CollapseShapeOp>())
-    value = view.getSrc();
-  if (matchPattern(value, m_Constant()))
-    return true;
-  auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
-  return toTensor && toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>();
+  return static_cast<bool>(getConstantElements(value));
 }
 
 /// B [K, N] as panels [N / 16, K / 4, 64], computed at run time: for each
@@ -186,6 +186,32 @@ static Value packPanels(OpBuilder &b, Location loc, Value bytes, int64_t depth,
       b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
+/// A [M, K] as row panels [M / mr, K / 4, mr * 4]: the 4 bytes of each K
+/// step of a register block's mr rows side by side, so that the block's
+/// broadcasts read one sequential stream (from mr rows K bytes apart, a
+/// row block of a [2048, 512] weight started 8 streams of 8 cache lines
+/// each). Only for a constant A, whose panels --mlprog-fold-constant-panels
+/// computes at compile time; null otherwise.
+static Value packRowPanels(OpBuilder &b, Location loc, Value bytes, int64_t m,
+                           int64_t depth, int64_t mr) {
+  auto type = dyn_cast<RankedTensorType>(bytes.getType());
+  if (!type || type.getRank() != 2 || !isConstantBytes(bytes))
+    return {};
+  auto i8 = b.getI8Type();
+  int64_t steps = depth / kBytesPerLane;
+  auto expanded = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({m / mr, mr, steps, kBytesPerLane}, i8),
+      bytes, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  Value empty =
+      tensor::EmptyOp::create(b, loc, {m / mr, steps, mr, kBytesPerLane}, i8);
+  Value panels = linalg::TransposeOp::create(b, loc, expanded, empty,
+                                             ArrayRef<int64_t>{0, 2, 1, 3})
+                     .getResult()
+                     .front();
+  return tensor::CollapseShapeOp::create(
+      b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 /// The sums of the columns of B, sum_k b[k, n] [N] i32, from its panels
 /// (signed or unsigned bytes): `vpdpbusd` with all-ones bytes for A.
 static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
@@ -225,6 +251,28 @@ static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
         scf::YieldOp::create(outer, l, written);
       });
   return panelsLoop.getResult(0);
+}
+
+/// The sums of the rows of the constant A [M, K] (signed or unsigned
+/// bytes), sum_k a[m, k] [M] i32, computed now into a constant; null when
+/// A is no constant (see getConstantElements) or its bytes cannot be read.
+static Value constantRowSums(OpBuilder &b, Location loc, Value a, int64_t m,
+                             int64_t depth, bool isSigned) {
+  ElementsAttr elements = getConstantElements(a);
+  if (!elements || !elements.getElementType().isInteger(8) ||
+      elements.getNumElements() != m * depth)
+    return {};
+  std::vector<char> storage;
+  FailureOr<ArrayRef<char>> bytes = getRawElementBytes(elements, storage);
+  if (failed(bytes))
+    return {};
+  SmallVector<int32_t> sums(m, 0);
+  for (int64_t row = 0; row < m; ++row)
+    for (char byte : bytes->slice(row * depth, depth))
+      sums[row] += isSigned ? int32_t(int8_t(byte)) : int32_t(uint8_t(byte));
+  auto type = RankedTensorType::get({m}, b.getI32Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, ArrayRef<int32_t>(sums)));
 }
 
 /// The sums of the rows of A, sum_k a[m, k] [M] i32 (a signed or unsigned
@@ -328,8 +376,13 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   Value colSums = operands.aZeroIsZero
                       ? Value()
                       : columnSums(rewriter, loc, panels, depth, n, !aIsSigned);
-  Value rowSum =
-      operands.bZeroIsZero ? Value() : rowSums(rewriter, loc, a2, m, aIsSigned);
+  // A weight's row sums are constants; an activation's are summed per call.
+  Value rowSum;
+  if (!operands.bZeroIsZero) {
+    rowSum = constantRowSums(rewriter, loc, a2, m, depth, aIsSigned);
+    if (!rowSum)
+      rowSum = rowSums(rewriter, loc, a2, m, aIsSigned);
+  }
   // The constant part of the expansion, K za zb, and za, zb as vectors.
   Value za =
       vector::BroadcastOp::create(rewriter, loc, laneType, operands.aZero);
@@ -351,25 +404,39 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   Value pad32 = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
 
   // Column blocks outside, row blocks inside: consecutive blocks of a
-  // thread share the K x nr bytes of B's panels (in L1). Each block writes
-  // C + its sums into a new tensor, C only read: C may be a constant (a
-  // small zero fill, folded) or shared with another contraction (fills
+  // thread share the K x nr bytes of B's panels (in L1). When A is larger
+  // than an L2 block and a column block of B fits L1 (a late ResNet
+  // stage's [2048, 512] filter times 64 columns), row blocks outside, A
+  // read from constant row panels: A is read once, as one stream, where it
+  // was read once per column block from 8 rows at a time (that convolution
+  // took 24% less time in the QDQ resnet50; with K = 2048 or 4608, whose
+  // column blocks do not fit L1, 26-29% more, so those stay). Each block
+  // writes C + its sums into a new tensor, C only read: C may be a constant
+  // (a small zero fill, folded) or shared with another contraction (fills
   // merged by CSE), and a block that canonicalization inlines out of a
   // forall of one would otherwise write into it, which one-shot
   // bufferization copied into a buffer without C's values.
+  bool rowsOutside =
+      m * depth > target.getL2BlockBytes() && nr * depth <= kL1BlockBytes;
+  Value rowPanels =
+      rowsOutside ? packRowPanels(rewriter, loc, a2, m, depth, mr) : Value();
+  SmallVector<OpFoldResult> blockCounts = {rewriter.getIndexAttr(n / nr),
+                                           rewriter.getIndexAttr(m / mr)};
+  if (rowsOutside)
+    std::swap(blockCounts[0], blockCounts[1]);
   auto forall = scf::ForallOp::create(
-      rewriter, loc,
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(n / nr),
-                             rewriter.getIndexAttr(m / mr)},
+      rewriter, loc, blockCounts,
       ValueRange{tensor::EmptyOp::create(
           rewriter, loc, cast<RankedTensorType>(c2.getType()).getShape(), i32)},
       /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
-  Value column = arith::MulIOp::create(
-      rewriter, loc, forall.getInductionVars()[0], index(rewriter, nr));
-  Value row = arith::MulIOp::create(rewriter, loc, forall.getInductionVars()[1],
-                                    index(rewriter, mr));
+  Value columnBlock = forall.getInductionVars()[rowsOutside ? 1 : 0];
+  Value rowBlock = forall.getInductionVars()[rowsOutside ? 0 : 1];
+  Value column =
+      arith::MulIOp::create(rewriter, loc, columnBlock, index(rewriter, nr));
+  Value row =
+      arith::MulIOp::create(rewriter, loc, rowBlock, index(rewriter, mr));
   Value firstPanel =
       arith::DivUIOp::create(rewriter, loc, column, index(rewriter, kLanes));
   SmallVector<OpFoldResult> offsets = {row, column};
@@ -402,7 +469,11 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
                                         index(nested, kBytesPerLane));
         SmallVector<Value> next;
         for (int64_t r = 0; r < mr; ++r) {
-          Value four = broadcastFour(nested, l, a2, rows[r], k);
+          Value four = rowPanels
+                           ? broadcastFour(nested, l, rowPanels,
+                                           {rowBlock, step,
+                                            index(nested, r * kBytesPerLane)})
+                           : broadcastFour(nested, l, a2, {rows[r], k});
           for (int64_t j = 0; j < q; ++j)
             next.push_back(aIsSigned ? dotProducts(nested, l, accs[r * q + j],
                                                    weights[j], four)

@@ -296,22 +296,8 @@ static Value materializeZero(OpBuilder &b, Location loc,
 static bool hasZeroZeroPoint(const WidenedBytes &factor) {
   if (!factor.zeroInput)
     return factor.zeroConstant == 0;
-  Value value = factor.zeroInput->get();
-  Attribute attr;
-  if (matchPattern(value, m_Constant(&attr)))
-    if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
-      return dense.isSplat() && dense.getSplatValue<APInt>().isZero();
-  auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
-  auto getGlobal =
-      toTensor ? toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>()
-               : memref::GetGlobalOp();
-  if (!getGlobal)
-    return false;
-  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-      getGlobal, getGlobal.getNameAttr());
-  if (!global || !global.getConstant() || !global.getInitialValue())
-    return false;
-  auto dense = dyn_cast<DenseIntElementsAttr>(*global.getInitialValue());
+  auto dense = dyn_cast_if_present<DenseIntElementsAttr>(
+      getConstantElements(factor.zeroInput->get()));
   return dense && dense.isSplat() && dense.getSplatValue<APInt>().isZero();
 }
 

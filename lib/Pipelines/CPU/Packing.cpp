@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -39,6 +40,24 @@ Value cpu::stripReshapes(Value value) {
       value.getDefiningOp()))
     value = value.getDefiningOp()->getOperand(0);
   return value;
+}
+
+ElementsAttr cpu::getConstantElements(Value value) {
+  value = stripReshapes(value);
+  ElementsAttr elements;
+  if (matchPattern(value, m_Constant(&elements)))
+    return elements;
+  auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>();
+  auto getGlobal =
+      toTensor ? toTensor.getBuffer().getDefiningOp<memref::GetGlobalOp>()
+               : memref::GetGlobalOp();
+  if (!getGlobal)
+    return {};
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return {};
+  return dyn_cast<ElementsAttr>(*global.getInitialValue());
 }
 
 bool cpu::isConstantGlobal(Value value) {

@@ -35,6 +35,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CPUCodegen.h"
+#include "mlprog/Dialect/MLProgram/Transforms/RawElements.h"
 #include "mlprog/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -73,8 +74,27 @@ struct Dequantize {
   AffineMap scaleMap;
   /// The zero point, a rank-0 8-bit tensor, or null.
   Value zero;
+  /// The zero point when it is one per channel, all equal (a constant:
+  /// quantize_static's per-channel weights, whose zero points are all 0);
+  /// `zero` is null then.
+  std::optional<int8_t> uniformZero;
 };
 } // namespace
+
+/// The value of every element of the constant 8-bit tensor `value` (an
+/// arith.constant or a constant memref.global read whole, possibly
+/// reshaped) when they are all equal; nothing otherwise.
+static std::optional<int8_t> getUniformByte(Value value) {
+  ElementsAttr elements = getConstantElements(value);
+  if (!elements || !elements.getElementType().isInteger(8))
+    return std::nullopt;
+  std::vector<char> storage;
+  FailureOr<ArrayRef<char>> bytes = getRawElementBytes(elements, storage);
+  if (failed(bytes) || bytes->empty() ||
+      llvm::any_of(*bytes, [&](char b) { return b != bytes->front(); }))
+    return std::nullopt;
+  return static_cast<int8_t>(bytes->front());
+}
 
 /// The input of `op` that block argument `value` reads, if it is one.
 static OpOperand *inputOf(linalg::GenericOp op, Value value) {
@@ -126,10 +146,16 @@ static std::optional<Dequantize> matchDequantize(Value value) {
                     op.getMatchingIndexingMap(scaleInput), Value()};
   if (zero) {
     auto z = widened(zero);
-    if (!z || z->second != q->second ||
-        op.getMatchingIndexingMap(z->first).getNumResults() != 0)
+    if (!z || z->second != q->second)
       return std::nullopt;
-    result.zero = z->first->get();
+    if (op.getMatchingIndexingMap(z->first).getNumResults() == 0) {
+      result.zero = z->first->get();
+      return result;
+    }
+    // One zero point per channel: taken when they are all equal.
+    result.uniformZero = getUniformByte(z->first->get());
+    if (!result.uniformZero)
+      return std::nullopt;
   }
   return result;
 }
@@ -189,8 +215,22 @@ static Value padWith(RewriterBase &rewriter, Location loc, Value source,
 static Value zeroByte(RewriterBase &rewriter, Location loc,
                       const Dequantize &factor) {
   if (!factor.zero)
-    return arith::ConstantIntOp::create(rewriter, loc, 0, 8);
+    return arith::ConstantIntOp::create(rewriter, loc,
+                                        factor.uniformZero.value_or(0), 8);
   return tensor::ExtractOp::create(rewriter, loc, factor.zero, ValueRange{});
+}
+
+/// The zero point of `factor` as a rank-0 8-bit tensor, or null without one
+/// (or with one per channel, all 0).
+static Value zeroTensor(RewriterBase &rewriter, Location loc,
+                        const Dequantize &factor) {
+  if (factor.zero || factor.uniformZero.value_or(0) == 0)
+    return factor.zero;
+  auto type = RankedTensorType::get({}, rewriter.getI8Type());
+  return arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(type,
+                             rewriter.getI8IntegerAttr(*factor.uniformZero)));
 }
 
 /// The columns the contraction computes for `pixels` columns: whole panels
@@ -217,8 +257,10 @@ static Value byteProduct(RewriterBase &rewriter, Location loc, Value matrix,
   if (given != padded)
     columns = padWith(rewriter, loc, columns, zeroByte(rewriter, loc, x),
                       {0, 0}, {0, padded - given});
-  Value a = widen(rewriter, loc, matrix, w.zero, /*isSigned=*/true);
-  Value b = widen(rewriter, loc, columns, x.zero, /*isSigned=*/false);
+  Value a = widen(rewriter, loc, matrix, zeroTensor(rewriter, loc, w),
+                  /*isSigned=*/true);
+  Value b = widen(rewriter, loc, columns, zeroTensor(rewriter, loc, x),
+                  /*isSigned=*/false);
   AffineExpr d0, d1, d2;
   bindDims(ctx, d0, d1, d2);
   Value empty = tensor::EmptyOp::create(rewriter, loc, {f, padded}, i32);
