@@ -252,3 +252,111 @@ func.func @row_panels(%x: tensor<1024x32xi8>) -> tensor<1024x32xi32> {
   } -> tensor<1024x32xi32>
   return %r : tensor<1024x32xi32>
 }
+
+// The requantizing epilogue of a QDQ convolution's byte product (the
+// product [F, OH * OW] expanded to [1, F, OH, OW], rescaled, biased per
+// channel and converted back to bytes) is computed in the register blocks:
+// the forall writes the bytes, its sums never go to memory. The bias is
+// read per row of the block (one element broadcast), the bytes written as
+// 16 lanes of a block row.
+// VNNI-LABEL: func.func @requantized
+// VNNI-SAME: (%[[X:.*]]: tensor<8x32xi8>, %[[BIAS:.*]]: tensor<16xf32>)
+// VNNI: %[[BYTES:.*]] = scf.forall {{.*}} -> (tensor<16x32xi8>)
+// VNNI: scf.for
+// VNNI: tensor.extract %[[BIAS]][%{{.*}}] : tensor<16xf32>
+// VNNI: arith.fptoui %{{.*}} : vector<16xf32> to vector<16xi8>
+// VNNI: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<8x32xi8>
+// VNNI-NOT: -> (tensor<16x32xi32>)
+// VNNI: %[[Y:.*]] = tensor.expand_shape %[[BYTES]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi8> into tensor<1x16x4x8xi8>
+// VNNI: return %[[Y]]
+// When the epilogue yields the bytes widened for the next byte product
+// (elementwise fusion merges the two), the blocks write the bytes and a
+// generic of its own widens them: the next product reads them in place.
+// VNNI-LABEL: func.func @requantized_and_widened
+// VNNI: %[[BYTES:.*]] = scf.forall {{.*}} -> (tensor<16x32xi8>)
+// VNNI: %[[E:.*]] = tensor.expand_shape %[[BYTES]] {{.*}} into tensor<1x16x4x8xi8>
+// VNNI: %[[W:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<1x16x4x8xi8>) outs(%{{.*}} : tensor<1x16x4x8xi32>)
+// VNNI-NEXT: ^bb0
+// VNNI-NEXT: arith.extui
+// VNNI: return %[[W]]
+memref.global "private" constant @filter : memref<16x8xi8> = dense<2>
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#channel4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+func.func @requantized(%x: tensor<8x32xi8>, %bias: tensor<16xf32>) -> tensor<1x16x4x8xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xi8>) outs(%eb : tensor<8x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x32xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x32xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x32xi32>) outs(%acc : tensor<16x32xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x32xi32>
+  %e = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi32> into tensor<1x16x4x8xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<1x16x4x8xi8>
+  %y = linalg.generic {indexing_maps = [#id4, #channel4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %bias : tensor<1x16x4x8xi32>, tensor<16xf32>) outs(%ey : tensor<1x16x4x8xi8>) {
+  ^bb0(%v: i32, %bv: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %biased = arith.addf %scaled, %bv : f32
+    %q = arith.fptoui %biased : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<1x16x4x8xi8>
+  return %y : tensor<1x16x4x8xi8>
+}
+
+func.func @requantized_and_widened(%x: tensor<8x32xi8>, %bias: tensor<16xf32>) -> tensor<1x16x4x8xi32> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xi8>) outs(%eb : tensor<8x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x32xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x32xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x32xi32>) outs(%acc : tensor<16x32xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x32xi32>
+  %e = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi32> into tensor<1x16x4x8xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<1x16x4x8xi32>
+  %y = linalg.generic {indexing_maps = [#id4, #channel4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %bias : tensor<1x16x4x8xi32>, tensor<16xf32>) outs(%ey : tensor<1x16x4x8xi32>) {
+  ^bb0(%v: i32, %bv: f32, %o: i32):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %biased = arith.addf %scaled, %bv : f32
+    %q = arith.fptoui %biased : f32 to i8
+    %wide = arith.extui %q : i8 to i32
+    linalg.yield %wide : i32
+  } -> tensor<1x16x4x8xi32>
+  return %y : tensor<1x16x4x8xi32>
+}

@@ -281,10 +281,13 @@ mlir::Value applyToVector(mlir::OpBuilder &b, mlir::Location loc,
 /// The payload of the elementwise epilogue `epilogue` (see appliesToVectors)
 /// applied to `vectors`, one per input of the epilogue in order, all of one
 /// shape: its ops on vectors of that shape, the scalars it reads from above
-/// broadcast. Its init must be unread (see getElementwiseEpilogue).
+/// broadcast. Its init must be unread (see getElementwiseEpilogue). Returns
+/// the vector of `payloadValue`, a value of the payload (default: the one
+/// it yields).
 mlir::Value applyToVectors(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::linalg::GenericOp epilogue,
-                           mlir::ValueRange vectors);
+                           mlir::ValueRange vectors,
+                           mlir::Value payloadValue = {});
 
 //===----------------------------------------------------------------------===//
 // Register blocking (RegisterBlocking.cpp)

@@ -25,6 +25,12 @@
 // (16 or 32) columns: mr * nr / 16 accumulators in zmm registers across all
 // of K; an scf.forall spreads the blocks over the threads.
 //
+// Epilogue. The elementwise generic that reads the product (a QDQ
+// convolution's rescaling, bias, residual add and requantization, after
+// elementwise fusion) is applied to each block's sums in registers, and the
+// blocks write its result (the bytes): the i32 sums are not written out
+// and read back by a loop nest of their own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CPUCodegen.h"
@@ -33,6 +39,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -253,6 +260,205 @@ static Value columnSums(OpBuilder &b, Location loc, Value panels, int64_t depth,
   return panelsLoop.getResult(0);
 }
 
+namespace {
+/// The elementwise linalg.generic a byte product [M, N] feeds (a QDQ
+/// convolution's requantization): product -> (tensor.extract_slice of its
+/// leading `columns`, dropping columns of padding) -> tensor.expand_shape
+/// to the convolution's [1, F, OH, OW] (M and N each one group of
+/// dimensions) -> the generic, reading it through the identity map.
+struct ProductEpilogue {
+  linalg::GenericOp generic;
+  tensor::ExtractSliceOp slice;
+  tensor::ExpandShapeOp expand;
+  /// The columns the epilogue reads (N without a slice).
+  int64_t columns;
+  /// When the epilogue yields `ext(x)` of an 8-bit value x (the
+  /// requantized bytes widened for the next byte product, as elementwise
+  /// fusion merges the two): that extension. The register blocks then
+  /// write x, and a generic of its own widens them, which the next product
+  /// recognizes as widened bytes (and reads in place).
+  Operation *widening = nullptr;
+};
+
+/// An input of a ProductEpilogue as the register blocks read it.
+struct EpilogueOperand {
+  enum Kind { Product, Element, Row, Scalar } kind;
+  /// [M, columns] for Element, [M] for Row, rank 0 for Scalar.
+  Value view;
+};
+} // namespace
+
+/// Matches the epilogue of `op` (see ProductEpilogue): every other input of
+/// the generic is read whole through the identity map, or by a map of the M
+/// group's dimensions that leaves out only dimensions of extent 1 (a bias
+/// per output channel), or is a scalar; its payload applies to vectors and
+/// does not read its init.
+static std::optional<ProductEpilogue>
+matchProductEpilogue(linalg::LinalgOp op) {
+  if (op->getNumResults() != 1)
+    return std::nullopt;
+  Value value = op->getResult(0);
+  auto type = cast<RankedTensorType>(value.getType());
+  ProductEpilogue result{};
+  result.columns = type.getDimSize(1);
+  if (!value.hasOneUse())
+    return std::nullopt;
+  if (auto slice =
+          dyn_cast<tensor::ExtractSliceOp>(*value.getUsers().begin())) {
+    if (!slice.hasUnitStride() || slice.getResultType().getRank() != 2 ||
+        !llvm::all_of(slice.getStaticOffsets(),
+                      [](int64_t offset) { return offset == 0; }) ||
+        slice.getStaticSizes()[0] != type.getDimSize(0) ||
+        ShapedType::isDynamic(slice.getStaticSizes()[1]))
+      return std::nullopt;
+    result.slice = slice;
+    result.columns = slice.getStaticSizes()[1];
+    value = slice.getResult();
+    if (!value.hasOneUse())
+      return std::nullopt;
+  }
+  result.expand = dyn_cast<tensor::ExpandShapeOp>(*value.getUsers().begin());
+  if (!result.expand || result.expand.getReassociationIndices().size() != 2 ||
+      !result.expand->hasOneUse())
+    return std::nullopt;
+  Value expanded = result.expand.getResult();
+  auto generic =
+      dyn_cast<linalg::GenericOp>(*result.expand->getUsers().begin());
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic->getNumResults() != 1 || !linalg::isElementwise(generic) ||
+      generic.hasIndexSemantics() || generic->getBlock() != op->getBlock() ||
+      cast<RankedTensorType>(generic->getResult(0).getType()).getShape() !=
+          result.expand.getResultType().getShape() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)) ||
+      !appliesToVectors(generic))
+    return std::nullopt;
+  ReassociationIndices rowsGroup = result.expand.getReassociationIndices()[0];
+  ArrayRef<int64_t> shape = result.expand.getResultType().getShape();
+  int reads = 0;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (input->get() == expanded) {
+      if (!map.isIdentity())
+        return std::nullopt;
+      ++reads;
+      continue;
+    }
+    auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
+    if (!inputType || !inputType.hasStaticShape())
+      return std::nullopt;
+    if (map.isIdentity() || map.getNumResults() == 0)
+      continue;
+    // Dimensions of the rows' group, in order, the others of extent 1.
+    int64_t last = -1;
+    for (AffineExpr expr : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || !llvm::is_contained(rowsGroup, dim.getPosition()) ||
+          int64_t(dim.getPosition()) <= last)
+        return std::nullopt;
+      last = dim.getPosition();
+    }
+    for (int64_t d : rowsGroup)
+      if (shape[d] != 1 && !map.isFunctionOfDim(d))
+        return std::nullopt;
+  }
+  if (reads != 1)
+    return std::nullopt;
+  result.generic = generic;
+  Operation *yielded =
+      generic.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+  if (isa_and_present<arith::ExtUIOp, arith::ExtSIOp>(yielded) &&
+      yielded->getOperand(0).getType().isInteger(8))
+    result.widening = yielded;
+  return result;
+}
+
+/// The inputs of `epilogue` as its register blocks read them, viewed in 2-D
+/// ([M, columns]) or 1-D ([M]) by collapse_shapes created at the rewriter's
+/// insertion point.
+static SmallVector<EpilogueOperand>
+viewEpilogueOperands(RewriterBase &rewriter, ProductEpilogue epilogue) {
+  SmallVector<EpilogueOperand> operands;
+  Location loc = epilogue.generic.getLoc();
+  for (OpOperand *input : epilogue.generic.getDpsInputOperands()) {
+    Value value = input->get();
+    AffineMap map = epilogue.generic.getMatchingIndexingMap(input);
+    if (value == epilogue.expand.getResult()) {
+      operands.push_back({EpilogueOperand::Product, Value()});
+    } else if (map.getNumResults() == 0) {
+      operands.push_back({EpilogueOperand::Scalar, value});
+    } else if (map.isIdentity()) {
+      operands.push_back({EpilogueOperand::Element,
+                          tensor::CollapseShapeOp::create(
+                              rewriter, loc, value,
+                              epilogue.expand.getReassociationIndices())});
+    } else {
+      auto type = cast<RankedTensorType>(value.getType());
+      if (type.getRank() != 1) {
+        ReassociationIndices all;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          all.push_back(d);
+        value = tensor::CollapseShapeOp::create(
+            rewriter, loc, value, SmallVector<ReassociationIndices>{all});
+      }
+      operands.push_back({EpilogueOperand::Row, value});
+    }
+  }
+  return operands;
+}
+
+/// `bytes` widened to `type` (its shape, a wider integer) by an identity
+/// generic of one arith.extsi (`isSigned`) or arith.extui.
+static Value widenBytes(OpBuilder &b, Location loc, Value bytes,
+                        RankedTensorType type, bool isSigned) {
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{bytes}, ValueRange{empty},
+             ArrayRef<AffineMap>{identity, identity},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nested, Location l, ValueRange args) {
+               Type wide = type.getElementType();
+               Value value =
+                   isSigned ? arith::ExtSIOp::create(nested, l, wide, args[0])
+                                  .getResult()
+                            : arith::ExtUIOp::create(nested, l, wide, args[0])
+                                  .getResult();
+               linalg::YieldOp::create(nested, l, value);
+             })
+      .getResult(0);
+}
+
+/// The 16 elements of the epilogue's input `operand` at `row` and the 16
+/// columns from `column`: `sums` for the product, one vector read for an
+/// element-wise input (columns past its end read 0 when `mayOverrun`: a
+/// register block over columns of padding), one element broadcast for a
+/// per-row input (a bias) or a scalar.
+static Value readEpilogueOperand(OpBuilder &b, Location loc,
+                                 const EpilogueOperand &operand, Value sums,
+                                 Value row, Value column, bool mayOverrun) {
+  if (operand.kind == EpilogueOperand::Product)
+    return sums;
+  Type element = getElementTypeOrSelf(operand.view.getType());
+  auto vectorType = VectorType::get({kLanes}, element);
+  if (operand.kind == EpilogueOperand::Element) {
+    Value pad =
+        arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+    return vector::TransferReadOp::create(b, loc, vectorType, operand.view,
+                                          ValueRange{row, column}, pad,
+                                          ArrayRef<bool>{!mayOverrun});
+  }
+  SmallVector<Value> indices;
+  if (operand.kind == EpilogueOperand::Row)
+    indices.push_back(row);
+  return vector::BroadcastOp::create(
+      b, loc, vectorType,
+      tensor::ExtractOp::create(b, loc, operand.view, indices));
+}
+
 /// The sums of the rows of the constant A [M, K] (signed or unsigned
 /// bytes), sum_k a[m, k] [M] i32, computed now into a constant; null when
 /// A is no constant (see getConstantElements) or its bytes cannot be read.
@@ -349,8 +555,21 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
     }
   int64_t q = nr / kLanes;
 
+  // The elementwise epilogue that reads the product (a QDQ convolution's
+  // rescaling, bias, residual add, ReLU and requantization into bytes),
+  // computed on each register block's sums: the i32 sums never go to
+  // memory, to be read back by a loop nest of its own.
+  std::optional<ProductEpilogue> epilogue;
+  if (cType.getRank() == 2 && aType.getRank() == 2)
+    epilogue = matchProductEpilogue(op);
+
   Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
+  // The epilogue's other operands may be computed after the product.
+  rewriter.setInsertionPoint(epilogue ? epilogue->generic.getOperation()
+                                      : op.getOperation());
+  SmallVector<EpilogueOperand> epilogueOperands;
+  if (epilogue)
+    epilogueOperands = viewEpilogueOperands(rewriter, *epilogue);
   auto i32 = rewriter.getI32Type();
   auto laneType = VectorType::get({kLanes}, i32);
   auto byteType =
@@ -424,11 +643,18 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
                                            rewriter.getIndexAttr(m / mr)};
   if (rowsOutside)
     std::swap(blockCounts[0], blockCounts[1]);
-  auto forall = scf::ForallOp::create(
-      rewriter, loc, blockCounts,
-      ValueRange{tensor::EmptyOp::create(
-          rewriter, loc, cast<RankedTensorType>(c2.getType()).getShape(), i32)},
-      /*mapping=*/std::nullopt);
+  Type outElement = i32;
+  if (epilogue)
+    outElement =
+        epilogue->widening
+            ? epilogue->widening->getOperand(0).getType()
+            : getElementTypeOrSelf(epilogue->generic->getResult(0).getType());
+  Value out = tensor::EmptyOp::create(
+      rewriter, loc, cast<RankedTensorType>(c2.getType()).getShape(),
+      outElement);
+  auto forall =
+      scf::ForallOp::create(rewriter, loc, blockCounts, ValueRange{out},
+                            /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
   Value columnBlock = forall.getInductionVars()[rowsOutside ? 1 : 0];
@@ -445,8 +671,8 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
   Value output = forall.getRegionIterArgs().front();
   Value tile = tensor::ExtractSliceOp::create(
-      rewriter, loc, RankedTensorType::get({mr, nr}, i32), output, offsets,
-      sizes, strides);
+      rewriter, loc, RankedTensorType::get({mr, nr}, outElement), output,
+      offsets, sizes, strides);
   SmallVector<Value> rows, panelOf;
   for (int64_t r = 0; r < mr; ++r)
     rows.push_back(
@@ -516,6 +742,16 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
           rewriter, loc, old,
           arith::AddIOp::create(rewriter, loc, steps.getResult(r * q + j),
                                 term));
+      if (epilogue) {
+        SmallVector<Value> operands;
+        for (const EpilogueOperand &operand : epilogueOperands)
+          operands.push_back(readEpilogueOperand(rewriter, loc, operand, sum,
+                                                 rows[r], first,
+                                                 epilogue->columns < n));
+        sum = applyToVectors(
+            rewriter, loc, epilogue->generic, operands,
+            epilogue->widening ? epilogue->widening->getOperand(0) : Value());
+      }
       tile = vector::TransferWriteOp::create(
                  rewriter, loc, sum, tile, ValueRange{index(rewriter, r), lane},
                  ArrayRef{true})
@@ -527,6 +763,27 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
                                         sizes, strides);
   rewriter.setInsertionPointAfter(forall);
   Value result = forall.getResult(0);
+  if (epilogue) {
+    // The real columns, in the epilogue's shape.
+    if (epilogue->slice)
+      result = tensor::ExtractSliceOp::create(
+          rewriter, loc, result, epilogue->slice.getMixedOffsets(),
+          epilogue->slice.getMixedSizes(), epilogue->slice.getMixedStrides());
+    auto resultType =
+        cast<RankedTensorType>(epilogue->generic->getResult(0).getType());
+    result = tensor::ExpandShapeOp::create(
+        rewriter, loc, resultType.clone(outElement), result,
+        epilogue->expand.getReassociationIndices());
+    if (epilogue->widening)
+      result = widenBytes(rewriter, loc, result, resultType,
+                          isa<arith::ExtSIOp>(epilogue->widening));
+    rewriter.replaceOp(epilogue->generic, result);
+    rewriter.eraseOp(epilogue->expand);
+    if (epilogue->slice)
+      rewriter.eraseOp(epilogue->slice);
+    rewriter.eraseOp(op);
+    return success();
+  }
   if (cType.getRank() != 2)
     result =
         tensor::ExpandShapeOp::create(rewriter, loc, cType, result, rowsGroups);

@@ -222,7 +222,8 @@ Value cpu::applyToVector(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
 }
 
 Value cpu::applyToVectors(OpBuilder &b, Location loc,
-                          linalg::GenericOp epilogue, ValueRange vectors) {
+                          linalg::GenericOp epilogue, ValueRange vectors,
+                          Value payloadValue) {
   auto vectorType = cast<VectorType>(vectors.front().getType());
   Block *body = epilogue.getBody();
   IRMapping mapping;
@@ -246,5 +247,6 @@ Value cpu::applyToVectors(OpBuilder &b, Location loc,
                                 types, op.getAttrs());
     mapping.map(op.getResults(), clone->getResults());
   }
-  return vectorOf(body->getTerminator()->getOperand(0));
+  return vectorOf(payloadValue ? payloadValue
+                               : body->getTerminator()->getOperand(0));
 }
