@@ -360,3 +360,57 @@ func.func @requantized_and_widened(%x: tensor<8x32xi8>, %bias: tensor<16xf32>) -
   } -> tensor<1x16x4x8xi32>
   return %y : tensor<1x16x4x8xi32>
 }
+
+// A product of 64 columns of which the epilogue reads 40 (a convolution's
+// pixels padded to pairs of panels): the last column block's second panel
+// holds only padding, so that block computes its first panel only (8
+// accumulators, not 16); columns past the 40 read 0 from the epilogue's
+// other inputs, and the real columns are sliced from the result.
+// VNNI-LABEL: func.func @padded_columns
+// VNNI: %[[BYTES:.*]] = scf.forall (%[[COLUMNS:.*]], %{{.*}}) in (2, 2) {{.*}} -> (tensor<16x64xi8>)
+// VNNI: %[[LAST:.*]] = arith.cmpi eq, %[[COLUMNS]], %c1 : index
+// VNNI: scf.if %[[LAST]] -> (tensor<8x32xi8>) {
+// VNNI: scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>) {
+// VNNI: vector.transfer_read %{{.*}} : tensor<16x40xf32>, vector<16xf32>
+// VNNI: } else {
+// VNNI: scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>) {
+// VNNI: %[[REAL:.*]] = tensor.extract_slice %[[BYTES]][0, 0] [16, 40] [1, 1]
+// VNNI: tensor.expand_shape %[[REAL]] {{.*}} into tensor<1x16x5x8xi8>
+func.func @padded_columns(%x: tensor<8x64xi8>, %residual: tensor<1x16x5x8xf32>) -> tensor<1x16x5x8xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x64xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xi8>) outs(%eb : tensor<8x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x64xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x64xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x64xi32>) -> tensor<16x64xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x64xi32>) outs(%acc : tensor<16x64xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x64xi32>
+  %used = tensor.extract_slice %r[0, 0] [16, 40] [1, 1] : tensor<16x64xi32> to tensor<16x40xi32>
+  %e = tensor.expand_shape %used [[0, 1], [2, 3]] output_shape [1, 16, 5, 8] : tensor<16x40xi32> into tensor<1x16x5x8xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<1x16x5x8xi8>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %residual : tensor<1x16x5x8xi32>, tensor<1x16x5x8xf32>) outs(%ey : tensor<1x16x5x8xi8>) {
+  ^bb0(%v: i32, %rv: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %sum = arith.addf %scaled, %rv : f32
+    %q = arith.fptoui %sum : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<1x16x5x8xi8>
+  return %y : tensor<1x16x5x8xi8>
+}

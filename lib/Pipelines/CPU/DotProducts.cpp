@@ -680,83 +680,109 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   for (int64_t j = 0; j < q; ++j)
     panelOf.push_back(
         arith::AddIOp::create(rewriter, loc, firstPanel, index(rewriter, j)));
-  // Accumulator r * q + j: row r, columns [16 j, 16 j + 16) of the block.
-  auto steps = scf::ForOp::create(
-      rewriter, loc, index(rewriter, 0), index(rewriter, depth / kBytesPerLane),
-      index(rewriter, 1), SmallVector<Value>(mr * q, zeros),
-      [&](OpBuilder &nested, Location l, Value step, ValueRange accs) {
-        SmallVector<Value> weights;
-        for (int64_t j = 0; j < q; ++j)
-          weights.push_back(vector::TransferReadOp::create(
-              nested, l, byteType, panels,
-              ValueRange{panelOf[j], step, index(nested, 0)}, pad8,
-              ArrayRef{true}));
-        Value k = arith::MulIOp::create(nested, l, step,
-                                        index(nested, kBytesPerLane));
-        SmallVector<Value> next;
-        for (int64_t r = 0; r < mr; ++r) {
-          Value four = rowPanels
-                           ? broadcastFour(nested, l, rowPanels,
-                                           {rowBlock, step,
-                                            index(nested, r * kBytesPerLane)})
-                           : broadcastFour(nested, l, a2, {rows[r], k});
-          for (int64_t j = 0; j < q; ++j)
-            next.push_back(aIsSigned ? dotProducts(nested, l, accs[r * q + j],
-                                                   weights[j], four)
-                                     : dotProducts(nested, l, accs[r * q + j],
-                                                   four, weights[j]));
+  // The block's K loop and its write-back for its first `count` panels
+  // (accumulator r * count + j: row r, columns [16 j, 16 j + 16) of the
+  // block) into `tile`.
+  auto computeBlock = [&](int64_t count, Value tile) -> Value {
+    auto steps = scf::ForOp::create(
+        rewriter, loc, index(rewriter, 0),
+        index(rewriter, depth / kBytesPerLane), index(rewriter, 1),
+        SmallVector<Value>(mr * count, zeros),
+        [&](OpBuilder &nested, Location l, Value step, ValueRange accs) {
+          SmallVector<Value> weights;
+          for (int64_t j = 0; j < count; ++j)
+            weights.push_back(vector::TransferReadOp::create(
+                nested, l, byteType, panels,
+                ValueRange{panelOf[j], step, index(nested, 0)}, pad8,
+                ArrayRef{true}));
+          Value k = arith::MulIOp::create(nested, l, step,
+                                          index(nested, kBytesPerLane));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < mr; ++r) {
+            Value four = rowPanels
+                             ? broadcastFour(nested, l, rowPanels,
+                                             {rowBlock, step,
+                                              index(nested, r * kBytesPerLane)})
+                             : broadcastFour(nested, l, a2, {rows[r], k});
+            for (int64_t j = 0; j < count; ++j)
+              next.push_back(aIsSigned
+                                 ? dotProducts(nested, l, accs[r * count + j],
+                                               weights[j], four)
+                                 : dotProducts(nested, l, accs[r * count + j],
+                                               four, weights[j]));
+          }
+          scf::YieldOp::create(nested, l, next);
+        });
+    // C += acc - za colsum[n] - zb rowsum[m] + K za zb.
+    for (int64_t j = 0; j < count; ++j) {
+      Value first = arith::AddIOp::create(rewriter, loc, column,
+                                          index(rewriter, j * kLanes));
+      Value columnTerm = constant;
+      if (colSums) {
+        Value sums = vector::TransferReadOp::create(rewriter, loc, laneType,
+                                                    colSums, ValueRange{first},
+                                                    pad32, ArrayRef{true});
+        columnTerm = arith::SubIOp::create(
+            rewriter, loc, constant,
+            arith::MulIOp::create(rewriter, loc, za, sums));
+      }
+      for (int64_t r = 0; r < mr; ++r) {
+        Value term = columnTerm;
+        if (rowSum) {
+          Value sum = tensor::ExtractOp::create(rewriter, loc, rowSum,
+                                                ValueRange{rows[r]});
+          term = arith::SubIOp::create(
+              rewriter, loc, term,
+              arith::MulIOp::create(
+                  rewriter, loc, zb,
+                  vector::BroadcastOp::create(rewriter, loc, laneType, sum)));
         }
-        scf::YieldOp::create(nested, l, next);
-      });
-  // C += acc - za colsum[n] - zb rowsum[m] + K za zb.
-  for (int64_t j = 0; j < q; ++j) {
-    Value first = arith::AddIOp::create(rewriter, loc, column,
-                                        index(rewriter, j * kLanes));
-    Value columnTerm = constant;
-    if (colSums) {
-      Value sums = vector::TransferReadOp::create(rewriter, loc, laneType,
-                                                  colSums, ValueRange{first},
-                                                  pad32, ArrayRef{true});
-      columnTerm =
-          arith::SubIOp::create(rewriter, loc, constant,
-                                arith::MulIOp::create(rewriter, loc, za, sums));
-    }
-    for (int64_t r = 0; r < mr; ++r) {
-      Value term = columnTerm;
-      if (rowSum) {
-        Value sum = tensor::ExtractOp::create(rewriter, loc, rowSum,
-                                              ValueRange{rows[r]});
-        term = arith::SubIOp::create(
-            rewriter, loc, term,
-            arith::MulIOp::create(
-                rewriter, loc, zb,
-                vector::BroadcastOp::create(rewriter, loc, laneType, sum)));
+        Value lane = index(rewriter, j * kLanes);
+        Value old = vector::TransferReadOp::create(
+            rewriter, loc, laneType, c2,
+            ValueRange{rows[r],
+                       arith::AddIOp::create(rewriter, loc, column, lane)},
+            pad32, ArrayRef{true});
+        Value sum = arith::AddIOp::create(
+            rewriter, loc, old,
+            arith::AddIOp::create(rewriter, loc, steps.getResult(r * count + j),
+                                  term));
+        if (epilogue) {
+          SmallVector<Value> operands;
+          for (const EpilogueOperand &operand : epilogueOperands)
+            operands.push_back(readEpilogueOperand(rewriter, loc, operand, sum,
+                                                   rows[r], first,
+                                                   epilogue->columns < n));
+          sum = applyToVectors(
+              rewriter, loc, epilogue->generic, operands,
+              epilogue->widening ? epilogue->widening->getOperand(0) : Value());
+        }
+        tile = vector::TransferWriteOp::create(
+                   rewriter, loc, sum, tile,
+                   ValueRange{index(rewriter, r), lane}, ArrayRef{true})
+                   .getResult();
       }
-      Value lane = index(rewriter, j * kLanes);
-      Value old = vector::TransferReadOp::create(
-          rewriter, loc, laneType, c2,
-          ValueRange{rows[r],
-                     arith::AddIOp::create(rewriter, loc, column, lane)},
-          pad32, ArrayRef{true});
-      Value sum = arith::AddIOp::create(
-          rewriter, loc, old,
-          arith::AddIOp::create(rewriter, loc, steps.getResult(r * q + j),
-                                term));
-      if (epilogue) {
-        SmallVector<Value> operands;
-        for (const EpilogueOperand &operand : epilogueOperands)
-          operands.push_back(readEpilogueOperand(rewriter, loc, operand, sum,
-                                                 rows[r], first,
-                                                 epilogue->columns < n));
-        sum = applyToVectors(
-            rewriter, loc, epilogue->generic, operands,
-            epilogue->widening ? epilogue->widening->getOperand(0) : Value());
-      }
-      tile = vector::TransferWriteOp::create(
-                 rewriter, loc, sum, tile, ValueRange{index(rewriter, r), lane},
-                 ArrayRef{true})
-                 .getResult();
     }
+    return tile;
+  };
+  // Where the last block's second panel holds only columns of padding
+  // (columns [208, 224) of a [F, 196] convolution), that block computes
+  // its first panel only.
+  int64_t realColumns = epilogue ? epilogue->columns : n;
+  if (q == 2 && n - kLanes >= realColumns) {
+    Value isLast =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                              columnBlock, index(rewriter, n / nr - 1));
+    auto branch = scf::IfOp::create(rewriter, loc, TypeRange{tile.getType()},
+                                    isLast, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard branchGuard(rewriter);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(rewriter, loc, computeBlock(1, tile));
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    scf::YieldOp::create(rewriter, loc, computeBlock(q, tile));
+    tile = branch.getResult(0);
+  } else {
+    tile = computeBlock(q, tile);
   }
   rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, output, offsets,
