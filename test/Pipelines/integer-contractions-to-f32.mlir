@@ -266,6 +266,8 @@ func.func @row_panels(%x: tensor<1024x32xi8>) -> tensor<1024x32xi32> {
 // VNNI: tensor.extract %[[BIAS]][%{{.*}}] : tensor<16xf32>
 // VNNI: arith.fptoui %{{.*}} : vector<16xf32> to vector<16xi8>
 // VNNI: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<8x32xi8>
+// The sums start from the zeros C is filled with, not from reads of C.
+// VNNI-NOT: tensor<16x32xi32>, vector<16xi32>
 // VNNI-NOT: -> (tensor<16x32xi32>)
 // VNNI: %[[Y:.*]] = tensor.expand_shape %[[BYTES]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi8> into tensor<1x16x4x8xi8>
 // VNNI: return %[[Y]]
