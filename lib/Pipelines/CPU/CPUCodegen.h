@@ -312,6 +312,118 @@ mlir::LogicalResult vectorizeRowContraction(mlir::RewriterBase &rewriter,
                                             const CPUTarget &target,
                                             bool parallel);
 
+//===----------------------------------------------------------------------===//
+// Byte products with AVX-512 VNNI (DotProducts.cpp, BytePanels.cpp,
+// ByteProductEpilogues.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Lanes of an i32 zmm; bytes per lane (K steps per `vpdpbusd`).
+inline constexpr int64_t kByteLanes = 16;
+inline constexpr int64_t kBytesPerLane = 4;
+
+/// `acc + sum of 4 products` per lane of `acc` (vector<16xi32>): the
+/// unsigned bytes `a` times the signed bytes `bytes` (vector<64xi8> each),
+/// lane i summing bytes [4 i, 4 i + 4). Written as vector arithmetic (exact
+/// and free of side effects, as bufferization and deallocation need);
+/// --mlprog-lower-dot-products-to-vnni makes it one AVX-512 VNNI
+/// `vpdpbusd` after bufferization.
+mlir::Value dotProducts(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                        mlir::Value a, mlir::Value bytes);
+
+/// B [K, N] (i8) as panels [N / 16, K / 4, 64]: for each group of 16
+/// columns and 4 K steps, the 4 bytes of a column side by side, so that a
+/// zmm load is the `vpdpbusd` operand for 16 columns. A constant's are a
+/// tensor.expand_shape and a linalg.transpose of it, which
+/// --mlprog-fold-constant-panels computes at compile time; others are
+/// packed at run time by vector shuffles (unpack instructions) in an
+/// scf.forall over the panels.
+mlir::Value packBytePanels(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value bytes, int64_t depth, int64_t n);
+
+/// A [M, K] (i8) as row panels [M / mr, K / 4, mr * 4]: the 4 bytes of each
+/// K step of a register block's mr rows side by side, so that the block's
+/// broadcasts read one sequential stream (from mr rows K bytes apart, a
+/// row block of a [2048, 512] weight started 8 streams of 8 cache lines
+/// each). Only for a constant A (see getConstantElements), whose panels
+/// --mlprog-fold-constant-panels computes at compile time; null otherwise.
+mlir::Value packByteRowPanels(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value bytes, int64_t m, int64_t depth,
+                              int64_t mr);
+
+/// The sums of the columns of B, sum_k b[k, n] [N] i32, from its panels
+/// (see packBytePanels; signed bytes with `isSigned`, else unsigned):
+/// `vpdpbusd` with all-ones bytes for A.
+mlir::Value byteColumnSums(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value panels, int64_t depth, int64_t n,
+                           bool isSigned);
+
+/// The sums of the rows of A [M, K] (`depth` = K; signed or unsigned
+/// bytes), sum_k a[m, k] [M] i32: a constant computed now for a constant A
+/// (see getConstantElements), else a reduction at run time.
+mlir::Value byteRowSums(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                        int64_t m, int64_t depth, bool isSigned);
+
+/// An elementwise linalg.generic over `bytes` (identity map) yielding
+/// `ext(b) - ext(zero)` in i32, or `ext(b)` without `zero` (a rank-0 8-bit
+/// tensor); extsi for `isSigned`, else extui. The form in which a byte
+/// product's factors are written, and recognized
+/// (--mlprog-integer-contractions-to-f32).
+mlir::Value widenBytes(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value bytes, mlir::Value zero, bool isSigned);
+
+/// The elementwise linalg.generic a byte product [M, N] feeds (a QDQ
+/// convolution's requantization): product -> (tensor.extract_slice of its
+/// leading `columns`, dropping columns of padding) -> tensor.expand_shape
+/// to the convolution's [1, F, OH, OW] (M and N each one group of
+/// dimensions) -> the generic, reading it through the identity map.
+struct ByteProductEpilogue {
+  mlir::linalg::GenericOp generic;
+  mlir::tensor::ExtractSliceOp slice;
+  mlir::tensor::ExpandShapeOp expand;
+  /// The columns the epilogue reads (N without a slice).
+  int64_t columns = 0;
+  /// When the epilogue yields `ext(x)` in i32 of an 8-bit value x (the
+  /// requantized bytes widened for the next byte product, as elementwise
+  /// fusion merges the two): that extension. The register blocks then
+  /// write x, and a widening generic of its own (widenBytes) follows, which
+  /// the next product recognizes as widened bytes and reads in place.
+  mlir::Operation *widening = nullptr;
+};
+
+/// An input of a ByteProductEpilogue as the register blocks read it.
+struct ByteEpilogueOperand {
+  enum Kind { Product, Element, Row, Scalar } kind;
+  /// [M, columns] for Element, [M] for Row, rank 0 for Scalar; null for
+  /// the product.
+  mlir::Value view;
+};
+
+/// Matches the epilogue of the byte product `op` (see ByteProductEpilogue):
+/// every other input of the generic is read whole through the identity
+/// map, or by a map of the M group's dimensions that leaves out only
+/// dimensions of extent 1 (a bias per output channel), or is a scalar; the
+/// payload applies to vectors (appliesToVectors) and does not read the
+/// init. Nothing otherwise.
+std::optional<ByteProductEpilogue>
+matchByteProductEpilogue(mlir::linalg::LinalgOp op);
+
+/// The inputs of `epilogue` as its register blocks read them, viewed in 2-D
+/// ([M, columns]) or 1-D ([M]) by collapse_shapes created at the rewriter's
+/// insertion point.
+llvm::SmallVector<ByteEpilogueOperand>
+viewByteEpilogueOperands(mlir::RewriterBase &rewriter,
+                         ByteProductEpilogue epilogue);
+
+/// The 16 elements of the epilogue's input `operand` at `row` and the 16
+/// columns from `column`: `sums` for the product, one vector read for an
+/// element-wise input (columns past its end read 0 when `mayOverrun`: a
+/// register block over columns of padding), one element broadcast for a
+/// per-row input (a bias) or a scalar.
+mlir::Value readByteEpilogueOperand(mlir::OpBuilder &b, mlir::Location loc,
+                                    const ByteEpilogueOperand &operand,
+                                    mlir::Value sums, mlir::Value row,
+                                    mlir::Value column, bool mayOverrun);
+
 /// Whether emitU8S8Contraction applies to the shapes of `op` on `target`.
 bool supportsU8S8Contraction(mlir::linalg::LinalgOp op,
                              const CPUTarget &target);

@@ -55,9 +55,7 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
 
-/// Bytes per `vpdpbusd` lane and lanes per zmm: K and F must be multiples.
-static constexpr int64_t kBytesPerLane = 4;
-static constexpr int64_t kLanes = 16;
+static constexpr int64_t kLanes = kByteLanes;
 
 namespace {
 /// An elementwise linalg.generic computing ONNX DequantizeLinear,
@@ -160,41 +158,6 @@ static std::optional<Dequantize> matchDequantize(Value value) {
   return result;
 }
 
-/// An elementwise generic over `bytes` (identity map) yielding
-/// `ext(b) - ext(zero)` in i32 (`ext(b)` without a zero point).
-static Value widen(RewriterBase &rewriter, Location loc, Value bytes,
-                   Value zero, bool isSigned) {
-  auto type = cast<RankedTensorType>(bytes.getType());
-  auto i32 = rewriter.getI32Type();
-  MLIRContext *ctx = rewriter.getContext();
-  SmallVector<Value> inputs = {bytes};
-  SmallVector<AffineMap> maps = {
-      AffineMap::getMultiDimIdentityMap(type.getRank(), ctx)};
-  if (zero) {
-    inputs.push_back(zero);
-    maps.push_back(AffineMap::get(type.getRank(), 0, ctx));
-  }
-  maps.push_back(maps.front());
-  Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), i32);
-  auto ext = [&](OpBuilder &b, Location l, Value v) -> Value {
-    if (isSigned)
-      return arith::ExtSIOp::create(b, l, i32, v);
-    return arith::ExtUIOp::create(b, l, i32, v);
-  };
-  return linalg::GenericOp::create(
-             rewriter, loc, empty.getType(), inputs, empty, maps,
-             SmallVector<utils::IteratorType>(type.getRank(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &b, Location l, ValueRange args) {
-               Value result = ext(b, l, args[0]);
-               if (zero)
-                 result =
-                     arith::SubIOp::create(b, l, result, ext(b, l, args[1]));
-               linalg::YieldOp::create(b, l, result);
-             })
-      .getResult(0);
-}
-
 /// `source` padded with `padValue` by `low` and `high` in each dimension.
 static Value padWith(RewriterBase &rewriter, Location loc, Value source,
                      Value padValue, ArrayRef<int64_t> low,
@@ -257,10 +220,10 @@ static Value byteProduct(RewriterBase &rewriter, Location loc, Value matrix,
   if (given != padded)
     columns = padWith(rewriter, loc, columns, zeroByte(rewriter, loc, x),
                       {0, 0}, {0, padded - given});
-  Value a = widen(rewriter, loc, matrix, zeroTensor(rewriter, loc, w),
-                  /*isSigned=*/true);
-  Value b = widen(rewriter, loc, columns, zeroTensor(rewriter, loc, x),
-                  /*isSigned=*/false);
+  Value a = widenBytes(rewriter, loc, matrix, zeroTensor(rewriter, loc, w),
+                       /*isSigned=*/true);
+  Value b = widenBytes(rewriter, loc, columns, zeroTensor(rewriter, loc, x),
+                       /*isSigned=*/false);
   AffineExpr d0, d1, d2;
   bindDims(ctx, d0, d1, d2);
   Value empty = tensor::EmptyOp::create(rewriter, loc, {f, padded}, i32);
