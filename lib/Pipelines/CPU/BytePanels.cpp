@@ -112,24 +112,37 @@ static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
   return forall.getResult(0);
 }
 
+/// The 2-D constant `bytes` rearranged at compile time: expanded to
+/// `shape` (each of its dimensions split in two), transposed by
+/// `permutation` and its last two dimensions collapsed, a form
+/// --mlprog-fold-constant-panels evaluates.
+static Value rearrangeConstant(OpBuilder &b, Location loc, Value bytes,
+                               ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> permutation) {
+  auto i8 = b.getI8Type();
+  auto expanded = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, i8), bytes,
+      SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  SmallVector<int64_t> permuted;
+  for (int64_t d : permutation)
+    permuted.push_back(shape[d]);
+  Value empty = tensor::EmptyOp::create(b, loc, permuted, i8);
+  Value panels =
+      linalg::TransposeOp::create(b, loc, expanded, empty, permutation)
+          .getResult()
+          .front();
+  return tensor::CollapseShapeOp::create(
+      b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 Value cpu::packBytePanels(OpBuilder &b, Location loc, Value bytes,
                           int64_t depth, int64_t n) {
   if (!isConstantBytes(bytes))
     return packPanelsAtRunTime(b, loc, bytes, depth, n);
-  auto i8 = b.getI8Type();
-  auto expanded = tensor::ExpandShapeOp::create(
-      b, loc,
-      RankedTensorType::get(
-          {depth / kBytesPerLane, kBytesPerLane, n / kLanes, kLanes}, i8),
-      bytes, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  Value empty = tensor::EmptyOp::create(
-      b, loc, {n / kLanes, depth / kBytesPerLane, kLanes, kBytesPerLane}, i8);
-  Value panels = linalg::TransposeOp::create(b, loc, expanded, empty,
-                                             ArrayRef<int64_t>{2, 0, 3, 1})
-                     .getResult()
-                     .front();
-  return tensor::CollapseShapeOp::create(
-      b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // [K / 4, 4, N / 16, 16] -> [N / 16, K / 4, 16, 4].
+  return rearrangeConstant(
+      b, loc, bytes, {depth / kBytesPerLane, kBytesPerLane, n / kLanes, kLanes},
+      {2, 0, 3, 1});
 }
 
 Value cpu::packByteRowPanels(OpBuilder &b, Location loc, Value bytes, int64_t m,
@@ -137,19 +150,10 @@ Value cpu::packByteRowPanels(OpBuilder &b, Location loc, Value bytes, int64_t m,
   auto type = dyn_cast<RankedTensorType>(bytes.getType());
   if (!type || type.getRank() != 2 || !isConstantBytes(bytes))
     return {};
-  auto i8 = b.getI8Type();
-  int64_t steps = depth / kBytesPerLane;
-  auto expanded = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({m / mr, mr, steps, kBytesPerLane}, i8),
-      bytes, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
-  Value empty =
-      tensor::EmptyOp::create(b, loc, {m / mr, steps, mr, kBytesPerLane}, i8);
-  Value panels = linalg::TransposeOp::create(b, loc, expanded, empty,
-                                             ArrayRef<int64_t>{0, 2, 1, 3})
-                     .getResult()
-                     .front();
-  return tensor::CollapseShapeOp::create(
-      b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // [M / mr, mr, K / 4, 4] -> [M / mr, K / 4, mr, 4].
+  return rearrangeConstant(b, loc, bytes,
+                           {m / mr, mr, depth / kBytesPerLane, kBytesPerLane},
+                           {0, 2, 1, 3});
 }
 
 Value cpu::byteColumnSums(OpBuilder &b, Location loc, Value panels,
