@@ -39,21 +39,17 @@
 #include "CPUCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Utils/Utils.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
 
-/// Rows of a register block at most (8 x 32 columns: 16 accumulators).
 static constexpr int64_t kLanes = kByteLanes;
+/// Rows of a register block at most (8 x 32 columns: 16 accumulators).
 static constexpr int64_t kMaxRows = 8;
 /// Bytes of B's panels a column block may have for row blocks to go
 /// outside (see emitU8S8Contraction): two thirds of a 48 KiB L1, so that
