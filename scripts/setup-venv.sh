@@ -56,7 +56,13 @@ for group in "${groups[@]}"; do
     continue
   fi
   echo "setup-venv: installing $group ($req)" >&2
-  "$venv/bin/python" -m pip install --disable-pip-version-check -q \
-    -r "$req"
+  # No wheel cache: torch's group alone is 3.9 GB of wheels, which a cache
+  # would keep beside the 7 GB they install to (a CI machine ran out of disk).
+  if ! "$venv/bin/python" -m pip install --disable-pip-version-check -q \
+      --no-cache-dir -r "$req"; then
+    echo "setup-venv: installing group '$group' failed; free space under" \
+      "$venv: $(df -h --output=avail "$venv" | tail -1 | tr -d ' ')" >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 done
