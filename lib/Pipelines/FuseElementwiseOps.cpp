@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -143,6 +144,112 @@ struct InlineSplatInputs : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// The range [lo, hi] of `value` when it is known to hold only integers
+/// (or NaN), in f32: a constant, a rounding (math.roundeven and kin), an
+/// integer converted, and sums, differences, maxima and minima of such. (A
+/// sum of two integral floats rounds to an integral float: exact below
+/// 2^24, and every float above that is an integer.) Nothing otherwise.
+static std::optional<std::pair<double, double>> integralRange(Value value,
+                                                              int depth = 0) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  APFloat constant(0.0f);
+  if (matchPattern(value, m_ConstantFloat(&constant))) {
+    double c = constant.convertToDouble();
+    if (c != std::trunc(c))
+      return std::nullopt;
+    return std::make_pair(c, c);
+  }
+  Operation *op = value.getDefiningOp();
+  if (!op || depth > 8)
+    return std::nullopt;
+  if (isa<math::RoundEvenOp, math::RoundOp, math::FloorOp, math::CeilOp,
+          math::TruncOp>(op))
+    return std::make_pair(-inf, inf);
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op)) {
+    auto type = cast<IntegerType>(getElementTypeOrSelf(op->getOperand(0)));
+    unsigned width = type.getWidth();
+    if (isa<arith::UIToFPOp>(op))
+      return std::make_pair(0.0, std::ldexp(1.0, width) - 1);
+    return std::make_pair(-std::ldexp(1.0, width - 1),
+                          std::ldexp(1.0, width - 1) - 1);
+  }
+  if (!isa<arith::AddFOp, arith::SubFOp, arith::MaxNumFOp, arith::MaximumFOp,
+           arith::MinNumFOp, arith::MinimumFOp>(op))
+    return std::nullopt;
+  auto a = integralRange(op->getOperand(0), depth + 1);
+  auto b = integralRange(op->getOperand(1), depth + 1);
+  if (!a || !b)
+    return std::nullopt;
+  if (isa<arith::AddFOp>(op))
+    return std::make_pair(a->first + b->first, a->second + b->second);
+  if (isa<arith::SubFOp>(op))
+    return std::make_pair(a->first - b->second, a->second - b->first);
+  if (isa<arith::MaxNumFOp, arith::MaximumFOp>(op))
+    return std::make_pair(std::max(a->first, b->first),
+                          std::max(a->second, b->second));
+  return std::make_pair(std::min(a->first, b->first),
+                        std::min(a->second, b->second));
+}
+
+/// Whether the integer `value` is below 2^24 in magnitude (exact in f32):
+/// a constant, or an extension of at most 16 bits.
+static bool isSmallInteger(Value value) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSignificantBits() <= 24;
+  Operation *ext = value.getDefiningOp();
+  return isa_and_present<arith::ExtUIOp, arith::ExtSIOp>(ext) &&
+         getElementTypeOrSelf(ext->getOperand(0)).getIntOrFloatBitWidth() <= 16;
+}
+
+/// `sitofp(ext(fptoi(t)) - z)` as `t - sitofp(z)` (`t` without z) when `t`
+/// is an f32 holding integers within the range of fptoi's 8- or 16-bit
+/// result, and z a small integer: a QuantizeLinear (rounded, offset by its
+/// zero point and clamped to the byte range) read back by a
+/// DequantizeLinear in the same fused generic (a QDQ residual add), whose
+/// float to byte to float round trip is then the identity. Exact.
+struct ElideIntegerRoundTrip : OpRewritePattern<arith::SIToFPOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::SIToFPOp op,
+                                PatternRewriter &rewriter) const override {
+    Value in = op.getIn(), zero;
+    if (auto sub = in.getDefiningOp<arith::SubIOp>()) {
+      in = sub.getLhs();
+      zero = sub.getRhs();
+      if (!isSmallInteger(zero))
+        return failure();
+    }
+    Operation *ext = in.getDefiningOp();
+    Operation *toInteger = ext ? ext->getOperand(0).getDefiningOp() : nullptr;
+    bool isUnsigned = isa_and_present<arith::ExtUIOp>(ext) &&
+                      isa_and_present<arith::FPToUIOp>(toInteger);
+    bool isSigned = isa_and_present<arith::ExtSIOp>(ext) &&
+                    isa_and_present<arith::FPToSIOp>(toInteger);
+    if (!isUnsigned && !isSigned)
+      return failure();
+    Value t = toInteger->getOperand(0);
+    unsigned width = getElementTypeOrSelf(toInteger->getResult(0).getType())
+                         .getIntOrFloatBitWidth();
+    if (width > 16 || t.getType() != op.getType() ||
+        !getElementTypeOrSelf(t).isF32())
+      return failure();
+    double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+    double hi = isUnsigned ? std::ldexp(1.0, width) - 1
+                           : std::ldexp(1.0, width - 1) - 1;
+    auto range = integralRange(t);
+    if (!range || range->first < lo || range->second > hi)
+      return failure();
+    Value result = t;
+    if (zero)
+      result = arith::SubFOp::create(
+          rewriter, op.getLoc(), t,
+          arith::SIToFPOp::create(rewriter, op.getLoc(), op.getType(), zero));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Elementwise fusion that never recomputes a produced element.
 struct FuseElementwiseOpsPass
     : public mlprog::impl::FuseElementwiseOpsPassBase<FuseElementwiseOpsPass> {
@@ -164,7 +271,9 @@ struct FuseElementwiseOpsPass
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns,
                                                  hasSingleUseProducer);
-    patterns.add<ScalarGlobalAsConstant, InlineSplatInputs>(context);
+    patterns
+        .add<ScalarGlobalAsConstant, InlineSplatInputs, ElideIntegerRoundTrip>(
+            context);
     populateMathAlgebraicSimplificationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

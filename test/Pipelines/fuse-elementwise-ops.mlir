@@ -164,3 +164,65 @@ func.func @splat_gives_ranges(%acc: tensor<f32>) -> tensor<f32> {
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// A QuantizeLinear read back by a DequantizeLinear in one generic (a QDQ
+// residual add): the rounded, offset and clamped value is an integer in
+// [0, 255], so its conversion to bytes and back is the identity, and
+// `sitofp(extui(fptoui(t)) - 3)` is `t - 3.0`.
+#id1 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @quantized_and_read_back
+// CHECK: %[[ROUNDED:.*]] = math.roundeven
+// CHECK: %[[OFFSET:.*]] = arith.addf %[[ROUNDED]], %cst
+// CHECK: %[[LOW:.*]] = arith.maxnumf %[[OFFSET]], %cst
+// CHECK: %[[CLAMPED:.*]] = arith.minnumf %[[LOW]], %cst
+// CHECK-NOT: arith.fptoui
+// CHECK: %[[CENTERED:.*]] = arith.subf %[[CLAMPED]], %cst
+// CHECK: arith.mulf %[[CENTERED]], %cst
+func.func @quantized_and_read_back(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %y = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %scale = arith.constant 0.5 : f32
+    %zero = arith.constant 3.0 : f32
+    %lo = arith.constant 0.0 : f32
+    %hi = arith.constant 255.0 : f32
+    %zi = arith.constant 3 : i32
+    %d = arith.divf %v, %scale : f32
+    %r = math.roundeven %d : f32
+    %s = arith.addf %r, %zero : f32
+    %c0 = arith.maxnumf %s, %lo : f32
+    %c1 = arith.minnumf %c0, %hi : f32
+    %q = arith.fptoui %c1 : f32 to i8
+    %w = arith.extui %q : i8 to i32
+    %c = arith.subi %w, %zi : i32
+    %f = arith.sitofp %c : i32 to f32
+    %dq = arith.mulf %f, %scale : f32
+    linalg.yield %dq : f32
+  } -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}
+
+// -----
+
+// Without the clamp the value may lie outside [0, 255] (fptoui would wrap
+// or be poison there, and the round trip is no identity): kept.
+#id1 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @unclamped_kept
+// CHECK: arith.fptoui
+// CHECK: arith.sitofp
+func.func @unclamped_kept(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %y = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %lo = arith.constant 0.0 : f32
+    %r = math.roundeven %v : f32
+    %c0 = arith.maxnumf %r, %lo : f32
+    %q = arith.fptoui %c0 : f32 to i8
+    %w = arith.extui %q : i8 to i32
+    %f = arith.sitofp %w : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}

@@ -285,6 +285,7 @@ memref.global "private" constant @filter : memref<16x8xi8> = dense<2>
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #channel4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+#swapped4 = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
 
 func.func @requantized(%x: tensor<8x32xi8>, %bias: tensor<16xf32>) -> tensor<1x16x4x8xi8> {
   %wg = memref.get_global @filter : memref<16x8xi8>
@@ -370,7 +371,8 @@ func.func @requantized_and_widened(%x: tensor<8x32xi8>, %bias: tensor<16xf32>) -
 // other inputs, and the real columns are sliced from the result.
 // VNNI-LABEL: func.func @padded_columns
 // VNNI: %[[BYTES:.*]] = scf.forall (%[[COLUMNS:.*]], %{{.*}}) in (2, 2) {{.*}} -> (tensor<16x64xi8>)
-// VNNI: %[[LAST:.*]] = arith.cmpi eq, %[[COLUMNS]], %c1 : index
+// VNNI: %[[COLUMN:.*]] = arith.muli %[[COLUMNS]], %c32 : index
+// VNNI: %[[LAST:.*]] = arith.cmpi eq, %[[COLUMN]], %c32 : index
 // VNNI: scf.if %[[LAST]] -> (tensor<8x32xi8>) {
 // VNNI: scf.for {{.*}} -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>) {
 // VNNI: vector.transfer_read %{{.*}} : tensor<16x40xf32>, vector<16xf32>
@@ -415,4 +417,114 @@ func.func @padded_columns(%x: tensor<8x64xi8>, %residual: tensor<1x16x5x8xf32>) 
     linalg.yield %q : i8
   } -> tensor<1x16x5x8xi8>
   return %y : tensor<1x16x5x8xi8>
+}
+
+// A batch of 2 images of 32 pixels each, their columns contiguous
+// ([16, 64] as [16, 2, 4, 8]), the epilogue reading the product with its
+// first two dimensions swapped into the convolution's [2, 16, 4, 8]: each
+// register block's 32 columns are one image's, so the blocks compute the
+// epilogue (a residual read at [image, row, column], a bias per row) and
+// write bytes at [image, row, column] of [2, 16, 32].
+// VNNI-LABEL: func.func @batched_images
+// VNNI: %[[BYTES:.*]] = scf.forall (%[[COLUMNS:.*]], %[[ROWS:.*]]) in (2, 2) {{.*}} -> (tensor<2x16x32xi8>)
+// VNNI: %[[COLUMN:.*]] = arith.muli %[[COLUMNS]], %c32 : index
+// VNNI: %[[IMAGE:.*]] = arith.divui %[[COLUMN]], %c32 : index
+// VNNI: %[[AT:.*]] = arith.remui %[[COLUMN]], %c32 : index
+// VNNI: tensor.extract_slice %{{.*}}[%[[IMAGE]], %{{.*}}, %[[AT]]] [1, 8, 32] [1, 1, 1] : tensor<2x16x32xi8> to tensor<8x32xi8>
+// VNNI: vector.transfer_read %{{.*}}[%[[IMAGE]], %{{.*}}, %{{.*}}], %{{.*}} {in_bounds = [true]} : tensor<2x16x32xf32>, vector<16xf32>
+// VNNI: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[IMAGE]], %{{.*}}, %[[AT]]] [1, 8, 32] [1, 1, 1] : tensor<8x32xi8> into tensor<2x16x32xi8>
+// VNNI: tensor.expand_shape %[[BYTES]] {{\[}}[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xi8> into tensor<2x16x4x8xi8>
+// VNNI-NOT: linalg.generic
+func.func @batched_images(%x: tensor<8x64xi8>, %residual: tensor<2x16x4x8xf32>, %bias: tensor<16xf32>) -> tensor<2x16x4x8xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x64xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xi8>) outs(%eb : tensor<8x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x64xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x64xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x64xi32>) -> tensor<16x64xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x64xi32>) outs(%acc : tensor<16x64xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x64xi32>
+  %e = tensor.expand_shape %r [[0], [1, 2, 3]] output_shape [16, 2, 4, 8] : tensor<16x64xi32> into tensor<16x2x4x8xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<2x16x4x8xi8>
+  %y = linalg.generic {indexing_maps = [#swapped4, #id4, #channel4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %residual, %bias : tensor<16x2x4x8xi32>, tensor<2x16x4x8xf32>, tensor<16xf32>) outs(%ey : tensor<2x16x4x8xi8>) {
+  ^bb0(%v: i32, %rv: f32, %bv: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %biased = arith.addf %scaled, %bv : f32
+    %sum = arith.addf %biased, %rv : f32
+    %q = arith.fptoui %sum : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<2x16x4x8xi8>
+  return %y : tensor<2x16x4x8xi8>
+}
+
+// The same batch with 12 pixels per image, each image's columns padded to
+// 32 ([16, 64] as [16, 2, 32], its [16, 2, 12] sliced and expanded to
+// [16, 2, 3, 4]): the blocks read the residual with columns past 12 read
+// as 0, each image's last block computes its first panel only (the second
+// holds only padding), and the real columns are sliced from the bytes.
+// VNNI-LABEL: func.func @padded_images
+// VNNI: %[[BYTES:.*]] = scf.forall (%[[COLUMNS:.*]], %{{.*}}) in (2, 2) {{.*}} -> (tensor<2x16x32xi8>)
+// VNNI: %[[COLUMN:.*]] = arith.muli %[[COLUMNS]], %c32 : index
+// VNNI: %[[AT:.*]] = arith.remui %[[COLUMN]], %c32 : index
+// VNNI: %[[LAST:.*]] = arith.cmpi eq, %[[AT]], %c0 : index
+// VNNI: scf.if %[[LAST]] -> (tensor<8x32xi8>) {
+// VNNI: vector.transfer_read %{{.*}} : tensor<2x16x12xf32>, vector<16xf32>
+// VNNI: %[[REAL:.*]] = tensor.extract_slice %[[BYTES]][0, 0, 0] [2, 16, 12] [1, 1, 1]
+// VNNI: tensor.expand_shape %[[REAL]] {{\[}}[0], [1], [2, 3]] output_shape [2, 16, 3, 4] : tensor<2x16x12xi8> into tensor<2x16x3x4xi8>
+// VNNI-NOT: linalg.generic
+func.func @padded_images(%x: tensor<8x64xi8>, %residual: tensor<2x16x3x4xf32>) -> tensor<2x16x3x4xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x64xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xi8>) outs(%eb : tensor<8x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x64xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x64xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x64xi32>) -> tensor<16x64xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x64xi32>) outs(%acc : tensor<16x64xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x64xi32>
+  %images = tensor.expand_shape %r [[0], [1, 2]] output_shape [16, 2, 32] : tensor<16x64xi32> into tensor<16x2x32xi32>
+  %used = tensor.extract_slice %images[0, 0, 0] [16, 2, 12] [1, 1, 1] : tensor<16x2x32xi32> to tensor<16x2x12xi32>
+  %e = tensor.expand_shape %used [[0], [1], [2, 3]] output_shape [16, 2, 3, 4] : tensor<16x2x12xi32> into tensor<16x2x3x4xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<2x16x3x4xi8>
+  %y = linalg.generic {indexing_maps = [#swapped4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %residual : tensor<16x2x3x4xi32>, tensor<2x16x3x4xf32>) outs(%ey : tensor<2x16x3x4xi8>) {
+  ^bb0(%v: i32, %rv: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %sum = arith.addf %scaled, %rv : f32
+    %q = arith.fptoui %sum : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<2x16x3x4xi8>
+  return %y : tensor<2x16x3x4xi8>
 }

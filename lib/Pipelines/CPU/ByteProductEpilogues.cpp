@@ -2,9 +2,10 @@
 //
 // The elementwise epilogue of a byte product (a QDQ convolution's
 // requantization) as emitU8S8Contraction (DotProducts.cpp) computes it in
-// its register blocks: matched through the slice of the product's real
-// columns and the expand_shape to the convolution's layout, its inputs
-// viewed in 2-D, and read 16 columns at a time.
+// its register blocks: matched through the views of the product in the
+// convolution's layout (the slice of its real columns, per image in a
+// batch, and the expand_shape to [N, F, OH, OW]), its inputs viewed in 2-D
+// (3-D in a batch), and read 16 columns at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,58 +21,127 @@ using namespace mlir;
 using namespace mlprog;
 using namespace mlprog::cpu;
 
+/// The one user of `value` if it is a T; null otherwise.
+template <typename T> static T soleUser(Value value) {
+  if (!value.hasOneUse())
+    return nullptr;
+  return dyn_cast<T>(*value.getUsers().begin());
+}
+
+/// Whether `slice` starts at 0 with unit strides and static sizes.
+static bool isLeadingSlice(tensor::ExtractSliceOp slice) {
+  return slice.hasUnitStride() &&
+         llvm::all_of(slice.getStaticOffsets(),
+                      [](int64_t offset) { return offset == 0; }) &&
+         llvm::none_of(slice.getStaticSizes(), ShapedType::isDynamic);
+}
+
+/// The groups [[0], [1], [2, ..., rank - 1]].
+static SmallVector<ReassociationIndices> imageGroups(int64_t rank) {
+  SmallVector<ReassociationIndices> groups = {{0}, {1}, {}};
+  for (int64_t d = 2; d < rank; ++d)
+    groups.back().push_back(d);
+  return groups;
+}
+
 std::optional<ByteProductEpilogue>
 cpu::matchByteProductEpilogue(linalg::LinalgOp op) {
   if (op->getNumResults() != 1)
     return std::nullopt;
   Value value = op->getResult(0);
   auto type = cast<RankedTensorType>(value.getType());
+  int64_t m = type.getDimSize(0);
   ByteProductEpilogue result{};
-  result.columns = type.getDimSize(1);
-  if (!value.hasOneUse())
-    return std::nullopt;
-  if (auto slice =
-          dyn_cast<tensor::ExtractSliceOp>(*value.getUsers().begin())) {
-    if (!slice.hasUnitStride() || slice.getResultType().getRank() != 2 ||
-        !llvm::all_of(slice.getStaticOffsets(),
-                      [](int64_t offset) { return offset == 0; }) ||
-        slice.getStaticSizes()[0] != type.getDimSize(0) ||
-        ShapedType::isDynamic(slice.getStaticSizes()[1]))
+  result.columns = result.imageColumns = type.getDimSize(1);
+  if (auto slice = soleUser<tensor::ExtractSliceOp>(value)) {
+    // One image's real columns.
+    if (!isLeadingSlice(slice) || slice.getResultType().getRank() != 2 ||
+        slice.getStaticSizes()[0] != m)
       return std::nullopt;
     result.slice = slice;
     result.columns = slice.getStaticSizes()[1];
+    result.views.push_back(slice);
     value = slice.getResult();
-    if (!value.hasOneUse())
+  } else if (auto split = soleUser<tensor::ExpandShapeOp>(value);
+             split && split.getResultType().getRank() == 3 &&
+             split.getReassociationIndices() ==
+                 SmallVector<ReassociationIndices>{{0}, {1, 2}}) {
+    // A batch's images, each padded to imageColumns: their real columns.
+    auto slice = soleUser<tensor::ExtractSliceOp>(split.getResult());
+    if (!slice || !isLeadingSlice(slice) ||
+        slice.getResultType().getRank() != 3 ||
+        slice.getStaticSizes()[0] != m ||
+        slice.getStaticSizes()[1] != split.getResultType().getDimSize(1))
       return std::nullopt;
+    result.images = split.getResultType().getDimSize(1);
+    result.imageColumns = split.getResultType().getDimSize(2);
+    result.columns = slice.getStaticSizes()[2];
+    result.views.append({split, slice});
+    value = slice.getResult();
   }
-  result.expand = dyn_cast<tensor::ExpandShapeOp>(*value.getUsers().begin());
-  if (!result.expand || result.expand.getReassociationIndices().size() != 2 ||
-      !result.expand->hasOneUse())
+  result.expand = soleUser<tensor::ExpandShapeOp>(value);
+  if (!result.expand || !result.expand->hasOneUse())
     return std::nullopt;
+  result.views.push_back(result.expand);
   Value expanded = result.expand.getResult();
+  ArrayRef<int64_t> expandedShape = result.expand.getResultType().getShape();
+  int64_t rank = expandedShape.size();
+  SmallVector<ReassociationIndices> groups =
+      result.expand.getReassociationIndices();
   auto generic =
       dyn_cast<linalg::GenericOp>(*result.expand->getUsers().begin());
-  if (!generic || !generic.hasPureTensorSemantics() ||
-      generic->getNumResults() != 1 || !linalg::isElementwise(generic) ||
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumLoops() != rank)
+    return std::nullopt;
+  // A batch: the generic reads the product [M, images, ...] transposed.
+  SmallVector<int64_t> swapped;
+  for (int64_t d = 0; d < rank; ++d)
+    swapped.push_back(d < 2 ? 1 - d : d);
+  AffineMap transposed =
+      AffineMap::getPermutationMap(swapped, generic.getContext());
+  OpOperand *productInput = nullptr;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (input->get() == expanded) {
+      if (productInput)
+        return std::nullopt;
+      productInput = input;
+    }
+  if (!productInput)
+    return std::nullopt;
+  bool batched = generic.getMatchingIndexingMap(productInput) == transposed;
+  if (batched && result.images == 1 && !result.slice && groups.size() == 2 &&
+      groups[0].size() == 1 && groups[1].size() > 1) {
+    // A batch without padding: [M, images * columns] -> [M, images, ...].
+    result.images = expandedShape[1];
+    result.columns = result.imageColumns = result.imageColumns / result.images;
+  } else if (batched != (result.images > 1) ||
+             (batched ? groups != imageGroups(rank)
+                      : groups.size() != 2 ||
+                            !generic.getMatchingIndexingMap(productInput)
+                                 .isIdentity())) {
+    return std::nullopt;
+  }
+  // The generic's result: the expanded shape, the first two dimensions
+  // swapped for a batch.
+  SmallVector<int64_t> shape(expandedShape);
+  if (batched)
+    std::swap(shape[0], shape[1]);
+  if (!generic.hasPureTensorSemantics() || !linalg::isElementwise(generic) ||
       generic.hasIndexSemantics() || generic->getBlock() != op->getBlock() ||
       cast<RankedTensorType>(generic->getResult(0).getType()).getShape() !=
-          result.expand.getResultType().getShape() ||
+          ArrayRef<int64_t>(shape) ||
       !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
            .isIdentity() ||
       generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)) ||
       !appliesToVectors(generic))
     return std::nullopt;
-  ReassociationIndices rowsGroup = result.expand.getReassociationIndices()[0];
-  ArrayRef<int64_t> shape = result.expand.getResultType().getShape();
-  int reads = 0;
+  // The generic's dimensions that index the product's rows.
+  ReassociationIndices rowsGroup =
+      batched ? ReassociationIndices{1} : groups[0];
   for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    if (input->get() == expanded) {
-      if (!map.isIdentity())
-        return std::nullopt;
-      ++reads;
+    if (input == productInput)
       continue;
-    }
+    AffineMap map = generic.getMatchingIndexingMap(input);
     auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
     if (!inputType || !inputType.hasStaticShape())
       return std::nullopt;
@@ -90,8 +160,6 @@ cpu::matchByteProductEpilogue(linalg::LinalgOp op) {
       if (shape[d] != 1 && !map.isFunctionOfDim(d))
         return std::nullopt;
   }
-  if (reads != 1)
-    return std::nullopt;
   result.generic = generic;
   Operation *yielded =
       generic.getBody()->getTerminator()->getOperand(0).getDefiningOp();
@@ -115,10 +183,14 @@ cpu::viewByteEpilogueOperands(RewriterBase &rewriter,
     } else if (map.getNumResults() == 0) {
       operands.push_back({ByteEpilogueOperand::Scalar, value});
     } else if (map.isIdentity()) {
-      operands.push_back({ByteEpilogueOperand::Element,
-                          tensor::CollapseShapeOp::create(
-                              rewriter, loc, value,
-                              epilogue.expand.getReassociationIndices())});
+      // [M, columns], or [images, M, columns] for a batch.
+      int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+      SmallVector<ReassociationIndices> groups = imageGroups(rank);
+      if (epilogue.images == 1)
+        groups = epilogue.expand.getReassociationIndices();
+      if (groups.size() != size_t(rank))
+        value = tensor::CollapseShapeOp::create(rewriter, loc, value, groups);
+      operands.push_back({ByteEpilogueOperand::Element, value});
     } else {
       auto type = cast<RankedTensorType>(value.getType());
       if (type.getRank() != 1) {
@@ -136,8 +208,8 @@ cpu::viewByteEpilogueOperands(RewriterBase &rewriter,
 
 Value cpu::readByteEpilogueOperand(OpBuilder &b, Location loc,
                                    const ByteEpilogueOperand &operand,
-                                   Value sums, Value row, Value column,
-                                   bool mayOverrun) {
+                                   Value sums, Value image, Value row,
+                                   Value column, bool mayOverrun) {
   if (operand.kind == ByteEpilogueOperand::Product)
     return sums;
   Type element = getElementTypeOrSelf(operand.view.getType());
@@ -145,8 +217,11 @@ Value cpu::readByteEpilogueOperand(OpBuilder &b, Location loc,
   if (operand.kind == ByteEpilogueOperand::Element) {
     Value pad =
         arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+    SmallVector<Value> indices = {row, column};
+    if (image)
+      indices.insert(indices.begin(), image);
     return vector::TransferReadOp::create(b, loc, vectorType, operand.view,
-                                          ValueRange{row, column}, pad,
+                                          indices, pad,
                                           ArrayRef<bool>{!mayOverrun});
   }
   SmallVector<Value> indices;

@@ -372,16 +372,38 @@ mlir::Value widenBytes(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value bytes, mlir::Value zero, bool isSigned);
 
 /// The elementwise linalg.generic a byte product [M, N] feeds (a QDQ
-/// convolution's requantization): product -> (tensor.extract_slice of its
-/// leading `columns`, dropping columns of padding) -> tensor.expand_shape
-/// to the convolution's [1, F, OH, OW] (M and N each one group of
-/// dimensions) -> the generic, reading it through the identity map.
+/// convolution's requantization), through views of the product in the
+/// convolution's layout. One image:
+///
+///   product -> (tensor.extract_slice of its leading `columns`, dropping
+///   columns of padding) -> tensor.expand_shape to the convolution's
+///   [1, F, OH, OW] (M and N each one group of dimensions) -> the generic,
+///   reading it through the identity map.
+///
+/// A batch of `images` > 1, N being `images` runs of `imageColumns`
+/// columns, the first `columns` of each an image's pixels:
+///
+///   product -> tensor.expand_shape to [M, images, imageColumns] ->
+///   tensor.extract_slice [M, images, columns] -> tensor.expand_shape to
+///   [M, images, OH, OW] (without padding, one tensor.expand_shape
+///   [M, images * columns] -> [M, images, OH, OW]) -> the generic, reading
+///   it with its first two dimensions swapped, its result the
+///   convolution's [images, F, OH, OW].
 struct ByteProductEpilogue {
   mlir::linalg::GenericOp generic;
-  mlir::tensor::ExtractSliceOp slice;
+  /// The views between the product and the generic, in order.
+  llvm::SmallVector<mlir::Operation *, 3> views;
+  /// The last of them, whose result the generic reads.
   mlir::tensor::ExpandShapeOp expand;
-  /// The columns the epilogue reads (N without a slice).
+  /// One image: the slice of the real columns, or null.
+  mlir::tensor::ExtractSliceOp slice;
+  /// The columns the epilogue reads: of each image in a batch; N for one
+  /// image without a slice.
   int64_t columns = 0;
+  /// The images of a batch (see above); 1 for one image, whose columns
+  /// are all N.
+  int64_t images = 1;
+  int64_t imageColumns = 0;
   /// When the epilogue yields `ext(x)` in i32 of an 8-bit value x (the
   /// requantized bytes widened for the next byte product, as elementwise
   /// fusion merges the two): that extension. The register blocks then
@@ -393,8 +415,8 @@ struct ByteProductEpilogue {
 /// An input of a ByteProductEpilogue as the register blocks read it.
 struct ByteEpilogueOperand {
   enum Kind { Product, Element, Row, Scalar } kind;
-  /// [M, columns] for Element, [M] for Row, rank 0 for Scalar; null for
-  /// the product.
+  /// [M, columns] for Element ([images, M, columns] for a batch), [M] for
+  /// Row, rank 0 for Scalar; null for the product.
   mlir::Value view;
 };
 
@@ -415,14 +437,16 @@ viewByteEpilogueOperands(mlir::RewriterBase &rewriter,
                          ByteProductEpilogue epilogue);
 
 /// The 16 elements of the epilogue's input `operand` at `row` and the 16
-/// columns from `column`: `sums` for the product, one vector read for an
-/// element-wise input (columns past its end read 0 when `mayOverrun`: a
-/// register block over columns of padding), one element broadcast for a
-/// per-row input (a bias) or a scalar.
+/// columns from `column` (of `image` in a batch; null for one image):
+/// `sums` for the product, one vector read for an element-wise input
+/// (columns past its end read 0 when `mayOverrun`: a register block over
+/// columns of padding), one element broadcast for a per-row input (a bias)
+/// or a scalar.
 mlir::Value readByteEpilogueOperand(mlir::OpBuilder &b, mlir::Location loc,
                                     const ByteEpilogueOperand &operand,
-                                    mlir::Value sums, mlir::Value row,
-                                    mlir::Value column, bool mayOverrun);
+                                    mlir::Value sums, mlir::Value image,
+                                    mlir::Value row, mlir::Value column,
+                                    bool mayOverrun);
 
 /// Whether emitU8S8Contraction applies to the shapes of `op` on `target`.
 bool supportsU8S8Contraction(mlir::linalg::LinalgOp op,

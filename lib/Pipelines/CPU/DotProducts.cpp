@@ -121,8 +121,16 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   // computed on each register block's sums: the i32 sums never go to
   // memory, to be read back by a loop nest of its own.
   std::optional<ByteProductEpilogue> epilogue;
-  if (cType.getRank() == 2 && aType.getRank() == 2)
-    epilogue = matchByteProductEpilogue(op);
+  int64_t imageColumns = n;
+  if (cType.getRank() == 2 && aType.getRank() == 2) {
+    // A block writes into one image of a batch.
+    std::optional<ByteProductEpilogue> matched = matchByteProductEpilogue(op);
+    if (matched && matched->imageColumns % nr == 0) {
+      imageColumns = matched->imageColumns;
+      epilogue = std::move(matched);
+    }
+  }
+  bool batched = epilogue && epilogue->images > 1;
 
   Location loc = op.getLoc();
   // The epilogue's other operands may be computed after the product.
@@ -216,9 +224,12 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
         epilogue->widening
             ? epilogue->widening->getOperand(0).getType()
             : getElementTypeOrSelf(epilogue->generic->getResult(0).getType());
-  Value out = tensor::EmptyOp::create(
-      rewriter, loc, cast<RankedTensorType>(c2.getType()).getShape(),
-      outElement);
+  // [M, N], or the batch's [images, M, imageColumns].
+  SmallVector<int64_t> outShape(
+      cast<RankedTensorType>(c2.getType()).getShape());
+  if (batched)
+    outShape = {epilogue->images, m, imageColumns};
+  Value out = tensor::EmptyOp::create(rewriter, loc, outShape, outElement);
   auto forall =
       scf::ForallOp::create(rewriter, loc, blockCounts, ValueRange{out},
                             /*mapping=*/std::nullopt);
@@ -232,10 +243,22 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
       arith::MulIOp::create(rewriter, loc, rowBlock, index(rewriter, mr));
   Value firstPanel =
       arith::DivUIOp::create(rewriter, loc, column, index(rewriter, kLanes));
-  SmallVector<OpFoldResult> offsets = {row, column};
+  // The block's image in a batch, and its first column in that image.
+  Value image, imageColumn = column;
+  if (batched) {
+    image = arith::DivUIOp::create(rewriter, loc, column,
+                                   index(rewriter, imageColumns));
+    imageColumn = arith::RemUIOp::create(rewriter, loc, column,
+                                         index(rewriter, imageColumns));
+  }
+  SmallVector<OpFoldResult> offsets = {row, imageColumn};
   SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(mr),
                                      rewriter.getIndexAttr(nr)};
-  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  if (batched) {
+    offsets.insert(offsets.begin(), image);
+    sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
+  }
+  SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
   Value output = forall.getRegionIterArgs().front();
   Value tile = tensor::ExtractSliceOp::create(
       rewriter, loc, RankedTensorType::get({mr, nr}, outElement), output,
@@ -318,11 +341,13 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
             arith::AddIOp::create(rewriter, loc, steps.getResult(r * count + j),
                                   term));
         if (epilogue) {
+          Value at = arith::AddIOp::create(rewriter, loc, imageColumn,
+                                           index(rewriter, j * kLanes));
           SmallVector<Value> operands;
           for (const ByteEpilogueOperand &operand : epilogueOperands)
-            operands.push_back(readByteEpilogueOperand(rewriter, loc, operand,
-                                                       sum, rows[r], first,
-                                                       epilogue->columns < n));
+            operands.push_back(readByteEpilogueOperand(
+                rewriter, loc, operand, sum, image, rows[r], at,
+                epilogue->columns < imageColumns));
           sum = applyToVectors(
               rewriter, loc, epilogue->generic, operands,
               epilogue->widening ? epilogue->widening->getOperand(0) : Value());
@@ -335,14 +360,14 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
     }
     return tile;
   };
-  // Where the last block's second panel holds only columns of padding
-  // (columns [208, 224) of a [F, 196] convolution), that block computes
-  // its first panel only.
+  // Where the last block's (of each image's, in a batch) second panel
+  // holds only columns of padding (columns [208, 224) of a [F, 196]
+  // convolution), that block computes its first panel only.
   int64_t realColumns = epilogue ? epilogue->columns : n;
-  if (q == 2 && n - kLanes >= realColumns) {
+  if (q == 2 && imageColumns - kLanes >= realColumns) {
     Value isLast =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                              columnBlock, index(rewriter, n / nr - 1));
+                              imageColumn, index(rewriter, imageColumns - nr));
     auto branch = scf::IfOp::create(rewriter, loc, TypeRange{tile.getType()},
                                     isLast, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard branchGuard(rewriter);
@@ -361,22 +386,38 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   Value result = forall.getResult(0);
   if (epilogue) {
     // The real columns, in the epilogue's shape.
-    if (epilogue->slice)
-      result = tensor::ExtractSliceOp::create(
-          rewriter, loc, result, epilogue->slice.getMixedOffsets(),
-          epilogue->slice.getMixedSizes(), epilogue->slice.getMixedStrides());
     auto resultType =
         cast<RankedTensorType>(epilogue->generic->getResult(0).getType());
-    result = tensor::ExpandShapeOp::create(
-        rewriter, loc, resultType.clone(outElement), result,
-        epilogue->expand.getReassociationIndices());
+    if (batched) {
+      if (epilogue->columns != imageColumns)
+        result = tensor::ExtractSliceOp::create(
+            rewriter, loc, result,
+            SmallVector<OpFoldResult>(3, rewriter.getIndexAttr(0)),
+            getAsIndexOpFoldResult(rewriter.getContext(),
+                                   {epilogue->images, m, epilogue->columns}),
+            SmallVector<OpFoldResult>(3, rewriter.getIndexAttr(1)));
+      if (resultType.getRank() != 3)
+        result = tensor::ExpandShapeOp::create(
+            rewriter, loc, resultType.clone(outElement), result,
+            SmallVector<ReassociationIndices>{
+                {0},
+                {1},
+                llvm::to_vector(llvm::seq<int64_t>(2, resultType.getRank()))});
+    } else {
+      if (epilogue->slice)
+        result = tensor::ExtractSliceOp::create(
+            rewriter, loc, result, epilogue->slice.getMixedOffsets(),
+            epilogue->slice.getMixedSizes(), epilogue->slice.getMixedStrides());
+      result = tensor::ExpandShapeOp::create(
+          rewriter, loc, resultType.clone(outElement), result,
+          epilogue->expand.getReassociationIndices());
+    }
     if (epilogue->widening)
       result = widenBytes(rewriter, loc, result, /*zero=*/Value(),
                           isa<arith::ExtSIOp>(epilogue->widening));
     rewriter.replaceOp(epilogue->generic, result);
-    rewriter.eraseOp(epilogue->expand);
-    if (epilogue->slice)
-      rewriter.eraseOp(epilogue->slice);
+    for (Operation *view : llvm::reverse(epilogue->views))
+      rewriter.eraseOp(view);
     rewriter.eraseOp(op);
     return success();
   }

@@ -15,15 +15,18 @@
 // place) and x the input's unsigned bytes in columns [K, N * OH * OW] (the
 // input itself for one image and a 1x1 window of stride 1, else gathered
 // by a linalg.generic from the input padded with zx, which dequantizes to
-// 0), padded with zx to whole panels of 16 columns. This pass writes that
+// 0), padded with zx to whole panels of 16 columns (in a batch, where
+// that adds little, each image's columns padded to whole register blocks,
+// so that the requantization is computed in the product's blocks for a
+// batch too). This pass writes that
 // form in linalg on tensors: `extsi(w) - zw` and `extui(x) - zx` as
 // elementwise generics and their i32 contraction `acc[f, p]`, which
 // --mlprog-integer-contractions-to-f32 computes with `vpdpbusd` (the filter
 // bytes broadcast, the columns in panels), and an epilogue adding
 // `sx sw[f] float(acc)` to the convolution's init (the bias broadcast, read
-// as an input) in the convolution's [N, F, OH, OW] order, which for one
-// image reads acc in place, so that the requantization after it fuses and
-// vectorizes.
+// as an input) in the convolution's [N, F, OH, OW] order, which reads acc
+// in place for one image and with its first two dimensions swapped for a
+// batch, so that the requantization after it fuses and vectorizes.
 //
 // The sum is exact in i32; the float result differs from the f32
 // convolution of dequantized values only in rounding, as onnxruntime's own
@@ -354,12 +357,14 @@ static Value rescale(RewriterBase &rewriter, Location loc, Value acc,
 }
 
 /// The columns [K, `columns`] of a window of `window` (KH, KW) over `bytes`
-/// [N, C, H, W] (padded already) for an output of `output` (OH, OW):
+/// [N, C, H, W] (padded already) for an output of `output` (OH, OW), image
+/// n's from column n * `imageColumns` (OH * OW, or more: images padded
+/// each):
 ///
-///   col[(c, kh, kw), (n, oh, ow)] = bytes[n, c, oh * sh + kh * dh,
-///                                               ow * sw + kw * dw]
+///   col[(c, kh, kw), n * imageColumns + oh * OW + ow] =
+///       bytes[n, c, oh * sh + kh * dh, ow * sw + kw * dw]
 ///
-/// and `zero` in the columns after N * OH * OW and in the rows after
+/// and `zero` in the other columns up to `columns` and in the rows after
 /// C * KH * KW up to `depth`. Vector code: an scf.forall
 /// over the channels, each writing its KH * KW rows; one output row (OW
 /// bytes) is one vector read, every sw-th byte of it kept by a shuffle for a
@@ -368,12 +373,12 @@ static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
                            Value zero, ArrayRef<int64_t> window,
                            ArrayRef<int64_t> output, ArrayRef<int64_t> strides,
                            ArrayRef<int64_t> dilations, int64_t columns,
-                           int64_t depth) {
+                           int64_t depth, int64_t imageColumns) {
   auto i8 = rewriter.getI8Type();
   auto type = cast<RankedTensorType>(bytes.getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
   int64_t kh = window[0], kw = window[1], oh = output[0], ow = output[1];
-  int64_t rows = kh * kw, pixels = n * oh * ow;
+  int64_t rows = kh * kw, pixels = oh * ow;
   int64_t span = (ow - 1) * strides[1] + 1;
   auto index = [&](OpBuilder &b, int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value).getResult();
@@ -395,17 +400,23 @@ static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
   Value tile = tensor::ExtractSliceOp::create(
       rewriter, loc, RankedTensorType::get({rows, columns}, i8), output0,
       offsets, sizes, unit);
-  // The zero-point columns after the pixels.
-  if (columns > pixels) {
-    auto tailType = VectorType::get({columns - pixels}, i8);
-    Value tail = vector::BroadcastOp::create(rewriter, loc, tailType, zero);
+  // The zero-point columns after each image's pixels, and after the last
+  // image's columns.
+  auto writeZeros = [&](int64_t first, int64_t count) {
+    if (count == 0)
+      return;
+    Value zeros = vector::BroadcastOp::create(
+        rewriter, loc, VectorType::get({count}, i8), zero);
     for (int64_t r = 0; r < rows; ++r)
       tile = vector::TransferWriteOp::create(
-                 rewriter, loc, tail, tile,
-                 ValueRange{index(rewriter, r), index(rewriter, pixels)},
+                 rewriter, loc, zeros, tile,
+                 ValueRange{index(rewriter, r), index(rewriter, first)},
                  ArrayRef<bool>{true})
                  .getResult();
-  }
+  };
+  for (int64_t image = 0; image < n; ++image)
+    writeZeros(image * imageColumns + pixels, imageColumns - pixels);
+  writeZeros(n * imageColumns, columns - n * imageColumns);
   SmallVector<int64_t> keep;
   for (int64_t i = 0; i < ow; ++i)
     keep.push_back(i * strides[1]);
@@ -440,12 +451,11 @@ static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
                   ArrayRef<bool>{true});
               if (strides[1] != 1)
                 read = vector::ShuffleOp::create(b4, loc, read, read, keep);
-              Value pixel = arith::MulIOp::create(
+              Value pixel = arith::AddIOp::create(
                   b4, loc,
-                  arith::AddIOp::create(
-                      b4, loc,
-                      arith::MulIOp::create(b4, loc, image, index(b4, oh)), y),
-                  index(b4, ow));
+                  arith::MulIOp::create(b4, loc, image,
+                                        index(b4, imageColumns)),
+                  arith::MulIOp::create(b4, loc, y, index(b4, ow)));
               return vector::TransferWriteOp::create(b4, loc, read, t4,
                                                      ValueRange{row, pixel},
                                                      ArrayRef<bool>{true})
@@ -533,8 +543,18 @@ static LogicalResult rewriteConvolution(RewriterBase &rewriter,
     bytes =
         padWith(rewriter, loc, bytes, zeroByte(rewriter, loc, *x), low, high);
   // The columns [K, N * OH * OW], K in (c, kh, kw) order: the input itself
-  // for one image and a 1x1 window of stride 1, else gathered.
-  int64_t pixels = n * oh * ow;
+  // for one image and a 1x1 window of stride 1, else gathered. In a batch,
+  // each image's columns are padded to whole register blocks where that
+  // adds at most 1/16 (28 x 28 pixels as 800 columns, not 56 x 56 as more),
+  // so that a block's columns are one image's and the requantization is
+  // computed in the blocks (see ByteProductEpilogue); otherwise the
+  // images' pixels are contiguous.
+  int64_t pixels = n * oh * ow, imagePixels = oh * ow;
+  int64_t imageColumns = imagePixels;
+  if (n > 1 && imagePixels > kLanes &&
+      (paddedColumns(imagePixels) - imagePixels) * 16 <= imagePixels)
+    imageColumns = paddedColumns(imagePixels);
+  int64_t realColumns = imageColumns == imagePixels ? pixels : n * imageColumns;
   Value columns;
   if (n == 1 && kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
       !padded && xType.getDimSize(2) == oh && xType.getDimSize(3) == ow &&
@@ -545,7 +565,7 @@ static LogicalResult rewriteConvolution(RewriterBase &rewriter,
   } else {
     columns = gatherColumns(rewriter, loc, bytes, zeroByte(rewriter, loc, *x),
                             {kh, kw}, {oh, ow}, strides, dilations,
-                            paddedColumns(pixels), depth);
+                            paddedColumns(realColumns), depth, imageColumns);
   }
   // The filter [F, K], read in place.
   Value matrix = tensor::CollapseShapeOp::create(
@@ -554,17 +574,32 @@ static LogicalResult rewriteConvolution(RewriterBase &rewriter,
   if (depth != c * kh * kw)
     matrix = padWith(rewriter, loc, matrix, zeroByte(rewriter, loc, *w), {0, 0},
                      {0, depth - c * kh * kw});
-  Value acc = byteProduct(rewriter, loc, matrix, *w, columns, *x, pixels);
+  Value acc = byteProduct(rewriter, loc, matrix, *w, columns, *x, realColumns);
   // [F, N, OH, OW], or [N, F, OH, OW] for one image (read in place).
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
+  if (imageColumns != imagePixels) {
+    // Each image's pixels: [F, N, imageColumns] -> [F, N, OH * OW].
+    auto i32 = rewriter.getI32Type();
+    acc = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({f, n, imageColumns}, i32), acc,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    acc = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get({f, n, imagePixels}, i32), acc,
+        SmallVector<OpFoldResult>(3, rewriter.getIndexAttr(0)),
+        getAsIndexOpFoldResult(ctx, {f, n, imagePixels}),
+        SmallVector<OpFoldResult>(3, rewriter.getIndexAttr(1)));
+  }
   SmallVector<int64_t> accShape = n == 1 ? SmallVector<int64_t>{1, f, oh, ow}
                                          : SmallVector<int64_t>{f, n, oh, ow};
+  SmallVector<ReassociationIndices> groups = {{0, 1}, {2, 3}};
+  if (n > 1)
+    groups = imageColumns != imagePixels
+                 ? SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}
+                 : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}};
   acc = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get(accShape, rewriter.getI32Type()),
-      acc,
-      n == 1 ? SmallVector<ReassociationIndices>{{0, 1}, {2, 3}}
-             : SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+      acc, groups);
   AffineMap accMap = n == 1 ? AffineMap::getMultiDimIdentityMap(4, ctx)
                             : AffineMap::get(4, 0, {d1, d0, d2, d3}, ctx);
   rewriter.replaceOp(conv,
