@@ -105,15 +105,15 @@ def _contrib_model():
         return numpy_helper.from_array(np.asarray(array), name)
 
     inits = [
-        const("sa", np.float32(0.05)), const("za", np.uint8(120)),
-        const("sb", np.float32(0.03)), const("zb", np.uint8(100)),
-        const("sc", np.float32(0.07)), const("zc", np.uint8(128)),
-        const("sp", np.float32(0.02)), const("zp", np.uint8(10)),
-        const("w", rng.integers(-127, 128, (5, 12)).astype(np.int8)),
-        const("sw", rng.uniform(0.01, 0.05, 5).astype(np.float32)),
-        const("zw", np.zeros(5, np.int8)),
-        const("bias", rng.integers(-500, 500, 5).astype(np.int32)),
-        const("sy", np.float32(0.4)), const("zy", np.uint8(128)),
+        _const("sa", np.float32(0.05)), _const("za", np.uint8(120)),
+        _const("sb", np.float32(0.03)), _const("zb", np.uint8(100)),
+        _const("sc", np.float32(0.07)), _const("zc", np.uint8(128)),
+        _const("sp", np.float32(0.02)), _const("zp", np.uint8(10)),
+        _const("w", rng.integers(-127, 128, (5, 12)).astype(np.int8)),
+        _const("sw", rng.uniform(0.01, 0.05, 5).astype(np.float32)),
+        _const("zw", np.zeros(5, np.int8)),
+        _const("bias", rng.integers(-500, 500, 5).astype(np.int32)),
+        _const("sy", np.float32(0.4)), _const("zy", np.uint8(128)),
     ]
     ms = "com.microsoft"
     nodes = [
@@ -135,7 +135,7 @@ def _contrib_model():
                                    "bias"], ["gemm_float"], domain=ms,
                          transB=1),
     ]
-    inits.append(const("shape", np.array([2, 12], np.int64)))
+    inits.append(_const("shape", np.array([2, 12], np.int64)))
     u8 = TensorProto.UINT8
     graph = helper.make_graph(
         nodes, "contrib",
@@ -176,6 +176,23 @@ def test_contrib_ops_match_onnxruntime(tmp_path):
                                        err_msg=name)
 
 
+def _const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def _qdq_convolution(output, **attributes):
+    """The nodes of a convolution of `x` dequantized by (sx, zx) and `w`
+    dequantized per output channel by (sw, zw), plus `bias`, into
+    `output`, as quantize_static writes it."""
+    return [
+        helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"],
+                         axis=0),
+        helper.make_node("Conv", ["xf", "wf", "bias"], [output],
+                         **attributes),
+    ]
+
+
 def test_qdq_convolution_with_a_large_filter(tmp_path):
     """A QDQ 1x1 convolution as quantize_static writes per-channel weights
     (one scale and one zero point per output channel, the zero points all
@@ -193,23 +210,15 @@ def test_qdq_convolution_with_a_large_filter(tmp_path):
     bias = rng.uniform(-1, 1, features).astype(np.float32)
     sx, zx = np.float32(0.02), np.uint8(117)
 
-    def const(name, array):
-        return numpy_helper.from_array(np.asarray(array), name)
-
-    nodes = [
-        helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
-        helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"],
-                         axis=0),
-        helper.make_node("Conv", ["xf", "wf", "bias"], ["y"]),
-    ]
+    nodes = _qdq_convolution("y")
     graph = helper.make_graph(
         nodes, "qdq_conv",
         [helper.make_tensor_value_info("x", TensorProto.UINT8,
                                        [1, channels, 7, 7])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT,
                                        [1, features, 7, 7])],
-        [const("sx", sx), const("zx", zx), const("w", w), const("sw", sw),
-         const("zw", np.zeros(features, np.int8)), const("bias", bias)])
+        [_const("sx", sx), _const("zx", zx), _const("w", w), _const("sw", sw),
+         _const("zw", np.zeros(features, np.int8)), _const("bias", bias)])
     model = helper.make_model(graph, opset_imports=[
         helper.make_opsetid("", 17)])
     path = tmp_path / "qdq_conv.onnx"
@@ -249,15 +258,7 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
     sy, zy = np.float32(0.05), np.uint8(0)
     ss, zs = np.float32(0.06), np.uint8(3)
 
-    def const(name, array):
-        return numpy_helper.from_array(np.asarray(array), name)
-
-    nodes = [
-        helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
-        helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"],
-                         axis=0),
-        helper.make_node("Conv", ["xf", "wf", "bias"], ["c"],
-                         pads=[1, 1, 1, 1]),
+    nodes = _qdq_convolution("c", pads=[1, 1, 1, 1]) + [
         helper.make_node("Relu", ["c"], ["r"]),
         helper.make_node("QuantizeLinear", ["r", "sy", "zy"], ["rq"]),
         helper.make_node("DequantizeLinear", ["rq", "sy", "zy"], ["rf"]),
@@ -265,16 +266,15 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
         helper.make_node("QuantizeLinear", ["s", "ss", "zs"], ["sq"]),
         helper.make_node("DequantizeLinear", ["sq", "ss", "zs"], ["y"]),
     ]
-    shape = [None, channels, size, size]
+    shape = [images, channels, size, size]
+    constants = {"sx": sx, "zx": zx, "w": w, "sw": sw,
+                 "zw": np.zeros(channels, np.int8), "bias": bias, "sy": sy,
+                 "zy": zy, "ss": ss, "zs": zs}
     graph = helper.make_graph(
         nodes, "qdq_block",
-        [helper.make_tensor_value_info("x", TensorProto.UINT8,
-                                       [images] + shape[1:])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
-                                       [images] + shape[1:])],
-        [const("sx", sx), const("zx", zx), const("w", w), const("sw", sw),
-         const("zw", np.zeros(channels, np.int8)), const("bias", bias),
-         const("sy", sy), const("zy", zy), const("ss", ss), const("zs", zs)])
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+        [_const(name, value) for name, value in constants.items()])
     model = helper.make_model(graph, opset_imports=[
         helper.make_opsetid("", 17)])
     path = tmp_path / "qdq_block.onnx"
@@ -295,7 +295,8 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
     # requantizations in another order: 3% of these values a step apart).
     # Measured: 1 of 6144 values a step apart at 8 x 8, none at 14 and 28.
     options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
     want = ort.InferenceSession(str(path), options, providers=[
         "CPUExecutionProvider"]).run(None, {"x": x})[0]
     assert np.abs(got - want).max() <= float(ss) * 1.001
