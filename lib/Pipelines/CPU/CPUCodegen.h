@@ -336,7 +336,7 @@ mlir::Value dotProducts(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
 /// tensor.expand_shape and a linalg.transpose of it, which
 /// --mlprog-fold-constant-panels computes at compile time; others are
 /// packed at run time by vector shuffles (unpack instructions) in an
-/// scf.forall over the panels.
+/// scf.forall over groups of up to 4 panels (a cache line of each row).
 mlir::Value packBytePanels(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value bytes, int64_t depth, int64_t n);
 
