@@ -533,3 +533,47 @@ func.func @padded_images(%x: tensor<8x64xi8>, %residual: tensor<2x16x3x4xf32>) -
   } -> tensor<2x16x3x4xi8>
   return %y : tensor<2x16x3x4xi8>
 }
+
+// One image read the batch's way ([16, 32] as [16, 1, 4, 8], its first two
+// dimensions swapped): no batch to split, and the one-image form reads the
+// product through the identity map, so the epilogue stays a generic of its
+// own and the product is written as i32.
+// VNNI-LABEL: func.func @one_image_swapped
+// VNNI: scf.forall {{.*}} -> (tensor<16x32xi32>)
+// VNNI: linalg.generic
+func.func @one_image_swapped(%x: tensor<8x32xi8>) -> tensor<1x16x4x8xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xi8>) outs(%eb : tensor<8x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x32xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x32xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x32xi32>) outs(%acc : tensor<16x32xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x32xi32>
+  %e = tensor.expand_shape %r [[0], [1, 2, 3]] output_shape [16, 1, 4, 8] : tensor<16x32xi32> into tensor<16x1x4x8xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<1x16x4x8xi8>
+  %y = linalg.generic {indexing_maps = [#swapped4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e : tensor<16x1x4x8xi32>) outs(%ey : tensor<1x16x4x8xi8>) {
+  ^bb0(%v: i32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %q = arith.fptoui %scaled : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<1x16x4x8xi8>
+  return %y : tensor<1x16x4x8xi8>
+}

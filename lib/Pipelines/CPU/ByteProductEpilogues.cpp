@@ -110,7 +110,7 @@ cpu::matchByteProductEpilogue(linalg::LinalgOp op) {
     return std::nullopt;
   bool batched = generic.getMatchingIndexingMap(productInput) == transposed;
   if (batched && result.images == 1 && !result.slice && groups.size() == 2 &&
-      groups[0].size() == 1 && groups[1].size() > 1) {
+      groups[0].size() == 1 && groups[1].size() > 1 && expandedShape[1] > 1) {
     // A batch without padding: [M, images * columns] -> [M, images, ...].
     result.images = expandedShape[1];
     result.columns = result.imageColumns = result.imageColumns / result.images;
