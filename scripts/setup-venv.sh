@@ -56,6 +56,15 @@ for group in "${groups[@]}"; do
     continue
   fi
   echo "setup-venv: installing $group ($req)" >&2
+  # torch's group (CUDA wheels from PyPI: no CPU-only torch is reachable)
+  # installs 7.3 GB and downloads 3.9 GB first; say so before pip fails.
+  if [ "$group" = torch ]; then
+    free_mb=$(df -B1M --output=avail "$venv" | tail -1 | tr -d ' ')
+    if [ "$free_mb" -lt 11500 ]; then
+      echo "setup-venv: warning: $free_mb MB free under $venv; the torch" \
+        "group needs about 11500 MB while it installs (7.3 GB installed)" >&2
+    fi
+  fi
   # No wheel cache: torch's group alone is 3.9 GB of wheels, which a cache
   # would keep beside the 7 GB they install to (a CI machine ran out of disk).
   if ! "$venv/bin/python" -m pip install --disable-pip-version-check -q \
