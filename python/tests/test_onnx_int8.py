@@ -301,3 +301,72 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
         "CPUExecutionProvider"]).run(None, {"x": x})[0]
     assert np.abs(got - want).max() <= float(ss) * 1.001
     assert np.mean(got != want) < 0.001
+
+
+def _max_pool_bytes(x, kernel, strides, pads, dilations, out_size):
+    """numpy's max pooling of the bytes `x` [N, C, H, W] (padding never
+    wins), the exact reference."""
+    n, c, h, w = x.shape
+    oh, ow = out_size
+    padded = np.full((n, c, h + pads[0] + pads[2] + 2 * kernel[0] * dilations[0],
+                      w + pads[1] + pads[3] + 2 * kernel[1] * dilations[1]),
+                     -1, np.int16)
+    padded[:, :, pads[0]:pads[0] + h, pads[1]:pads[1] + w] = x
+    out = np.full((n, c, oh, ow), -1, np.int16)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            r0, c0 = i * dilations[0], j * dilations[1]
+            window = padded[:, :, r0:r0 + (oh - 1) * strides[0] + 1:strides[0],
+                            c0:c0 + (ow - 1) * strides[1] + 1:strides[1]]
+            out = np.maximum(out, window)
+    return out.astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape,kernel,strides,pads,dilations,ceil", [
+    ((1, 64, 112, 112), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 0),
+    ((2, 5, 15, 13), (3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 0),
+    ((1, 3, 8, 8), (3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 1),
+    ((1, 4, 10, 9), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 0),
+    ((1, 2, 11, 11), (2, 2), (1, 1), (0, 0, 0, 0), (2, 2), 0),
+    ((3, 2, 20, 40), (5, 5), (1, 1), (2, 2, 2, 2), (1, 1), 0),
+])
+def test_qdq_max_pool_in_bytes(tmp_path, shape, kernel, strides, pads,
+                               dilations, ceil):
+    """A MaxPool between QDQ pairs of one scale and zero point (a QDQ
+    ResNet's stem): with AVX-512 VNNI --mlprog-quantized-convolutions pools
+    the bytes themselves (QuantizedConvolutions.cpp, WindowOps.cpp), else
+    the dequantized floats are pooled and requantized. Either way the
+    result is exactly the pooling of the bytes: dequantization is
+    increasing and requantizes to the same byte."""
+    rng = np.random.default_rng(sum(shape))
+    out_size = []
+    for d in range(2):
+        span = shape[2 + d] + pads[d] + pads[2 + d] - (
+            (kernel[d] - 1) * dilations[d] + 1)
+        out_size.append((-(-span // strides[d]) if ceil else
+                         span // strides[d]) + 1)
+    attributes = dict(kernel_shape=list(kernel), strides=list(strides),
+                      pads=list(pads), dilations=list(dilations),
+                      ceil_mode=ceil)
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"]),
+        helper.make_node("MaxPool", ["xf"], ["p"], **attributes),
+        helper.make_node("QuantizeLinear", ["p", "s", "z"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "qdq_max_pool",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, list(shape))],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8,
+                                       list(shape[:2]) + out_size)],
+        [_const("s", np.float32(0.0173)), _const("z", np.uint8(31))])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)])
+    path = tmp_path / "qdq_max_pool.onnx"
+    onnx.save(model, str(path))
+    x = rng.integers(0, 256, shape).astype(np.uint8)
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(x)
+    (want,) = _ort(path, {"x": x})
+    assert got.dtype == np.uint8 and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        got, _max_pool_bytes(x, kernel, strides, pads, dilations, out_size))

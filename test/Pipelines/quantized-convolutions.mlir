@@ -272,3 +272,143 @@ func.func @mixed_zero_points(%xq: tensor<1x8x4x4xi8>, %sx: tensor<f32>, %zx: ten
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   return %y : tensor<1x16x4x4xf32>
 }
+
+// A max pooling between QDQ pairs of one scale (a constant, positive) and
+// one zero point, as a QDQ ResNet's stem writes it (-inf padding, 3x3
+// window, stride 2): the pooling of the bytes themselves, vector code over
+// the (n, c) planes with arith.maxui, reading the padding as 0; the
+// dequantization, the pad and the requantization are gone. Requantized
+// with another zero point, or with a scale that is no constant (whose sign
+// is unknown), the pooling stays in f32.
+memref.global "private" constant @pool_scale : memref<f32> = dense<2.500000e-01>
+
+// CHECK-LABEL: func.func @max_pool
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x8xi8>, %[[Z:.*]]: tensor<i8>, %[[Z2:.*]]: tensor<i8>)
+// CHECK: %[[POOL:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (2, 4) shared_outs(%{{.*}}) -> (tensor<2x4x4x4xi8>)
+// CHECK: vector.transfer_read %[[Q]]{{.*}} : tensor<2x4x8x8xi8>, vector<4xi8>
+// CHECK: arith.maxui %{{.*}} : vector<4xi8>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK-NOT: tensor.pad
+// CHECK: return %[[POOL]]
+// CHECK-LABEL: func.func @max_pool_requantized_differently
+// CHECK: linalg.pooling_nchw_max
+// CHECK-LABEL: func.func @max_pool_of_a_scale_argument
+// CHECK: linalg.pooling_nchw_max
+
+#pool_dq = {indexing_maps = [#id4, #scalar4, #scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+
+func.func @max_pool(%q: tensor<2x4x8x8xi8>, %z: tensor<i8>, %z2: tensor<i8>) -> tensor<2x4x4x4xi8> {
+  %sg = memref.get_global @pool_scale : memref<f32>
+  %s = bufferization.to_tensor %sg restrict : memref<f32> to tensor<f32>
+  %e0 = tensor.empty() : tensor<2x4x8x8xf32>
+  %d = linalg.generic #pool_dq ins(%q, %s, %z : tensor<2x4x8x8xi8>, tensor<f32>, tensor<i8>) outs(%e0 : tensor<2x4x8x8xf32>) {
+  ^bb0(%in: i8, %sc: f32, %zp: i8, %o: f32):
+    %a = arith.extui %in : i8 to i32
+    %b = arith.extui %zp : i8 to i32
+    %c = arith.subi %a, %b : i32
+    %f = arith.sitofp %c : i32 to f32
+    %v = arith.mulf %f, %sc : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %d low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x4x8x8xf32> to tensor<2x4x10x10xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %e1 = tensor.empty() : tensor<2x4x4x4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<2x4x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x4x4xi8>
+  %y = linalg.generic #pool_dq ins(%m, %s, %z : tensor<2x4x4x4xf32>, tensor<f32>, tensor<i8>) outs(%e2 : tensor<2x4x4x4xi8>) {
+  ^bb0(%in: f32, %sc: f32, %zp: i8, %o: i8):
+    %a = arith.divf %in, %sc : f32
+    %b = math.roundeven %a : f32
+    %c = arith.uitofp %zp : i8 to f32
+    %e = arith.addf %b, %c : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %f = arith.maxnumf %e, %zero : f32
+    %max = arith.constant 2.550000e+02 : f32
+    %g = arith.minnumf %f, %max : f32
+    %h = arith.fptoui %g : f32 to i8
+    linalg.yield %h : i8
+  } -> tensor<2x4x4x4xi8>
+  return %y : tensor<2x4x4x4xi8>
+}
+
+func.func @max_pool_requantized_differently(%q: tensor<2x4x8x8xi8>, %z: tensor<i8>, %z2: tensor<i8>) -> tensor<2x4x4x4xi8> {
+  %sg = memref.get_global @pool_scale : memref<f32>
+  %s = bufferization.to_tensor %sg restrict : memref<f32> to tensor<f32>
+  %e0 = tensor.empty() : tensor<2x4x8x8xf32>
+  %d = linalg.generic #pool_dq ins(%q, %s, %z : tensor<2x4x8x8xi8>, tensor<f32>, tensor<i8>) outs(%e0 : tensor<2x4x8x8xf32>) {
+  ^bb0(%in: i8, %sc: f32, %zp: i8, %o: f32):
+    %a = arith.extui %in : i8 to i32
+    %b = arith.extui %zp : i8 to i32
+    %c = arith.subi %a, %b : i32
+    %f = arith.sitofp %c : i32 to f32
+    %v = arith.mulf %f, %sc : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %d low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x4x8x8xf32> to tensor<2x4x10x10xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %e1 = tensor.empty() : tensor<2x4x4x4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<2x4x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x4x4xi8>
+  %y = linalg.generic #pool_dq ins(%m, %s, %z2 : tensor<2x4x4x4xf32>, tensor<f32>, tensor<i8>) outs(%e2 : tensor<2x4x4x4xi8>) {
+  ^bb0(%in: f32, %sc: f32, %zp: i8, %o: i8):
+    %a = arith.divf %in, %sc : f32
+    %b = math.roundeven %a : f32
+    %c = arith.uitofp %zp : i8 to f32
+    %e = arith.addf %b, %c : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %f = arith.maxnumf %e, %zero : f32
+    %max = arith.constant 2.550000e+02 : f32
+    %g = arith.minnumf %f, %max : f32
+    %h = arith.fptoui %g : f32 to i8
+    linalg.yield %h : i8
+  } -> tensor<2x4x4x4xi8>
+  return %y : tensor<2x4x4x4xi8>
+}
+
+func.func @max_pool_of_a_scale_argument(%q: tensor<2x4x8x8xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<2x4x4x4xi8> {
+  %e0 = tensor.empty() : tensor<2x4x8x8xf32>
+  %d = linalg.generic #pool_dq ins(%q, %s, %z : tensor<2x4x8x8xi8>, tensor<f32>, tensor<i8>) outs(%e0 : tensor<2x4x8x8xf32>) {
+  ^bb0(%in: i8, %sc: f32, %zp: i8, %o: f32):
+    %a = arith.extui %in : i8 to i32
+    %b = arith.extui %zp : i8 to i32
+    %c = arith.subi %a, %b : i32
+    %f = arith.sitofp %c : i32 to f32
+    %v = arith.mulf %f, %sc : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4x8x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %d low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x4x8x8xf32> to tensor<2x4x10x10xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %e1 = tensor.empty() : tensor<2x4x4x4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<2x4x10x10xf32>, tensor<3x3xf32>) outs(%init : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x4x4xi8>
+  %y = linalg.generic #pool_dq ins(%m, %s, %z : tensor<2x4x4x4xf32>, tensor<f32>, tensor<i8>) outs(%e2 : tensor<2x4x4x4xi8>) {
+  ^bb0(%in: f32, %sc: f32, %zp: i8, %o: i8):
+    %a = arith.divf %in, %sc : f32
+    %b = math.roundeven %a : f32
+    %c = arith.uitofp %zp : i8 to f32
+    %e = arith.addf %b, %c : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %f = arith.maxnumf %e, %zero : f32
+    %max = arith.constant 2.550000e+02 : f32
+    %g = arith.minnumf %f, %max : f32
+    %h = arith.fptoui %g : f32 to i8
+    linalg.yield %h : i8
+  } -> tensor<2x4x4x4xi8>
+  return %y : tensor<2x4x4x4xi8>
+}

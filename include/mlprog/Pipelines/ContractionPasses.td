@@ -225,8 +225,18 @@ def QuantizedConvolutionsPass
       an input.
 
     The contraction is exact; the result differs from the f32 convolution
-    of dequantized values only by rounding. Without AVX-512 VNNI in the
-    target features the pass changes nothing.
+    of dequantized values only by rounding.
+
+    A static f32 `linalg.pooling_nchw_max` between such a pair, reading
+    unsigned bytes dequantized with a constant positive scale (padded with
+    -inf in height and width, as ONNX MaxPool pads) and read only by a
+    QuantizeLinear generic of the same scale and zero point (a QDQ
+    ResNet's stem), becomes the max pooling of the bytes themselves: vector
+    code over the `(n, c)` planes with `arith.maxui`, reading the padding
+    as 0. Exact: dequantization is increasing and requantizes to the same
+    byte. The convolution before it then writes bytes.
+
+    Without AVX-512 VNNI in the target features the pass changes nothing.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

@@ -665,6 +665,23 @@ mlir::LogicalResult vectorizeMaxPool(mlir::RewriterBase &rewriter,
                                      mlir::linalg::PoolingNchwMaxOp pool,
                                      const CPUTarget &target);
 
+/// The max pooling of the unsigned bytes `bytes` [N, C, H, W] (u8 in i8),
+/// read through `padTop` rows and `padLeft` columns of padding before it
+/// (and as many after it as the windows reach), into a new [N, C, OH, OW]
+/// tensor of `resultType`, as the vector code of vectorizeMaxPool with
+/// `arith.maxui`: padding reads as 0, the least byte, so it never wins
+/// where a window holds one element of `bytes` (as ONNX MaxPool's -inf
+/// padding never does). `window` is (KH, KW), `strides` and `dilations`
+/// (height, width). Null, emitting nothing, for forms the vector code does
+/// not take (column strides other than 1 and 2, over 25 taps).
+mlir::Value emitByteMaxPool(mlir::RewriterBase &rewriter, mlir::Location loc,
+                            mlir::Value bytes, int64_t padTop, int64_t padLeft,
+                            llvm::ArrayRef<int64_t> window,
+                            llvm::ArrayRef<int64_t> strides,
+                            llvm::ArrayRef<int64_t> dilations,
+                            mlir::RankedTensorType resultType,
+                            const CPUTarget &target);
+
 //===----------------------------------------------------------------------===//
 // Elementwise code, reductions and copies (VectorizeElementwise.cpp,
 // VectorizeReductions.cpp, LowerStridedCopies.cpp)

@@ -35,6 +35,10 @@
 // their own, and only where the target has AVX-512 VNNI and the
 // contraction takes it (K a multiple of 4, F of 16).
 //
+// A max pooling between QDQ pairs of one scale and zero point (a ResNet's
+// stem: the stem convolution's result quantized, dequantized, pooled and
+// quantized again) pools the bytes themselves (rewriteMaxPool).
+//
 //===----------------------------------------------------------------------===//
 
 #include "CPUCodegen.h"
@@ -44,6 +48,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -674,6 +679,137 @@ static LogicalResult rewriteMatmul(RewriterBase &rewriter,
   return success();
 }
 
+/// Whether `a` and `b` are the same value: one SSA value, or constants of
+/// equal elements.
+static bool areSameValue(Value a, Value b) {
+  if (a == b)
+    return true;
+  ElementsAttr x = getConstantElements(a), y = getConstantElements(b);
+  return x && y && x == y;
+}
+
+/// Whether `op` computes ONNX QuantizeLinear to unsigned bytes of `value`
+/// (read whole) with the scale `scale` and zero point `zero` (rank-0
+/// tensors read as scalars), as the importers write it:
+/// `fptoui(min(max(roundeven(x / s) + uitofp(z), 0), 255))`.
+static bool isQuantizeToBytes(linalg::GenericOp op, Value value, Value scale,
+                              Value zero) {
+  if (op.getNumDpsInputs() != 3 || op.getNumDpsInits() != 1 ||
+      op.getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
+      !getElementTypeOrSelf(op.getResult(0).getType()).isInteger(8) ||
+      op.getDpsInputs()[0] != value ||
+      !areSameValue(op.getDpsInputs()[1], scale) ||
+      !areSameValue(op.getDpsInputs()[2], zero))
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (!maps[0].isIdentity() || !maps[3].isIdentity() ||
+      maps[1].getNumResults() != 0 || maps[2].getNumResults() != 0)
+    return false;
+  Block *body = op.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto isArg = [&](Value v, unsigned index) {
+    return v == body->getArgument(index);
+  };
+  auto isFloat = [](Value v, double expected) {
+    FloatAttr attr;
+    return matchPattern(v, m_Constant(&attr)) &&
+           attr.getValueAsDouble() == expected;
+  };
+  // The other operand of the binary op `T` defining `v` when one operand
+  // satisfies `is`.
+  auto otherOf = [](auto op, auto is) -> Value {
+    if (!op)
+      return {};
+    if (is(op.getLhs()))
+      return op.getRhs();
+    if (is(op.getRhs()))
+      return op.getLhs();
+    return {};
+  };
+  auto toBytes = yield.getOperand(0).getDefiningOp<arith::FPToUIOp>();
+  if (!toBytes)
+    return false;
+  Value clamped = otherOf(toBytes.getIn().getDefiningOp<arith::MinNumFOp>(),
+                          [&](Value v) { return isFloat(v, 255.0); });
+  Value shifted = clamped ? otherOf(clamped.getDefiningOp<arith::MaxNumFOp>(),
+                                    [&](Value v) { return isFloat(v, 0.0); })
+                          : Value();
+  auto sum = shifted ? shifted.getDefiningOp<arith::AddFOp>() : nullptr;
+  if (!sum)
+    return false;
+  Value rounded = otherOf(sum, [&](Value v) {
+    auto zf = v.getDefiningOp<arith::UIToFPOp>();
+    return zf && isArg(zf.getIn(), 2);
+  });
+  auto round = rounded ? rounded.getDefiningOp<math::RoundEvenOp>() : nullptr;
+  auto quotient =
+      round ? round.getOperand().getDefiningOp<arith::DivFOp>() : nullptr;
+  return quotient && isArg(quotient.getLhs(), 0) && isArg(quotient.getRhs(), 1);
+}
+
+/// Rewrites `q = quantize(pool(pad(dequantize(x), -inf)))`, a max pooling
+/// between QDQ pairs of one unsigned scale and zero point (a ResNet's
+/// stem), as the max pooling of the bytes x itself (emitByteMaxPool):
+/// dequantization with a positive scale is increasing, so it commutes with
+/// the maximum, and quantize(dequantize(b)) = b exactly for every byte b
+/// (roundeven((b - z) s / s) = b - z: the quotient is within 2^-15 of the
+/// integer for a normal scale). The pooling then reads a quarter of the
+/// bytes and the convolution before it writes bytes, not floats. Fails,
+/// changing nothing, on any other form.
+static LogicalResult rewriteMaxPool(RewriterBase &rewriter,
+                                    linalg::PoolingNchwMaxOp pool,
+                                    const CPUTarget &target) {
+  if (!pool.hasPureTensorSemantics() || !pool->hasOneUse())
+    return failure();
+  auto quantize = dyn_cast<linalg::GenericOp>(*pool->getUsers().begin());
+  auto resultType = cast<RankedTensorType>(pool.getResultTypes()[0]);
+  auto windowType = cast<RankedTensorType>(pool.getDpsInputs()[1].getType());
+  if (!quantize || !resultType.hasStaticShape() ||
+      !windowType.hasStaticShape() || !resultType.getElementType().isF32())
+    return failure();
+  // The input, possibly padded with -inf in height and width.
+  Value input = pool.getDpsInputs()[0];
+  int64_t padTop = 0, padLeft = 0;
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    FloatAttr padValue;
+    if (!pad.getConstantPaddingValue() ||
+        !matchPattern(pad.getConstantPaddingValue(), m_Constant(&padValue)) ||
+        !padValue.getValue().isInfinity() ||
+        !padValue.getValue().isNegative() || !pad.getLow().empty() ||
+        !pad.getHigh().empty())
+      return failure();
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    if (low[0] || low[1] || high[0] || high[1] || low[2] < 0 || low[3] < 0 ||
+        high[2] < 0 || high[3] < 0)
+      return failure();
+    padTop = low[2];
+    padLeft = low[3];
+    input = pad.getSource();
+  }
+  std::optional<Dequantize> x = matchDequantize(input);
+  if (!x || x->isSigned || !x->zero || scaleDimension(*x) != -1 ||
+      !cast<RankedTensorType>(x->bytes.getType()).hasStaticShape() ||
+      !isQuantizeToBytes(quantize, pool.getResult(0), x->scale, x->zero))
+    return failure();
+  // A positive normal scale s (s * 255 finite): see above.
+  ElementsAttr scale = getConstantElements(x->scale);
+  if (!scale || !scale.getElementType().isF32() || scale.getNumElements() != 1)
+    return failure();
+  APFloat s = *scale.value_begin<APFloat>();
+  if (s.isNegative() || !s.isNormal() || s.convertToFloat() > 1e30f)
+    return failure();
+  rewriter.setInsertionPoint(quantize);
+  Value bytes = emitByteMaxPool(
+      rewriter, pool.getLoc(), x->bytes, padTop, padLeft, windowType.getShape(),
+      getValues(pool.getStrides()), getValues(pool.getDilations()),
+      cast<RankedTensorType>(quantize.getResultTypes()[0]), target);
+  if (!bytes)
+    return failure();
+  rewriter.replaceOp(quantize, bytes);
+  rewriter.eraseOp(pool);
+  return success();
+}
+
 namespace {
 struct QuantizedConvolutionsPass
     : public mlprog::impl::QuantizedConvolutionsPassBase<
@@ -685,11 +821,16 @@ struct QuantizedConvolutionsPass
     if (!target.hasAVX512VNNI())
       return;
     SmallVector<Operation *> candidates;
+    SmallVector<linalg::PoolingNchwMaxOp> pools;
     getOperation().walk([&](Operation *op) {
       if (isa<linalg::Conv2DNchwFchwOp, linalg::MatmulOp>(op))
         candidates.push_back(op);
+      if (auto pool = dyn_cast<linalg::PoolingNchwMaxOp>(op))
+        pools.push_back(pool);
     });
     IRRewriter rewriter(&getContext());
+    for (linalg::PoolingNchwMaxOp pool : pools)
+      (void)rewriteMaxPool(rewriter, pool, target);
     for (Operation *op : candidates) {
       if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op))
         (void)rewriteConvolution(rewriter, conv);

@@ -4,8 +4,9 @@
 // or max pooling with column strides of 1 or 2 becomes an scf.forall over its
 // (n, c) planes and loops over output rows whose vectors accumulate in
 // registers over the window taps (FMAs with the tap broadcast, or
-// arith.maximumf); other depthwise convolutions get their loops interchanged
-// so that LLVM vectorizes along the output row.
+// arith.maximumf; arith.maxui for the max pooling of unsigned bytes that
+// --mlprog-quantized-convolutions emits); other depthwise convolutions get
+// their loops interchanged so that LLVM vectorizes along the output row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,17 +79,18 @@ static constexpr int64_t kMaxDepthwiseTaps = 81;
 enum class WindowKind {
   MultiplyAdd, // depthwise convolution: out += x * tap
   Max,         // max pooling: out = max(out, x), NaN-propagating
+  MaxUnsigned, // max pooling of unsigned bytes: out = maxui(out, x)
 };
 
 /// Emits output row `oh` of channel (n, c) of a depthwise convolution (or,
-/// with WindowKind::Max and no taps, of a max pooling) into `out` (indexed
-/// [outN, outC, oh, ow]) and returns the updated tensor. The
-/// row is cut into vectors of `vl` columns (the last one overlapping its
-/// predecessor when vl does not divide Ow), accumulated in registers over
-/// the Kh x Kw taps, in groups of at most `group` vectors, starting from
-/// `start` (the channel's bias, broadcast) or else from `out`'s values. With
-/// `checkRows`, input rows outside [0, H) (the padding) contribute 0;
-/// without, every input row of the window must lie inside x.
+/// with WindowKind::Max[Unsigned] and no taps, of a max pooling) into `out`
+/// (indexed [outN, outC, oh, ow]) and returns the updated tensor. The row is
+/// cut into vectors of `vl` columns (the last one overlapping its predecessor
+/// when vl does not divide Ow), accumulated in registers over the Kh x Kw taps,
+/// in groups of at most `group` vectors, starting from `start` (the channel's
+/// bias, broadcast) or else from `out`'s values. With `checkRows`, input rows
+/// outside [0, H) (the padding) contribute 0; without, every input row of the
+/// window must lie inside x.
 static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
                               Value n, Value c, Value outN, Value outC,
                               Value oh, ArrayRef<Value> taps,
@@ -110,9 +112,10 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
     groups.push_back({begin, end});
     end = begin;
   }
-  Type f32 = cast<ShapedType>(out.getType()).getElementType();
-  Value zero = arith::ConstantOp::create(b, loc, f32, b.getZeroAttr(f32));
-  auto vecType = VectorType::get({len}, f32);
+  Type element = cast<ShapedType>(out.getType()).getElementType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  auto vecType = VectorType::get({len}, element);
   Value zeroVec =
       arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
   AffineExpr d0 = b.getAffineDimExpr(0);
@@ -159,6 +162,8 @@ static Value emitDepthwiseRow(OpBuilder &b, Location loc, Value x, Value out,
           if (kind == WindowKind::Max)
             acc[v - begin] =
                 arith::MaximumFOp::create(b, loc, acc[v - begin], in);
+          else if (kind == WindowKind::MaxUnsigned)
+            acc[v - begin] = arith::MaxUIOp::create(b, loc, acc[v - begin], in);
           else
             acc[v - begin] =
                 vector::FMAOp::create(b, loc, in, tap, acc[v - begin]);
@@ -250,7 +255,7 @@ static Value emitWindowPlanes(
     bool tapsPerRow = false, linalg::GenericOp epilogue = {},
     function_ref<Value(OpBuilder &, Location, Value)> makeStart = nullptr) {
   auto initType = cast<RankedTensorType>(init.getType());
-  Type f32 = initType.getElementType();
+  Type element = initType.getElementType();
   int64_t batch = initType.getDimSize(0), channels = initType.getDimSize(1);
   auto forall = scf::ForallOp::create(
       rewriter, loc,
@@ -261,7 +266,7 @@ static Value emitWindowPlanes(
   rewriter.setInsertionPointToStart(forall.getBody());
   Value n = forall.getInductionVar(0), c = forall.getInductionVar(1);
   Value shared = forall.getRegionIterArgs()[0];
-  auto planeType = RankedTensorType::get({1, 1, shape.oh, shape.ow}, f32);
+  auto planeType = RankedTensorType::get({1, 1, shape.oh, shape.ow}, element);
   SmallVector<OpFoldResult> offsets = {n, c, rewriter.getIndexAttr(0),
                                        rewriter.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes = {
@@ -547,4 +552,44 @@ LogicalResult cpu::vectorizeMaxPool(RewriterBase &rewriter,
     rewriter.eraseOp(relu->relu);
   }
   return success();
+}
+
+Value cpu::emitByteMaxPool(RewriterBase &rewriter, Location loc, Value bytes,
+                           int64_t padTop, int64_t padLeft,
+                           ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations,
+                           RankedTensorType resultType,
+                           const CPUTarget &target) {
+  auto sourceType = dyn_cast<RankedTensorType>(bytes.getType());
+  if (!sourceType || sourceType.getRank() != 4 ||
+      !sourceType.hasStaticShape() || !resultType.hasStaticShape() ||
+      !sourceType.getElementType().isInteger(8) ||
+      resultType.getElementType() != sourceType.getElementType())
+    return {};
+  std::optional<DepthwiseShape> shape =
+      getWindowShape(window, sourceType, resultType, strides, dilations, padTop,
+                     padLeft, target, kMaxRegisterTaps);
+  if (!shape)
+    return {};
+  int64_t first = std::clamp<int64_t>(
+      llvm::divideCeilSigned(shape->pt, shape->sh), 0, shape->oh);
+  int64_t last = std::clamp<int64_t>(
+      llvm::divideCeilSigned(
+          shape->height + shape->pt - (shape->kh - 1) * shape->dh, shape->sh),
+      first, shape->oh);
+  int64_t group = std::clamp<int64_t>(target.getNumVectorRegisters() - 3, 1, 8);
+  // Every row starts from 0, the least byte, so `init` is never read.
+  auto startType = VectorType::get({std::min(shape->vl, shape->ow)},
+                                   resultType.getElementType());
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  return emitWindowPlanes(
+      rewriter, loc, bytes, init, *shape, group, first, last,
+      WindowKind::MaxUnsigned,
+      [](OpBuilder &, Location, Value) { return SmallVector<Value>(); },
+      /*tapsPerRow=*/false, linalg::GenericOp(),
+      [&](OpBuilder &b, Location l, Value) -> Value {
+        return arith::ConstantOp::create(b, l, startType,
+                                         b.getZeroAttr(startType));
+      });
 }
