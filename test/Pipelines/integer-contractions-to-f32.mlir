@@ -40,9 +40,11 @@
 // CHECK-NOT: arith.muli
 // With AVX-512 VNNI the same contraction (u8 times i8, K = 600 a multiple
 // of 4, N = 32 of 16) is dot products of bytes: B in panels [N / 16, K / 4,
-// 64] (B is an argument here: packed at run time, up to 4 panels at a
-// time, here both: 4 rows of 32 bytes read, each panel's 16 bytes of them
-// interleaved by vector.shuffles; a weight's are an expand_shape and a
+// 64] (B is an argument here: packed at run time, an scf.forall over
+// blocks of up to 4 steps of K, here 2 of the 150, and in each up to 4
+// panels at a time, here both: per step 4 rows of 32 bytes read, each
+// panel's 16 bytes of them interleaved by vector.shuffles; a weight's are
+// an expand_shape and a
 // transpose, packed at compile time, see @weight_panels), the column sums
 // of B by dot products with all-ones bytes, the
 // row sums of A (the weight's zero point is not known to be 0), and an
@@ -52,14 +54,17 @@
 // sums each group of 4 products into a lane (vector.multi_reduction, which
 // --mlprog-lower-dot-products-to-vnni makes one vpdpbusd).
 // VNNI-LABEL: func.func @matmul_integer
-// VNNI: %[[P:.*]] = scf.for %{{.*}} = %c0 to %c150 step %c1 iter_args(%{{.*}}) -> (tensor<2x150x64xi8>)
+// VNNI: %[[P:.*]] = scf.forall (%{{.*}}) in (75) shared_outs(%{{.*}}) -> (tensor<2x150x64xi8>)
 // VNNI-COUNT-4: vector.transfer_read %{{.*}} : tensor<600x32xi8>, vector<32xi8>
 // VNNI-COUNT-4: vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [16], strides = [1]} : vector<32xi8> to vector<16xi8>
 // VNNI-COUNT-2: vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
 // VNNI: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 32, 33, 2, 3, 34, 35, {{.*}}] : vector<32xi8>, vector<32xi8>
-// VNNI: vector.transfer_write %{{.*}}[%c0, %{{.*}}, %c0] {{.*}} : vector<64xi8>, tensor<2x150x64xi8>
+// VNNI: vector.transfer_write %{{.*}}[%c0, %c0, %c0] {{.*}} : vector<64xi8>, tensor<2x2x64xi8>
 // VNNI-COUNT-4: vector.extract_strided_slice %{{.*}} {offsets = [16], sizes = [16], strides = [1]} : vector<32xi8> to vector<16xi8>
-// VNNI: vector.transfer_write %{{.*}}[%c1, %{{.*}}, %c0] {{.*}} : vector<64xi8>, tensor<2x150x64xi8>
+// VNNI: vector.transfer_write %{{.*}}[%c1, %c0, %c0] {{.*}} : vector<64xi8>, tensor<2x2x64xi8>
+// VNNI-COUNT-4: vector.transfer_read %{{.*}} : tensor<600x32xi8>, vector<32xi8>
+// VNNI: vector.transfer_write %{{.*}}[%c1, %c1, %c0] {{.*}} : vector<64xi8>, tensor<2x2x64xi8>
+// VNNI: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[0, %{{.*}}, 0] [2, 2, 64] [1, 1, 1] : tensor<2x2x64xi8> into tensor<2x150x64xi8>
 // VNNI: vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<16x4xi32> to vector<16xi32>
 // VNNI: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // VNNI: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>, vector<16xi32>)
