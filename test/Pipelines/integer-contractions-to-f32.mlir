@@ -582,3 +582,46 @@ func.func @one_image_swapped(%x: tensor<8x32xi8>) -> tensor<1x16x4x8xi8> {
   } -> tensor<1x16x4x8xi8>
   return %y : tensor<1x16x4x8xi8>
 }
+
+// B written as panels already (the columns a QDQ convolution gathers into
+// them, see unpackBytePanels): the product reads the panels themselves,
+// nothing packs them and the transpose that unpacks them is dead.
+// VNNI-LABEL: func.func @prepacked_panels
+// VNNI-SAME: %[[P:[a-z0-9]+]]: tensor<2x4x64xi8>
+// VNNI-NOT: linalg.transpose
+// VNNI-NOT: -> (tensor<2x4x64xi8>)
+// VNNI: vector.transfer_read %[[P]]
+// VNNI-NOT: linalg.transpose
+// VNNI: return
+func.func @prepacked_panels(%x: tensor<4x16xi8>, %xz: tensor<i8>, %p: tensor<2x4x64xi8>, %wz: tensor<i8>) -> tensor<4x32xi32> {
+  %expanded = tensor.expand_shape %p [[0], [1], [2, 3]] output_shape [2, 4, 16, 4] : tensor<2x4x64xi8> into tensor<2x4x16x4xi8>
+  %et = tensor.empty() : tensor<4x4x2x16xi8>
+  %t = linalg.transpose ins(%expanded : tensor<2x4x16x4xi8>) outs(%et : tensor<4x4x2x16xi8>) permutation = [1, 3, 0, 2]
+  %w = tensor.collapse_shape %t [[0, 1], [2, 3]] : tensor<4x4x2x16xi8> into tensor<16x32xi8>
+  %ea = tensor.empty() : tensor<4x16xi32>
+  %a = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %xz : tensor<4x16xi8>, tensor<i8>) outs(%ea : tensor<4x16xi32>) {
+  ^bb0(%v: i8, %z: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    %z32 = arith.extui %z : i8 to i32
+    %d = arith.subi %v32, %z32 : i32
+    linalg.yield %d : i32
+  } -> tensor<4x16xi32>
+  %eb = tensor.empty() : tensor<16x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %wz : tensor<16x32xi8>, tensor<i8>) outs(%eb : tensor<16x32xi32>) {
+  ^bb0(%v: i8, %z: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    %z32 = arith.extsi %z : i8 to i32
+    %d = arith.subi %v32, %z32 : i32
+    linalg.yield %d : i32
+  } -> tensor<16x32xi32>
+  %c0 = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<4x32xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%ec : tensor<4x32xi32>) -> tensor<4x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4x16xi32>, tensor<16x32xi32>) outs(%f : tensor<4x32xi32>) {
+  ^bb0(%in: i32, %in_0: i32, %out: i32):
+    %p0 = arith.muli %in, %in_0 : i32
+    %s = arith.addi %out, %p0 : i32
+    linalg.yield %s : i32
+  } -> tensor<4x32xi32>
+  return %r : tensor<4x32xi32>
+}

@@ -98,6 +98,65 @@ func.func @conv(%xq: tensor<1x8x7x7xi8>, %sx: tensor<f32>, %zx: tensor<i8>,
   return %y : tensor<1x24x7x7xf32>
 }
 
+// Images whose pixels are whole panels of 16 (here 3 images of 4 x 4
+// outputs of a 3x3 window of stride 2): their columns are written straight
+// into the product's panels [64 / 16, 36 / 4, 64], an scf.forall over
+// (image, block of 4 output rows) whose loop over K steps reads the step's
+// 4 rows of the window for each output row (7 bytes, every other one kept)
+// and interleaves them into the panel's 16 bytes; the columns after the
+// batch's 48 hold the zero point. The product reads them through the
+// transpose that unpacks them (which --mlprog-integer-contractions-to-f32
+// sees through).
+memref.global "private" constant @w4 : memref<16x4x3x3xi8> = dense<1>
+
+// CHECK-LABEL: func.func @conv_into_panels
+// CHECK: %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[PANELS:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (3, 1) shared_outs(%{{.*}}) -> (tensor<4x9x64xi8>)
+// CHECK: scf.for {{.*}} -> (tensor<1x9x64xi8>)
+// CHECK-COUNT-4: vector.transfer_read %[[PADDED]]{{.*}} : tensor<3x4x10x10xi8>, vector<7xi8>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<7xi8>, vector<7xi8>
+// CHECK: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<1x9x64xi8>
+// CHECK: tensor.parallel_insert_slice
+// CHECK: %[[ZP:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x9x64xi8>)
+// CHECK: %[[ALL:.*]] = tensor.insert_slice %[[ZP]] into %[[PANELS]][3, 0, 0] [1, 9, 64] [1, 1, 1]
+// CHECK: %[[EXPANDED:.*]] = tensor.expand_shape %[[ALL]]
+// CHECK: linalg.transpose ins(%[[EXPANDED]] : tensor<4x9x16x4xi8>) outs(%{{.*}} : tensor<9x4x4x16xi8>) permutation = [1, 3, 0, 2]
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<9x4x4x16xi8> into tensor<36x64xi8>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK: return
+func.func @conv_into_panels(%xq: tensor<3x4x8x8xi8>, %sx: tensor<f32>, %zx: tensor<i8>,
+                            %sw: tensor<16x1x1x1xf32>) -> tensor<3x16x4x4xf32> {
+  %e0 = tensor.empty() : tensor<3x4x8x8xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #scalar4, #scalar4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%xq, %sx, %zx : tensor<3x4x8x8xi8>, tensor<f32>, tensor<i8>) outs(%e0 : tensor<3x4x8x8xf32>) {
+  ^bb0(%q: i8, %s: f32, %z: i8, %o: f32):
+    %qi = arith.extui %q : i8 to i32
+    %zi = arith.extui %z : i8 to i32
+    %d = arith.subi %qi, %zi : i32
+    %f = arith.sitofp %d : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<3x4x8x8xf32>
+  %wg = memref.get_global @w4 : memref<16x4x3x3xi8>
+  %wq = bufferization.to_tensor %wg restrict : memref<16x4x3x3xi8> to tensor<16x4x3x3xi8>
+  %e1 = tensor.empty() : tensor<16x4x3x3xf32>
+  %w = linalg.generic {indexing_maps = [#id4, #channel, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%wq, %sw : tensor<16x4x3x3xi8>, tensor<16x1x1x1xf32>) outs(%e1 : tensor<16x4x3x3xf32>) {
+  ^bb0(%q: i8, %s: f32, %o: f32):
+    %qi = arith.extsi %q : i8 to i32
+    %f = arith.sitofp %qi : i32 to f32
+    %v = arith.mulf %f, %s : f32
+    linalg.yield %v : f32
+  } -> tensor<16x4x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<3x4x8x8xf32> to tensor<3x4x10x10xf32>
+  %e2 = tensor.empty() : tensor<3x16x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<3x16x4x4xf32>) -> tensor<3x16x4x4xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%padded, %w : tensor<3x4x10x10xf32>, tensor<16x4x3x3xf32>) outs(%init : tensor<3x16x4x4xf32>) -> tensor<3x16x4x4xf32>
+  return %y : tensor<3x16x4x4xf32>
+}
+
 // ONNX Gemm with transB of one row: the weight [N, K] read in place, the
 // row as one column (padded to 16), the result [N, 1] read as [1, N].
 

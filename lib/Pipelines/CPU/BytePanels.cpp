@@ -170,8 +170,51 @@ static Value rearrangeConstant(OpBuilder &b, Location loc, Value bytes,
       b, loc, panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
+/// The panel layout's dimensions as unpackBytePanels transposes them:
+/// [N / 16, K / 4, 16, 4] -> [K / 4, 4, N / 16, 16].
+static constexpr int64_t kUnpackPermutation[] = {1, 3, 0, 2};
+
+Value cpu::unpackBytePanels(OpBuilder &b, Location loc, Value panels) {
+  auto type = cast<RankedTensorType>(panels.getType());
+  int64_t count = type.getDimSize(0), steps = type.getDimSize(1);
+  auto i8 = b.getI8Type();
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({count, steps, kLanes, kBytesPerLane}, i8),
+      panels, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value empty = tensor::EmptyOp::create(
+      b, loc, {steps, kBytesPerLane, count, kLanes}, i8);
+  Value transposed =
+      linalg::TransposeOp::create(b, loc, expanded, empty, kUnpackPermutation)
+          .getResult()
+          .front();
+  return tensor::CollapseShapeOp::create(
+      b, loc, transposed, SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+}
+
+/// The panels [n / 16, depth / 4, 64] whose columns `bytes` [depth, n] are
+/// (see unpackBytePanels), or null.
+static Value getUnpackedPanels(Value bytes, int64_t depth, int64_t n) {
+  auto collapse = bytes.getDefiningOp<tensor::CollapseShapeOp>();
+  auto transpose = collapse
+                       ? collapse.getSrc().getDefiningOp<linalg::TransposeOp>()
+                       : nullptr;
+  if (!transpose ||
+      transpose.getPermutation() != ArrayRef<int64_t>(kUnpackPermutation))
+    return {};
+  auto expand = transpose.getInput().getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand)
+    return {};
+  auto type = cast<RankedTensorType>(expand.getSrc().getType());
+  if (type.getShape() != ArrayRef<int64_t>{n / kLanes, depth / kBytesPerLane,
+                                           kLanes * kBytesPerLane})
+    return {};
+  return expand.getSrc();
+}
+
 Value cpu::packBytePanels(OpBuilder &b, Location loc, Value bytes,
                           int64_t depth, int64_t n) {
+  if (Value panels = getUnpackedPanels(bytes, depth, n))
+    return panels;
   if (!isConstantBytes(bytes))
     return packPanelsAtRunTime(b, loc, bytes, depth, n);
   // [K / 4, 4, N / 16, 16] -> [N / 16, K / 4, 16, 4].

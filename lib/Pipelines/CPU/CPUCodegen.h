@@ -336,9 +336,19 @@ mlir::Value dotProducts(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
 /// tensor.expand_shape and a linalg.transpose of it, which
 /// --mlprog-fold-constant-panels computes at compile time; others are
 /// packed at run time by vector shuffles (unpack instructions) in an
-/// scf.forall over groups of up to 4 panels (a cache line of each row).
+/// scf.forall over blocks of K steps; the columns of unpackBytePanels are
+/// their panels.
 mlir::Value packBytePanels(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value bytes, int64_t depth, int64_t n);
+
+/// The columns B [K, N] (i8) of the panels [N / 16, K / 4, 64] that a
+/// convolution's gather wrote directly (see packBytePanels for the
+/// layout): tensor.expand_shape to [N / 16, K / 4, 16, 4], linalg.transpose
+/// to [K / 4, 4, N / 16, 16] and tensor.collapse_shape, which packBytePanels
+/// recognizes and reads as the panels themselves (the transpose is then
+/// dead); anywhere else it is the columns.
+mlir::Value unpackBytePanels(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value panels);
 
 /// A [M, K] (i8) as row panels [M / mr, K / 4, mr * 4]: the 4 bytes of each
 /// K step of a register block's mr rows side by side, so that the block's
