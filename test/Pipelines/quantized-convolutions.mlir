@@ -102,7 +102,7 @@ func.func @conv(%xq: tensor<1x8x7x7xi8>, %sx: tensor<f32>, %zx: tensor<i8>,
 // outputs of a 3x3 window of stride 2): their columns are written straight
 // into the product's panels [64 / 16, 36 / 4, 64], an scf.forall over
 // (image, block of 4 output rows) whose loop over K steps reads the step's
-// 4 rows of the window for each output row (7 bytes, every other one kept)
+// 4 rows of the window for each output row (8 bytes, every other one kept)
 // and interleaves them into the panel's 16 bytes; the columns after the
 // batch's 48 hold the zero point. The product reads them through the
 // transpose that unpacks them (which --mlprog-integer-contractions-to-f32
@@ -113,8 +113,8 @@ memref.global "private" constant @w4 : memref<16x4x3x3xi8> = dense<1>
 // CHECK: %[[PADDED:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
 // CHECK: %[[PANELS:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (3, 1) shared_outs(%{{.*}}) -> (tensor<4x9x64xi8>)
 // CHECK: scf.for {{.*}} -> (tensor<1x9x64xi8>)
-// CHECK-COUNT-4: vector.transfer_read %[[PADDED]]{{.*}} : tensor<3x4x10x10xi8>, vector<7xi8>
-// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<7xi8>, vector<7xi8>
+// CHECK-COUNT-4: vector.transfer_read %[[PADDED]]{{.*}} : tensor<3x4x10x10xi8>, vector<8xi8>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6] : vector<8xi8>, vector<8xi8>
 // CHECK: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<1x9x64xi8>
 // CHECK: tensor.parallel_insert_slice
 // CHECK: %[[ZP:.*]] = linalg.fill ins(%{{.*}} : i8) outs(%{{.*}} : tensor<1x9x64xi8>)

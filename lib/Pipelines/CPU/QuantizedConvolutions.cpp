@@ -515,7 +515,7 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
   auto type = cast<RankedTensorType>(bytes.getType());
   int64_t n = type.getDimSize(0), c = type.getDimSize(1);
   int64_t kh = window[0], kw = window[1], oh = output[0], ow = output[1];
-  int64_t taps = kh * kw, pixels = oh * ow;
+  int64_t taps = kh * kw, pixels = oh * ow, width = type.getDimSize(3);
   int64_t period = kLanes / std::gcd(ow, kLanes);
   if (depth != c * taps || pixels % kLanes != 0 || oh % period != 0 ||
       imageColumns % kLanes != 0 || columns % kLanes != 0 ||
@@ -584,7 +584,12 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
           for (int64_t first = 0; first < ow;) {
             int64_t column = r * ow + first;
             int64_t len = std::min(ow - first, kLanes - column % kLanes);
+            // A read of a power of two bytes where the row has them (a
+            // vector of 31 or 12 bytes is loaded piece by piece).
             int64_t span = (len - 1) * strides[1] + 1;
+            int64_t wide = llvm::PowerOf2Ceil(span);
+            if (first * strides[1] + (kw - 1) * dilations[1] + wide <= width)
+              span = wide;
             SmallVector<int64_t> keep, bytePairs, wordPairs;
             for (int64_t i = 0; i < len; ++i) {
               keep.push_back(i * strides[1]);
@@ -602,7 +607,7 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
                       arith::AddIOp::create(b, l, columnOffset[j],
                                             index(b, first * strides[1]))},
                   pad, ArrayRef<bool>{true});
-              if (strides[1] != 1)
+              if (span != len)
                 read = vector::ShuffleOp::create(b, l, read, read, keep);
               rows.push_back(read);
             }
