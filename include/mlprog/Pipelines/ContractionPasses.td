@@ -216,8 +216,9 @@ def QuantizedConvolutionsPass
       vector read, shuffled for a stride, and one vector write per output
       row) from the input `tensor.pad`ded with its zero point (which
       dequantizes to 0); padded with the zero point to a multiple of 16
-      columns (of 32 beyond 16). Where each image's pixels are whole panels
-      of 16 columns (56 x 56, 28 x 28) and K needs no padding, the gather
+      columns (of 32 beyond 16). Where the output rows fill whole panels of
+      16 columns in blocks (56 x 56, 28 x 28; 14 x 14 at batch 8) and K
+      needs no padding, the gather
       writes the contraction's panels `[columns / 16, K / 4, 64]` directly
       and the columns are their unpacking (a `linalg.transpose` that
       `--mlprog-integer-contractions-to-f32` reads through), so that they

@@ -499,13 +499,14 @@ static Value gatherColumns(RewriterBase &rewriter, Location loc, Value bytes,
 /// read back to be packed (at batch 8, 14 MB for stage 1 of a ResNet, read
 /// 4 rows at a time 25 KB apart). An scf.forall over (image, block of
 /// `period` output rows whose pixels fill whole panels: 2 rows of 56, 4 of
-/// 28), and in each a loop over K steps: the step's 4 rows (c, kh, kw) of
-/// the window, read for each run of an output row's pixels within one
-/// panel, interleaved by vector shuffles (pixel i's 4 bytes at [4 i, 4 i +
-/// 4)) and written to the panel. The columns after each image's pixels
-/// and after the batch's hold the zero point. Null, emitting nothing,
-/// where K is padded (depth > C * KH * KW), an image's pixels are not
-/// whole panels or its rows not whole blocks (14 x 14, 7 x 7).
+/// 28) or, with the images' pixels contiguous, over blocks of the batch's
+/// rows (8 rows of 14 at batch 8), and in each a loop over K steps: the
+/// step's 4 rows (c, kh, kw) of the window, read for each run of an output
+/// row's pixels within one panel, interleaved by vector shuffles (pixel
+/// i's 4 bytes at [4 i, 4 i + 4)) and written to the panel. The columns
+/// after each image's pixels and after the batch's hold the zero point.
+/// Null, emitting nothing, where K is padded (depth > C * KH * KW) or the
+/// rows are not whole blocks (14 x 14 or 7 x 7 at batch 1, 7 x 7 at 8).
 static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
                           Value zero, ArrayRef<int64_t> window,
                           ArrayRef<int64_t> output, ArrayRef<int64_t> strides,
@@ -517,8 +518,12 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
   int64_t kh = window[0], kw = window[1], oh = output[0], ow = output[1];
   int64_t taps = kh * kw, pixels = oh * ow, width = type.getDimSize(3);
   int64_t period = kLanes / std::gcd(ow, kLanes);
-  if (depth != c * taps || pixels % kLanes != 0 || oh % period != 0 ||
-      imageColumns % kLanes != 0 || columns % kLanes != 0 ||
+  // Blocks of `period` rows of each image (its pixels whole panels), or of
+  // the batch's rows (the images' pixels contiguous: 14 x 14 at batch 8).
+  bool perImage =
+      pixels % kLanes == 0 && oh % period == 0 && imageColumns % kLanes == 0;
+  bool batchRows = imageColumns == pixels && n * oh % period == 0;
+  if (depth != c * taps || (!perImage && !batchRows) || columns % kLanes != 0 ||
       columns < n * imageColumns)
     return {};
   int64_t steps = depth / kBytesPerLane, blockPanels = period * ow / kLanes;
@@ -530,8 +535,9 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
                                         {columns / kLanes, steps, line}, i8);
   auto forall = scf::ForallOp::create(
       rewriter, loc,
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(n),
-                             rewriter.getIndexAttr(oh / period)},
+      ArrayRef<OpFoldResult>{
+          rewriter.getIndexAttr(perImage ? n : 1),
+          rewriter.getIndexAttr((perImage ? oh : n * oh) / period)},
       ValueRange{empty}, /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
@@ -540,8 +546,9 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
   Value shared = forall.getRegionIterArgs().front();
   Value firstPanel = arith::AddIOp::create(
       rewriter, loc,
-      arith::MulIOp::create(rewriter, loc, image,
-                            index(rewriter, imageColumns / kLanes)),
+      arith::MulIOp::create(
+          rewriter, loc, image,
+          index(rewriter, perImage ? imageColumns / kLanes : 0)),
       arith::MulIOp::create(rewriter, loc, block,
                             index(rewriter, blockPanels)));
   SmallVector<OpFoldResult> offsets = {firstPanel, rewriter.getIndexAttr(0),
@@ -578,7 +585,14 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
         }
         Value written = args[0];
         for (int64_t r = 0; r < period; ++r) {
+          // The row's image and output row (of the batch's rows: R / OH
+          // and R % OH).
           Value y = arith::AddIOp::create(b, l, firstRow, index(b, r));
+          Value rowImage = image;
+          if (!perImage) {
+            rowImage = arith::DivUIOp::create(b, l, y, index(b, oh));
+            y = arith::RemUIOp::create(b, l, y, index(b, oh));
+          }
           Value inputRow = arith::MulIOp::create(b, l, y, index(b, strides[0]));
           // Runs of the row's pixels within one panel.
           for (int64_t first = 0; first < ow;) {
@@ -602,7 +616,7 @@ static Value gatherPanels(RewriterBase &rewriter, Location loc, Value bytes,
               Value read = vector::TransferReadOp::create(
                   b, l, VectorType::get({span}, i8), bytes,
                   ValueRange{
-                      image, channel[j],
+                      rowImage, channel[j],
                       arith::AddIOp::create(b, l, inputRow, rowOffset[j]),
                       arith::AddIOp::create(b, l, columnOffset[j],
                                             index(b, first * strides[1]))},
