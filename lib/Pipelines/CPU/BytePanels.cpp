@@ -43,6 +43,21 @@ static bool isConstantBytes(Value value) {
   return static_cast<bool>(getConstantElements(value));
 }
 
+Value cpu::interleaveByteRows(OpBuilder &b, Location loc,
+                              ArrayRef<Value> rows) {
+  int64_t len = cast<VectorType>(rows[0].getType()).getNumElements();
+  SmallVector<int64_t> bytePairs, wordPairs;
+  for (int64_t i = 0; i < len; ++i) {
+    bytePairs.append({i, len + i});
+    wordPairs.append({2 * i, 2 * i + 1, 2 * len + 2 * i, 2 * len + 2 * i + 1});
+  }
+  // Bytes of rows 0 and 1 and of rows 2 and 3 (unpack instructions), then
+  // their byte pairs.
+  Value low = vector::ShuffleOp::create(b, loc, rows[0], rows[1], bytePairs);
+  Value high = vector::ShuffleOp::create(b, loc, rows[2], rows[3], bytePairs);
+  return vector::ShuffleOp::create(b, loc, low, high, wordPairs);
+}
+
 /// B [K, N] as panels [N / 16, K / 4, 64], computed at run time: an
 /// scf.forall over blocks of up to 4 steps of K (16 rows of B) and, in each,
 /// a loop over groups of up to 4 panels (64 columns, a cache line of each
@@ -86,12 +101,6 @@ static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
   Value firstRow =
       arith::MulIOp::create(b, loc, firstStep, index(b, kBytesPerLane));
   Value pad = arith::ConstantIntOp::create(b, loc, 0, 8);
-  SmallVector<int64_t> bytePairs, wordPairs;
-  for (int64_t i = 0; i < kLanes; ++i) {
-    bytePairs.append({i, kLanes + i});
-    wordPairs.append(
-        {2 * i, 2 * i + 1, 2 * kLanes + 2 * i, 2 * kLanes + 2 * i + 1});
-  }
   auto loop = scf::ForOp::create(
       b, loc, index(b, 0), index(b, panels / group), index(b, 1),
       ValueRange{tile},
@@ -125,11 +134,7 @@ static Value packPanelsAtRunTime(OpBuilder &b, Location loc, Value bytes,
                             nb, l, rowBytes, ArrayRef<int64_t>{g * kLanes},
                             ArrayRef<int64_t>{kLanes}, ArrayRef<int64_t>{1})
                             .getResult());
-            Value low =
-                vector::ShuffleOp::create(nb, l, part[0], part[1], bytePairs);
-            Value high =
-                vector::ShuffleOp::create(nb, l, part[2], part[3], bytePairs);
-            Value flat = vector::ShuffleOp::create(nb, l, low, high, wordPairs);
+            Value flat = interleaveByteRows(nb, l, part);
             written = vector::TransferWriteOp::create(
                           nb, l, flat, written,
                           ValueRange{arith::AddIOp::create(nb, l, firstPanel,

@@ -341,6 +341,56 @@ mlir::Value dotProducts(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
 mlir::Value packBytePanels(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value bytes, int64_t depth, int64_t n);
 
+/// The columns [K, `columns`] of a window of `window` (KH, KW) over `bytes`
+/// [N, C, H, W] (padded already) for an output of `output` (OH, OW), image
+/// n's from column n * `imageColumns` (OH * OW, or more: images padded
+/// each):
+///
+///   col[(c, kh, kw), n * imageColumns + oh * OW + ow] =
+///       bytes[n, c, oh * sh + kh * dh, ow * sw + kw * dw]
+///
+/// and `zero` in the other columns up to `columns` and in the rows after
+/// C * KH * KW up to `depth`. Vector code: an scf.forall
+/// over the channels, each writing its KH * KW rows; one output row (OW
+/// bytes) is one vector read, every sw-th byte of it kept by a shuffle for a
+/// stride, and one vector write.
+mlir::Value gatherColumns(mlir::RewriterBase &rewriter, mlir::Location loc,
+                          mlir::Value bytes, mlir::Value zero,
+                          llvm::ArrayRef<int64_t> window,
+                          llvm::ArrayRef<int64_t> output,
+                          llvm::ArrayRef<int64_t> strides,
+                          llvm::ArrayRef<int64_t> dilations, int64_t columns,
+                          int64_t depth, int64_t imageColumns);
+
+/// The columns of gatherColumns (the same arguments and layout) written
+/// directly as the byte product's panels [columns / 16, depth / 4, 64]
+/// (see packBytePanels), so that they are neither written as columns nor
+/// read back to be packed (at batch 8, 14 MB for stage 1 of a ResNet, read
+/// 4 rows at a time 25 KB apart). An scf.forall over (image, block of
+/// `period` output rows whose pixels fill whole panels: 2 rows of 56, 4 of
+/// 28) or, with the images' pixels contiguous, over blocks of the batch's
+/// rows (8 rows of 14 at batch 8), and in each a loop over K steps: the
+/// step's 4 rows (c, kh, kw) of the window, read for each run of an output
+/// row's pixels within one panel, interleaved by vector shuffles (pixel
+/// i's 4 bytes at [4 i, 4 i + 4)) and written to the panel. The columns
+/// after each image's pixels and after the batch's hold the zero point.
+/// Null, emitting nothing, where K is padded (depth > C * KH * KW) or the
+/// rows are not whole blocks (14 x 14 or 7 x 7 at batch 1, 7 x 7 at 8).
+mlir::Value gatherPanels(mlir::RewriterBase &rewriter, mlir::Location loc,
+                         mlir::Value bytes, mlir::Value zero,
+                         llvm::ArrayRef<int64_t> window,
+                         llvm::ArrayRef<int64_t> output,
+                         llvm::ArrayRef<int64_t> strides,
+                         llvm::ArrayRef<int64_t> dilations, int64_t columns,
+                         int64_t depth, int64_t imageColumns);
+
+/// The 4 byte vectors `rows` (4 rows of B, len columns each) interleaved
+/// into one vector of 4 * len bytes, column i's 4 bytes at [4 i, 4 i + 4):
+/// one step of B's panels (see packBytePanels), by two rounds of
+/// vector.shuffle (unpack instructions).
+mlir::Value interleaveByteRows(mlir::OpBuilder &b, mlir::Location loc,
+                               llvm::ArrayRef<mlir::Value> rows);
+
 /// The columns B [K, N] (i8) of the panels [N / 16, K / 4, 64] that a
 /// convolution's gather wrote directly (see packBytePanels for the
 /// layout): tensor.expand_shape to [N / 16, K / 4, 16, 4], linalg.transpose

@@ -69,6 +69,20 @@ struct DepthwiseShape {
 };
 } // namespace
 
+/// The output rows [first, last) of a window op whose input rows all lie
+/// inside its source: oh * sh - pt >= 0 and oh * sh + (kh - 1) * dh - pt <
+/// H; the rows before and after check theirs (see emitWindowPlanes).
+static std::pair<int64_t, int64_t>
+getInteriorRows(const DepthwiseShape &shape) {
+  int64_t first = std::clamp<int64_t>(
+      llvm::divideCeilSigned(shape.pt, shape.sh), 0, shape.oh);
+  int64_t last = std::clamp<int64_t>(
+      llvm::divideCeilSigned(
+          shape.height + shape.pt - (shape.kh - 1) * shape.dh, shape.sh),
+      first, shape.oh);
+  return {first, last};
+}
+
 /// The most taps of a window whose broadcasts stay in registers across an
 /// output plane (they share the register file with the accumulators).
 static constexpr int64_t kMaxRegisterTaps = 25;
@@ -378,14 +392,7 @@ LogicalResult cpu::vectorizeDepthwiseConv(RewriterBase &rewriter,
   bool tapsPerRow = taps > kMaxRegisterTaps;
   int64_t group = std::max<int64_t>(1, registers - (tapsPerRow ? 0 : taps) - 3);
   group = std::min<int64_t>(group, 8);
-  // Output rows [first, last) read only input rows inside x: oh * sh - pt
-  // >= 0 and oh * sh + (kh - 1) * dh - pt < H.
-  int64_t first = std::clamp<int64_t>(
-      llvm::divideCeilSigned(shape.pt, shape.sh), 0, shape.oh);
-  int64_t last = std::clamp<int64_t>(
-      llvm::divideCeilSigned(
-          shape.height + shape.pt - (shape.kh - 1) * shape.dh, shape.sh),
-      first, shape.oh);
+  auto [first, last] = getInteriorRows(shape);
 
   rewriter.setInsertionPoint(conv);
   auto makeTaps = [&](OpBuilder &b, Location loc, Value c) {
@@ -530,14 +537,7 @@ LogicalResult cpu::vectorizeMaxPool(RewriterBase &rewriter,
       kMaxRegisterTaps);
   if (!shape)
     return failure();
-  // Output rows [first, last) read only input rows inside the source (see
-  // vectorizeDepthwiseConv); the others check their rows.
-  int64_t first = std::clamp<int64_t>(
-      llvm::divideCeilSigned(shape->pt, shape->sh), 0, shape->oh);
-  int64_t last = std::clamp<int64_t>(
-      llvm::divideCeilSigned(
-          shape->height + shape->pt - (shape->kh - 1) * shape->dh, shape->sh),
-      first, shape->oh);
+  auto [first, last] = getInteriorRows(*shape);
   int64_t group = std::clamp<int64_t>(target.getNumVectorRegisters() - 3, 1, 8);
   rewriter.setInsertionPoint(pool);
   Value result = emitWindowPlanes(
@@ -571,12 +571,7 @@ Value cpu::emitByteMaxPool(RewriterBase &rewriter, Location loc, Value bytes,
                      padLeft, target, kMaxRegisterTaps);
   if (!shape)
     return {};
-  int64_t first = std::clamp<int64_t>(
-      llvm::divideCeilSigned(shape->pt, shape->sh), 0, shape->oh);
-  int64_t last = std::clamp<int64_t>(
-      llvm::divideCeilSigned(
-          shape->height + shape->pt - (shape->kh - 1) * shape->dh, shape->sh),
-      first, shape->oh);
+  auto [first, last] = getInteriorRows(*shape);
   int64_t group = std::clamp<int64_t>(target.getNumVectorRegisters() - 3, 1, 8);
   // Every row starts from 0, the least byte, so `init` is never read.
   auto startType = VectorType::get({std::min(shape->vl, shape->ow)},
