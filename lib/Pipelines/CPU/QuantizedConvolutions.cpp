@@ -55,7 +55,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
-
 namespace mlprog {
 #define GEN_PASS_DEF_QUANTIZEDCONVOLUTIONSPASS
 #include "mlprog/Pipelines/Passes.h.inc"
