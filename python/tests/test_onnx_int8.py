@@ -234,7 +234,7 @@ def test_qdq_convolution_with_a_large_filter(tmp_path):
                                atol=1e-3)
 
 
-@pytest.mark.parametrize("size", [8, 28, 14])
+@pytest.mark.parametrize("size", [8, 28, 14, 7])
 def test_qdq_residual_block_in_a_batch(tmp_path, size):
     """A QDQ residual block as quantize_static writes one (3x3 convolution
     of per-channel weights, requantized, dequantized and added to the
@@ -243,12 +243,13 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
     columns are the batch's pixels; the requantization and the residual add
     are computed in its register blocks when a block's columns are one
     image's: 8 x 8 pixels (64, whole blocks), 28 x 28 (784, each image's
-    columns padded to 800); 14 x 14 (196, padded to 224, too much) keeps
-    the images' columns contiguous and the requantization a loop nest of
-    its own (QuantizedConvolutions.cpp, ByteProductEpilogues.cpp). Each
-    way, every image's result is bit for bit that image's alone (batch 1,
-    where the epilogue is computed in the blocks), and within one
-    quantization step of onnxruntime's."""
+    columns padded to 800); 14 x 14 (196, padded to 224, too much) and
+    7 x 7 (49; the batch's 147 columns padded to 160) keep the images'
+    columns contiguous, and the blocks that span two images write each
+    image's part (QuantizedConvolutions.cpp, ByteProductEpilogues.cpp,
+    DotProducts.cpp). Each way, every image's result is bit for bit that
+    image's alone (batch 1), and within one quantization step of
+    onnxruntime's."""
     rng = np.random.default_rng(size)
     images, channels = 3, 32
     w = rng.integers(-127, 128, (channels, channels, 3, 3)).astype(np.int8)

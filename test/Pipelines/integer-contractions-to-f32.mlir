@@ -539,6 +539,72 @@ func.func @padded_images(%x: tensor<8x64xi8>, %residual: tensor<2x16x3x4xf32>) -
   return %y : tensor<2x16x3x4xi8>
 }
 
+// A batch of 3 images of 36 pixels each, their columns contiguous and the
+// batch's 108 padded to 128 ([16, 128], its [16, 108] sliced and expanded
+// to [16, 3, 6, 6]): blocks of 32 columns that span two images. A block
+// writes its columns of the first image as a slice of a dynamic size and
+// those of the next into a side tensor [4, 16, 32] at [column block, row,
+// 0], moved down to column 0 and masked (the lanes before the next image
+// shifted out); after the blocks, each image boundary's columns are copied
+// from the side tensor to the image (28 at image 1, 24 at image 2).
+// VNNI-LABEL: func.func @straddling_images
+// VNNI: %[[BLOCKS:.*]]:2 = scf.forall (%[[COLUMNS:.*]], %{{.*}}) in (4, 2) shared_outs(%[[OUT:.*]] = %{{.*}}, %[[SIDE:.*]] = %{{.*}}) -> (tensor<3x16x36xi8>, tensor<4x16x32xi8>)
+// VNNI: %[[FIRST:.*]] = tensor.extract_slice %[[OUT]][%{{.*}}, %{{.*}}, %{{.*}}] [1, 8, %{{.*}}] [1, 1, 1] : tensor<3x16x36xi8> to tensor<8x?xi8>
+// VNNI: %[[PART:.*]] = tensor.extract_slice %[[SIDE]][%{{.*}}, %{{.*}}, 0] [1, 8, 32] [1, 1, 1] : tensor<4x16x32xi8> to tensor<8x32xi8>
+// VNNI: scf.if %{{.*}} -> (tensor<8x?xi8>, tensor<8x32xi8>) {
+// VNNI: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %c0] {in_bounds = [true]} : vector<16xi8>, tensor<8x?xi8>
+// VNNI: } else {
+// VNNI: vector.transfer_read %{{.*}} : tensor<3x16x36xf32>, vector<16xf32>
+// VNNI: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %c0] : vector<16xi8>, tensor<8x?xi8>
+// VNNI: vector.shuffle
+// VNNI: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %{{.*}}], %{{.*}} {in_bounds = [true]} : vector<16xi8>, tensor<8x32xi8>
+// VNNI: tensor.parallel_insert_slice %{{.*}} into %[[OUT]]
+// VNNI: tensor.parallel_insert_slice %{{.*}} into %[[SIDE]]
+// VNNI: %[[TO1:.*]] = tensor.extract_slice %[[BLOCKS]]#1[1, 0, 0] [1, 16, 28] [1, 1, 1]
+// VNNI: %[[IMAGE1:.*]] = tensor.insert_slice %[[TO1]] into %[[BLOCKS]]#0[1, 0, 0] [1, 16, 28] [1, 1, 1]
+// VNNI: %[[TO2:.*]] = tensor.extract_slice %[[BLOCKS]]#1[2, 0, 0] [1, 16, 24] [1, 1, 1]
+// VNNI: %[[IMAGE2:.*]] = tensor.insert_slice %[[TO2]] into %[[IMAGE1]][2, 0, 0] [1, 16, 24] [1, 1, 1]
+// VNNI: tensor.expand_shape %[[IMAGE2]] {{\[}}[0], [1], [2, 3]] output_shape [3, 16, 6, 6] : tensor<3x16x36xi8> into tensor<3x16x6x6xi8>
+// VNNI-NOT: linalg.generic
+func.func @straddling_images(%x: tensor<8x128xi8>, %residual: tensor<3x16x6x6xf32>) -> tensor<3x16x6x6xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x128xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x128xi8>) outs(%eb : tensor<8x128xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x128xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x128xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x128xi32>) -> tensor<16x128xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x128xi32>) outs(%acc : tensor<16x128xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x128xi32>
+  %used = tensor.extract_slice %r[0, 0] [16, 108] [1, 1] : tensor<16x128xi32> to tensor<16x108xi32>
+  %e = tensor.expand_shape %used [[0], [1, 2, 3]] output_shape [16, 3, 6, 6] : tensor<16x108xi32> into tensor<16x3x6x6xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<3x16x6x6xi8>
+  %y = linalg.generic {indexing_maps = [#swapped4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %residual : tensor<16x3x6x6xi32>, tensor<3x16x6x6xf32>) outs(%ey : tensor<3x16x6x6xi8>) {
+  ^bb0(%v: i32, %rv: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %sum = arith.addf %scaled, %rv : f32
+    %q = arith.fptoui %sum : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<3x16x6x6xi8>
+  return %y : tensor<3x16x6x6xi8>
+}
+
 // One image read the batch's way ([16, 32] as [16, 1, 4, 8], its first two
 // dimensions swapped): no batch to split, and the one-image form reads the
 // product through the identity map, so the epilogue stays a generic of its

@@ -109,11 +109,12 @@ cpu::matchByteProductEpilogue(linalg::LinalgOp op) {
   if (!productInput)
     return std::nullopt;
   bool batched = generic.getMatchingIndexingMap(productInput) == transposed;
-  if (batched && result.images == 1 && !result.slice && groups.size() == 2 &&
+  if (batched && result.images == 1 && groups.size() == 2 &&
       groups[0].size() == 1 && groups[1].size() > 1 && expandedShape[1] > 1) {
-    // A batch without padding: [M, images * columns] -> [M, images, ...].
+    // A batch without padding: [M, images * columns] -> [M, images, ...],
+    // or with columns of padding after the batch's, sliced off first.
     result.images = expandedShape[1];
-    result.columns = result.imageColumns = result.imageColumns / result.images;
+    result.columns = result.imageColumns = result.columns / result.images;
   } else if (batched != (result.images > 1) ||
              (batched ? groups != imageGroups(rank)
                       : groups.size() != 2 ||

@@ -150,7 +150,9 @@ mlir::Value widenBytes(mlir::OpBuilder &b, mlir::Location loc,
 ///   product -> tensor.expand_shape to [M, images, imageColumns] ->
 ///   tensor.extract_slice [M, images, columns] -> tensor.expand_shape to
 ///   [M, images, OH, OW] (without padding, one tensor.expand_shape
-///   [M, images * columns] -> [M, images, OH, OW]) -> the generic, reading
+///   [M, images * columns] -> [M, images, OH, OW], after a slice of the
+///   leading images * columns where the product has columns of padding
+///   after the batch's) -> the generic, reading
 ///   it with its first two dimensions swapped, its result the
 ///   convolution's [images, F, OH, OW].
 struct ByteProductEpilogue {

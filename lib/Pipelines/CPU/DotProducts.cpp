@@ -29,7 +29,11 @@
 // convolution's rescaling, bias, residual add and requantization, after
 // elementwise fusion) is applied to each block's sums in registers, and the
 // blocks write its result (the bytes): the i32 sums are not written out
-// and read back by a loop nest of their own.
+// and read back by a loop nest of their own. In a batch whose images'
+// pixels are contiguous columns and not a multiple of a block's 32 (14 x 14
+// and 7 x 7 maps), a block may span two images: it writes its columns of
+// the first in place and those of the second into a side tensor, copied to
+// that image after the blocks (emitStraddlingBlock).
 //
 // The operands' layouts and sums are built in BytePanels.cpp, the epilogue
 // matched and read in ByteProductEpilogues.cpp.
@@ -71,6 +75,215 @@ static Value broadcastFour(OpBuilder &b, Location loc, Value matrix,
       b, loc, VectorType::get({kLanes}, b.getI32Type()), scalar);
   return vector::BitCastOp::create(
       b, loc, VectorType::get({kLanes * kBytesPerLane}, b.getI8Type()), lanes);
+}
+
+/// `vector` (vector<16xi32>) moved down by `shift` lanes (an index in
+/// [0, 16)): lane i holds lane i + shift, the last `shift` lanes any value.
+/// Four shuffles by 1, 2, 4 and 8 lanes, each selected by a bit of `shift`.
+static Value shiftLanesDown(OpBuilder &b, Location loc, Value vector,
+                            Value shift) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t bit = 1; bit < kLanes; bit *= 2) {
+    SmallVector<int64_t> lanes;
+    for (int64_t i = 0; i < kLanes; ++i)
+      lanes.push_back(std::min(i + bit, kLanes - 1));
+    Value moved = vector::ShuffleOp::create(b, loc, vector, vector, lanes);
+    Value isSet = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, shift,
+                              arith::ConstantIndexOp::create(b, loc, bit)),
+        zero);
+    vector = arith::SelectOp::create(b, loc, isSet, moved, vector);
+  }
+  return vector;
+}
+
+namespace {
+/// The blocks of a byte product whose epilogue writes a batch's
+/// [images, M, imageColumns], the images' columns contiguous in the
+/// product's N (see emitStraddlingBlock).
+struct StraddlingBlocks {
+  /// Rows of a block, its panels of 16 columns, the product's columns.
+  int64_t rows, panels, columns;
+  int64_t images, imageColumns;
+};
+} // namespace
+
+/// Computes the block of rows [row, row + rows) and the product's columns
+/// [column, column + 16 panels) (`computeSums` its sums per panel and row,
+/// `finish` the epilogue on 16 of them at a row and a column of an image)
+/// and writes, from the forall's terminator, its columns in `image` (from
+/// `imageColumn`) into `output` [images, M, imageColumns] and those that
+/// pass into the next image into `side` [N / (16 panels), M, 16 panels] at
+/// [column block, row, 0], as columns from 0 of that image
+/// (fillStraddledColumns copies them there). A block within one image
+/// writes its vectors whole; one that spans two (or the batch's end) writes
+/// each vector's lanes of the first image masked by the slice's size, and
+/// the lanes of the next moved down to its column 0 (shiftLanesDown) and
+/// written under a mask. Columns past the batch's (the product's padding)
+/// are not written.
+static void emitStraddlingBlock(
+    RewriterBase &rewriter, Location loc, scf::ForallOp forall,
+    llvm::function_ref<SmallVector<Value>(int64_t)> computeSums,
+    llvm::function_ref<Value(Value, Value, int64_t, Value, bool)> finish,
+    const StraddlingBlocks &blocks, Value row, Value column, Value image,
+    Value imageColumn) {
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(rewriter, loc, value).getResult();
+  };
+  Value output = forall.getRegionIterArgs()[0];
+  Value side = forall.getRegionIterArgs()[1];
+  int64_t mr = blocks.rows, nr = blocks.panels * kLanes;
+  // The block's columns in `image`; the next image (the last one for reads
+  // past the batch, which write nothing).
+  Value first = arith::MinSIOp::create(
+      rewriter, loc, index(nr),
+      arith::SubIOp::create(rewriter, loc, index(blocks.imageColumns),
+                            imageColumn));
+  Value nextImage = arith::MinSIOp::create(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, image, index(1)),
+      index(blocks.images - 1));
+  Type element = cast<RankedTensorType>(output.getType()).getElementType();
+  auto firstType = RankedTensorType::get({mr, ShapedType::kDynamic}, element);
+  auto sideType = RankedTensorType::get({mr, nr}, element);
+  SmallVector<OpFoldResult> firstOffsets = {image, row, imageColumn};
+  SmallVector<OpFoldResult> firstSizes = {rewriter.getIndexAttr(1),
+                                          rewriter.getIndexAttr(mr), first};
+  SmallVector<OpFoldResult> sideOffsets = {
+      arith::DivUIOp::create(rewriter, loc, column, index(nr)).getResult(), row,
+      rewriter.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sideSizes = {rewriter.getIndexAttr(1),
+                                         rewriter.getIndexAttr(mr),
+                                         rewriter.getIndexAttr(nr)};
+  SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+  Value firstTile = tensor::ExtractSliceOp::create(
+      rewriter, loc, firstType, output, firstOffsets, firstSizes, strides);
+  Value sideTile = tensor::ExtractSliceOp::create(
+      rewriter, loc, sideType, side, sideOffsets, sideSizes, strides);
+  auto lastDimension = AffineMapAttr::get(
+      AffineMap::getMinorIdentityMap(2, 1, rewriter.getContext()));
+  // The block's first `count` panels, spanning two images.
+  auto split = [&](int64_t count) -> SmallVector<Value> {
+    SmallVector<Value> sums = computeSums(count);
+    Value a = firstTile, b = sideTile;
+    for (int64_t j = 0; j < count; ++j) {
+      Value lane = index(j * kLanes);
+      Value at = arith::AddIOp::create(rewriter, loc, imageColumn, lane);
+      // The vector's lanes before the next image, whose start at column
+      // max(16 j - first, 0).
+      Value before = arith::SubIOp::create(rewriter, loc, first, lane);
+      Value nextColumn = arith::MaxSIOp::create(
+          rewriter, loc, index(0),
+          arith::SubIOp::create(rewriter, loc, lane, first));
+      Value shift = arith::MinSIOp::create(
+          rewriter, loc, index(kLanes - 1),
+          arith::MaxSIOp::create(rewriter, loc, index(0), before));
+      Value nextLanes = arith::MaxSIOp::create(
+          rewriter, loc, index(0),
+          arith::MinSIOp::create(
+              rewriter, loc, index(kLanes),
+              arith::SubIOp::create(rewriter, loc, index(kLanes), before)));
+      Value mask = vector::CreateMaskOp::create(
+          rewriter, loc, VectorType::get({kLanes}, rewriter.getI1Type()),
+          ValueRange{nextLanes});
+      for (int64_t r = 0; r < mr; ++r) {
+        Value sum = sums[j * mr + r];
+        a = vector::TransferWriteOp::create(
+                rewriter, loc, finish(sum, image, r, at, true), a,
+                ValueRange{index(r), lane}, lastDimension, Value(),
+                rewriter.getBoolArrayAttr({false}))
+                .getResult();
+        Value moved = finish(shiftLanesDown(rewriter, loc, sum, shift),
+                             nextImage, r, nextColumn, true);
+        b = vector::TransferWriteOp::create(
+                rewriter, loc, moved, b, ValueRange{index(r), nextColumn},
+                lastDimension, mask, rewriter.getBoolArrayAttr({true}))
+                .getResult();
+      }
+    }
+    return {a, b};
+  };
+  Value isWhole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        first, index(nr));
+  auto branch =
+      scf::IfOp::create(rewriter, loc, TypeRange{firstType, sideType}, isWhole,
+                        /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    SmallVector<Value> sums = computeSums(blocks.panels);
+    Value a = firstTile;
+    for (int64_t j = 0; j < blocks.panels; ++j)
+      for (int64_t r = 0; r < mr; ++r) {
+        Value lane = index(j * kLanes);
+        Value at = arith::AddIOp::create(rewriter, loc, imageColumn, lane);
+        a = vector::TransferWriteOp::create(
+                rewriter, loc, finish(sums[j * mr + r], image, r, at, false), a,
+                ValueRange{index(r), lane}, ArrayRef{true})
+                .getResult();
+      }
+    scf::YieldOp::create(rewriter, loc, ValueRange{a, sideTile});
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    // The product's last block, whose second panel is all padding,
+    // computes its first panel only.
+    if (blocks.panels == 2 &&
+        blocks.columns - kLanes >= blocks.images * blocks.imageColumns) {
+      Value isLast =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, column,
+                                index(blocks.columns - nr));
+      auto last =
+          scf::IfOp::create(rewriter, loc, TypeRange{firstType, sideType},
+                            isLast, /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(last.thenBlock());
+      scf::YieldOp::create(rewriter, loc, split(1));
+      rewriter.setInsertionPointToStart(last.elseBlock());
+      scf::YieldOp::create(rewriter, loc, split(2));
+      rewriter.setInsertionPointAfter(last);
+      scf::YieldOp::create(rewriter, loc, last.getResults());
+    } else {
+      scf::YieldOp::create(rewriter, loc, split(blocks.panels));
+    }
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, branch.getResult(0),
+                                        output, firstOffsets, firstSizes,
+                                        strides);
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, branch.getResult(1),
+                                        side, sideOffsets, sideSizes, strides);
+}
+
+/// `output` [images, M, imageColumns] with the columns that emitStraddlingBlock
+/// wrote into `side` copied to their images: for each image boundary
+/// within a block, the block's columns of the next image (a static
+/// [M, count] slice of `side` at [block, 0, 0] into [image, 0, 0]).
+static Value fillStraddledColumns(RewriterBase &rewriter, Location loc,
+                                  Value output, Value side,
+                                  const StraddlingBlocks &blocks) {
+  int64_t nr = blocks.panels * kLanes;
+  int64_t m = cast<RankedTensorType>(output.getType()).getDimSize(1);
+  int64_t realColumns = blocks.images * blocks.imageColumns;
+  SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+  for (int64_t image = 1; image < blocks.images; ++image) {
+    int64_t start = image * blocks.imageColumns;
+    if (start % nr == 0)
+      continue;
+    int64_t count = std::min(nr - start % nr, realColumns - start);
+    auto pieceType = RankedTensorType::get(
+        {m, count}, cast<RankedTensorType>(side.getType()).getElementType());
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(m),
+                                       rewriter.getIndexAttr(count)};
+    Value piece = tensor::ExtractSliceOp::create(
+        rewriter, loc, pieceType, side,
+        getAsIndexOpFoldResult(rewriter.getContext(), {start / nr, 0, 0}),
+        sizes, strides);
+    output = tensor::InsertSliceOp::create(
+        rewriter, loc, piece, output,
+        getAsIndexOpFoldResult(rewriter.getContext(), {image, 0, 0}), sizes,
+        strides);
+  }
+  return output;
 }
 
 bool cpu::supportsU8S8Contraction(linalg::LinalgOp op,
@@ -122,11 +335,24 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   // memory, to be read back by a loop nest of its own.
   std::optional<ByteProductEpilogue> epilogue;
   int64_t imageColumns = n;
+  // Whether a block's columns may span two images of a batch: the images'
+  // pixels are contiguous columns and not a multiple of the block's (14 x
+  // 14 or 7 x 7 maps at batch 8, which padding each image to whole blocks
+  // made 14% and 31% larger).
+  bool straddling = false;
   if (cType.getRank() == 2 && aType.getRank() == 2) {
-    // A block writes into one image of a batch.
     std::optional<ByteProductEpilogue> matched = matchByteProductEpilogue(op);
-    if (matched && matched->imageColumns % nr == 0) {
+    if (matched && matched->imageColumns % nr == 0 &&
+        matched->images * matched->imageColumns == n) {
+      // A block writes into one image of a batch.
       imageColumns = matched->imageColumns;
+      epilogue = std::move(matched);
+    } else if (matched && matched->images > 1 &&
+               matched->columns == matched->imageColumns &&
+               matched->imageColumns >= nr) {
+      // A block writes into one image or two consecutive ones.
+      imageColumns = matched->imageColumns;
+      straddling = true;
       epilogue = std::move(matched);
     }
   }
@@ -229,10 +455,14 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
       cast<RankedTensorType>(c2.getType()).getShape());
   if (batched)
     outShape = {epilogue->images, m, imageColumns};
-  Value out = tensor::EmptyOp::create(rewriter, loc, outShape, outElement);
-  auto forall =
-      scf::ForallOp::create(rewriter, loc, blockCounts, ValueRange{out},
-                            /*mapping=*/std::nullopt);
+  SmallVector<Value> outs = {
+      tensor::EmptyOp::create(rewriter, loc, outShape, outElement)};
+  // Straddling blocks write the columns of their second image here.
+  if (straddling)
+    outs.push_back(tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{n / nr, m, nr}, outElement));
+  auto forall = scf::ForallOp::create(rewriter, loc, blockCounts, outs,
+                                      /*mapping=*/std::nullopt);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
   Value columnBlock = forall.getInductionVars()[rowsOutside ? 1 : 0];
@@ -251,18 +481,6 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
     imageColumn = arith::RemUIOp::create(rewriter, loc, column,
                                          index(rewriter, imageColumns));
   }
-  SmallVector<OpFoldResult> offsets = {row, imageColumn};
-  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(mr),
-                                     rewriter.getIndexAttr(nr)};
-  if (batched) {
-    offsets.insert(offsets.begin(), image);
-    sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
-  }
-  SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
-  Value output = forall.getRegionIterArgs().front();
-  Value tile = tensor::ExtractSliceOp::create(
-      rewriter, loc, RankedTensorType::get({mr, nr}, outElement), output,
-      offsets, sizes, strides);
   SmallVector<Value> rows, panelOf;
   for (int64_t r = 0; r < mr; ++r)
     rows.push_back(
@@ -270,10 +488,10 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   for (int64_t j = 0; j < q; ++j)
     panelOf.push_back(
         arith::AddIOp::create(rewriter, loc, firstPanel, index(rewriter, j)));
-  // The block's K loop and its write-back for its first `count` panels
-  // (accumulator r * count + j: row r, columns [16 j, 16 j + 16) of the
-  // block) into `tile`.
-  auto computeBlock = [&](int64_t count, Value tile) -> Value {
+  // The block's K loop and the sums of its first `count` panels,
+  // C + acc - za colsum[n] - zb rowsum[m] + K za zb: sums[j * mr + r] for
+  // row r, columns [16 j, 16 j + 16) of the block.
+  auto computeSums = [&](int64_t count) -> SmallVector<Value> {
     auto steps = scf::ForOp::create(
         rewriter, loc, index(rewriter, 0),
         index(rewriter, depth / kBytesPerLane), index(rewriter, 1),
@@ -303,7 +521,7 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
           }
           scf::YieldOp::create(nested, l, next);
         });
-    // C += acc - za colsum[n] - zb rowsum[m] + K za zb.
+    SmallVector<Value> sums;
     for (int64_t j = 0; j < count; ++j) {
       Value first = arith::AddIOp::create(rewriter, loc, column,
                                           index(rewriter, j * kLanes));
@@ -327,63 +545,98 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
                   rewriter, loc, zb,
                   vector::BroadcastOp::create(rewriter, loc, laneType, sum)));
         }
-        Value lane = index(rewriter, j * kLanes);
         Value old =
             fill ? fill
-                 : vector::TransferReadOp::create(
-                       rewriter, loc, laneType, c2,
-                       ValueRange{rows[r], arith::AddIOp::create(rewriter, loc,
-                                                                 column, lane)},
-                       pad32, ArrayRef{true})
+                 : vector::TransferReadOp::create(rewriter, loc, laneType, c2,
+                                                  ValueRange{rows[r], first},
+                                                  pad32, ArrayRef{true})
                        .getResult();
-        Value sum = arith::AddIOp::create(
+        sums.push_back(arith::AddIOp::create(
             rewriter, loc, old,
             arith::AddIOp::create(rewriter, loc, steps.getResult(r * count + j),
-                                  term));
-        if (epilogue) {
-          Value at = arith::AddIOp::create(rewriter, loc, imageColumn,
-                                           index(rewriter, j * kLanes));
-          SmallVector<Value> operands;
-          for (const ByteEpilogueOperand &operand : epilogueOperands)
-            operands.push_back(readByteEpilogueOperand(
-                rewriter, loc, operand, sum, image, rows[r], at,
-                epilogue->columns < imageColumns));
-          sum = applyToVectors(
-              rewriter, loc, epilogue->generic, operands,
-              epilogue->widening ? epilogue->widening->getOperand(0) : Value());
-        }
-        tile = vector::TransferWriteOp::create(
-                   rewriter, loc, sum, tile,
-                   ValueRange{index(rewriter, r), lane}, ArrayRef{true})
-                   .getResult();
+                                  term)));
       }
     }
-    return tile;
+    return sums;
   };
-  // Where the last block's (of each image's, in a batch) second panel
-  // holds only columns of padding (columns [208, 224) of a [F, 196]
-  // convolution), that block computes its first panel only.
+  // The epilogue (if any) applied to the 16 sums of row `r` at column `at`
+  // of `at_image` (null for one image).
+  auto finish = [&](Value sum, Value atImage, int64_t r, Value at,
+                    bool mayOverrun) -> Value {
+    if (!epilogue)
+      return sum;
+    SmallVector<Value> operands;
+    for (const ByteEpilogueOperand &operand : epilogueOperands)
+      operands.push_back(readByteEpilogueOperand(
+          rewriter, loc, operand, sum, atImage, rows[r], at, mayOverrun));
+    return applyToVectors(rewriter, loc, epilogue->generic, operands,
+                          epilogue->widening ? epilogue->widening->getOperand(0)
+                                             : Value());
+  };
+  Value output = forall.getRegionIterArgs().front();
   int64_t realColumns = epilogue ? epilogue->columns : n;
-  if (q == 2 && imageColumns - kLanes >= realColumns) {
-    Value isLast =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                              imageColumn, index(rewriter, imageColumns - nr));
-    auto branch = scf::IfOp::create(rewriter, loc, TypeRange{tile.getType()},
-                                    isLast, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard branchGuard(rewriter);
-    rewriter.setInsertionPointToStart(branch.thenBlock());
-    scf::YieldOp::create(rewriter, loc, computeBlock(1, tile));
-    rewriter.setInsertionPointToStart(branch.elseBlock());
-    scf::YieldOp::create(rewriter, loc, computeBlock(q, tile));
-    tile = branch.getResult(0);
+  StraddlingBlocks straddlingBlocks{mr, q, n, epilogue ? epilogue->images : 1,
+                                    imageColumns};
+  if (straddling) {
+    emitStraddlingBlock(rewriter, loc, forall, computeSums, finish,
+                        straddlingBlocks, row, column, image, imageColumn);
   } else {
-    tile = computeBlock(q, tile);
+    SmallVector<OpFoldResult> offsets = {row, imageColumn};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(mr),
+                                       rewriter.getIndexAttr(nr)};
+    if (batched) {
+      offsets.insert(offsets.begin(), image);
+      sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
+    }
+    SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
+    Value tile = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get({mr, nr}, outElement), output,
+        offsets, sizes, strides);
+    // The block's first `count` panels written into `tile`.
+    auto computeBlock = [&](int64_t count, Value tile) -> Value {
+      SmallVector<Value> sums = computeSums(count);
+      for (int64_t j = 0; j < count; ++j)
+        for (int64_t r = 0; r < mr; ++r) {
+          Value at = arith::AddIOp::create(rewriter, loc, imageColumn,
+                                           index(rewriter, j * kLanes));
+          Value value = finish(sums[j * mr + r], image, r, at,
+                               realColumns < imageColumns);
+          tile =
+              vector::TransferWriteOp::create(
+                  rewriter, loc, value, tile,
+                  ValueRange{index(rewriter, r), index(rewriter, j * kLanes)},
+                  ArrayRef{true})
+                  .getResult();
+        }
+      return tile;
+    };
+    // Where the last block's (of each image's, in a batch) second panel
+    // holds only columns of padding (columns [208, 224) of a [F, 196]
+    // convolution), that block computes its first panel only.
+    if (q == 2 && imageColumns - kLanes >= realColumns) {
+      Value isLast = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, imageColumn,
+          index(rewriter, imageColumns - nr));
+      auto branch = scf::IfOp::create(rewriter, loc, TypeRange{tile.getType()},
+                                      isLast, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard branchGuard(rewriter);
+      rewriter.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(rewriter, loc, computeBlock(1, tile));
+      rewriter.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(rewriter, loc, computeBlock(q, tile));
+      tile = branch.getResult(0);
+    } else {
+      tile = computeBlock(q, tile);
+    }
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, output, offsets,
+                                          sizes, strides);
   }
-  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, output, offsets,
-                                        sizes, strides);
   rewriter.setInsertionPointAfter(forall);
   Value result = forall.getResult(0);
+  if (straddling)
+    result = fillStraddledColumns(rewriter, loc, result, forall.getResult(1),
+                                  straddlingBlocks);
   if (epilogue) {
     // The real columns, in the epilogue's shape.
     auto resultType =
