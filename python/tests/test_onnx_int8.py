@@ -304,6 +304,82 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
     assert np.mean(got != want) < 0.001
 
 
+@pytest.mark.parametrize("images,size", [(3, 8), (3, 14), (3, 7), (1, 14)])
+def test_qdq_two_convolutions_added(tmp_path, images, size):
+    """The end of a QDQ ResNet block that downsamples, as quantize_static
+    writes it: two convolutions of the block's input (here a 1x1 one and a
+    3x3 one: different K), each requantized and dequantized, added, ReLU,
+    the sum requantized. With AVX-512 VNNI both are byte products, and the
+    epilogue that reads the two is computed in one set of register blocks
+    that run both products' K loops (DotProducts.cpp), in a batch too
+    (8 x 8: whole blocks per image; 14 x 14 and 7 x 7: blocks that span
+    two images). Each image's result is bit for bit that image's alone,
+    and within one quantization step of onnxruntime's QDQ nodes."""
+    rng = np.random.default_rng(100 + size)
+    channels, features = 32, 64
+    w1 = rng.integers(-127, 128, (features, channels, 1, 1)).astype(np.int8)
+    w2 = rng.integers(-127, 128, (features, channels, 3, 3)).astype(np.int8)
+    sx, zx = np.float32(0.02), np.uint8(120)
+    constants = {
+        "sx": sx, "zx": zx, "w1": w1, "w2": w2,
+        "s1": rng.uniform(0.002, 0.004, features).astype(np.float32),
+        "s2": rng.uniform(0.0005, 0.001, features).astype(np.float32),
+        "z1": np.zeros(features, np.int8), "z2": np.zeros(features, np.int8),
+        "b1": rng.uniform(-0.5, 0.5, features).astype(np.float32),
+        "b2": rng.uniform(-0.5, 0.5, features).astype(np.float32),
+        "sa": np.float32(0.05), "za": np.uint8(128),
+        "sb": np.float32(0.04), "zb": np.uint8(100),
+        "sy": np.float32(0.06), "zy": np.uint8(0),
+    }
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w1", "s1", "z1"], ["w1f"],
+                         axis=0),
+        helper.make_node("DequantizeLinear", ["w2", "s2", "z2"], ["w2f"],
+                         axis=0),
+        helper.make_node("Conv", ["xf", "w1f", "b1"], ["c1"]),
+        helper.make_node("Conv", ["xf", "w2f", "b2"], ["c2"],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["c1", "sa", "za"], ["c1q"]),
+        helper.make_node("DequantizeLinear", ["c1q", "sa", "za"], ["c1f"]),
+        helper.make_node("QuantizeLinear", ["c2", "sb", "zb"], ["c2q"]),
+        helper.make_node("DequantizeLinear", ["c2q", "sb", "zb"], ["c2f"]),
+        helper.make_node("Add", ["c1f", "c2f"], ["s"]),
+        helper.make_node("Relu", ["s"], ["r"]),
+        helper.make_node("QuantizeLinear", ["r", "sy", "zy"], ["rq"]),
+        helper.make_node("DequantizeLinear", ["rq", "sy", "zy"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "qdq_downsampling",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8,
+                                       [images, channels, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [images, features, size, size])],
+        [_const(name, value) for name, value in constants.items()])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 17)])
+    path = tmp_path / "qdq_downsampling.onnx"
+    onnx.save(model, str(path))
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
+    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
+    single = tmp_path / "qdq_downsampling_1.onnx"
+    onnx.save(model, str(single))
+
+    x = rng.integers(0, 256, (images, channels, size, size)).astype(np.uint8)
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(x)
+    one = mlprog.compile(mlprog.import_onnx(str(single)))
+    for image in range(images):
+        np.testing.assert_array_equal(got[image:image + 1],
+                                      one(x[image:image + 1]))
+    options = ort.SessionOptions()
+    options.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    want = ort.InferenceSession(str(path), options, providers=[
+        "CPUExecutionProvider"]).run(None, {"x": x})[0]
+    assert np.abs(got - want).max() <= float(constants["sy"]) * 1.001
+    assert np.mean(got != want) < 0.001
+
+
 def _max_pool_bytes(x, kernel, strides, pads, dilations, out_size):
     """numpy's max pooling of the bytes `x` [N, C, H, W] (padding never
     wins), the exact reference."""

@@ -292,6 +292,7 @@ func.func @row_panels(%x: tensor<1024x32xi8>) -> tensor<1024x32xi32> {
 // VNNI-NEXT: arith.extui
 // VNNI: return %[[W]]
 memref.global "private" constant @filter : memref<16x8xi8> = dense<2>
+memref.global "private" constant @filter16 : memref<16x16xi8> = dense<3>
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #channel4 = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -603,6 +604,84 @@ func.func @straddling_images(%x: tensor<8x128xi8>, %residual: tensor<3x16x6x6xf3
     linalg.yield %q : i8
   } -> tensor<3x16x6x6xi8>
   return %y : tensor<3x16x6x6xi8>
+}
+
+// Two byte products of one shape (K = 8 and K = 16) that one epilogue
+// adds, each read through the same expand_shape (a residual block's last
+// convolution and its downsampling one): one forall computes both in its
+// register blocks of 4 rows (two K loops, 16 accumulators), applies the
+// epilogue to the two sets of sums and writes the bytes; neither product
+// is written as i32.
+// VNNI-LABEL: func.func @two_products
+// VNNI: %[[BYTES:.*]] = scf.forall (%{{.*}}) in (4) shared_outs({{.*}}) -> (tensor<16x32xi8>)
+// VNNI: %{{.*}}:8 = scf.for %{{.*}} = %c0 to %c2 step %c1
+// VNNI: %{{.*}}:8 = scf.for %{{.*}} = %c0 to %c4 step %c1
+// VNNI: arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
+// VNNI: arith.addf %{{.*}} : vector<16xf32>
+// VNNI: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<4x32xi8>
+// VNNI-NOT: -> (tensor<16x32xi32>)
+// VNNI-NOT: linalg.generic
+// VNNI: tensor.expand_shape %[[BYTES]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi8> into tensor<1x16x4x8xi8>
+func.func @two_products(%x: tensor<8x32xi8>, %h: tensor<16x32xi8>) -> tensor<1x16x4x8xi8> {
+  %wg = memref.get_global @filter : memref<16x8xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<16x8xi8> to tensor<16x8xi8>
+  %ea = tensor.empty() : tensor<16x8xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<16x8xi8>) outs(%ea : tensor<16x8xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x8xi32>
+  %eb = tensor.empty() : tensor<8x32xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x32xi8>) outs(%eb : tensor<8x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<8x32xi32>
+  %wg2 = memref.get_global @filter16 : memref<16x16xi8>
+  %w2 = bufferization.to_tensor %wg2 restrict : memref<16x16xi8> to tensor<16x16xi8>
+  %ea2 = tensor.empty() : tensor<16x16xi32>
+  %a2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w2 : tensor<16x16xi8>) outs(%ea2 : tensor<16x16xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x16xi32>
+  %eb2 = tensor.empty() : tensor<16x32xi32>
+  %b2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<16x32xi8>) outs(%eb2 : tensor<16x32xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<16x32xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<16x32xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<16x32xi32>) -> tensor<16x32xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x8xi32>, tensor<8x32xi32>) outs(%acc : tensor<16x32xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x32xi32>
+  %r2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a2, %b2 : tensor<16x16xi32>, tensor<16x32xi32>) outs(%acc : tensor<16x32xi32>) {
+  ^bb0(%l: i32, %rr: i32, %o: i32):
+    %m = arith.muli %l, %rr : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<16x32xi32>
+  %e = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi32> into tensor<1x16x4x8xi32>
+  %e2 = tensor.expand_shape %r2 [[0, 1], [2, 3]] output_shape [1, 16, 4, 8] : tensor<16x32xi32> into tensor<1x16x4x8xi32>
+  %s = arith.constant 0.125 : f32
+  %t = arith.constant 0.25 : f32
+  %ey = tensor.empty() : tensor<1x16x4x8xi8>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %e2 : tensor<1x16x4x8xi32>, tensor<1x16x4x8xi32>) outs(%ey : tensor<1x16x4x8xi8>) {
+  ^bb0(%v: i32, %v2: i32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %f2 = arith.sitofp %v2 : i32 to f32
+    %scaled2 = arith.mulf %f2, %t : f32
+    %sum = arith.addf %scaled, %scaled2 : f32
+    %q = arith.fptoui %sum : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<1x16x4x8xi8>
+  return %y : tensor<1x16x4x8xi8>
 }
 
 // One image read the batch's way ([16, 32] as [16, 1, 4, 8], its first two

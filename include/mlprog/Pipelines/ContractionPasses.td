@@ -176,7 +176,14 @@ def IntegerContractionsToF32Pass
     `sum a b - za colsum(b) - zb rowsum(a) + K za zb`, with B in panels
     `[N / 16, K / 4, 64]` (a weight's at compile time, by
     `--mlprog-fold-constant-panels`), register blocks of up to 8 rows x 32
-    columns and an `scf.forall` over them.
+    columns and an `scf.forall` over them. An elementwise epilogue that
+    reads the product (a QDQ convolution's requantization) is computed on
+    the blocks' sums, which then write its result; in a batch, blocks may
+    span two images (their second image's columns go through a side
+    tensor). When the epilogue adds a second such product of the same
+    shape through the same views (a residual block's downsampling
+    convolution), the blocks (of up to 4 rows) run both products' K loops
+    and neither is written as i32.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

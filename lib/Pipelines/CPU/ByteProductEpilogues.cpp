@@ -44,6 +44,32 @@ static SmallVector<ReassociationIndices> imageGroups(int64_t rank) {
   return groups;
 }
 
+/// The contraction whose result `value` is through views equal to `views`
+/// (the same ops and attributes, each with one user), of the same type as
+/// `op`'s result and not `op`, with those views in `otherViews`; null
+/// otherwise.
+static linalg::LinalgOp
+matchSameViews(Value value, ArrayRef<Operation *> views, linalg::LinalgOp op,
+               SmallVector<Operation *, 3> &otherViews) {
+  otherViews.clear();
+  for (Operation *view : llvm::reverse(views)) {
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getName() != view->getName() ||
+        def->getAttrDictionary() != view->getAttrDictionary() ||
+        def->getResultTypes() != view->getResultTypes() ||
+        def->getNumOperands() != 1 || !value.hasOneUse())
+      return nullptr;
+    otherViews.insert(otherViews.begin(), def);
+    value = def->getOperand(0);
+  }
+  auto other = value.getDefiningOp<linalg::LinalgOp>();
+  if (!other || other == op || other->getNumResults() != 1 ||
+      !value.hasOneUse() || value.getType() != op->getResult(0).getType() ||
+      other.getNumReductionLoops() != 1)
+    return nullptr;
+  return other;
+}
+
 std::optional<ByteProductEpilogue>
 cpu::matchByteProductEpilogue(linalg::LinalgOp op) {
   if (op->getNumResults() != 1)
@@ -143,6 +169,15 @@ cpu::matchByteProductEpilogue(linalg::LinalgOp op) {
     if (input == productInput)
       continue;
     AffineMap map = generic.getMatchingIndexingMap(input);
+    if (!result.other && map == generic.getMatchingIndexingMap(productInput)) {
+      SmallVector<Operation *, 3> views;
+      if (linalg::LinalgOp other =
+              matchSameViews(input->get(), result.views, op, views)) {
+        result.other = other;
+        result.otherViews = std::move(views);
+        continue;
+      }
+    }
     auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
     if (!inputType || !inputType.hasStaticShape())
       return std::nullopt;
@@ -181,6 +216,9 @@ cpu::viewByteEpilogueOperands(RewriterBase &rewriter,
     AffineMap map = epilogue.generic.getMatchingIndexingMap(input);
     if (value == epilogue.expand.getResult()) {
       operands.push_back({ByteEpilogueOperand::Product, Value()});
+    } else if (!epilogue.otherViews.empty() &&
+               value == epilogue.otherViews.back()->getResult(0)) {
+      operands.push_back({ByteEpilogueOperand::OtherProduct, Value()});
     } else if (map.getNumResults() == 0) {
       operands.push_back({ByteEpilogueOperand::Scalar, value});
     } else if (map.isIdentity()) {
@@ -209,10 +247,12 @@ cpu::viewByteEpilogueOperands(RewriterBase &rewriter,
 
 Value cpu::readByteEpilogueOperand(OpBuilder &b, Location loc,
                                    const ByteEpilogueOperand &operand,
-                                   Value sums, Value image, Value row,
-                                   Value column, bool mayOverrun) {
+                                   Value sums, Value otherSums, Value image,
+                                   Value row, Value column, bool mayOverrun) {
   if (operand.kind == ByteEpilogueOperand::Product)
     return sums;
+  if (operand.kind == ByteEpilogueOperand::OtherProduct)
+    return otherSums;
   Type element = getElementTypeOrSelf(operand.view.getType());
   auto vectorType = VectorType::get({kByteLanes}, element);
   if (operand.kind == ByteEpilogueOperand::Element) {

@@ -176,13 +176,21 @@ struct ByteProductEpilogue {
   /// write x, and a widening generic of its own (widenBytes) follows, which
   /// the next product recognizes as widened bytes and reads in place.
   mlir::Operation *widening = nullptr;
+  /// A second contraction the generic reads through views like the
+  /// product's (equal ops on a result of the same type, the same map): the
+  /// downsampling convolution a residual block's epilogue adds to its last
+  /// convolution. The register blocks compute it beside the product (see
+  /// emitU8S8Contraction); null if none.
+  mlir::linalg::LinalgOp other;
+  /// Its views, in order.
+  llvm::SmallVector<mlir::Operation *, 3> otherViews;
 };
 
 /// An input of a ByteProductEpilogue as the register blocks read it.
 struct ByteEpilogueOperand {
-  enum Kind { Product, Element, Row, Scalar } kind;
+  enum Kind { Product, OtherProduct, Element, Row, Scalar } kind;
   /// [M, columns] for Element ([images, M, columns] for a batch), [M] for
-  /// Row, rank 0 for Scalar; null for the product.
+  /// Row, rank 0 for Scalar; null for the products.
   mlir::Value view;
 };
 
@@ -204,15 +212,16 @@ viewByteEpilogueOperands(mlir::RewriterBase &rewriter,
 
 /// The 16 elements of the epilogue's input `operand` at `row` and the 16
 /// columns from `column` (of `image` in a batch; null for one image):
-/// `sums` for the product, one vector read for an element-wise input
+/// `sums` for the product, `otherSums` for the other product (see
+/// ByteProductEpilogue::other), one vector read for an element-wise input
 /// (columns past its end read 0 when `mayOverrun`: a register block over
 /// columns of padding), one element broadcast for a per-row input (a bias)
 /// or a scalar.
 mlir::Value readByteEpilogueOperand(mlir::OpBuilder &b, mlir::Location loc,
                                     const ByteEpilogueOperand &operand,
-                                    mlir::Value sums, mlir::Value image,
-                                    mlir::Value row, mlir::Value column,
-                                    bool mayOverrun);
+                                    mlir::Value sums, mlir::Value otherSums,
+                                    mlir::Value image, mlir::Value row,
+                                    mlir::Value column, bool mayOverrun);
 
 /// Whether emitU8S8Contraction applies to the shapes of `op` on `target`.
 bool supportsU8S8Contraction(mlir::linalg::LinalgOp op,
@@ -231,6 +240,15 @@ struct ByteContraction {
   /// B for za, row sums of A for zb).
   bool aZeroIsZero = false, bZeroIsZero = false;
 };
+
+/// The byte operands of `op` if it is an i32 contraction C[m.., n] +=
+/// (a[m.., k] - za) * (b[k, n] - zb) of widened bytes, one factor unsigned
+/// and the other signed, that emitU8S8Contraction computes on `target`
+/// (creating the bytes' views or clones and the zero points); failure,
+/// creating nothing, otherwise.
+mlir::FailureOr<ByteContraction>
+matchByteContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                     const CPUTarget &target);
 
 /// Computes `op`, an i32 contraction C[m.., n] += (a[m.., k] - za) *
 /// (b[k, n] - zb) with one K loop, as AVX-512 VNNI dot products (see

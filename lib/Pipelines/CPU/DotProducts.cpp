@@ -33,7 +33,11 @@
 // pixels are contiguous columns and not a multiple of a block's 32 (14 x 14
 // and 7 x 7 maps), a block may span two images: it writes its columns of
 // the first in place and those of the second into a side tensor, copied to
-// that image after the blocks (emitStraddlingBlock).
+// that image after the blocks (emitStraddlingBlock). An epilogue that
+// adds a second byte product of the same shape (a residual block's
+// downsampling convolution) has both computed in the same blocks, two K
+// loops into two sets of accumulators (blocks of at most 4 rows), so that
+// neither product's i32 sums go to memory.
 //
 // The operands' layouts and sums are built in BytePanels.cpp, the epilogue
 // matched and read in ByteProductEpilogues.cpp.
@@ -103,8 +107,9 @@ namespace {
 /// [images, M, imageColumns], the images' columns contiguous in the
 /// product's N (see emitStraddlingBlock).
 struct StraddlingBlocks {
-  /// Rows of a block, its panels of 16 columns, the product's columns.
-  int64_t rows, panels, columns;
+  /// Products computed (2 with ByteProductEpilogue::other), rows of a
+  /// block, its panels of 16 columns, the product's columns.
+  int64_t products, rows, panels, columns;
   int64_t images, imageColumns;
 };
 } // namespace
@@ -125,7 +130,7 @@ struct StraddlingBlocks {
 static void emitStraddlingBlock(
     RewriterBase &rewriter, Location loc, scf::ForallOp forall,
     llvm::function_ref<SmallVector<Value>(int64_t)> computeSums,
-    llvm::function_ref<Value(Value, Value, int64_t, Value, bool)> finish,
+    llvm::function_ref<Value(Value, Value, Value, int64_t, Value, bool)> finish,
     const StraddlingBlocks &blocks, Value row, Value column, Value image,
     Value imageColumn) {
   auto index = [&](int64_t value) {
@@ -188,13 +193,17 @@ static void emitStraddlingBlock(
           ValueRange{nextLanes});
       for (int64_t r = 0; r < mr; ++r) {
         Value sum = sums[j * mr + r];
+        Value otherSum =
+            blocks.products == 2 ? sums[(count + j) * mr + r] : Value();
         a = vector::TransferWriteOp::create(
-                rewriter, loc, finish(sum, image, r, at, true), a,
+                rewriter, loc, finish(sum, otherSum, image, r, at, true), a,
                 ValueRange{index(r), lane}, lastDimension, Value(),
                 rewriter.getBoolArrayAttr({false}))
                 .getResult();
-        Value moved = finish(shiftLanesDown(rewriter, loc, sum, shift),
-                             nextImage, r, nextColumn, true);
+        Value moved = finish(
+            shiftLanesDown(rewriter, loc, sum, shift),
+            otherSum ? shiftLanesDown(rewriter, loc, otherSum, shift) : Value(),
+            nextImage, r, nextColumn, true);
         b = vector::TransferWriteOp::create(
                 rewriter, loc, moved, b, ValueRange{index(r), nextColumn},
                 lastDimension, mask, rewriter.getBoolArrayAttr({true}))
@@ -218,8 +227,12 @@ static void emitStraddlingBlock(
         Value lane = index(j * kLanes);
         Value at = arith::AddIOp::create(rewriter, loc, imageColumn, lane);
         a = vector::TransferWriteOp::create(
-                rewriter, loc, finish(sums[j * mr + r], image, r, at, false), a,
-                ValueRange{index(r), lane}, ArrayRef{true})
+                rewriter, loc,
+                finish(sums[j * mr + r],
+                       blocks.products == 2 ? sums[(blocks.panels + j) * mr + r]
+                                            : Value(),
+                       image, r, at, false),
+                a, ValueRange{index(r), lane}, ArrayRef{true})
                 .getResult();
       }
     scf::YieldOp::create(rewriter, loc, ValueRange{a, sideTile});
@@ -340,8 +353,19 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   // 14 or 7 x 7 maps at batch 8, which padding each image to whole blocks
   // made 14% and 31% larger).
   bool straddling = false;
+  // The other product an epilogue adds (ByteProductEpilogue::other),
+  // computed in the same blocks.
+  std::optional<ByteContraction> other;
   if (cType.getRank() == 2 && aType.getRank() == 2) {
     std::optional<ByteProductEpilogue> matched = matchByteProductEpilogue(op);
+    if (matched && matched->other) {
+      FailureOr<ByteContraction> otherOperands =
+          matchByteContraction(rewriter, matched->other, target);
+      if (succeeded(otherOperands) && otherOperands->aIsSigned == aIsSigned)
+        other = *otherOperands;
+      else
+        matched.reset();
+    }
     if (matched && matched->imageColumns % nr == 0 &&
         matched->images * matched->imageColumns == n) {
       // A block writes into one image of a batch.
@@ -356,7 +380,16 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
       epilogue = std::move(matched);
     }
   }
+  if (!epilogue)
+    other.reset();
   bool batched = epilogue && epilogue->images > 1;
+  // Two products' accumulators: blocks of at most 4 rows.
+  if (other)
+    for (int64_t rows = kMaxRows / 2; rows >= 1; --rows)
+      if (m % rows == 0) {
+        mr = rows;
+        break;
+      }
 
   Location loc = op.getLoc();
   // The epilogue's other operands may be computed after the product.
@@ -377,45 +410,59 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   for (int64_t d = 0; d + 1 < aType.getRank(); ++d)
     rowsGroups.front().push_back(d);
   rowsGroups.push_back({aType.getRank() - 1});
-  Value a2 = aType.getRank() == 2
-                 ? a
-                 : tensor::CollapseShapeOp::create(rewriter, loc, a, rowsGroups)
-                       .getResult();
-  Value c2 =
-      cType.getRank() == 2
-          ? init
-          : tensor::CollapseShapeOp::create(rewriter, loc, init, rowsGroups)
-                .getResult();
-  // C filled with one value (the zeros a QDQ convolution's product starts
-  // from): that value, not a read of C in every block (C was a buffer
-  // memset and read back on every call, 3 MiB for a [256, 3136] product).
-  Value fill;
-  auto fillOp = init.getDefiningOp<linalg::FillOp>();
-  if (fillOp && fillOp.getInputs().front().getType() == i32)
-    fill = vector::BroadcastOp::create(rewriter, loc, laneType,
-                                       fillOp.getInputs().front());
-  Value panels = packBytePanels(rewriter, loc, b, depth, n);
-  Value colSums = operands.aZeroIsZero ? Value()
-                                       : byteColumnSums(rewriter, loc, panels,
-                                                        depth, n, !aIsSigned);
-  // A weight's row sums are constants; an activation's are summed per call.
-  Value rowSum = operands.bZeroIsZero
-                     ? Value()
-                     : byteRowSums(rewriter, loc, a2, m, depth, aIsSigned);
-  // The constant part of the expansion, K za zb, and za, zb as vectors.
-  Value za =
-      vector::BroadcastOp::create(rewriter, loc, laneType, operands.aZero);
-  Value zb =
-      vector::BroadcastOp::create(rewriter, loc, laneType, operands.bZero);
-  Value constant = arith::MulIOp::create(
-      rewriter, loc,
-      arith::MulIOp::create(
-          rewriter, loc, za,
-          arith::ConstantOp::create(
-              rewriter, loc,
-              DenseElementsAttr::get(laneType,
-                                     rewriter.getI32IntegerAttr(depth)))),
-      zb);
+  /// A product's operands as the blocks read them.
+  struct Product {
+    Value a2, c2, fill, panels, colSums, rowSum, za, zb, constant;
+    int64_t depth;
+    bool aIsSigned;
+  };
+  auto prepare = [&](const ByteContraction &operands, Value init) -> Product {
+    Product p;
+    p.aIsSigned = operands.aIsSigned;
+    p.depth = cast<RankedTensorType>(operands.b.getType()).getDimSize(0);
+    p.a2 = aType.getRank() == 2 ? operands.a
+                                : tensor::CollapseShapeOp::create(
+                                      rewriter, loc, operands.a, rowsGroups)
+                                      .getResult();
+    p.c2 =
+        cType.getRank() == 2
+            ? init
+            : tensor::CollapseShapeOp::create(rewriter, loc, init, rowsGroups)
+                  .getResult();
+    // C filled with one value (the zeros a QDQ convolution's product starts
+    // from): that value, not a read of C in every block (C was a buffer
+    // memset and read back on every call, 3 MiB for a [256, 3136] product).
+    auto fillOp = init.getDefiningOp<linalg::FillOp>();
+    if (fillOp && fillOp.getInputs().front().getType() == i32)
+      p.fill = vector::BroadcastOp::create(rewriter, loc, laneType,
+                                           fillOp.getInputs().front());
+    p.panels = packBytePanels(rewriter, loc, operands.b, p.depth, n);
+    if (!operands.aZeroIsZero)
+      p.colSums =
+          byteColumnSums(rewriter, loc, p.panels, p.depth, n, !p.aIsSigned);
+    // A weight's row sums are constants; an activation's are summed per
+    // call.
+    if (!operands.bZeroIsZero)
+      p.rowSum = byteRowSums(rewriter, loc, p.a2, m, p.depth, p.aIsSigned);
+    // The constant part of the expansion, K za zb, and za, zb as vectors.
+    p.za = vector::BroadcastOp::create(rewriter, loc, laneType, operands.aZero);
+    p.zb = vector::BroadcastOp::create(rewriter, loc, laneType, operands.bZero);
+    p.constant = arith::MulIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(
+            rewriter, loc, p.za,
+            arith::ConstantOp::create(
+                rewriter, loc,
+                DenseElementsAttr::get(laneType,
+                                       rewriter.getI32IntegerAttr(p.depth)))),
+        p.zb);
+    return p;
+  };
+  SmallVector<Product, 2> products = {prepare(operands, init)};
+  if (other)
+    products.push_back(
+        prepare(*other, epilogue->other.getDpsInitOperand(0)->get()));
+  Value a2 = products.front().a2, c2 = products.front().c2;
   Value zeros = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(laneType, rewriter.getI32IntegerAttr(0)));
@@ -435,8 +482,8 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   // merged by CSE), and a block that canonicalization inlines out of a
   // forall of one would otherwise write into it, which one-shot
   // bufferization copied into a buffer without C's values.
-  bool rowsOutside =
-      m * depth > target.getL2BlockBytes() && nr * depth <= kL1BlockBytes;
+  bool rowsOutside = !other && m * depth > target.getL2BlockBytes() &&
+                     nr * depth <= kL1BlockBytes;
   Value rowPanels = rowsOutside
                         ? packByteRowPanels(rewriter, loc, a2, m, depth, mr)
                         : Value();
@@ -488,95 +535,101 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   for (int64_t j = 0; j < q; ++j)
     panelOf.push_back(
         arith::AddIOp::create(rewriter, loc, firstPanel, index(rewriter, j)));
-  // The block's K loop and the sums of its first `count` panels,
+  // The blocks' K loops and the sums of their first `count` panels,
   // C + acc - za colsum[n] - zb rowsum[m] + K za zb: sums[j * mr + r] for
-  // row r, columns [16 j, 16 j + 16) of the block.
+  // row r, columns [16 j, 16 j + 16) of the block, then the other
+  // product's from mr * count.
   auto computeSums = [&](int64_t count) -> SmallVector<Value> {
-    auto steps = scf::ForOp::create(
-        rewriter, loc, index(rewriter, 0),
-        index(rewriter, depth / kBytesPerLane), index(rewriter, 1),
-        SmallVector<Value>(mr * count, zeros),
-        [&](OpBuilder &nested, Location l, Value step, ValueRange accs) {
-          SmallVector<Value> weights;
-          for (int64_t j = 0; j < count; ++j)
-            weights.push_back(vector::TransferReadOp::create(
-                nested, l, byteType, panels,
-                ValueRange{panelOf[j], step, index(nested, 0)}, pad8,
-                ArrayRef{true}));
-          Value k = arith::MulIOp::create(nested, l, step,
-                                          index(nested, kBytesPerLane));
-          SmallVector<Value> next;
-          for (int64_t r = 0; r < mr; ++r) {
-            Value four = rowPanels
-                             ? broadcastFour(nested, l, rowPanels,
-                                             {rowBlock, step,
-                                              index(nested, r * kBytesPerLane)})
-                             : broadcastFour(nested, l, a2, {rows[r], k});
-            for (int64_t j = 0; j < count; ++j)
-              next.push_back(aIsSigned
-                                 ? dotProducts(nested, l, accs[r * count + j],
-                                               weights[j], four)
-                                 : dotProducts(nested, l, accs[r * count + j],
-                                               four, weights[j]));
-          }
-          scf::YieldOp::create(nested, l, next);
-        });
     SmallVector<Value> sums;
-    for (int64_t j = 0; j < count; ++j) {
-      Value first = arith::AddIOp::create(rewriter, loc, column,
-                                          index(rewriter, j * kLanes));
-      Value columnTerm = constant;
-      if (colSums) {
-        Value sums = vector::TransferReadOp::create(rewriter, loc, laneType,
-                                                    colSums, ValueRange{first},
-                                                    pad32, ArrayRef{true});
-        columnTerm = arith::SubIOp::create(
-            rewriter, loc, constant,
-            arith::MulIOp::create(rewriter, loc, za, sums));
-      }
-      for (int64_t r = 0; r < mr; ++r) {
-        Value term = columnTerm;
-        if (rowSum) {
-          Value sum = tensor::ExtractOp::create(rewriter, loc, rowSum,
-                                                ValueRange{rows[r]});
-          term = arith::SubIOp::create(
-              rewriter, loc, term,
-              arith::MulIOp::create(
-                  rewriter, loc, zb,
-                  vector::BroadcastOp::create(rewriter, loc, laneType, sum)));
+    for (const Product &p : products) {
+      auto steps = scf::ForOp::create(
+          rewriter, loc, index(rewriter, 0),
+          index(rewriter, p.depth / kBytesPerLane), index(rewriter, 1),
+          SmallVector<Value>(mr * count, zeros),
+          [&](OpBuilder &nested, Location l, Value step, ValueRange accs) {
+            SmallVector<Value> weights;
+            for (int64_t j = 0; j < count; ++j)
+              weights.push_back(vector::TransferReadOp::create(
+                  nested, l, byteType, p.panels,
+                  ValueRange{panelOf[j], step, index(nested, 0)}, pad8,
+                  ArrayRef{true}));
+            Value k = arith::MulIOp::create(nested, l, step,
+                                            index(nested, kBytesPerLane));
+            SmallVector<Value> next;
+            for (int64_t r = 0; r < mr; ++r) {
+              Value four =
+                  rowPanels ? broadcastFour(nested, l, rowPanels,
+                                            {rowBlock, step,
+                                             index(nested, r * kBytesPerLane)})
+                            : broadcastFour(nested, l, p.a2, {rows[r], k});
+              for (int64_t j = 0; j < count; ++j)
+                next.push_back(p.aIsSigned
+                                   ? dotProducts(nested, l, accs[r * count + j],
+                                                 weights[j], four)
+                                   : dotProducts(nested, l, accs[r * count + j],
+                                                 four, weights[j]));
+            }
+            scf::YieldOp::create(nested, l, next);
+          });
+      for (int64_t j = 0; j < count; ++j) {
+        Value first = arith::AddIOp::create(rewriter, loc, column,
+                                            index(rewriter, j * kLanes));
+        Value columnTerm = p.constant;
+        if (p.colSums) {
+          Value sums = vector::TransferReadOp::create(
+              rewriter, loc, laneType, p.colSums, ValueRange{first}, pad32,
+              ArrayRef{true});
+          columnTerm = arith::SubIOp::create(
+              rewriter, loc, p.constant,
+              arith::MulIOp::create(rewriter, loc, p.za, sums));
         }
-        Value old =
-            fill ? fill
-                 : vector::TransferReadOp::create(rewriter, loc, laneType, c2,
-                                                  ValueRange{rows[r], first},
-                                                  pad32, ArrayRef{true})
-                       .getResult();
-        sums.push_back(arith::AddIOp::create(
-            rewriter, loc, old,
-            arith::AddIOp::create(rewriter, loc, steps.getResult(r * count + j),
-                                  term)));
+        for (int64_t r = 0; r < mr; ++r) {
+          Value term = columnTerm;
+          if (p.rowSum) {
+            Value sum = tensor::ExtractOp::create(rewriter, loc, p.rowSum,
+                                                  ValueRange{rows[r]});
+            term = arith::SubIOp::create(
+                rewriter, loc, term,
+                arith::MulIOp::create(
+                    rewriter, loc, p.zb,
+                    vector::BroadcastOp::create(rewriter, loc, laneType, sum)));
+          }
+          Value old =
+              p.fill ? p.fill
+                     : vector::TransferReadOp::create(
+                           rewriter, loc, laneType, p.c2,
+                           ValueRange{rows[r], first}, pad32, ArrayRef{true})
+                           .getResult();
+          sums.push_back(arith::AddIOp::create(
+              rewriter, loc, old,
+              arith::AddIOp::create(rewriter, loc,
+                                    steps.getResult(r * count + j), term)));
+        }
       }
     }
     return sums;
   };
-  // The epilogue (if any) applied to the 16 sums of row `r` at column `at`
-  // of `at_image` (null for one image).
-  auto finish = [&](Value sum, Value atImage, int64_t r, Value at,
-                    bool mayOverrun) -> Value {
+  // The epilogue (if any) applied to the 16 sums of row `r` (and the other
+  // product's, `otherSum`) at column `at` of `atImage` (null for one
+  // image).
+  auto finish = [&](Value sum, Value otherSum, Value atImage, int64_t r,
+                    Value at, bool mayOverrun) -> Value {
     if (!epilogue)
       return sum;
     SmallVector<Value> operands;
     for (const ByteEpilogueOperand &operand : epilogueOperands)
-      operands.push_back(readByteEpilogueOperand(
-          rewriter, loc, operand, sum, atImage, rows[r], at, mayOverrun));
+      operands.push_back(readByteEpilogueOperand(rewriter, loc, operand, sum,
+                                                 otherSum, atImage, rows[r], at,
+                                                 mayOverrun));
     return applyToVectors(rewriter, loc, epilogue->generic, operands,
                           epilogue->widening ? epilogue->widening->getOperand(0)
                                              : Value());
   };
   Value output = forall.getRegionIterArgs().front();
   int64_t realColumns = epilogue ? epilogue->columns : n;
-  StraddlingBlocks straddlingBlocks{mr, q, n, epilogue ? epilogue->images : 1,
-                                    imageColumns};
+  StraddlingBlocks straddlingBlocks{
+      int64_t(products.size()),        mr,          q, n,
+      epilogue ? epilogue->images : 1, imageColumns};
   if (straddling) {
     emitStraddlingBlock(rewriter, loc, forall, computeSums, finish,
                         straddlingBlocks, row, column, image, imageColumn);
@@ -599,7 +652,8 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
         for (int64_t r = 0; r < mr; ++r) {
           Value at = arith::AddIOp::create(rewriter, loc, imageColumn,
                                            index(rewriter, j * kLanes));
-          Value value = finish(sums[j * mr + r], image, r, at,
+          Value otherSum = other ? sums[(count + j) * mr + r] : Value();
+          Value value = finish(sums[j * mr + r], otherSum, image, r, at,
                                realColumns < imageColumns);
           tile =
               vector::TransferWriteOp::create(
@@ -672,6 +726,11 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
     for (Operation *view : llvm::reverse(epilogue->views))
       rewriter.eraseOp(view);
     rewriter.eraseOp(op);
+    if (other) {
+      for (Operation *view : llvm::reverse(epilogue->otherViews))
+        rewriter.eraseOp(view);
+      rewriter.eraseOp(epilogue->other);
+    }
     return success();
   }
   if (cType.getRank() != 2)

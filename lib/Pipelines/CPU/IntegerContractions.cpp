@@ -342,12 +342,13 @@ static Value bytesOf(RewriterBase &rewriter, const WidenedBytes &factor,
       });
 }
 
-/// Computes `op` with AVX-512 VNNI when one of its factors is unsigned
-/// bytes and the other signed bytes, B being [K, N] (see
-/// emitU8S8Contraction).
-static LogicalResult rewriteAsDotProducts(RewriterBase &rewriter,
-                                          linalg::LinalgOp op,
-                                          const CPUTarget &target) {
+FailureOr<ByteContraction> cpu::matchByteContraction(RewriterBase &rewriter,
+                                                     linalg::LinalgOp op,
+                                                     const CPUTarget &target) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
+      !isIntegerMultiplyAdd(op))
+    return failure();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || !isRowsTimesMatrix(op, *dims) ||
@@ -362,6 +363,7 @@ static LogicalResult rewriteAsDotProducts(RewriterBase &rewriter,
   std::optional<WidenedBytes> b = matchWidenedBytes(rhsProducer->first);
   if (!a || !b || a->isSigned == b->isSigned)
     return failure();
+  OpBuilder::InsertionGuard guard(rewriter);
   ByteContraction operands;
   operands.b = bytesOf(rewriter, *b, rhs);
   operands.a = bytesOf(rewriter, *a, lhs);
@@ -372,7 +374,7 @@ static LogicalResult rewriteAsDotProducts(RewriterBase &rewriter,
   operands.aIsSigned = a->isSigned;
   operands.aZeroIsZero = hasZeroZeroPoint(*a);
   operands.bZeroIsZero = hasZeroZeroPoint(*b);
-  return emitU8S8Contraction(rewriter, op, operands, target);
+  return operands;
 }
 
 /// An identity-mapped elementwise generic over `init`'s shape: `init` +
@@ -407,8 +409,13 @@ static LogicalResult rewriteContraction(RewriterBase &rewriter,
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       !isIntegerMultiplyAdd(op))
     return failure();
-  if (succeeded(rewriteAsDotProducts(rewriter, op, target)))
-    return success();
+  if (supportsU8S8Contraction(op, target)) {
+    FailureOr<ByteContraction> operands =
+        matchByteContraction(rewriter, op, target);
+    if (succeeded(operands) &&
+        succeeded(emitU8S8Contraction(rewriter, op, *operands, target)))
+      return success();
+  }
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->k.size() != 1)
@@ -502,9 +509,16 @@ struct IntegerContractionsToF32Pass
       if (op.getNumReductionLoops() == 1)
         candidates.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
+    // A byte product may compute another one with it (the two products a
+    // residual block's epilogue adds) and erase it.
+    struct Erasures : public RewriterBase::Listener {
+      llvm::DenseSet<Operation *> erased;
+      void notifyOperationErased(Operation *op) override { erased.insert(op); }
+    } erasures;
+    IRRewriter rewriter(&getContext(), &erasures);
     for (linalg::LinalgOp op : candidates)
-      (void)rewriteContraction(rewriter, op, target);
+      if (!erasures.erased.contains(op))
+        (void)rewriteContraction(rewriter, op, target);
   }
 };
 } // namespace
