@@ -293,6 +293,7 @@ func.func @row_panels(%x: tensor<1024x32xi8>) -> tensor<1024x32xi32> {
 // VNNI: return %[[W]]
 memref.global "private" constant @filter : memref<16x8xi8> = dense<2>
 memref.global "private" constant @filter16 : memref<16x16xi8> = dense<3>
+memref.global "private" constant @filter64 : memref<32x64xi8> = dense<5>
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #channel4 = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -682,6 +683,65 @@ func.func @two_products(%x: tensor<8x32xi8>, %h: tensor<16x32xi8>) -> tensor<1x1
     linalg.yield %q : i8
   } -> tensor<1x16x4x8xi8>
   return %y : tensor<1x16x4x8xi8>
+}
+
+// One image of 49 pixels (a 7 x 7 map; the product's 64 columns sliced
+// to 49): the register blocks compute the first 48 columns (the last
+// block its first panel only), and the last column is a matrix-vector
+// product: its bytes gathered from the panels, a forall over the 2 groups
+// of 16 rows, 16 accumulators each summed across lanes, the epilogue
+// applied to the 16 rows (the bias read as 16 elements) and written down
+// the column.
+// VNNI-LABEL: func.func @tail_column
+// VNNI: %[[BLOCKS:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (2, 4) {{.*}} -> (tensor<32x64xi8>)
+// VNNI: %[[BYTES:.*]] = scf.for {{.*}} -> (tensor<1x64xi8>)
+// VNNI: vector.transfer_read %{{.*}}[%c3, %{{.*}}, %c0], %{{.*}} {in_bounds = [true]} : tensor<4x16x64xi8>, vector<4xi8>
+// VNNI: %[[TAIL:.*]] = scf.forall (%{{.*}}) in (2) shared_outs(%[[SHARED:.*]] = %[[BLOCKS]]) -> (tensor<32x64xi8>)
+// VNNI: vector.transfer_read %[[BYTES]][%c0, %c0]
+// VNNI-COUNT-16: vector.reduction <add>
+// VNNI: vector.from_elements
+// VNNI: %[[COLUMN:.*]] = tensor.extract_slice %[[SHARED]][%{{.*}}, 48] [16, 1] [1, 1] : tensor<32x64xi8> to tensor<16x1xi8>
+// VNNI: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<32xf32>, vector<16xf32>
+// VNNI: vector.transfer_write %{{.*}}, %[[COLUMN]][%c0, %c0] {in_bounds = [true], permutation_map = #{{.*}}} : vector<16xi8>, tensor<16x1xi8>
+// VNNI: tensor.parallel_insert_slice %{{.*}} into %[[SHARED]][%{{.*}}, 48] [16, 1] [1, 1]
+// VNNI: tensor.extract_slice %[[TAIL]][0, 0] [32, 49] [1, 1]
+func.func @tail_column(%x: tensor<64x64xi8>, %bias: tensor<32xf32>) -> tensor<1x32x7x7xi8> {
+  %wg = memref.get_global @filter64 : memref<32x64xi8>
+  %w = bufferization.to_tensor %wg restrict : memref<32x64xi8> to tensor<32x64xi8>
+  %ea = tensor.empty() : tensor<32x64xi32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<32x64xi8>) outs(%ea : tensor<32x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extsi %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<32x64xi32>
+  %eb = tensor.empty() : tensor<64x64xi32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xi8>) outs(%eb : tensor<64x64xi32>) {
+  ^bb0(%v: i8, %o: i32):
+    %v32 = arith.extui %v : i8 to i32
+    linalg.yield %v32 : i32
+  } -> tensor<64x64xi32>
+  %zero = arith.constant 0 : i32
+  %ec = tensor.empty() : tensor<32x64xi32>
+  %acc = linalg.fill ins(%zero : i32) outs(%ec : tensor<32x64xi32>) -> tensor<32x64xi32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<32x64xi32>, tensor<64x64xi32>) outs(%acc : tensor<32x64xi32>) {
+  ^bb0(%l: i32, %r2: i32, %o: i32):
+    %m = arith.muli %l, %r2 : i32
+    %s2 = arith.addi %o, %m : i32
+    linalg.yield %s2 : i32
+  } -> tensor<32x64xi32>
+  %used = tensor.extract_slice %r[0, 0] [32, 49] [1, 1] : tensor<32x64xi32> to tensor<32x49xi32>
+  %e = tensor.expand_shape %used [[0, 1], [2, 3]] output_shape [1, 32, 7, 7] : tensor<32x49xi32> into tensor<1x32x7x7xi32>
+  %s = arith.constant 0.125 : f32
+  %ey = tensor.empty() : tensor<1x32x7x7xi8>
+  %y = linalg.generic {indexing_maps = [#id4, #channel4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%e, %bias : tensor<1x32x7x7xi32>, tensor<32xf32>) outs(%ey : tensor<1x32x7x7xi8>) {
+  ^bb0(%v: i32, %bv: f32, %o: i8):
+    %f = arith.sitofp %v : i32 to f32
+    %scaled = arith.mulf %f, %s : f32
+    %biased = arith.addf %scaled, %bv : f32
+    %q = arith.fptoui %biased : f32 to i8
+    linalg.yield %q : i8
+  } -> tensor<1x32x7x7xi8>
+  return %y : tensor<1x32x7x7xi8>
 }
 
 // One image read the batch's way ([16, 32] as [16, 1, 4, 8], its first two

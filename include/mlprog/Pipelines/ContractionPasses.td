@@ -183,7 +183,10 @@ def IntegerContractionsToF32Pass
     tensor). When the epilogue adds a second such product of the same
     shape through the same views (a residual block's downsampling
     convolution), the blocks (of up to 4 rows) run both products' K loops
-    and neither is written as i32.
+    and neither is written as i32. One image's last 1 to 4 real columns
+    past whole panels of 16 (a 7 x 7 map's 49th, a 14 x 14 map's last 4)
+    are matrix-vector products after the blocks (16 rows per `vpdpbusd`
+    chain), not a panel of 16 columns mostly of padding.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

@@ -37,7 +37,10 @@
 // adds a second byte product of the same shape (a residual block's
 // downsampling convolution) has both computed in the same blocks, two K
 // loops into two sets of accumulators (blocks of at most 4 rows), so that
-// neither product's i32 sums go to memory.
+// neither product's i32 sums go to memory. One image's last few real
+// columns past whole panels (1 of a 7 x 7 map's 49, 4 of a 14 x 14 map's
+// 196) are matrix-vector products after the blocks (emitTailColumns), not
+// a panel of 16 columns mostly of padding.
 //
 // The operands' layouts and sums are built in BytePanels.cpp, the epilogue
 // matched and read in ByteProductEpilogues.cpp.
@@ -59,6 +62,9 @@ using namespace mlprog::cpu;
 static constexpr int64_t kLanes = kByteLanes;
 /// Rows of a register block at most (8 x 32 columns: 16 accumulators).
 static constexpr int64_t kMaxRows = 8;
+/// Real columns past whole panels that emitTailColumns computes at most
+/// (each costs 1/16 of a panel; the panel they would pad to, 1).
+static constexpr int64_t kMaxTailColumns = 4;
 /// Bytes of B's panels a column block may have for row blocks to go
 /// outside (see emitU8S8Contraction): two thirds of a 48 KiB L1, so that
 /// the block stays there beside the rows of A streaming past it.
@@ -299,6 +305,208 @@ static Value fillStraddledColumns(RewriterBase &rewriter, Location loc,
   return output;
 }
 
+namespace {
+/// A byte product's operands as emitTailColumns reads them: A [M, K]
+/// (signed bytes), B's panels, the correction terms and C (see
+/// emitU8S8Contraction).
+struct TailProduct {
+  Value a2, panels, colSums, rowSum, fill, c2, za, zb, constant;
+};
+/// M, K, and the columns [first, first + count) of one image to compute.
+struct TailColumns {
+  int64_t m, depth, first, count;
+};
+} // namespace
+
+/// Computes the columns [first, first + count) of a byte product of one
+/// image (1 of a 7 x 7 map's 49, 4 of a 14 x 14 map's 196: the real columns
+/// past whole panels, at most kMaxTailColumns; K a multiple of 64) with its
+/// epilogue into `output` [M, N], as matrix-vector products: the columns'
+/// bytes gathered from B's panels into [count, K], then an scf.forall over
+/// groups of 16 rows, for each column 16 accumulators (one per row), each
+/// `vpdpbusd` of 64 bytes of the column times 64 of the row's, summed across
+/// lanes after the K loop: a column costs 1/16 of a panel's products. The
+/// epilogue is applied to each column's 16 rows (a per-row operand read as
+/// 16 elements, an element-wise one as 16 elements of a column), the
+/// results written down the column.
+static Value emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
+                             const TailProduct &p, const TailColumns &tail,
+                             const ByteProductEpilogue &epilogue,
+                             ArrayRef<ByteEpilogueOperand> epilogueOperands) {
+  auto index = [&](OpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value).getResult();
+  };
+  auto i32 = rewriter.getI32Type();
+  auto laneType = VectorType::get({kLanes}, i32);
+  auto byteType =
+      VectorType::get({kLanes * kBytesPerLane}, rewriter.getI8Type());
+  Type element = cast<RankedTensorType>(output.getType()).getElementType();
+  // A vector along a 2-D tensor's first dimension.
+  auto downColumn = AffineMapAttr::get(AffineMap::get(
+      2, 0, rewriter.getAffineDimExpr(0), rewriter.getContext()));
+  auto inBounds = rewriter.getBoolArrayAttr({true});
+  Value pad8 = arith::ConstantIntOp::create(rewriter, loc, 0, 8);
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(laneType, rewriter.getI32IntegerAttr(0)));
+  // The columns' bytes [count, K]: 4 bytes of each K step from its panel.
+  Value columnBytes = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{tail.count, tail.depth},
+      rewriter.getI8Type());
+  auto fourType = VectorType::get({kBytesPerLane}, rewriter.getI8Type());
+  for (int64_t c = 0; c < tail.count; ++c) {
+    int64_t column = tail.first + c;
+    auto gather = scf::ForOp::create(
+        rewriter, loc, index(rewriter, 0),
+        index(rewriter, tail.depth / kBytesPerLane), index(rewriter, 1),
+        ValueRange{columnBytes},
+        [&](OpBuilder &nested, Location l, Value step, ValueRange args) {
+          Value four = vector::TransferReadOp::create(
+              nested, l, fourType, p.panels,
+              ValueRange{index(nested, column / kLanes), step,
+                         index(nested, column % kLanes * kBytesPerLane)},
+              pad8, ArrayRef{true});
+          Value k = arith::MulIOp::create(nested, l, step,
+                                          index(nested, kBytesPerLane));
+          scf::YieldOp::create(
+              nested, l,
+              vector::TransferWriteOp::create(nested, l, four, args[0],
+                                              ValueRange{index(nested, c), k},
+                                              ArrayRef{true})
+                  .getResult());
+        });
+    columnBytes = gather.getResult(0);
+  }
+  auto forall = scf::ForallOp::create(
+      rewriter, loc,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(tail.m / kLanes)},
+      ValueRange{output}, /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  Value group = forall.getInductionVars().front();
+  Value row =
+      arith::MulIOp::create(rewriter, loc, group, index(rewriter, kLanes));
+  SmallVector<Value> rows;
+  for (int64_t r = 0; r < kLanes; ++r)
+    rows.push_back(
+        arith::AddIOp::create(rewriter, loc, row, index(rewriter, r)));
+  // Each column's sums of its 16 rows, a vector<16xi32>.
+  SmallVector<Value> products;
+  int64_t chunk = kLanes * kBytesPerLane;
+  for (int64_t c = 0; c < tail.count; ++c) {
+    auto steps = scf::ForOp::create(
+        rewriter, loc, index(rewriter, 0), index(rewriter, tail.depth),
+        index(rewriter, chunk), SmallVector<Value>(kLanes, zeros),
+        [&](OpBuilder &nested, Location l, Value k, ValueRange accs) {
+          Value bytes = vector::TransferReadOp::create(
+              nested, l, byteType, columnBytes, ValueRange{index(nested, c), k},
+              pad8, ArrayRef{true});
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < kLanes; ++r) {
+            Value weights = vector::TransferReadOp::create(
+                nested, l, byteType, p.a2, ValueRange{rows[r], k}, pad8,
+                ArrayRef{true});
+            next.push_back(dotProducts(nested, l, accs[r], bytes, weights));
+          }
+          scf::YieldOp::create(nested, l, next);
+        });
+    SmallVector<Value> rowSums;
+    for (int64_t r = 0; r < kLanes; ++r)
+      rowSums.push_back(vector::ReductionOp::create(
+          rewriter, loc, vector::CombiningKind::ADD, steps.getResult(r)));
+    products.push_back(
+        vector::FromElementsOp::create(rewriter, loc, laneType, rowSums));
+  }
+  Value rowTerm;
+  if (p.rowSum)
+    rowTerm = arith::MulIOp::create(
+        rewriter, loc, p.zb,
+        vector::TransferReadOp::create(
+            rewriter, loc, laneType, p.rowSum, ValueRange{row},
+            arith::ConstantIntOp::create(rewriter, loc, 0, 32),
+            ArrayRef{true}));
+  SmallVector<OpFoldResult> offsets = {row, rewriter.getIndexAttr(tail.first)};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(kLanes),
+                                     rewriter.getIndexAttr(tail.count)};
+  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  Value shared = forall.getRegionIterArgs().front();
+  Value tile = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({kLanes, tail.count}, element),
+      shared, offsets, sizes, strides);
+  for (int64_t c = 0; c < tail.count; ++c) {
+    Value column = index(rewriter, tail.first + c);
+    // C + acc - za colsum[n] - zb rowsum[m] + K za zb.
+    Value term = p.constant;
+    if (p.colSums)
+      term = arith::SubIOp::create(
+          rewriter, loc, term,
+          arith::MulIOp::create(
+              rewriter, loc, p.za,
+              vector::BroadcastOp::create(
+                  rewriter, loc, laneType,
+                  tensor::ExtractOp::create(rewriter, loc, p.colSums,
+                                            ValueRange{column}))));
+    if (rowTerm)
+      term = arith::SubIOp::create(rewriter, loc, term, rowTerm);
+    Value old = p.fill ? p.fill
+                       : vector::TransferReadOp::create(
+                             rewriter, loc, laneType, p.c2,
+                             ValueRange{row, column}, downColumn,
+                             arith::ConstantIntOp::create(rewriter, loc, 0, 32),
+                             Value(), inBounds)
+                             .getResult();
+    Value sum = arith::AddIOp::create(
+        rewriter, loc, old,
+        arith::AddIOp::create(rewriter, loc, products[c], term));
+    SmallVector<Value> operands;
+    for (const ByteEpilogueOperand &operand : epilogueOperands) {
+      Type type = getElementTypeOrSelf(operand.view ? operand.view.getType()
+                                                    : sum.getType());
+      auto vectorType = VectorType::get({kLanes}, type);
+      switch (operand.kind) {
+      case ByteEpilogueOperand::Product:
+        operands.push_back(sum);
+        break;
+      case ByteEpilogueOperand::Element:
+        operands.push_back(vector::TransferReadOp::create(
+            rewriter, loc, vectorType, operand.view, ValueRange{row, column},
+            downColumn,
+            arith::ConstantOp::create(rewriter, loc, type,
+                                      rewriter.getZeroAttr(type)),
+            Value(), inBounds));
+        break;
+      case ByteEpilogueOperand::Row:
+        operands.push_back(vector::TransferReadOp::create(
+            rewriter, loc, vectorType, operand.view, ValueRange{row},
+            arith::ConstantOp::create(rewriter, loc, type,
+                                      rewriter.getZeroAttr(type)),
+            ArrayRef{true}));
+        break;
+      case ByteEpilogueOperand::Scalar:
+        operands.push_back(vector::BroadcastOp::create(
+            rewriter, loc, vectorType,
+            tensor::ExtractOp::create(rewriter, loc, operand.view,
+                                      ValueRange{})));
+        break;
+      case ByteEpilogueOperand::OtherProduct:
+        llvm_unreachable("no tail columns with two products");
+      }
+    }
+    Value value = applyToVectors(
+        rewriter, loc, epilogue.generic, operands,
+        epilogue.widening ? epilogue.widening->getOperand(0) : Value());
+    tile = vector::TransferWriteOp::create(
+               rewriter, loc, value, tile,
+               ValueRange{index(rewriter, 0), index(rewriter, c)}, downColumn,
+               Value(), inBounds)
+               .getResult();
+  }
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, tile, shared, offsets,
+                                        sizes, strides);
+  return forall.getResult(0);
+}
+
 bool cpu::supportsU8S8Contraction(linalg::LinalgOp op,
                                   const CPUTarget &target) {
   if (!target.hasAVX512VNNI() || op.getNumDpsInputs() != 2)
@@ -487,8 +695,21 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   Value rowPanels = rowsOutside
                         ? packByteRowPanels(rewriter, loc, a2, m, depth, mr)
                         : Value();
-  SmallVector<OpFoldResult> blockCounts = {rewriter.getIndexAttr(n / nr),
-                                           rewriter.getIndexAttr(m / mr)};
+  // One image's last few real columns past whole panels (1 of 49 pixels, 4
+  // of 196), computed as matrix-vector products after the blocks (see
+  // emitTailColumns) instead of in a panel of 16 mostly padding columns.
+  int64_t tailColumns = 0;
+  if (epilogue && !batched && !straddling && !other && aIsSigned &&
+      m % kLanes == 0 && depth % (kLanes * kBytesPerLane) == 0 &&
+      epilogue->columns % kLanes <= kMaxTailColumns)
+    tailColumns = epilogue->columns % kLanes;
+  // The blocks cover the columns before the tail.
+  int64_t blockedColumns = n;
+  if (tailColumns)
+    blockedColumns = llvm::divideCeil(epilogue->columns - tailColumns, nr) * nr;
+  SmallVector<OpFoldResult> blockCounts = {
+      rewriter.getIndexAttr(blockedColumns / nr),
+      rewriter.getIndexAttr(m / mr)};
   if (rowsOutside)
     std::swap(blockCounts[0], blockCounts[1]);
   Type outElement = i32;
@@ -627,6 +848,8 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   };
   Value output = forall.getRegionIterArgs().front();
   int64_t realColumns = epilogue ? epilogue->columns : n;
+  // The columns the blocks compute (the real ones but a tail's).
+  int64_t blockColumns = realColumns - tailColumns;
   StraddlingBlocks straddlingBlocks{
       int64_t(products.size()),        mr,          q, n,
       epilogue ? epilogue->images : 1, imageColumns};
@@ -667,10 +890,12 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
     // Where the last block's (of each image's, in a batch) second panel
     // holds only columns of padding (columns [208, 224) of a [F, 196]
     // convolution), that block computes its first panel only.
-    if (q == 2 && imageColumns - kLanes >= realColumns) {
+    // (Per image in a batch; before the tail columns of one image.)
+    int64_t lastBlockEnd = tailColumns ? blockedColumns : imageColumns;
+    if (q == 2 && lastBlockEnd - kLanes >= blockColumns) {
       Value isLast = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, imageColumn,
-          index(rewriter, imageColumns - nr));
+          index(rewriter, lastBlockEnd - nr));
       auto branch = scf::IfOp::create(rewriter, loc, TypeRange{tile.getType()},
                                       isLast, /*withElseRegion=*/true);
       OpBuilder::InsertionGuard branchGuard(rewriter);
@@ -691,6 +916,14 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   if (straddling)
     result = fillStraddledColumns(rewriter, loc, result, forall.getResult(1),
                                   straddlingBlocks);
+  if (tailColumns) {
+    const Product &p = products.front();
+    result = emitTailColumns(rewriter, loc, result,
+                             {p.a2, p.panels, p.colSums, p.rowSum, p.fill, p.c2,
+                              p.za, p.zb, p.constant},
+                             {m, depth, blockColumns, tailColumns}, *epilogue,
+                             epilogueOperands);
+  }
   if (epilogue) {
     // The real columns, in the epilogue's shape.
     auto resultType =
