@@ -609,14 +609,15 @@ func.func @straddling_images(%x: tensor<8x128xi8>, %residual: tensor<3x16x6x6xf3
 
 // Two byte products of one shape (K = 8 and K = 16) that one epilogue
 // adds, each read through the same expand_shape (a residual block's last
-// convolution and its downsampling one): one forall computes both in its
-// register blocks of 4 rows (two K loops, 16 accumulators), applies the
+// convolution and its downsampling one): the first waits for the second,
+// whose forall computes both in its register blocks of 4 rows (its own K
+// loop, then the first's: 16 accumulators), applies the
 // epilogue to the two sets of sums and writes the bytes; neither product
 // is written as i32.
 // VNNI-LABEL: func.func @two_products
 // VNNI: %[[BYTES:.*]] = scf.forall (%{{.*}}) in (4) shared_outs({{.*}}) -> (tensor<16x32xi8>)
-// VNNI: %{{.*}}:8 = scf.for %{{.*}} = %c0 to %c2 step %c1
 // VNNI: %{{.*}}:8 = scf.for %{{.*}} = %c0 to %c4 step %c1
+// VNNI: %{{.*}}:8 = scf.for %{{.*}} = %c0 to %c2 step %c1
 // VNNI: arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
 // VNNI: arith.addf %{{.*}} : vector<16xf32>
 // VNNI: vector.transfer_write %{{.*}} : vector<16xi8>, tensor<4x32xi8>

@@ -516,7 +516,30 @@ struct IntegerContractionsToF32Pass
       void notifyOperationErased(Operation *op) override { erased.insert(op); }
     } erasures;
     IRRewriter rewriter(&getContext(), &erasures);
-    for (linalg::LinalgOp op : candidates)
+    // The first of two products an epilogue adds waits for the second,
+    // which computes both: by then the producers of both products'
+    // operands are rewritten (a requantization widened for the product is
+    // read as bytes in place, not cloned, which would leave the earlier
+    // convolution's epilogue read twice and unfused).
+    SmallVector<linalg::LinalgOp> deferred;
+    for (linalg::LinalgOp op : candidates) {
+      if (erasures.erased.contains(op))
+        continue;
+      auto type = op->getNumResults() == 1
+                      ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                      : RankedTensorType();
+      std::optional<ByteProductEpilogue> epilogue =
+          type && type.getRank() == 2 ? matchByteProductEpilogue(op)
+                                      : std::nullopt;
+      if (epilogue && epilogue->other &&
+          op->getBlock() == epilogue->other->getBlock() &&
+          op->isBeforeInBlock(epilogue->other)) {
+        deferred.push_back(op);
+        continue;
+      }
+      (void)rewriteContraction(rewriter, op, target);
+    }
+    for (linalg::LinalgOp op : deferred)
       if (!erasures.erased.contains(op))
         (void)rewriteContraction(rewriter, op, target);
   }
