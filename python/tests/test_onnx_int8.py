@@ -234,6 +234,33 @@ def test_qdq_convolution_with_a_large_filter(tmp_path):
                                atol=1e-3)
 
 
+def _check_batch(tmp_path, model, x, step):
+    """Saves `model` (a batch, input `x`, output `y`) and its batch-1 copy,
+    and checks that mlprog's result for `x` is, image by image, bit for bit
+    the batch-1 model's, and within one quantization step `step` of
+    onnxruntime without its graph optimizations: the QDQ nodes one by one,
+    as their definitions say (its fused integer kernels round the
+    requantizations in another order: 3% of such values a step apart)."""
+    path = tmp_path / "batch.onnx"
+    onnx.save(model, str(path))
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
+    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
+    single = tmp_path / "single.onnx"
+    onnx.save(model, str(single))
+    got = mlprog.compile(mlprog.import_onnx(str(path)))(x)
+    one = mlprog.compile(mlprog.import_onnx(str(single)))
+    for image in range(x.shape[0]):
+        np.testing.assert_array_equal(got[image:image + 1],
+                                      one(x[image:image + 1]))
+    options = ort.SessionOptions()
+    options.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    want = ort.InferenceSession(str(path), options, providers=[
+        "CPUExecutionProvider"]).run(None, {"x": x})[0]
+    assert np.abs(got - want).max() <= float(step) * 1.001
+    assert np.mean(got != want) < 0.001
+
+
 @pytest.mark.parametrize("size", [8, 28, 14, 7])
 def test_qdq_residual_block_in_a_batch(tmp_path, size):
     """A QDQ residual block as quantize_static writes one (3x3 convolution
@@ -278,30 +305,9 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
         [_const(name, value) for name, value in constants.items()])
     model = helper.make_model(graph, opset_imports=[
         helper.make_opsetid("", 17)])
-    path = tmp_path / "qdq_block.onnx"
-    onnx.save(model, str(path))
-    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
-    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
-    single = tmp_path / "qdq_block_1.onnx"
-    onnx.save(model, str(single))
-
     x = rng.integers(0, 256, (images, channels, size, size)).astype(np.uint8)
-    got = mlprog.compile(mlprog.import_onnx(str(path)))(x)
-    one = mlprog.compile(mlprog.import_onnx(str(single)))
-    for image in range(images):
-        np.testing.assert_array_equal(got[image:image + 1],
-                                      one(x[image:image + 1]))
-    # onnxruntime without its graph optimizations: the QDQ nodes one by one,
-    # as their definitions say (its fused integer kernels round the two
-    # requantizations in another order: 3% of these values a step apart).
     # Measured: 1 of 6144 values a step apart at 8 x 8, none at 14 and 28.
-    options = ort.SessionOptions()
-    options.graph_optimization_level = (
-        ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-    want = ort.InferenceSession(str(path), options, providers=[
-        "CPUExecutionProvider"]).run(None, {"x": x})[0]
-    assert np.abs(got - want).max() <= float(ss) * 1.001
-    assert np.mean(got != want) < 0.001
+    _check_batch(tmp_path, model, x, ss)
 
 
 @pytest.mark.parametrize("images,size", [(3, 8), (3, 14), (3, 7), (1, 14)])
@@ -358,26 +364,8 @@ def test_qdq_two_convolutions_added(tmp_path, images, size):
         [_const(name, value) for name, value in constants.items()])
     model = helper.make_model(graph, opset_imports=[
         helper.make_opsetid("", 17)])
-    path = tmp_path / "qdq_downsampling.onnx"
-    onnx.save(model, str(path))
-    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
-    model.graph.output[0].type.tensor_type.shape.dim[0].dim_value = 1
-    single = tmp_path / "qdq_downsampling_1.onnx"
-    onnx.save(model, str(single))
-
     x = rng.integers(0, 256, (images, channels, size, size)).astype(np.uint8)
-    got = mlprog.compile(mlprog.import_onnx(str(path)))(x)
-    one = mlprog.compile(mlprog.import_onnx(str(single)))
-    for image in range(images):
-        np.testing.assert_array_equal(got[image:image + 1],
-                                      one(x[image:image + 1]))
-    options = ort.SessionOptions()
-    options.graph_optimization_level = (
-        ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
-    want = ort.InferenceSession(str(path), options, providers=[
-        "CPUExecutionProvider"]).run(None, {"x": x})[0]
-    assert np.abs(got - want).max() <= float(constants["sy"]) * 1.001
-    assert np.mean(got != want) < 0.001
+    _check_batch(tmp_path, model, x, constants["sy"])
 
 
 def _max_pool_bytes(x, kernel, strides, pads, dilations, out_size):

@@ -342,12 +342,18 @@ static Value bytesOf(RewriterBase &rewriter, const WidenedBytes &factor,
       });
 }
 
+/// Whether `op` is a contraction of two tensors whose body multiplies and
+/// adds integers (C += A B in i32).
+static bool isIntegerContraction(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
+         op.getNumDpsInits() == 1 && linalg::isaContractionOpInterface(op) &&
+         isIntegerMultiplyAdd(op);
+}
+
 FailureOr<ByteContraction> cpu::matchByteContraction(RewriterBase &rewriter,
                                                      linalg::LinalgOp op,
                                                      const CPUTarget &target) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
-      !isIntegerMultiplyAdd(op))
+  if (!isIntegerContraction(op))
     return failure();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -405,9 +411,7 @@ static Value accumulateInI32(RewriterBase &rewriter, Location loc, Value init,
 static LogicalResult rewriteContraction(RewriterBase &rewriter,
                                         linalg::LinalgOp op,
                                         const CPUTarget &target) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
-      !isIntegerMultiplyAdd(op))
+  if (!isIntegerContraction(op))
     return failure();
   if (supportsU8S8Contraction(op, target)) {
     FailureOr<ByteContraction> operands =
