@@ -4,8 +4,9 @@
 // products (u8 x s8 contractions as `vpdpbusd`) of QDQ convolutions and
 // integer matmuls: their dot products, operands' panels and sums
 // (DotProducts.cpp, BytePanels.cpp), a convolution's columns of bytes
-// (ByteColumns.cpp) and the requantizing epilogues computed in their
-// register blocks (ByteProductEpilogues.cpp).
+// (ByteColumns.cpp), the requantizing epilogues computed in their
+// register blocks (ByteProductEpilogues.cpp) and the columns the blocks do
+// not write whole (ByteProductEdges.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "mlprog/Pipelines/CPU/CPUTarget.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <optional>
@@ -259,6 +261,81 @@ mlir::LogicalResult emitU8S8Contraction(mlir::RewriterBase &rewriter,
                                         mlir::linalg::LinalgOp op,
                                         const ByteContraction &operands,
                                         const CPUTarget &target);
+
+//===----------------------------------------------------------------------===//
+// A product's columns at image boundaries and past whole panels
+// (ByteProductEdges.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The blocks of a byte product whose epilogue writes a batch's
+/// [images, M, imageColumns], the images' columns contiguous in the
+/// product's N (see emitStraddlingBlock).
+struct StraddlingBlocks {
+  /// Products computed (2 with ByteProductEpilogue::other), rows of a
+  /// block, its panels of 16 columns, the product's columns.
+  int64_t products, rows, panels, columns;
+  int64_t images, imageColumns;
+};
+
+/// Computes the block of rows [row, row + rows) and the product's columns
+/// [column, column + 16 panels) (`computeSums` its sums per panel and row,
+/// `finish` the epilogue on 16 of them at a row and a column of an image)
+/// and writes, from the forall's terminator, its columns in `image` (from
+/// `imageColumn`) into `output` [images, M, imageColumns] and those that
+/// pass into the next image into `side` [N / (16 panels), M, 16 panels] at
+/// [column block, row, 0], as columns from 0 of that image
+/// (fillStraddledColumns copies them there). A block within one image
+/// writes its vectors whole; one that spans two (or the batch's end) writes
+/// each vector's lanes of the first image masked by the slice's size, and
+/// the lanes of the next moved down to its column 0 (shiftLanesDown) and
+/// written under a mask. Columns past the batch's (the product's padding)
+/// are not written.
+void emitStraddlingBlock(
+    mlir::RewriterBase &rewriter, mlir::Location loc,
+    mlir::scf::ForallOp forall,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(int64_t)> computeSums,
+    llvm::function_ref<mlir::Value(mlir::Value, mlir::Value, mlir::Value,
+                                   int64_t, mlir::Value, bool)>
+        finish,
+    const StraddlingBlocks &blocks, mlir::Value row, mlir::Value column,
+    mlir::Value image, mlir::Value imageColumn);
+
+/// `output` [images, M, imageColumns] with the columns that emitStraddlingBlock
+/// wrote into `side` copied to their images: for each image boundary
+/// within a block, the block's columns of the next image (a static
+/// [M, count] slice of `side` at [block, 0, 0] into [image, 0, 0]).
+mlir::Value fillStraddledColumns(mlir::RewriterBase &rewriter,
+                                 mlir::Location loc, mlir::Value output,
+                                 mlir::Value side,
+                                 const StraddlingBlocks &blocks);
+
+/// A byte product's operands as emitTailColumns reads them: A [M, K]
+/// (signed bytes), B's panels, the correction terms and C (see
+/// emitU8S8Contraction).
+struct TailProduct {
+  mlir::Value a2, panels, colSums, rowSum, fill, c2, za, zb, constant;
+};
+/// M, K, and the columns [first, first + count) of one image to compute.
+struct TailColumns {
+  int64_t m, depth, first, count;
+};
+
+/// Computes the columns [first, first + count) of a byte product of one
+/// image (1 of a 7 x 7 map's 49, 4 of a 14 x 14 map's 196: the real columns
+/// past whole panels, at most kMaxTailColumns; K a multiple of 64) with its
+/// epilogue into `output` [M, N], as matrix-vector products: the columns'
+/// bytes gathered from B's panels into [count, K], then an scf.forall over
+/// groups of 16 rows, for each column 16 accumulators (one per row), each
+/// `vpdpbusd` of 64 bytes of the column times 64 of the row's, summed across
+/// lanes after the K loop: a column costs 1/16 of a panel's products. The
+/// epilogue is applied to each column's 16 rows (a per-row operand read as
+/// 16 elements, an element-wise one as 16 elements of a column), the
+/// results written down the column.
+mlir::Value
+emitTailColumns(mlir::RewriterBase &rewriter, mlir::Location loc,
+                mlir::Value output, const TailProduct &product,
+                const TailColumns &tail, const ByteProductEpilogue &epilogue,
+                llvm::ArrayRef<ByteEpilogueOperand> epilogueOperands);
 
 } // namespace mlprog::cpu
 
