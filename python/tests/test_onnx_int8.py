@@ -310,8 +310,10 @@ def test_qdq_residual_block_in_a_batch(tmp_path, size):
     _check_batch(tmp_path, model, x, ss)
 
 
-@pytest.mark.parametrize("images,size", [(3, 8), (3, 14), (3, 7), (1, 14)])
-def test_qdq_two_convolutions_added(tmp_path, images, size):
+@pytest.mark.parametrize("images,size,channels", [
+    (3, 8, 32), (3, 14, 32), (3, 7, 32), (1, 14, 32), (1, 14, 64),
+    (1, 7, 64)])
+def test_qdq_two_convolutions_added(tmp_path, images, size, channels):
     """The end of a QDQ ResNet block that downsamples, as quantize_static
     writes it: two convolutions of the block's input (here a 1x1 one and a
     3x3 one: different K), each requantized and dequantized, added, ReLU,
@@ -319,10 +321,13 @@ def test_qdq_two_convolutions_added(tmp_path, images, size):
     epilogue that reads the two is computed in one set of register blocks
     that run both products' K loops (DotProducts.cpp), in a batch too
     (8 x 8: whole blocks per image; 14 x 14 and 7 x 7: blocks that span
-    two images). Each image's result is bit for bit that image's alone,
-    and within one quantization step of onnxruntime's QDQ nodes."""
+    two images). With 64 channels (both K multiples of 64) one image's
+    last columns past whole panels (4 of 196, 1 of 49) are both products'
+    matrix-vector products (emitTailColumns). Each image's result is bit
+    for bit that image's alone, and within one quantization step of
+    onnxruntime's QDQ nodes."""
     rng = np.random.default_rng(100 + size)
-    channels, features = 32, 64
+    features = 64
     w1 = rng.integers(-127, 128, (features, channels, 1, 1)).astype(np.int8)
     w2 = rng.integers(-127, 128, (features, channels, 3, 3)).astype(np.int8)
     sx, zx = np.float32(0.02), np.uint8(120)

@@ -698,10 +698,10 @@ func.func @two_products(%x: tensor<8x32xi8>, %h: tensor<16x32xi8>) -> tensor<1x1
 // VNNI: %[[BYTES:.*]] = scf.for {{.*}} -> (tensor<1x64xi8>)
 // VNNI: vector.transfer_read %{{.*}}[%c3, %{{.*}}, %c0], %{{.*}} {in_bounds = [true]} : tensor<4x16x64xi8>, vector<4xi8>
 // VNNI: %[[TAIL:.*]] = scf.forall (%{{.*}}) in (2) shared_outs(%[[SHARED:.*]] = %[[BLOCKS]]) -> (tensor<32x64xi8>)
+// VNNI: %[[COLUMN:.*]] = tensor.extract_slice %[[SHARED]][%{{.*}}, 48] [16, 1] [1, 1] : tensor<32x64xi8> to tensor<16x1xi8>
 // VNNI: vector.transfer_read %[[BYTES]][%c0, %c0]
 // VNNI-COUNT-16: vector.reduction <add>
 // VNNI: vector.from_elements
-// VNNI: %[[COLUMN:.*]] = tensor.extract_slice %[[SHARED]][%{{.*}}, 48] [16, 1] [1, 1] : tensor<32x64xi8> to tensor<16x1xi8>
 // VNNI: vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<32xf32>, vector<16xf32>
 // VNNI: vector.transfer_write %{{.*}}, %[[COLUMN]][%c0, %c0] {in_bounds = [true], permutation_map = #{{.*}}} : vector<16xi8>, tensor<16x1xi8>
 // VNNI: tensor.parallel_insert_slice %{{.*}} into %[[SHARED]][%{{.*}}, 48] [16, 1] [1, 1]

@@ -186,7 +186,8 @@ def IntegerContractionsToF32Pass
     and neither is written as i32. One image's last 1 to 4 real columns
     past whole panels of 16 (a 7 x 7 map's 49th, a 14 x 14 map's last 4)
     are matrix-vector products after the blocks (16 rows per `vpdpbusd`
-    chain), not a panel of 16 columns mostly of padding.
+    chain; both products where the epilogue adds two), not a panel of 16
+    columns mostly of padding.
   }];
   let options = [
     Option<"targetFeatures", "target-features", "std::string",

@@ -212,7 +212,8 @@ Value cpu::fillStraddledColumns(RewriterBase &rewriter, Location loc,
 }
 
 Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
-                           const TailProduct &p, const TailColumns &tail,
+                           ArrayRef<TailProduct> products,
+                           const TailColumns &tail,
                            const ByteProductEpilogue &epilogue,
                            ArrayRef<ByteEpilogueOperand> epilogueOperands) {
   auto index = [&](OpBuilder &b, int64_t value) {
@@ -231,33 +232,38 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
   Value zeros = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(laneType, rewriter.getI32IntegerAttr(0)));
-  // The columns' bytes [count, K]: 4 bytes of each K step from its panel.
-  Value columnBytes = tensor::EmptyOp::create(
-      rewriter, loc, ArrayRef<int64_t>{tail.count, tail.depth},
-      rewriter.getI8Type());
+  // Each product's columns' bytes [count, K]: 4 bytes of each K step from
+  // its panel.
   auto fourType = VectorType::get({kBytesPerLane}, rewriter.getI8Type());
-  for (int64_t c = 0; c < tail.count; ++c) {
-    int64_t column = tail.first + c;
-    auto gather = scf::ForOp::create(
-        rewriter, loc, index(rewriter, 0),
-        index(rewriter, tail.depth / kBytesPerLane), index(rewriter, 1),
-        ValueRange{columnBytes},
-        [&](OpBuilder &nested, Location l, Value step, ValueRange args) {
-          Value four = vector::TransferReadOp::create(
-              nested, l, fourType, p.panels,
-              ValueRange{index(nested, column / kLanes), step,
-                         index(nested, column % kLanes * kBytesPerLane)},
-              pad8, ArrayRef{true});
-          Value k = arith::MulIOp::create(nested, l, step,
-                                          index(nested, kBytesPerLane));
-          scf::YieldOp::create(
-              nested, l,
-              vector::TransferWriteOp::create(nested, l, four, args[0],
-                                              ValueRange{index(nested, c), k},
-                                              ArrayRef{true})
-                  .getResult());
-        });
-    columnBytes = gather.getResult(0);
+  SmallVector<Value, 2> columnBytes;
+  for (const TailProduct &p : products) {
+    Value bytes = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{tail.count, p.depth},
+        rewriter.getI8Type());
+    for (int64_t c = 0; c < tail.count; ++c) {
+      int64_t column = tail.first + c;
+      auto gather = scf::ForOp::create(
+          rewriter, loc, index(rewriter, 0),
+          index(rewriter, p.depth / kBytesPerLane), index(rewriter, 1),
+          ValueRange{bytes},
+          [&](OpBuilder &nested, Location l, Value step, ValueRange args) {
+            Value four = vector::TransferReadOp::create(
+                nested, l, fourType, p.panels,
+                ValueRange{index(nested, column / kLanes), step,
+                           index(nested, column % kLanes * kBytesPerLane)},
+                pad8, ArrayRef{true});
+            Value k = arith::MulIOp::create(nested, l, step,
+                                            index(nested, kBytesPerLane));
+            scf::YieldOp::create(
+                nested, l,
+                vector::TransferWriteOp::create(nested, l, four, args[0],
+                                                ValueRange{index(nested, c), k},
+                                                ArrayRef{true})
+                    .getResult());
+          });
+      bytes = gather.getResult(0);
+    }
+    columnBytes.push_back(bytes);
   }
   auto forall = scf::ForallOp::create(
       rewriter, loc,
@@ -272,17 +278,19 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
   for (int64_t r = 0; r < kLanes; ++r)
     rows.push_back(
         arith::AddIOp::create(rewriter, loc, row, index(rewriter, r)));
-  // Each column's sums of its 16 rows, a vector<16xi32>.
-  SmallVector<Value> products;
+  // The product `p` of the 16 rows and column `c`, a vector<16xi32>:
+  // C + acc - za colsum[n] - zb rowsum[m] + K za zb, acc summed across the
+  // lanes of one accumulator per row.
   int64_t chunk = kLanes * kBytesPerLane;
-  for (int64_t c = 0; c < tail.count; ++c) {
+  auto columnProduct = [&](const TailProduct &p, Value bytesOfColumns,
+                           int64_t c) -> Value {
     auto steps = scf::ForOp::create(
-        rewriter, loc, index(rewriter, 0), index(rewriter, tail.depth),
+        rewriter, loc, index(rewriter, 0), index(rewriter, p.depth),
         index(rewriter, chunk), SmallVector<Value>(kLanes, zeros),
         [&](OpBuilder &nested, Location l, Value k, ValueRange accs) {
           Value bytes = vector::TransferReadOp::create(
-              nested, l, byteType, columnBytes, ValueRange{index(nested, c), k},
-              pad8, ArrayRef{true});
+              nested, l, byteType, bytesOfColumns,
+              ValueRange{index(nested, c), k}, pad8, ArrayRef{true});
           SmallVector<Value> next;
           for (int64_t r = 0; r < kLanes; ++r) {
             Value weights = vector::TransferReadOp::create(
@@ -296,28 +304,9 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
     for (int64_t r = 0; r < kLanes; ++r)
       rowSums.push_back(vector::ReductionOp::create(
           rewriter, loc, vector::CombiningKind::ADD, steps.getResult(r)));
-    products.push_back(
-        vector::FromElementsOp::create(rewriter, loc, laneType, rowSums));
-  }
-  Value rowTerm;
-  if (p.rowSum)
-    rowTerm = arith::MulIOp::create(
-        rewriter, loc, p.zb,
-        vector::TransferReadOp::create(
-            rewriter, loc, laneType, p.rowSum, ValueRange{row},
-            arith::ConstantIntOp::create(rewriter, loc, 0, 32),
-            ArrayRef{true}));
-  SmallVector<OpFoldResult> offsets = {row, rewriter.getIndexAttr(tail.first)};
-  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(kLanes),
-                                     rewriter.getIndexAttr(tail.count)};
-  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
-  Value shared = forall.getRegionIterArgs().front();
-  Value tile = tensor::ExtractSliceOp::create(
-      rewriter, loc, RankedTensorType::get({kLanes, tail.count}, element),
-      shared, offsets, sizes, strides);
-  for (int64_t c = 0; c < tail.count; ++c) {
+    Value sums =
+        vector::FromElementsOp::create(rewriter, loc, laneType, rowSums);
     Value column = index(rewriter, tail.first + c);
-    // C + acc - za colsum[n] - zb rowsum[m] + K za zb.
     Value term = p.constant;
     if (p.colSums)
       term = arith::SubIOp::create(
@@ -328,8 +317,15 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
                   rewriter, loc, laneType,
                   tensor::ExtractOp::create(rewriter, loc, p.colSums,
                                             ValueRange{column}))));
-    if (rowTerm)
-      term = arith::SubIOp::create(rewriter, loc, term, rowTerm);
+    if (p.rowSum)
+      term = arith::SubIOp::create(
+          rewriter, loc, term,
+          arith::MulIOp::create(
+              rewriter, loc, p.zb,
+              vector::TransferReadOp::create(
+                  rewriter, loc, laneType, p.rowSum, ValueRange{row},
+                  arith::ConstantIntOp::create(rewriter, loc, 0, 32),
+                  ArrayRef{true})));
     Value old = p.fill ? p.fill
                        : vector::TransferReadOp::create(
                              rewriter, loc, laneType, p.c2,
@@ -337,17 +333,33 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
                              arith::ConstantIntOp::create(rewriter, loc, 0, 32),
                              Value(), inBounds)
                              .getResult();
-    Value sum = arith::AddIOp::create(
-        rewriter, loc, old,
-        arith::AddIOp::create(rewriter, loc, products[c], term));
+    return arith::AddIOp::create(
+        rewriter, loc, old, arith::AddIOp::create(rewriter, loc, sums, term));
+  };
+  SmallVector<OpFoldResult> offsets = {row, rewriter.getIndexAttr(tail.first)};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(kLanes),
+                                     rewriter.getIndexAttr(tail.count)};
+  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  Value shared = forall.getRegionIterArgs().front();
+  Value tile = tensor::ExtractSliceOp::create(
+      rewriter, loc, RankedTensorType::get({kLanes, tail.count}, element),
+      shared, offsets, sizes, strides);
+  for (int64_t c = 0; c < tail.count; ++c) {
+    Value column = index(rewriter, tail.first + c);
+    SmallVector<Value, 2> sums;
+    for (auto [p, bytes] : llvm::zip(products, columnBytes))
+      sums.push_back(columnProduct(p, bytes, c));
     SmallVector<Value> operands;
     for (const ByteEpilogueOperand &operand : epilogueOperands) {
       Type type = getElementTypeOrSelf(operand.view ? operand.view.getType()
-                                                    : sum.getType());
+                                                    : sums.front().getType());
       auto vectorType = VectorType::get({kLanes}, type);
       switch (operand.kind) {
       case ByteEpilogueOperand::Product:
-        operands.push_back(sum);
+        operands.push_back(sums.front());
+        break;
+      case ByteEpilogueOperand::OtherProduct:
+        operands.push_back(sums.back());
         break;
       case ByteEpilogueOperand::Element:
         operands.push_back(vector::TransferReadOp::create(
@@ -370,8 +382,6 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
             tensor::ExtractOp::create(rewriter, loc, operand.view,
                                       ValueRange{})));
         break;
-      case ByteEpilogueOperand::OtherProduct:
-        llvm_unreachable("no tail columns with two products");
       }
     }
     Value value = applyToVectors(

@@ -310,14 +310,15 @@ mlir::Value fillStraddledColumns(mlir::RewriterBase &rewriter,
                                  const StraddlingBlocks &blocks);
 
 /// A byte product's operands as emitTailColumns reads them: A [M, K]
-/// (signed bytes), B's panels, the correction terms and C (see
-/// emitU8S8Contraction).
+/// (signed bytes), B's panels, the correction terms, C (see
+/// emitU8S8Contraction) and K.
 struct TailProduct {
   mlir::Value a2, panels, colSums, rowSum, fill, c2, za, zb, constant;
+  int64_t depth;
 };
-/// M, K, and the columns [first, first + count) of one image to compute.
+/// M and the columns [first, first + count) of one image to compute.
 struct TailColumns {
-  int64_t m, depth, first, count;
+  int64_t m, first, count;
 };
 
 /// Computes the columns [first, first + count) of a byte product of one
@@ -330,10 +331,12 @@ struct TailColumns {
 /// lanes after the K loop: a column costs 1/16 of a panel's products. The
 /// epilogue is applied to each column's 16 rows (a per-row operand read as
 /// 16 elements, an element-wise one as 16 elements of a column), the
-/// results written down the column.
+/// results written down the column. `products` holds the product and, for
+/// an epilogue that adds a second one (ByteProductEpilogue::other, its own
+/// K), that one: both computed for the same rows and columns.
 mlir::Value
 emitTailColumns(mlir::RewriterBase &rewriter, mlir::Location loc,
-                mlir::Value output, const TailProduct &product,
+                mlir::Value output, llvm::ArrayRef<TailProduct> products,
                 const TailColumns &tail, const ByteProductEpilogue &epilogue,
                 llvm::ArrayRef<ByteEpilogueOperand> epilogueOperands);
 

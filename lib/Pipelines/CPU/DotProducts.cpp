@@ -40,7 +40,8 @@
 // neither product's i32 sums go to memory. One image's last few real
 // columns past whole panels (1 of a 7 x 7 map's 49, 4 of a 14 x 14 map's
 // 196) are matrix-vector products after the blocks (emitTailColumns), not
-// a panel of 16 columns mostly of padding.
+// a panel of 16 columns mostly of padding, both products' where there are
+// two.
 //
 // The operands' layouts and sums are built in BytePanels.cpp, the epilogue
 // matched and read in ByteProductEpilogues.cpp.
@@ -279,8 +280,11 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
   // of 196), computed as matrix-vector products after the blocks (see
   // emitTailColumns) instead of in a panel of 16 mostly padding columns.
   int64_t tailColumns = 0;
-  if (epilogue && !batched && !straddling && !other && aIsSigned &&
-      m % kLanes == 0 && depth % (kLanes * kBytesPerLane) == 0 &&
+  if (epilogue && !batched && !straddling && aIsSigned && m % kLanes == 0 &&
+      llvm::all_of(products,
+                   [](const Product &p) {
+                     return p.depth % (kLanes * kBytesPerLane) == 0;
+                   }) &&
       epilogue->columns % kLanes <= kMaxTailColumns)
     tailColumns = epilogue->columns % kLanes;
   // The blocks cover the columns before the tail.
@@ -497,11 +501,12 @@ LogicalResult cpu::emitU8S8Contraction(RewriterBase &rewriter,
     result = fillStraddledColumns(rewriter, loc, result, forall.getResult(1),
                                   straddlingBlocks);
   if (tailColumns) {
-    const Product &p = products.front();
-    result = emitTailColumns(rewriter, loc, result,
-                             {p.a2, p.panels, p.colSums, p.rowSum, p.fill, p.c2,
-                              p.za, p.zb, p.constant},
-                             {m, depth, blockColumns, tailColumns}, *epilogue,
+    SmallVector<TailProduct, 2> tailProducts;
+    for (const Product &p : products)
+      tailProducts.push_back({p.a2, p.panels, p.colSums, p.rowSum, p.fill, p.c2,
+                              p.za, p.zb, p.constant, p.depth});
+    result = emitTailColumns(rewriter, loc, result, tailProducts,
+                             {m, blockColumns, tailColumns}, *epilogue,
                              epilogueOperands);
   }
   if (epilogue) {
