@@ -307,25 +307,25 @@ Value cpu::emitTailColumns(RewriterBase &rewriter, Location loc, Value output,
     Value sums =
         vector::FromElementsOp::create(rewriter, loc, laneType, rowSums);
     Value column = index(rewriter, tail.first + c);
+    // term - zero * sums.
+    auto subtract = [&](Value term, Value zero, Value sums) -> Value {
+      return arith::SubIOp::create(
+          rewriter, loc, term,
+          arith::MulIOp::create(rewriter, loc, zero, sums));
+    };
     Value term = p.constant;
     if (p.colSums)
-      term = arith::SubIOp::create(
-          rewriter, loc, term,
-          arith::MulIOp::create(
-              rewriter, loc, p.za,
-              vector::BroadcastOp::create(
-                  rewriter, loc, laneType,
-                  tensor::ExtractOp::create(rewriter, loc, p.colSums,
-                                            ValueRange{column}))));
+      term = subtract(term, p.za,
+                      vector::BroadcastOp::create(
+                          rewriter, loc, laneType,
+                          tensor::ExtractOp::create(rewriter, loc, p.colSums,
+                                                    ValueRange{column})));
     if (p.rowSum)
-      term = arith::SubIOp::create(
-          rewriter, loc, term,
-          arith::MulIOp::create(
-              rewriter, loc, p.zb,
-              vector::TransferReadOp::create(
-                  rewriter, loc, laneType, p.rowSum, ValueRange{row},
-                  arith::ConstantIntOp::create(rewriter, loc, 0, 32),
-                  ArrayRef{true})));
+      term = subtract(term, p.zb,
+                      vector::TransferReadOp::create(
+                          rewriter, loc, laneType, p.rowSum, ValueRange{row},
+                          arith::ConstantIntOp::create(rewriter, loc, 0, 32),
+                          ArrayRef{true}));
     Value old = p.fill ? p.fill
                        : vector::TransferReadOp::create(
                              rewriter, loc, laneType, p.c2,
