@@ -275,6 +275,9 @@ struct FuseElementwiseOpsPass
         .add<ScalarGlobalAsConstant, InlineSplatInputs, ElideIntegerRoundTrip>(
             context);
     populateMathAlgebraicSimplificationPatterns(patterns);
+    // The simplifications write powf(x, -0.5) as rsqrt, which has no libm
+    // function (at -O0 the CPU pipeline calls libm): 1 / sqrt(x).
+    math::populateExpansionPatterns(patterns, {"rsqrt"});
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -150,6 +150,27 @@ func.func @square_by_global(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// powf(x, -0.5) (torch.norm with p = -0.5, then the root) is simplified to
+// rsqrt, which has no libm function (the -O0 CPU pipeline's JIT failed on
+// the missing rsqrtf): it becomes 1 / sqrt(x).
+// CHECK-LABEL: func.func @inverse_square_root
+// CHECK: %[[ROOT:.*]] = math.sqrt %{{.*}} : f32
+// CHECK: arith.divf %{{.*}}, %[[ROOT]] : f32
+// CHECK-NOT: math.rsqrt
+// CHECK-NOT: math.powf
+func.func @inverse_square_root(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %o = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%o : tensor<4xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %e = arith.constant -5.000000e-01 : f32
+    %p = math.powf %a, %e : f32
+    linalg.yield %p : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // A splat read along every loop of a reduction to a scalar stays an
 // operand: without it no operand would give the loops' ranges.
 // CHECK-LABEL: func.func @splat_gives_ranges
